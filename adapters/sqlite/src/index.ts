@@ -1,6 +1,7 @@
 // The SQLite storage adapter (better-sqlite3): WAL, versioned migrations, one repository per port.
 export * from './shared/sqlite-database';
 export * from './shared/migrations';
+export * from './shared/sqlite-storage';
 export * from './sqlite.module';
 export * from './identity/sqlite-user.repository';
 export * from './identity/sqlite-api-key.repository';

@@ -1,12 +1,13 @@
 // The SQLite adapter on a real database file: the shared contract, then what is SQLite's own.
-import { describeRepositoryContract, right, left, aUser, aScorer, anLlmVersion } from '@tracelight/testkit';
+import { describeRepositoryContract, right, left, aUser, aScorer, anLlmVersion, aProject, aRun, aRecord } from '@tracelight/testkit';
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { execFileSync } from 'node:child_process';
 import { SqliteDatabase } from './shared/sqlite-database';
 import { MIGRATIONS } from './shared/migrations';
-import { sqliteRepositories } from './sqlite.module';
+import { SQLITE_REPOSITORIES, SQLITE_WRITES, sqliteRepositories } from './sqlite.module';
+import { SqliteStorage } from './shared/sqlite-storage';
 
 const tempFile = () => path.join(fs.mkdtempSync(path.join(os.tmpdir(), 'tracelight-sqlite-')), 'nested', 'tracelight.db');
 
@@ -17,6 +18,81 @@ describeRepositoryContract('sqlite', {
     return sqliteRepositories(database);
   },
   teardown: async () => database.close(),
+});
+
+// The server's mode: reads on a read-only connection here, writes on the writer thread (group commit).
+// A write method missing from SQLITE_WRITES would fail here, on the read-only connection.
+let storage: SqliteStorage;
+describeRepositoryContract('sqlite (writer thread)', {
+  setup: async () => {
+    storage = new SqliteStorage({ path: tempFile() });
+    await storage.open();
+    return storage.repositories;
+  },
+  teardown: () => storage.close(),
+});
+
+describe('SqliteStorage with a writer thread', () => {
+  let s: SqliteStorage;
+  let file: string;
+  beforeEach(async () => {
+    file = tempFile();
+    s = new SqliteStorage({ path: file });
+    await s.open();
+  });
+  afterEach(() => s.close());
+
+  it('names only real repository methods as writes', () => {
+    for (const [name, methods] of Object.entries(SQLITE_WRITES))
+      for (const m of methods) expect([name, m, typeof SQLITE_REPOSITORIES[name as keyof typeof SQLITE_WRITES].prototype[m]]).toEqual([name, m, 'function']);
+  });
+
+  it('commits concurrent writes together, each acknowledged only once durable, a failing one undone alone', async () => {
+    const repos = s.repositories;
+    const owner = await right(repos.users.insert(aUser()));
+    const taken = aProject(owner.id, { name: 'taken' });
+    await right(repos.projects.insert(taken));
+    // 200 writes in one turn of the event loop: they share transactions; the duplicate name fails alone.
+    const projects = Array.from({ length: 200 }, (_, i) => aProject(owner.id, { name: i === 100 ? 'taken' : `p${i}` }));
+    const results = await Promise.all(projects.map((p) => repos.projects.insert(p)()));
+    expect(results.filter((r) => r._tag === 'Left').map((r) => r._tag === 'Left' && r.left._tag)).toEqual(['Conflict']);
+    const listed = await right(repos.projects.listByOwner(owner.id, {}));
+    expect(listed).toHaveLength(200);
+    // Another connection (another process) sees every acknowledged write.
+    const other = new SqliteDatabase({ path: file });
+    expect(other.db.prepare('SELECT COUNT(*) FROM projects').pluck().get()).toBe(200);
+    other.close();
+  });
+
+  it('keeps reads answering while a large ingest is being written', async () => {
+    const repos = s.repositories;
+    const owner = await right(repos.users.insert(aUser()));
+    const project = await right(repos.projects.insert(aProject(owner.id)));
+    const run = await right(repos.runs.insert(aRun(project)));
+    const records = Array.from({ length: 20_000 }, () => aRecord(run, { input: 'x'.repeat(500) }));
+    const order: string[] = [];
+    const ingest = repos.logRecords.ingest(run.id, records, ['input'])().then((r) => {
+      order.push(`ingest ${r._tag}`);
+    });
+    // Issued after the ingest: on the writer thread the ingest cannot hold this read up.
+    const read = repos.projects.findById(project.id)().then((r) => {
+      order.push(`read ${r._tag}`);
+    });
+    await Promise.all([ingest, read]);
+    expect(order).toEqual(['read Right', 'ingest Right']);
+    expect(await right(repos.logRecords.presentColumns(run.id))).toEqual(new Set(['input']));
+  });
+
+  it('finishes queued writes before closing', async () => {
+    const repos = s.repositories;
+    const owner = await right(repos.users.insert(aUser()));
+    const pending = Array.from({ length: 50 }, (_, i) => repos.projects.insert(aProject(owner.id, { name: `late-${i}` }))());
+    await s.close();
+    expect((await Promise.all(pending)).every((r) => r._tag === 'Right')).toBe(true);
+    const reopened = new SqliteDatabase({ path: file });
+    expect(reopened.db.prepare('SELECT COUNT(*) FROM projects').pluck().get()).toBe(50);
+    reopened.close();
+  });
 });
 
 describe('SqliteDatabase', () => {
@@ -79,26 +155,28 @@ describe('SqliteDatabase', () => {
     const owner = await right(repos.users.insert(aUser()));
     const scorer = await right(repos.scorers.insert(aScorer(owner.id)));
     const version = JSON.stringify(anLlmVersion(scorer, 0));
-    // Two real processes, each appending 50 versions through raw better-sqlite3 with the adapter's statements.
+    // Two real processes, each appending 50 versions: one writing inline, one through its writer thread
+    // (which numbers optimistically and renumbers when the other process took the number).
     const worker = `
-      const { SqliteDatabase, SqliteScorerVersionRepository } = require(${JSON.stringify(path.resolve(__dirname, '../dist/index.js'))});
-      const db = new SqliteDatabase({ path: process.argv[1] });
-      const repo = new SqliteScorerVersionRepository(db);
+      const { SqliteStorage } = require(${JSON.stringify(path.resolve(__dirname, '../dist/index.js'))});
+      const storage = new SqliteStorage({ path: process.argv[1], writer: process.argv[3] });
       const base = JSON.parse(process.argv[2]);
       (async () => {
+        await storage.open();
+        const repo = storage.repositories.scorerVersions;
         for (let i = 0; i < 50; i++) {
           const r = await repo.appendNext(base.scorerId, (n) => ({ ...base, id: require('crypto').randomUUID(), version: n,
             createdAt: new Date(base.createdAt), updatedAt: new Date(base.updatedAt),
             generatedScorer: { ...base.generatedScorer, createdAt: new Date(base.createdAt), updatedAt: new Date(base.updatedAt) } }))();
           if (r._tag !== 'Right') { console.error(JSON.stringify(r.left)); process.exit(1); }
         }
-        db.close();
+        await storage.close();
       })();`;
     if (!fs.existsSync(path.resolve(__dirname, '../dist/index.js'))) execFileSync('npx', ['tsc', '-b', path.resolve(__dirname, '..')]);
     const { spawn } = await import('node:child_process');
-    const runOne = () =>
-      new Promise<number>((resolve) => spawn(process.execPath, ['-e', worker, file, version], { stdio: 'inherit' }).on('exit', (c) => resolve(c ?? 1)));
-    expect(await Promise.all([runOne(), runOne()])).toEqual([0, 0]);
+    const runOne = (mode: 'inline' | 'thread') =>
+      new Promise<number>((resolve) => spawn(process.execPath, ['-e', worker, file, version, mode], { stdio: 'inherit' }).on('exit', (c) => resolve(c ?? 1)));
+    expect(await Promise.all([runOne('inline'), runOne('thread')])).toEqual([0, 0]);
     const numbers = db.db.prepare('SELECT version FROM scorer_versions WHERE scorer_id = ? ORDER BY version').pluck().all(scorer.id);
     expect(numbers).toEqual(Array.from({ length: 100 }, (_, i) => i + 1));
     db.close();

@@ -12,7 +12,7 @@ import {
   TokenSigner,
   UserRepository,
 } from '@tracelight/ports';
-import { SqliteDatabase, SqliteDatabaseToken, sqliteModule } from '@tracelight/sqlite';
+import { SqliteStorage, SqliteStorageToken, sqliteModule } from '@tracelight/sqlite';
 import { IdentityUseCases } from '@tracelight/use-cases';
 import { Container } from 'inversify';
 import * as path from 'node:path';
@@ -36,9 +36,10 @@ export const buildCliContainer = async (env: CliEnvironment) => {
   container.loadSync(
     // The same key as the server's (same data dir or TRACELIGHT_SECRET_KEY), or keys it mints would not work there.
     credentialsModule({ secretKey: loadOrCreateSecretKey({ fromEnv: env.secretKey, dataDir: env.dataDir }), tokenTtlSeconds: 3600, refreshTokenTtlSeconds: 3600, passwordCacheTtlSeconds: 0 }),
-    mongo ? mongodbModule({ url: env.databaseUrl! }) : sqliteModule({ path: sqlitePath }),
+    mongo ? mongodbModule({ url: env.databaseUrl! }) : sqliteModule({ path: sqlitePath, writer: 'inline' }),
   );
   if (mongo) await container.get<MongoDatabase>(MongoDatabaseToken).connect();
+  else await container.get<SqliteStorage>(SqliteStorageToken).open();
   const identity = new IdentityUseCases({
     users: container.get(UserRepository),
     apiKeys: container.get(ApiKeyRepository),
@@ -50,7 +51,7 @@ export const buildCliContainer = async (env: CliEnvironment) => {
   });
   const close = async () => {
     if (mongo) await container.get<MongoDatabase>(MongoDatabaseToken).close();
-    else container.get<SqliteDatabase>(SqliteDatabaseToken).close();
+    else await container.get<SqliteStorage>(SqliteStorageToken).close();
   };
   const repositories = Object.fromEntries(
     Object.entries(REPOSITORY_TOKENS).map(([name, token]) => [name, container.get(token)]),

@@ -13,6 +13,7 @@ export interface ServerConfig {
   readonly dataDir: string;
   readonly database: DatabaseConfig;
   readonly sqliteSynchronous: 'FULL' | 'NORMAL';
+  readonly sqliteWriter: 'thread' | 'inline';
   readonly secretKey: string | undefined;
   readonly tokenTtlSeconds: number;
   readonly refreshTokenTtlSeconds: number;
@@ -35,6 +36,7 @@ export const CONFIG_VARIABLES = [
   ['TRACELIGHT_DATA_DIR', './.tracelight', 'Where the SQLite file and the generated secret key live.'],
   ['TRACELIGHT_DATABASE_URL', 'sqlite:<data dir>/tracelight.db', '`sqlite:<path>` or `mongodb://…` / `mongodb+srv://…`.'],
   ['TRACELIGHT_SQLITE_SYNCHRONOUS', 'FULL', '`FULL` (survives power loss) or `NORMAL` (survives process crashes; faster).'],
+  ['TRACELIGHT_SQLITE_WRITER', 'thread', '`thread`: writes run on a writer thread, committed in groups; `inline`: on the request thread.'],
   ['TRACELIGHT_SECRET_KEY', 'generated into <data dir>/secret.key (0600)', 'Master key for token signing, API-key hashing and secret sealing.'],
   ['TRACELIGHT_TOKEN_TTL_SECONDS', '3600', 'Lifetime of access tokens.'],
   ['TRACELIGHT_REFRESH_TOKEN_TTL_SECONDS', '604800', 'Lifetime of the refresh_token cookie set at sign-in.'],
@@ -84,6 +86,8 @@ export const loadConfig = (env: Env): E.Either<ReadonlyArray<string>, ServerConf
   const dataDir = path.resolve(env['TRACELIGHT_DATA_DIR'] || './.tracelight');
   const sync = env['TRACELIGHT_SQLITE_SYNCHRONOUS'] || 'FULL';
   if (sync !== 'FULL' && sync !== 'NORMAL') problems.push(`TRACELIGHT_SQLITE_SYNCHRONOUS must be FULL or NORMAL, got ${JSON.stringify(sync)}`);
+  const writer = env['TRACELIGHT_SQLITE_WRITER'] || 'thread';
+  if (writer !== 'thread' && writer !== 'inline') problems.push(`TRACELIGHT_SQLITE_WRITER must be thread or inline, got ${JSON.stringify(writer)}`);
   const adminEmail = env['TRACELIGHT_ADMIN_EMAIL'] || undefined;
   const adminPassword = env['TRACELIGHT_ADMIN_PASSWORD'] || undefined;
   if ((adminEmail === undefined) !== (adminPassword === undefined))
@@ -96,6 +100,7 @@ export const loadConfig = (env: Env): E.Either<ReadonlyArray<string>, ServerConf
     dataDir,
     database: take(database(env, dataDir), { engine: 'sqlite', path: path.join(dataDir, 'tracelight.db') }),
     sqliteSynchronous: sync === 'NORMAL' ? 'NORMAL' : 'FULL',
+    sqliteWriter: writer === 'inline' ? 'inline' : 'thread',
     secretKey: env['TRACELIGHT_SECRET_KEY'] || undefined,
     tokenTtlSeconds: take(integer('TRACELIGHT_TOKEN_TTL_SECONDS', 1, 31_536_000, 3600)(env), 3600),
     refreshTokenTtlSeconds: take(integer('TRACELIGHT_REFRESH_TOKEN_TTL_SECONDS', 60, 31_536_000, 604_800)(env), 604_800),

@@ -12,6 +12,7 @@ describe('configuration from the environment', () => {
           dataDir: path.resolve('.tracelight'),
           database: { engine: 'sqlite', path: path.resolve('.tracelight', 'tracelight.db') },
           sqliteSynchronous: 'FULL',
+          sqliteWriter: 'thread',
           tokenTtlSeconds: 3600,
           bodyLimit: '10mb',
           rateLimitPerMinute: 6000,
@@ -33,12 +34,13 @@ describe('configuration from the environment', () => {
       TRACELIGHT_PORT: 'eighty',
       TRACELIGHT_DATABASE_URL: 'postgres://x',
       TRACELIGHT_SQLITE_SYNCHRONOUS: 'OFF',
+      TRACELIGHT_SQLITE_WRITER: 'process',
       TRACELIGHT_ADMIN_EMAIL: 'only-the-email@example.com',
       TRACELIGHT_TOKEN_TTL_SECONDS: '0',
     });
     expect(E.isLeft(result)).toBe(true);
     const problems = E.isLeft(result) ? result.left.join('\n') : '';
-    for (const name of ['TRACELIGHT_PORT', 'TRACELIGHT_DATABASE_URL', 'TRACELIGHT_SQLITE_SYNCHRONOUS', 'TRACELIGHT_ADMIN_PASSWORD', 'TRACELIGHT_TOKEN_TTL_SECONDS'])
+    for (const name of ['TRACELIGHT_PORT', 'TRACELIGHT_DATABASE_URL', 'TRACELIGHT_SQLITE_SYNCHRONOUS', 'TRACELIGHT_SQLITE_WRITER', 'TRACELIGHT_ADMIN_PASSWORD', 'TRACELIGHT_TOKEN_TTL_SECONDS'])
       expect(problems).toContain(name);
   });
 });

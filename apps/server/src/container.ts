@@ -3,7 +3,7 @@ import { credentialsModule, loadOrCreateSecretKey } from '@tracelight/credential
 import { type HttpLogger, HttpMetrics, httpModule } from '@tracelight/http-koa';
 import { REPOSITORY_TOKENS } from '@tracelight/ports';
 import { MongoDatabase, MongoDatabaseToken, mongodbModule } from '@tracelight/mongodb';
-import { SqliteDatabase, SqliteDatabaseToken, sqliteModule } from '@tracelight/sqlite';
+import { SqliteStorage, SqliteStorageToken, sqliteModule } from '@tracelight/sqlite';
 import { Container } from 'inversify';
 import type { ServerConfig } from './config';
 import { useCasesModule } from './use-cases.module';
@@ -30,7 +30,7 @@ export const buildContainer = (config: ServerConfig, logger: HttpLogger): { cont
       passwordCacheTtlSeconds: config.passwordCacheTtlSeconds,
     }),
     config.database.engine === 'sqlite'
-      ? sqliteModule({ path: config.database.path, synchronous: config.sqliteSynchronous })
+      ? sqliteModule({ path: config.database.path, synchronous: config.sqliteSynchronous, writer: config.sqliteWriter })
       : mongodbModule({ url: config.database.url }),
     useCasesModule({ maxRecordsPerRequest: config.maxRecordsPerRequest }),
     httpModule({ bodyLimit: config.bodyLimit, uploadLimitBytes: config.uploadLimitBytes, rateLimitPerMinute: config.rateLimitPerMinute }, logger, metrics),
@@ -38,8 +38,8 @@ export const buildContainer = (config: ServerConfig, logger: HttpLogger): { cont
   const storage: Storage =
     config.database.engine === 'sqlite'
       ? {
-          open: async () => void container.get<SqliteDatabase>(SqliteDatabaseToken),
-          close: async () => container.get<SqliteDatabase>(SqliteDatabaseToken).close(),
+          open: () => container.get<SqliteStorage>(SqliteStorageToken).open(),
+          close: () => container.get<SqliteStorage>(SqliteStorageToken).close(),
         }
       : {
           open: () => container.get<MongoDatabase>(MongoDatabaseToken).connect(),

@@ -38,6 +38,17 @@ export class SqliteScorerVersionRepository implements ScorerVersionRepository {
     return run(() => append.immediate(), 'scorer version already exists');
   }
 
+  /**
+   * Stores a version whose number the caller chose; Conflict when that number is taken. The writer
+   * thread's appendNext: its caller numbers optimistically and retries (see routeWrites).
+   */
+  insertExact(v: ScorerVersion): Result<ScorerVersion> {
+    return run(() => {
+      this.insertStmt.run(v.id, v.scorerId, v.version, versionKind(v), versionToBody(v));
+      return v;
+    }, 'scorer version already exists');
+  }
+
   listFrom(scorerId: ScorerId, page: PageRequest): Result<ReadonlyArray<ScorerVersion>> {
     return run(() => this.page.all(scorerId, page.limit + 1, page.startingToken).map(versionFromRow));
   }

@@ -8,6 +8,11 @@ export interface SqliteOptions {
   readonly path: string;
   /** FULL: a committed write survives power loss. NORMAL: survives a process crash, faster. */
   readonly synchronous?: 'FULL' | 'NORMAL';
+  /**
+   * A read-only connection to a database another connection (the writer) has created and migrated:
+   * it never migrates, and any write through it fails instead of taking the write lock.
+   */
+  readonly readonly?: boolean;
 }
 export const SqliteOptions = Symbol.for('tracelight.SqliteOptions');
 
@@ -15,6 +20,11 @@ export class SqliteDatabase {
   readonly db: Database.Database;
 
   constructor(options: SqliteOptions, migrations: ReadonlyArray<Migration> = MIGRATIONS) {
+    if (options.readonly) {
+      this.db = new Database(options.path, { readonly: true, fileMustExist: true });
+      this.db.pragma('busy_timeout = 5000');
+      return;
+    }
     if (options.path !== ':memory:') {
       fs.mkdirSync(path.dirname(path.resolve(options.path)), { recursive: true });
       // It holds password and key hashes and sealed secrets: owner-only. SQLite gives its -wal and

@@ -1,0 +1,96 @@
+// SQLite storage as the process uses it. `thread` (the server's default): one writer thread owns the
+// only writing connection and commits writes in groups; reads run here, on a read-only connection
+// that sees every committed write (WAL). `inline`: one connection does both on this thread (the
+// admin CLI, embedders that want no threads).
+import { type DomainError, type ScorerVersion, type ScorerId } from '@tracelight/domain';
+import { type Repositories, type Result, type StorageHealth, buildRepositories } from '@tracelight/ports';
+import * as E from 'fp-ts/Either';
+import * as O from 'fp-ts/Option';
+import { run } from './run';
+import { SqliteDatabase, type SqliteOptions } from './sqlite-database';
+import { SqliteWriter } from './sqlite-writer';
+import { SQLITE_REPOSITORIES, SQLITE_WRITES } from '../sqlite.repositories';
+import type { RepositoryName } from './writer-protocol';
+
+export interface SqliteStorageOptions extends Omit<SqliteOptions, 'readonly'> {
+  /** Default `thread`. */
+  readonly writer?: 'thread' | 'inline';
+}
+export const SqliteStorageToken = Symbol.for('tracelight.SqliteStorage');
+
+/** How often appendNext renumbers after losing a race for a version number before giving up. */
+const MAX_RENUMBERING = 100;
+
+/** The read repositories, with every write method sent to the writer thread instead. */
+const routeWrites = (reads: Repositories, writer: SqliteWriter): Repositories => {
+  const routed = {} as Record<RepositoryName, unknown>;
+  for (const name of Object.keys(SQLITE_WRITES) as RepositoryName[]) {
+    // Unlisted methods (the reads) are found on the prototype: the read repository itself.
+    const repository = Object.create(reads[name]) as Record<string, unknown>;
+    for (const method of SQLITE_WRITES[name] as ReadonlyArray<string>) {
+      repository[method] = (...args: unknown[]) => () => writer.write(name, method, args);
+    }
+    routed[name] = repository;
+  }
+  // Version numbers: number from the latest committed version, let the unique key arbitrate, and
+  // renumber after losing a race (to this process's other requests or to another process).
+  const versions = reads.scorerVersions;
+  (routed.scorerVersions as Record<string, unknown>)['appendNext'] =
+    (scorerId: ScorerId, build: (version: number) => ScorerVersion): Result<ScorerVersion> =>
+    async () => {
+      for (let attempt = 0; attempt < MAX_RENUMBERING; attempt++) {
+        const latest = await versions.findLatest(scorerId)();
+        if (E.isLeft(latest)) return latest;
+        const next = O.isSome(latest.right) ? latest.right.value.version + 1 : 1;
+        const stored = (await writer.write('scorerVersions', 'insertExact', [build(next)])) as E.Either<DomainError, ScorerVersion>;
+        if (E.isRight(stored) || stored.left._tag !== 'Conflict') return stored;
+      }
+      return E.left({ _tag: 'Unavailable', message: 'too much contention for scorer version numbers; try again' });
+    };
+  return routed as unknown as Repositories;
+};
+
+export class SqliteStorage implements StorageHealth {
+  private opened: { readonly repositories: Repositories; readonly reader: SqliteDatabase; readonly writer?: SqliteWriter } | undefined;
+
+  constructor(private readonly options: SqliteStorageOptions) {}
+
+  /** Opens (and migrates) the database. Ports are usable once this resolves. */
+  async open(): Promise<void> {
+    if (this.opened) return;
+    if ((this.options.writer ?? 'thread') === 'inline') return this.openInline();
+    const writer = await SqliteWriter.start({ path: this.options.path, synchronous: this.options.synchronous ?? 'FULL' });
+    const reader = new SqliteDatabase({ path: this.options.path, readonly: true });
+    this.opened = { reader, writer, repositories: routeWrites(buildRepositories(SQLITE_REPOSITORIES, reader), writer) };
+  }
+
+  /** The `inline` mode needs no waiting. */
+  openInline(): void {
+    if (this.opened) return;
+    const database = new SqliteDatabase(this.options);
+    this.opened = { reader: database, repositories: buildRepositories(SQLITE_REPOSITORIES, database) };
+  }
+
+  get repositories(): Repositories {
+    if (!this.opened) throw new Error('SqliteStorage is not open: await open() before resolving repositories');
+    return this.opened.repositories;
+  }
+
+  /** Ready when a read answers and, in thread mode, the writer thread is running. */
+  ping(): Result<void> {
+    return run(() => {
+      if (!this.opened) throw new Error('storage is not open');
+      if (this.opened.writer && !this.opened.writer.alive) throw new Error('the storage writer is not running');
+      this.opened.reader.db.prepare('SELECT 1').get();
+    });
+  }
+
+  /** Finishes queued writes, then closes every connection. */
+  async close(): Promise<void> {
+    const opened = this.opened;
+    this.opened = undefined;
+    if (!opened) return;
+    await opened.writer?.close();
+    opened.reader.close();
+  }
+}

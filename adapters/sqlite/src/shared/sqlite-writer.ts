@@ -1,0 +1,92 @@
+// The server thread's end of the SQLite writer thread: sends writes, resolves them when their batch is
+// committed, and restarts the thread if it ever dies (failing only the writes that were in flight).
+import { type DomainError, unavailable } from '@tracelight/domain';
+import * as E from 'fp-ts/Either';
+import * as path from 'node:path';
+import { Worker } from 'node:worker_threads';
+import type { WriteOutcome } from './group-commit';
+import type { FromWriter, RepositoryName, ToWriter, WriterData } from './writer-protocol';
+
+// The compiled worker, also when this module runs from TypeScript sources (tests): both src/shared
+// and dist/shared sit two levels below the package root.
+const WORKER = path.resolve(__dirname, '..', '..', 'dist', 'shared', 'sqlite-writer.worker.js');
+
+export class SqliteWriter {
+  private worker: Worker | undefined;
+  private readonly pending = new Map<number, (outcome: WriteOutcome) => void>();
+  private nextId = 1;
+  private closing = false;
+  private closed: Promise<void> | undefined;
+
+  private constructor(private readonly data: WriterData) {}
+
+  /** Starts the writer thread; resolves once it has opened and migrated the database. */
+  static async start(data: WriterData): Promise<SqliteWriter> {
+    const writer = new SqliteWriter(data);
+    await writer.spawn();
+    return writer;
+  }
+
+  get alive(): boolean {
+    return this.worker !== undefined && !this.closing;
+  }
+
+  write(repository: RepositoryName, method: string, args: ReadonlyArray<unknown>): Promise<E.Either<DomainError, unknown>> {
+    const worker = this.worker;
+    if (!worker || this.closing) return Promise.resolve(E.left(unavailable('storage is closed')));
+    const id = this.nextId++;
+    return new Promise((resolve) => {
+      this.pending.set(id, resolve as (o: WriteOutcome) => void);
+      worker.postMessage({ type: 'write', id, repository, method, args } satisfies ToWriter);
+    });
+  }
+
+  /** Lets queued writes finish, then closes the writing connection and ends the thread. */
+  close(): Promise<void> {
+    this.closing = true;
+    const worker = this.worker;
+    if (!worker) return Promise.resolve();
+    this.closed ??= new Promise<void>((resolve) => {
+      worker.once('exit', () => resolve());
+      worker.postMessage({ type: 'close' } satisfies ToWriter);
+    });
+    return this.closed;
+  }
+
+  private spawn(): Promise<void> {
+    const worker = new Worker(WORKER, { workerData: this.data });
+    return new Promise<void>((resolve, reject) => {
+      let ready = false;
+      worker.on('message', (m: FromWriter) => {
+        switch (m.type) {
+          case 'ready':
+            ready = true;
+            this.worker = worker;
+            return resolve();
+          case 'failed':
+            return reject(new Error(m.message));
+          case 'settled':
+            for (const { id, outcome } of m.results) {
+              this.pending.get(id)?.(outcome);
+              this.pending.delete(id);
+            }
+            return;
+          case 'closed':
+            return;
+        }
+      });
+      worker.on('error', (e) => {
+        if (!ready) reject(e);
+      });
+      worker.on('exit', (code) => {
+        this.worker = undefined;
+        // Writes in flight when the thread died may or may not have committed: say so, never guess.
+        for (const resolvePending of this.pending.values())
+          resolvePending(E.left(unavailable('the storage writer stopped; the outcome of this write is unknown')));
+        this.pending.clear();
+        if (!ready) return reject(new Error(`the SQLite writer thread exited with code ${code} before it was ready`));
+        if (!this.closing) void this.spawn().catch(() => undefined);
+      });
+    });
+  }
+}

@@ -1,0 +1,25 @@
+// Messages between the server's thread and the SQLite writer thread. Everything in them is
+// structured-clonable: domain entities (strings, numbers, Dates, arrays, plain objects) and Eithers.
+import type { Repositories } from '@tracelight/ports';
+import type { WriteOutcome } from './group-commit';
+import type { SqliteOptions } from './sqlite-database';
+
+export type RepositoryName = keyof Repositories;
+
+export interface WriteRequest {
+  readonly type: 'write';
+  readonly id: number;
+  readonly repository: RepositoryName;
+  readonly method: string;
+  readonly args: ReadonlyArray<unknown>;
+}
+
+export type ToWriter = WriteRequest | { readonly type: 'close' };
+
+export type FromWriter =
+  | { readonly type: 'ready' }
+  | { readonly type: 'failed'; readonly message: string }
+  | { readonly type: 'settled'; readonly results: ReadonlyArray<{ readonly id: number; readonly outcome: WriteOutcome }> }
+  | { readonly type: 'closed' };
+
+export type WriterData = Pick<SqliteOptions, 'path' | 'synchronous'>;

@@ -1,0 +1,45 @@
+// The SQLite implementation of every repository port, and which of their methods write.
+import type { RepositoryClasses, Repositories } from '@tracelight/ports';
+import { SqliteApiKeyRepository } from './identity/sqlite-api-key.repository';
+import { SqliteUserRepository } from './identity/sqlite-user.repository';
+import { SqliteInsightsRepository } from './insights/sqlite-insights.repository';
+import { SqliteIntegrationRepository } from './integrations/sqlite-integration.repository';
+import { SqliteProjectRepository } from './projects-runs/sqlite-project.repository';
+import { SqliteRunRepository } from './projects-runs/sqlite-run.repository';
+import { SqliteRunScorerSettingsRepository } from './scorers/sqlite-run-scorer-settings.repository';
+import { SqliteScorerVersionRepository } from './scorers/sqlite-scorer-version.repository';
+import { SqliteScorerRepository } from './scorers/sqlite-scorer.repository';
+import type { SqliteDatabase } from './shared/sqlite-database';
+import { SqliteLogRecordRepository } from './tracing/sqlite-log-record.repository';
+
+export const SQLITE_REPOSITORIES: RepositoryClasses<SqliteDatabase> = {
+  users: SqliteUserRepository,
+  apiKeys: SqliteApiKeyRepository,
+  projects: SqliteProjectRepository,
+  runs: SqliteRunRepository,
+  insights: SqliteInsightsRepository,
+  integrations: SqliteIntegrationRepository,
+  scorers: SqliteScorerRepository,
+  scorerVersions: SqliteScorerVersionRepository,
+  runScorers: SqliteRunScorerSettingsRepository,
+  logRecords: SqliteLogRecordRepository,
+};
+
+/**
+ * The port methods that write. With a writer thread they run there (group commit); every other
+ * method reads on the caller's read-only connection, where a write would fail loudly. A test checks
+ * that every port method is either here or a read.
+ */
+export const SQLITE_WRITES: { readonly [K in keyof Repositories]: ReadonlyArray<keyof Repositories[K] & string> } = {
+  users: ['insert'],
+  apiKeys: ['insert', 'revoke', 'touch'],
+  projects: ['insert'],
+  runs: ['insert'],
+  insights: ['replace'],
+  integrations: ['upsert'],
+  scorers: ['insert'],
+  // appendNext takes a function, which cannot cross threads: see routeWrites.
+  scorerVersions: ['appendNext'],
+  runScorers: ['replace'],
+  logRecords: ['ingest'],
+};
