@@ -2,7 +2,7 @@
 // only writing connection and commits writes in groups; reads run here, on a read-only connection
 // that sees every committed write (WAL). `inline`: one connection does both on this thread (the
 // admin CLI, embedders that want no threads).
-import { type DomainError, type ScorerVersion, type ScorerId } from '@tracelight/domain';
+import type { DomainError, LogRecord, RunId, ScorerId, ScorerVersion } from '@tracelight/domain';
 import { type Repositories, type Result, type StorageHealth, buildRepositories } from '@tracelight/ports';
 import * as E from 'fp-ts/Either';
 import * as O from 'fp-ts/Option';
@@ -10,6 +10,7 @@ import { run } from './run';
 import { SqliteDatabase, type SqliteOptions } from './sqlite-database';
 import { SqliteWriter } from './sqlite-writer';
 import { SQLITE_REPOSITORIES, SQLITE_WRITES } from '../sqlite.repositories';
+import { recordToRow } from '../tracing/log-record.mapper';
 import type { RepositoryName } from './writer-protocol';
 
 export interface SqliteStorageOptions extends Omit<SqliteOptions, 'readonly'> {
@@ -47,6 +48,12 @@ const routeWrites = (reads: Repositories, writer: SqliteWriter): Repositories =>
       }
       return E.left({ _tag: 'Unavailable', message: 'too much contention for scorer version numbers; try again' });
     };
+  // Records are mapped to rows here, on the request thread: the writer thread gets flat rows (cheaper
+  // to pass between threads than nested records) and spends its time on SQLite alone.
+  (routed.logRecords as Record<string, unknown>)['ingest'] =
+    (runId: RunId, records: ReadonlyArray<LogRecord>, presentColumns: ReadonlyArray<string>): Result<void> =>
+    () =>
+      writer.write('logRecords', 'ingestRows', [runId, records.map(recordToRow), presentColumns]) as Promise<E.Either<DomainError, void>>;
   return routed as unknown as Repositories;
 };
 

@@ -124,6 +124,9 @@ export const recordToRow = (r: LogRecord) => {
   };
 };
 
+/** A log_records row as written: flat, JSON already encoded. */
+export type RecordRow = ReturnType<typeof recordToRow>;
+
 export const RECORD_COLUMNS = Object.keys(recordToRow({
   id: '', type: 'trace', projectId: '' as ProjectId, runId: '' as RunId, traceId: null, parentId: null, sessionId: null, name: '',
   input: '', output: null, createdAt: new Date(0), updatedAt: null, tags: [], userMetadata: {}, statusCode: null, externalId: null,

@@ -4,7 +4,7 @@ import type Database from 'better-sqlite3';
 import { inject, injectable } from 'inversify';
 import { Abort, run } from '../shared/run';
 import { SqliteDatabase, SqliteDatabaseToken } from '../shared/sqlite-database';
-import { RECORD_COLUMNS, recordFromRow, recordToRow } from './log-record.mapper';
+import { RECORD_COLUMNS, type RecordRow, recordFromRow, recordToRow } from './log-record.mapper';
 import { compileSearch } from './record-query.sql';
 
 @injectable()
@@ -37,16 +37,24 @@ export class SqliteLogRecordRepository implements LogRecordRepository {
   }
 
   ingest(runId: RunId, records: ReadonlyArray<LogRecord>, presentColumns: ReadonlyArray<string>): Result<void> {
+    return this.ingestRows(runId, records.map(recordToRow), presentColumns);
+  }
+
+  /**
+   * `ingest` on rows already mapped: the writer thread's form of it, so that the mapping (and its
+   * JSON encoding) happens on the caller's thread and only flat rows cross to the writer.
+   */
+  ingestRows(runId: RunId, rows: ReadonlyArray<RecordRow>, presentColumns: ReadonlyArray<string>): Result<void> {
     const write = this.db.transaction(() => {
-      for (const r of records) {
-        if (this.upsert.run(recordToRow(r)).changes !== 1) throw new Abort(conflict(`record ${r.id} belongs to another run`));
+      for (const row of rows) {
+        if (this.upsert.run(row).changes !== 1) throw new Abort(conflict(`record ${row.id} belongs to another run`));
       }
       // Out of order: a parent stored earlier learns of its new children; a parent arriving late finds its own.
       const parents = new Set<string>();
       const childless: string[] = [];
-      for (const r of records) {
-        if (r.parentId) parents.add(r.parentId);
-        if (!r.hasChildren) childless.push(r.id);
+      for (const row of rows) {
+        if (row.parent_id) parents.add(row.parent_id);
+        if (!row.has_children) childless.push(row.id);
       }
       if (parents.size > 0) this.markParents.run(JSON.stringify([...parents]));
       if (childless.length > 0) this.markFoundParents.run(JSON.stringify(childless));
