@@ -8,6 +8,7 @@ import { SqliteDatabase } from './shared/sqlite-database';
 import { MIGRATIONS } from './shared/migrations';
 import { SQLITE_REPOSITORIES, SQLITE_WRITES, sqliteRepositories } from './sqlite.module';
 import { SqliteStorage } from './shared/sqlite-storage';
+import { RECORD_COLUMNS } from './tracing/log-record.mapper';
 
 const tempFile = () => path.join(fs.mkdtempSync(path.join(os.tmpdir(), 'tracelight-sqlite-')), 'nested', 'tracelight.db');
 
@@ -108,6 +109,13 @@ describe('SqliteDatabase', () => {
     const applied = again.db.prepare('SELECT version FROM schema_migrations').pluck().all();
     expect(applied).toEqual(MIGRATIONS.map((m) => m.version));
     again.close();
+  });
+
+  it('maps records to the log_records columns in table order', () => {
+    const db = new SqliteDatabase({ path: tempFile() });
+    const columns = db.db.prepare("SELECT name FROM pragma_table_info('log_records')").pluck().all();
+    expect([...RECORD_COLUMNS].sort()).toEqual([...columns].sort());
+    db.close();
   });
 
   it('creates its files readable by the owner only', () => {

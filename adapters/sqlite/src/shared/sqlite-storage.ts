@@ -10,7 +10,7 @@ import { run } from './run';
 import { SqliteDatabase, type SqliteOptions } from './sqlite-database';
 import { SqliteWriter } from './sqlite-writer';
 import { SQLITE_REPOSITORIES, SQLITE_WRITES } from '../sqlite.repositories';
-import { recordToRow } from '../tracing/log-record.mapper';
+import { recordToValues } from '../tracing/log-record.mapper';
 import type { RepositoryName } from './writer-protocol';
 
 export interface SqliteStorageOptions extends Omit<SqliteOptions, 'readonly'> {
@@ -53,7 +53,7 @@ const routeWrites = (reads: Repositories, writer: SqliteWriter): Repositories =>
   (routed.logRecords as Record<string, unknown>)['ingest'] =
     (runId: RunId, records: ReadonlyArray<LogRecord>, presentColumns: ReadonlyArray<string>): Result<void> =>
     () =>
-      writer.write('logRecords', 'ingestRows', [runId, records.map(recordToRow), presentColumns]) as Promise<E.Either<DomainError, void>>;
+      writer.write('logRecords', 'ingestRows', [runId, records.map(recordToValues), presentColumns]) as Promise<E.Either<DomainError, void>>;
   return routed as unknown as Repositories;
 };
 

@@ -4,7 +4,7 @@ import type Database from 'better-sqlite3';
 import { inject, injectable } from 'inversify';
 import { Abort, run } from '../shared/run';
 import { SqliteDatabase, SqliteDatabaseToken } from '../shared/sqlite-database';
-import { RECORD_COLUMNS, type RecordRow, recordFromRow, recordToRow } from './log-record.mapper';
+import { RECORD_COLUMNS, type RecordValues, VALUE_INDEX, recordFromRow, recordToValues } from './log-record.mapper';
 import { compileSearch } from './record-query.sql';
 
 @injectable()
@@ -21,7 +21,7 @@ export class SqliteLogRecordRepository implements LogRecordRepository {
     const updates = RECORD_COLUMNS.filter((c) => c !== 'id' && c !== 'run_id').map((c) => `${c} = excluded.${c}`);
     // A retried record replaces itself; the WHERE keeps a record of another run untouched (changes = 0).
     this.upsert = db.prepare(
-      `INSERT INTO log_records (${RECORD_COLUMNS.join(', ')}) VALUES (${RECORD_COLUMNS.map((c) => `@${c}`).join(', ')})
+      `INSERT INTO log_records (${RECORD_COLUMNS.join(', ')}) VALUES (${RECORD_COLUMNS.map(() => '?').join(', ')})
        ON CONFLICT (id) DO UPDATE SET ${updates.join(', ')} WHERE log_records.run_id = excluded.run_id`,
     );
     this.mark = db.prepare('INSERT OR IGNORE INTO run_columns (run_id, column_id) VALUES (?, ?)');
@@ -37,24 +37,25 @@ export class SqliteLogRecordRepository implements LogRecordRepository {
   }
 
   ingest(runId: RunId, records: ReadonlyArray<LogRecord>, presentColumns: ReadonlyArray<string>): Result<void> {
-    return this.ingestRows(runId, records.map(recordToRow), presentColumns);
+    return this.ingestRows(runId, records.map(recordToValues), presentColumns);
   }
 
   /**
    * `ingest` on rows already mapped: the writer thread's form of it, so that the mapping (and its
    * JSON encoding) happens on the caller's thread and only flat rows cross to the writer.
    */
-  ingestRows(runId: RunId, rows: ReadonlyArray<RecordRow>, presentColumns: ReadonlyArray<string>): Result<void> {
+  ingestRows(runId: RunId, rows: ReadonlyArray<RecordValues>, presentColumns: ReadonlyArray<string>): Result<void> {
     const write = this.db.transaction(() => {
       for (const row of rows) {
-        if (this.upsert.run(row).changes !== 1) throw new Abort(conflict(`record ${row.id} belongs to another run`));
+        if (this.upsert.run(row).changes !== 1) throw new Abort(conflict(`record ${String(row[VALUE_INDEX.id])} belongs to another run`));
       }
       // Out of order: a parent stored earlier learns of its new children; a parent arriving late finds its own.
       const parents = new Set<string>();
       const childless: string[] = [];
       for (const row of rows) {
-        if (row.parent_id) parents.add(row.parent_id);
-        if (!row.has_children) childless.push(row.id);
+        const parentId = row[VALUE_INDEX.parentId];
+        if (typeof parentId === 'string') parents.add(parentId);
+        if (row[VALUE_INDEX.hasChildren] === 0) childless.push(row[VALUE_INDEX.id] as string);
       }
       if (parents.size > 0) this.markParents.run(JSON.stringify([...parents]));
       if (childless.length > 0) this.markFoundParents.run(JSON.stringify(childless));
