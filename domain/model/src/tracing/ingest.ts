@@ -51,15 +51,16 @@ export interface FlattenedTraces {
  */
 export const flattenTraces = (traces: ReadonlyArray<NodeInput>, ctx: IngestContext): E.Either<DomainError, FlattenedTraces> => {
   const records: LogRecord[] = [];
-  const seen = new Map<string, ReadonlyArray<string | number>>();
-  let duplicate: DomainError | undefined;
+  // On the ingest hot path: no per-node allocations beyond the record itself. Where a node sits is
+  // only worked out for the error, by a second walk.
+  const seen = new Set<string>();
+  let duplicate: string | undefined;
 
-  const visit = (node: NodeInput, path: ReadonlyArray<string | number>, traceId: string | null, parentId: string | null, sessionId: string | null): string => {
+  const visit = (node: NodeInput, type: NodeType, traceId: string | null, parentId: string | null, sessionId: string | null): string => {
     const id = (node.id ?? ctx.newId()).toLowerCase();
-    if (seen.has(id) && !duplicate) duplicate = invalid([...path, 'id'], `id ${id} is used twice in this request`, node.id);
-    seen.set(id, path);
-    const type: NodeType = node.type ?? 'trace';
-    const children = node.spans ?? [];
+    if (seen.has(id)) duplicate ??= id;
+    else seen.add(id);
+    const children = node.spans;
     const ownTrace = traceId ?? id;
     records.push({
       id,
@@ -83,17 +84,37 @@ export const flattenTraces = (traces: ReadonlyArray<NodeInput>, ctx: IngestConte
       datasetMetadata: node.datasetMetadata ?? {},
       metrics: node.metrics ?? {},
       isComplete: ctx.isComplete,
-      hasChildren: children.length > 0,
+      hasChildren: children !== undefined && children.length > 0,
       stepNumber: node.stepNumber ?? null,
       progressMessage: node.progressMessage ?? null,
       errorMessage: node.errorMessage ?? null,
       attributes: node.attributes ?? {},
     });
-    children.forEach((child, i) => visit(child, [...path, 'spans', i], ownTrace, id, sessionId));
+    if (children) for (const child of children) visit(child, child.type, ownTrace, id, sessionId);
     return id;
   };
 
-  const traceIds = traces.map((t, i) => visit({ ...t, type: 'trace' }, ['traces', i], null, null, t.sessionId ?? ctx.sessionId));
-  if (duplicate) return E.left(duplicate);
+  const traceIds = traces.map((t) => visit(t, 'trace', null, null, t.sessionId ?? ctx.sessionId));
+  if (duplicate !== undefined) return E.left(duplicateAt(traces, duplicate));
   return E.right({ records, traceIds, spanCount: records.length - traceIds.length });
+};
+
+/** The error for an id used twice, at its second use (the first in depth-first order). */
+const duplicateAt = (traces: ReadonlyArray<NodeInput>, duplicate: string): DomainError => {
+  let uses = 0;
+  const find = (node: NodeInput, path: ReadonlyArray<string | number>): DomainError | undefined => {
+    if (node.id != null && node.id.toLowerCase() === duplicate && ++uses === 2)
+      return invalid([...path, 'id'], `id ${duplicate} is used twice in this request`, node.id);
+    const children = node.spans ?? [];
+    for (let i = 0; i < children.length; i++) {
+      const found = find(children[i]!, [...path, 'spans', i]);
+      if (found) return found;
+    }
+    return undefined;
+  };
+  for (let i = 0; i < traces.length; i++) {
+    const found = find(traces[i]!, ['traces', i]);
+    if (found) return found;
+  }
+  return invalid(['traces'], `id ${duplicate} is used twice in this request`);
 };

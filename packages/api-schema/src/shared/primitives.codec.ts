@@ -459,6 +459,28 @@ const MODEL_TYPE: FailureInfo = { type: 'model_attributes_type', msg: 'Input sho
  * One pass over the declared members: io-ts's exact(intersection(type, partial)) does the same in
  * three, and this codec validates every span of every ingest request.
  */
+/**
+ * A codec whose decoding gives back its input unchanged when its type guard holds (io-ts' own
+ * primitives, and unions and arrays of them). For these, Obj checks `is` first and builds the error
+ * context only when the value fails: on a 500-span ingest that saves thousands of allocations.
+ */
+const decodesToItself = (c: t.Mixed): boolean => {
+  switch ((c as { readonly _tag?: string })._tag) {
+    case 'StringType':
+    case 'NumberType':
+    case 'BooleanType':
+    case 'NullType':
+    case 'UnknownType':
+      return true;
+    case 'UnionType':
+      return (c as t.UnionType<t.Mixed[]>).types.every(decodesToItself);
+    case 'ArrayType':
+      return decodesToItself((c as t.ArrayType<t.Mixed>).type);
+    default:
+      return false;
+  }
+};
+
 export const Obj = <R extends Props, O extends Props = {}, D extends Defaults<O> = {}>(
   name: string,
   required: R,
@@ -466,7 +488,7 @@ export const Obj = <R extends Props, O extends Props = {}, D extends Defaults<O>
   defaults?: D,
 ): ObjCodec<ObjOf<R, O, D>> => {
   const req = Object.entries(required);
-  const opt = Object.entries(optional ?? {});
+  const opt = Object.entries(optional ?? {}).map(([key, member]) => [key, member, decodesToItself(member)] as const);
   const dflt = Object.entries(defaults ?? {}) as Array<[string, unknown]>;
   const codec = new t.Type<ObjOf<R, O, D>, unknown, unknown>(
     name,
@@ -480,9 +502,13 @@ export const Obj = <R extends Props, O extends Props = {}, D extends Defaults<O>
         if (r._tag === 'Left') errors.push(...r.left);
         else out[key] = r.right;
       }
-      for (const [key, member] of opt) {
+      for (const [key, member, itself] of opt) {
         const v = u[key];
         if (v === undefined) continue;
+        if (itself && member.is(v)) {
+          out[key] = v;
+          continue;
+        }
         const r = member.validate(v, [...c, { key, type: member, actual: v }]);
         if (r._tag === 'Left') errors.push(...r.left);
         else out[key] = r.right;
@@ -502,7 +528,7 @@ export const Obj = <R extends Props, O extends Props = {}, D extends Defaults<O>
   return describeCodec(fullCodec, (toSchema) => ({
     type: 'object',
     properties: Object.fromEntries(
-      [...req, ...opt].map(([k, v]) => [k, defaultOf.has(k) ? { ...toSchema(v), default: defaultOf.get(k) } : toSchema(v)]),
+      [...req, ...opt.map(([k, v]) => [k, v] as const)].map(([k, v]) => [k, defaultOf.has(k) ? { ...toSchema(v), default: defaultOf.get(k) } : toSchema(v)]),
     ),
     ...(req.length > 0 ? { required: req.map(([k]) => k) } : {}),
   }));

@@ -1,0 +1,63 @@
+import * as E from 'fp-ts/Either';
+import type { ProjectId, RunId } from '../shared/ids';
+import { type IngestContext, type NodeInput, flattenTraces } from './ingest';
+
+const ctx = (over: Partial<IngestContext> = {}): IngestContext => {
+  let n = 0;
+  return {
+    projectId: 'p' as ProjectId,
+    runId: 'r' as RunId,
+    sessionId: null,
+    isComplete: true,
+    now: new Date('2026-11-23T10:00:00Z'),
+    newId: () => `generated-${++n}`,
+    ...over,
+  };
+};
+
+describe('flattenTraces', () => {
+  it('flattens depth first, parents before children, linking each span to its trace and parent', () => {
+    const traces: NodeInput[] = [
+      {
+        id: 'T1',
+        name: 'root',
+        spans: [
+          { type: 'workflow', id: 'a', spans: [{ type: 'llm', id: 'a1' }, { type: 'tool' }] },
+          { type: 'retriever', id: 'b' },
+        ],
+      },
+      { sessionId: 's-1' },
+    ];
+    const flat = flattenTraces(traces, ctx());
+    expect(E.isRight(flat)).toBe(true);
+    if (E.isLeft(flat)) return;
+    expect(flat.right.records.map((r) => [r.id, r.type, r.traceId, r.parentId, r.sessionId, r.hasChildren])).toEqual([
+      ['t1', 'trace', 't1', null, null, true],
+      ['a', 'workflow', 't1', 't1', null, true],
+      ['a1', 'llm', 't1', 'a', null, false],
+      ['generated-1', 'tool', 't1', 'a', null, false],
+      ['b', 'retriever', 't1', 't1', null, false],
+      ['generated-2', 'trace', 'generated-2', null, 's-1', false],
+    ]);
+    expect(flat.right.traceIds).toEqual(['t1', 'generated-2']);
+    expect(flat.right.spanCount).toBe(4);
+  });
+
+  it('fills what a node leaves out from the context', () => {
+    const flat = flattenTraces([{ spans: [{ type: 'llm', input: 'hi' }] }], ctx({ sessionId: 'sess', isComplete: false }));
+    if (E.isLeft(flat)) throw new Error('expected Right');
+    const [trace, span] = flat.right.records;
+    expect(trace).toMatchObject({ name: '', input: '', output: null, sessionId: 'sess', isComplete: false, tags: [], metrics: {} });
+    expect(span).toMatchObject({ input: 'hi', createdAt: new Date('2026-11-23T10:00:00Z'), sessionId: 'sess', isComplete: false });
+  });
+
+  it('names the second use of an id used twice, whatever its case', () => {
+    const traces: NodeInput[] = [
+      { id: 'x', spans: [{ type: 'llm', id: 'y' }] },
+      { id: 'z', spans: [{ type: 'tool', id: 'q' }, { type: 'agent', id: 'Y', spans: [{ type: 'llm', id: 'q' }] }] },
+    ];
+    expect(flattenTraces(traces, ctx())).toEqual(
+      E.left({ _tag: 'Invalid', path: ['traces', 1, 'spans', 1, 'id'], message: 'id y is used twice in this request', input: 'Y' }),
+    );
+  });
+});
