@@ -5,7 +5,7 @@ import * as E from 'fp-ts/Either';
 import * as path from 'node:path';
 import { Worker } from 'node:worker_threads';
 import type { WriteOutcome } from './group-commit';
-import type { FromWriter, RepositoryName, ToWriter, WriterData } from './writer-protocol';
+import type { FromWriter, RepositoryName, ToWriter, WriteRequest, WriterData } from './writer-protocol';
 
 // The compiled worker, also when this module runs from TypeScript sources (tests): both src/shared
 // and dist/shared sit two levels below the package root.
@@ -15,6 +15,8 @@ export class SqliteWriter {
   private worker: Worker | undefined;
   private readonly pending = new Map<number, (outcome: WriteOutcome) => void>();
   private nextId = 1;
+  /** Writes requested during this turn of the event loop, sent together at its end. */
+  private outbox: WriteRequest[] = [];
   private closing = false;
   private closed: Promise<void> | undefined;
 
@@ -32,17 +34,33 @@ export class SqliteWriter {
   }
 
   write(repository: RepositoryName, method: string, args: ReadonlyArray<unknown>): Promise<E.Either<DomainError, unknown>> {
-    const worker = this.worker;
-    if (!worker || this.closing) return Promise.resolve(E.left(unavailable('storage is closed')));
+    if (!this.worker || this.closing) return Promise.resolve(E.left(unavailable('storage is closed')));
     const id = this.nextId++;
     return new Promise((resolve) => {
       this.pending.set(id, resolve as (o: WriteOutcome) => void);
-      worker.postMessage({ type: 'write', id, repository, method, args } satisfies ToWriter);
+      // One message per turn, not per write: every message wakes the writer thread and costs both
+      // threads far more than its bytes.
+      if (this.outbox.length === 0) setImmediate(() => this.send());
+      this.outbox.push({ id, repository, method, args });
     });
+  }
+
+  private send(): void {
+    const writes = this.outbox;
+    this.outbox = [];
+    if (writes.length === 0) return;
+    if (this.worker) this.worker.postMessage({ type: 'writes', writes } satisfies ToWriter);
+    else for (const { id } of writes) this.settle(id, E.left(unavailable('the storage writer is restarting; try again')));
+  }
+
+  private settle(id: number, outcome: WriteOutcome): void {
+    this.pending.get(id)?.(outcome);
+    this.pending.delete(id);
   }
 
   /** Lets queued writes finish, then closes the writing connection and ends the thread. */
   close(): Promise<void> {
+    this.send();
     this.closing = true;
     const worker = this.worker;
     if (!worker) return Promise.resolve();
@@ -66,10 +84,7 @@ export class SqliteWriter {
           case 'failed':
             return reject(new Error(m.message));
           case 'settled':
-            for (const { id, outcome } of m.results) {
-              this.pending.get(id)?.(outcome);
-              this.pending.delete(id);
-            }
+            for (const { id, outcome } of m.results) this.settle(id, outcome);
             return;
           case 'closed':
             return;

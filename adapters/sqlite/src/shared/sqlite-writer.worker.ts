@@ -50,7 +50,8 @@ port.on('message', (m: ToWriter) => {
     closing = true;
     return closeWhenIdle();
   }
-  if (closing) return send({ type: 'settled', results: [{ id: m.id, outcome: E.left(unavailable('storage is closing')) }] });
-  commits.submit(m.id, m);
+  if (closing)
+    return send({ type: 'settled', results: m.writes.map(({ id }) => ({ id, outcome: E.left(unavailable('storage is closing')) })) });
+  for (const w of m.writes) commits.submit(w.id, w);
 });
 send({ type: 'ready' });

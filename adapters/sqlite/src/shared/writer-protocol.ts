@@ -7,14 +7,14 @@ import type { SqliteOptions } from './sqlite-database';
 export type RepositoryName = keyof Repositories;
 
 export interface WriteRequest {
-  readonly type: 'write';
   readonly id: number;
   readonly repository: RepositoryName;
   readonly method: string;
   readonly args: ReadonlyArray<unknown>;
 }
 
-export type ToWriter = WriteRequest | { readonly type: 'close' };
+/** The writes requested during one turn of the request thread's event loop travel together. */
+export type ToWriter = { readonly type: 'writes'; readonly writes: ReadonlyArray<WriteRequest> } | { readonly type: 'close' };
 
 export type FromWriter =
   | { readonly type: 'ready' }
