@@ -1,9 +1,9 @@
 // users and api_keys rows ⇄ domain.
 import { type ApiKey, type ApiKeyId, type User, type UserId, USER_ROLES } from '@tracelight/domain';
 import * as t from 'io-ts';
-import { IdString, MsDate, decodeOrThrow, nullable } from '../shared/row-codecs';
+import { IdString, MsDate, decodeOrThrow, nullable, row } from '../shared/row-codecs';
 
-const UserRow = t.type({
+const UserRow = row({
   id: IdString<UserId>(),
   email: t.string,
   role: t.keyof(Object.fromEntries(USER_ROLES.map((r) => [r, null])) as Record<(typeof USER_ROLES)[number], null>),
@@ -12,8 +12,8 @@ const UserRow = t.type({
   updated_at: MsDate,
 });
 
-export const userFromRow = (row: unknown): User => {
-  const r = decodeOrThrow(UserRow, row);
+export const userFromRow = (stored: unknown): User => {
+  const r = decodeOrThrow(UserRow, stored);
   return { id: r.id, email: r.email, role: r.role, passwordHash: r.password_hash, createdAt: r.created_at, updatedAt: r.updated_at };
 };
 
@@ -26,7 +26,7 @@ export const userToRow = (u: User) => ({
   updated_at: u.updatedAt.getTime(),
 });
 
-const ApiKeyRow = t.type({
+const ApiKeyRow = row({
   id: IdString<ApiKeyId>(),
   user_id: IdString<UserId>(),
   description: t.string,
@@ -37,8 +37,8 @@ const ApiKeyRow = t.type({
   last_used_at: nullable(MsDate),
 });
 
-export const apiKeyFromRow = (row: unknown): ApiKey => {
-  const r = decodeOrThrow(ApiKeyRow, row);
+export const apiKeyFromRow = (stored: unknown): ApiKey => {
+  const r = decodeOrThrow(ApiKeyRow, stored);
   return {
     id: r.id,
     userId: r.user_id,

@@ -3,19 +3,19 @@ import type { InsightsRepository, Result } from '@tracelight/ports';
 import * as O from 'fp-ts/Option';
 import * as t from 'io-ts';
 import { inject, injectable } from 'inversify';
-import { IdString, MsDate, SqlBool, decodeOrThrow, nullable } from '../shared/row-codecs';
+import { IdString, MsDate, SqlBool, decodeOrThrow, nullable, row } from '../shared/row-codecs';
 import { run } from '../shared/run';
 import { SqliteDatabase, SqliteDatabaseToken } from '../shared/sqlite-database';
 
-const InsightsRow = t.type({
+const InsightsRow = row({
   run_id: IdString<RunId>(),
   logstream_enabled: SqlBool,
   logstream_start_time: nullable(MsDate),
   updated_at: MsDate,
 });
 
-const fromRow = (row: unknown): RunInsights => {
-  const r = decodeOrThrow(InsightsRow, row);
+const fromRow = (stored: unknown): RunInsights => {
+  const r = decodeOrThrow(InsightsRow, stored);
   return {
     runId: r.run_id,
     insights: { logstream: { enabled: r.logstream_enabled, startTime: r.logstream_start_time } },

@@ -3,11 +3,11 @@ import type { IntegrationRepository, Result } from '@tracelight/ports';
 import * as O from 'fp-ts/Option';
 import * as t from 'io-ts';
 import { inject, injectable } from 'inversify';
-import { IdString, JsonText, MsDate, SqlBool, decodeOrThrow } from '../shared/row-codecs';
+import { IdString, JsonText, MsDate, SqlBool, decodeOrThrow, row } from '../shared/row-codecs';
 import { run } from '../shared/run';
 import { SqliteDatabase, SqliteDatabaseToken } from '../shared/sqlite-database';
 
-const IntegrationRow = t.type({
+const IntegrationRow = row({
   id: IdString<IntegrationId>(),
   created_by: IdString<UserId>(),
   provider: t.keyof(Object.fromEntries(PROVIDERS.map((p) => [p, null])) as Record<Provider, null>),
@@ -20,8 +20,8 @@ const IntegrationRow = t.type({
   updated_at: MsDate,
 });
 
-const fromRow = (row: unknown): Integration => {
-  const r = decodeOrThrow(IntegrationRow, row);
+const fromRow = (stored: unknown): Integration => {
+  const r = decodeOrThrow(IntegrationRow, stored);
   return {
     id: r.id,
     provider: r.provider,

@@ -1,12 +1,12 @@
 // projects and runs rows ⇄ domain.
 import { type Project, type ProjectId, type Run, type RunId, type UserId, PROJECT_TYPES, RUN_KINDS } from '@tracelight/domain';
 import * as t from 'io-ts';
-import { IdString, MsDate, decodeOrThrow } from '../shared/row-codecs';
+import { IdString, MsDate, decodeOrThrow, row } from '../shared/row-codecs';
 
 const oneOf = <T extends string>(values: ReadonlyArray<T>) =>
   t.keyof(Object.fromEntries(values.map((v) => [v, null])) as Record<T, null>);
 
-const ProjectRow = t.type({
+const ProjectRow = row({
   id: IdString<ProjectId>(),
   name: t.string,
   type: oneOf(PROJECT_TYPES),
@@ -15,8 +15,8 @@ const ProjectRow = t.type({
   updated_at: MsDate,
 });
 
-export const projectFromRow = (row: unknown): Project => {
-  const r = decodeOrThrow(ProjectRow, row);
+export const projectFromRow = (stored: unknown): Project => {
+  const r = decodeOrThrow(ProjectRow, stored);
   return { id: r.id, name: r.name, type: r.type, createdBy: r.created_by, createdAt: r.created_at, updatedAt: r.updated_at };
 };
 
@@ -29,7 +29,7 @@ export const projectToRow = (p: Project) => ({
   updated_at: p.updatedAt.getTime(),
 });
 
-const RunRow = t.type({
+const RunRow = row({
   id: IdString<RunId>(),
   project_id: IdString<ProjectId>(),
   name: t.string,
@@ -39,8 +39,8 @@ const RunRow = t.type({
   updated_at: MsDate,
 });
 
-export const runFromRow = (row: unknown): Run => {
-  const r = decodeOrThrow(RunRow, row);
+export const runFromRow = (stored: unknown): Run => {
+  const r = decodeOrThrow(RunRow, stored);
   return {
     id: r.id,
     projectId: r.project_id,

@@ -13,10 +13,10 @@ import {
   scorerVersionCodec,
 } from '@tracelight/domain';
 import * as t from 'io-ts';
-import { IdString, IsoDate, JsonText, MsDate, decodeOrThrow, nullable } from '../shared/row-codecs';
+import { IdString, IsoDate, JsonText, MsDate, decodeOrThrow, nullable, row } from '../shared/row-codecs';
 
 
-const ScorerRow = t.type({
+const ScorerRow = row({
   id: IdString<ScorerId>(),
   name: t.string,
   scorer_type: t.keyof(Object.fromEntries(SCORER_TYPES.map((s) => [s, null])) as Record<ScorerType, null>),
@@ -29,8 +29,8 @@ const ScorerRow = t.type({
   updated_at: MsDate,
 });
 
-export const scorerFromRow = (row: unknown): Scorer => {
-  const r = decodeOrThrow(ScorerRow, row);
+export const scorerFromRow = (stored: unknown): Scorer => {
+  const r = decodeOrThrow(ScorerRow, stored);
   return {
     id: r.id,
     name: r.name,
@@ -60,18 +60,19 @@ export const scorerToRow = (s: Scorer) => ({
 
 export const ScorerVersionJson = scorerVersionCodec(IsoDate);
 
-export const versionFromRow = (row: unknown): ScorerVersion =>
-  decodeOrThrow(t.type({ body: JsonText(ScorerVersionJson) }), row).body;
+const VersionRow = row({ body: JsonText(ScorerVersionJson) });
+
+export const versionFromRow = (stored: unknown): ScorerVersion => decodeOrThrow(VersionRow, stored).body;
 
 export const versionToBody = (v: ScorerVersion): string => JSON.stringify(v);
 
-const RunScorersRow = t.type({
+const RunScorersRow = row({
   run_id: IdString<RunId>(),
-  scorers: JsonText(t.array(t.type({ scorerId: IdString<ScorerId>(), version: nullable(t.number) }))),
+  scorers: JsonText(t.array(row({ scorerId: IdString<ScorerId>(), version: nullable(t.number) }))),
   updated_at: MsDate,
 });
 
-export const runScorersFromRow = (row: unknown): RunScorerSettings => {
-  const r = decodeOrThrow(RunScorersRow, row);
+export const runScorersFromRow = (stored: unknown): RunScorerSettings => {
+  const r = decodeOrThrow(RunScorersRow, stored);
   return { runId: r.run_id, scorers: r.scorers, updatedAt: r.updated_at };
 };

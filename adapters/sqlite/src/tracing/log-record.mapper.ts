@@ -2,12 +2,12 @@
 // their own columns, so that filters and sorts use plain indexed SQL.
 import { type Json, type LogRecord, type ProjectId, type RunId, NODE_TYPES } from '@tracelight/domain';
 import * as t from 'io-ts';
-import { IdString, JsonText, MsDate, SqlBool, decodeOrThrow, nullable } from '../shared/row-codecs';
+import { IdString, JsonText, MsDate, SqlBool, decodeOrThrow, nullable, row } from '../shared/row-codecs';
 
 const JsonValue = t.unknown as unknown as t.Type<Json, Json, unknown>;
 const StringMap = t.record(t.string, t.string);
 
-const Row = t.type({
+const Row = row({
   id: t.string,
   run_id: IdString<RunId>(),
   project_id: IdString<ProjectId>(),
@@ -36,8 +36,8 @@ const Row = t.type({
   attributes: JsonText(t.record(t.string, t.unknown)),
 });
 
-export const recordFromRow = (row: unknown): LogRecord => {
-  const r = decodeOrThrow(Row, row);
+export const recordFromRow = (stored: unknown): LogRecord => {
+  const r = decodeOrThrow(Row, stored);
   return {
     id: r.id,
     type: r.type,
