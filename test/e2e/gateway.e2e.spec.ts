@@ -50,6 +50,7 @@ describe('gateway integration', () => {
   it('never returns, logs or stores the token in clear', async () => {
     const r = await w.call('PUT', '/v2/integrations/gateway', { auth: w.admin, json: body() });
     expect(r.text).not.toContain(TOKEN);
+    await w.logged(r); // logs are asynchronous: every line up to this request's is in before we look
     expect(w.server.output.join('\n')).not.toContain(TOKEN);
     const files = fs.readdirSync(w.server.dataDir).map((f) => path.join(w.server.dataDir, f));
     for (const file of files.filter((f) => fs.statSync(f).isFile())) {

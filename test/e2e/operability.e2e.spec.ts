@@ -32,7 +32,10 @@ describe('operability', () => {
     const key = await w.apiKey(w.admin);
     const r = await w.call('GET', '/v2/projects', { auth: { apiKey: key }, headers: { 'X-Request-Id': 'trace-me-123' } });
     expect(r.headers.get('x-request-id')).toBe('trace-me-123');
-    await w.call('GET', '/v2/projects', { auth: { basic: ADMIN } });
+    const basic = await w.call('GET', '/v2/projects', { auth: { basic: ADMIN } });
+    // Logs are written asynchronously: wait for both requests' lines before reading them.
+    await w.logged(r);
+    await w.logged(basic);
     const log = w.server.output.join('\n');
     expect(log).toMatch(/"request_id":"trace-me-123"/);
     expect(log).not.toContain(key);

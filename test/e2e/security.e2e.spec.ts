@@ -79,7 +79,9 @@ describe('another user', () => {
   it('never sees a secret: no response and no log line carries a key, token, password or gateway token', async () => {
     const responses: string[] = [];
     for (const path of ['/v2/users/api_keys', '/v2/projects', '/v2/scorers', '/v2/current_user']) responses.push((await w.call('GET', path, { auth: w.admin })).text);
-    responses.push((await w.call('PUT', '/v2/integrations/gateway', { auth: w.admin, json: { token: GATEWAY_TOKEN, endpoint: 'https://gw.example.com/r', use_case: 'OWNER' } })).text);
+    const last = await w.call('PUT', '/v2/integrations/gateway', { auth: w.admin, json: { token: GATEWAY_TOKEN, endpoint: 'https://gw.example.com/r', use_case: 'OWNER' } });
+    responses.push(last.text);
+    await w.logged(last); // logs are asynchronous: every line up to this request's is in before we look
     const everything = [...responses, w.server.output.join('\n')].join('\n');
     for (const secret of [owner.key, GATEWAY_TOKEN, ADMIN.password, w.adminToken]) expect(everything.includes(secret)).toBe(false);
   });

@@ -12,6 +12,12 @@ export interface RunningServer {
   readonly dataDir: string;
   /** Every line the server wrote, stdout and stderr, for assertions about logs. */
   readonly output: string[];
+  /**
+   * The first output line that matches, once it has arrived. The server writes its logs asynchronously,
+   * so a line can land a little after the response it belongs to: this polls `output` for up to
+   * `withinMs` and fails (naming what it waited for) if the line never comes.
+   */
+  waitForOutput(match: string | RegExp, withinMs?: number): Promise<string>;
   stop(signal?: NodeJS.Signals): Promise<number | null>;
 }
 
@@ -76,10 +82,20 @@ export const startServer = async (env: Record<string, string> = {}, dataDir?: st
       reject(new Error(`server exited with ${code} before listening:\n${output.join('\n')}`));
     });
   });
+  const waitForOutput = async (match: string | RegExp, withinMs = 2_000): Promise<string> => {
+    const matches = (line: string) => (typeof match === 'string' ? line.includes(match) : match.test(line));
+    for (let waited = 0; ; waited += 10) {
+      const line = output.find(matches);
+      if (line !== undefined) return line;
+      if (waited >= withinMs) throw new Error(`no output line matched ${String(match)} within ${withinMs} ms:\n${output.slice(-20).join('\n')}`);
+      await new Promise((resolve) => setTimeout(resolve, 10));
+    }
+  };
   return {
     baseUrl: `http://127.0.0.1:${port}`,
     dataDir: dir,
     output,
+    waitForOutput,
     stop: async (signal = 'SIGTERM') => {
       if (child.exitCode === null && child.signalCode === null) child.kill(signal);
       return exited;

@@ -19,6 +19,11 @@ export interface World {
   project(auth: Auth, name?: string): Promise<string>;
   run(auth: Auth, projectId: string, kind: 'log_streams' | 'experiments', name?: string): Promise<string>;
   ok<T = any>(reply: Reply<T>): T;
+  /**
+   * Resolves once the server's access-log line for `reply` (found by its X-Request-Id) is in
+   * `server.output`. Lines on stdout arrive in order, so every line logged before it is there too.
+   */
+  logged(reply: Reply): Promise<void>;
 }
 
 let counter = 0;
@@ -50,6 +55,11 @@ export const startWorld = async (env: Record<string, string> = {}): Promise<Worl
     adminToken,
     login,
     ok,
+    logged: async (reply) => {
+      const requestId = reply.headers.get('x-request-id');
+      if (!requestId) throw new Error(`the reply carries no X-Request-Id (status ${reply.status})`);
+      await server.waitForOutput(`"request_id":${JSON.stringify(requestId)}`);
+    },
     apiKey: async (auth) => (await as(auth).createApiKey({ description: 'test key' })).api_key,
     user: async (email, password = 'another secret password') => {
       const created = await client.createUser({ email, password });

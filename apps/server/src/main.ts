@@ -7,13 +7,19 @@ import type { Server } from 'node:http';
 import { loadConfig } from './config';
 import { HttpApp } from '@tracelight/http-koa';
 import { buildContainer } from './container';
-import { jsonLogger as logger } from './logger';
+import { flushLogs, flushLogsSync, jsonLogger as logger } from './logger';
+
+/** Every exit first writes out the log lines still buffered (the logger writes asynchronously), then its last words. */
+function exit(code: number, lastWords?: string): never {
+  flushLogsSync();
+  if (lastWords !== undefined) process.stderr.write(lastWords);
+  return process.exit(code);
+}
 
 const main = async (): Promise<void> => {
   const config = loadConfig(process.env);
   if (E.isLeft(config)) {
-    process.stderr.write(`Tracelight cannot start; fix the configuration:\n${config.left.map((p) => `  - ${p}`).join('\n')}\n`);
-    process.exit(2);
+    exit(2, `Tracelight cannot start; fix the configuration:\n${config.left.map((p) => `  - ${p}`).join('\n')}\n`);
   }
   const cfg = config.right;
   const { container, storage } = buildContainer(cfg, logger);
@@ -22,8 +28,7 @@ const main = async (): Promise<void> => {
   if (cfg.adminEmail !== undefined && cfg.adminPassword !== undefined) {
     const admin = await container.get(IdentityUseCases).bootstrapAdmin(cfg.adminEmail, cfg.adminPassword)();
     if (E.isLeft(admin)) {
-      process.stderr.write(`Tracelight cannot create the first admin: ${JSON.stringify(admin.left)}\n`);
-      process.exit(2);
+      exit(2, `Tracelight cannot create the first admin: ${JSON.stringify(admin.left)}\n`);
     }
     if (O.isSome(admin.right)) logger.info({ email: admin.right.value.email }, 'created the first admin');
   }
@@ -39,8 +44,7 @@ const main = async (): Promise<void> => {
     logger.info({ host: cfg.host, port, engine: cfg.database.engine }, `Tracelight listening on http://${cfg.host}:${port}`);
   });
   server.on('error', (e) => {
-    process.stderr.write(`Tracelight cannot listen on ${cfg.host}:${cfg.port}: ${e.message}\n`);
-    process.exit(1);
+    exit(1, `Tracelight cannot listen on ${cfg.host}:${cfg.port}: ${e.message}\n`);
   });
 
   let stopping = false;
@@ -49,16 +53,15 @@ const main = async (): Promise<void> => {
     stopping = true;
     logger.info({ signal }, 'shutting down: finishing in-flight requests');
     server.close(() => {
-      storage.close().finally(() => process.exit(0));
+      void storage.close().finally(() => flushLogs().finally(() => process.exit(0)));
     });
     server.closeIdleConnections();
-    setTimeout(() => process.exit(1), 10_000).unref();
+    setTimeout(() => exit(1), 10_000).unref();
   };
   process.on('SIGTERM', () => stop('SIGTERM'));
   process.on('SIGINT', () => stop('SIGINT'));
 };
 
 main().catch((e: unknown) => {
-  process.stderr.write(`Tracelight failed to start: ${e instanceof Error ? (e.stack ?? e.message) : String(e)}\n`);
-  process.exit(1);
+  exit(1, `Tracelight failed to start: ${e instanceof Error ? (e.stack ?? e.message) : String(e)}\n`);
 });
