@@ -5,12 +5,6 @@ import { startWorld, type World } from '../support/world';
 let w: World;
 let projectId: string;
 let logStreamId: string;
-beforeAll(async () => {
-  w = await startWorld();
-  projectId = await w.project(w.admin);
-  logStreamId = await w.run(w.admin, projectId, 'log_streams');
-});
-afterAll(() => w.server.stop());
 
 const ingest = (body: Record<string, unknown>, project = projectId) =>
   w.call('POST', `/v2/projects/${project}/traces`, { auth: w.admin, json: body });
@@ -49,193 +43,247 @@ const aTrace = (over: Record<string, unknown> = {}) => {
   };
 };
 
-describe('trace ingestion', () => {
-  it('marks every column empty before anything is ingested, then only what records fill', async () => {
-    const empty = w.ok(await w.call('POST', `/v2/projects/${projectId}/spans/available_columns`, { auth: w.admin, json: { log_stream_id: logStreamId } }));
-    expect(empty.columns.every((c: { is_empty: boolean }) => c.is_empty)).toBe(true);
-
-    const trace = aTrace();
-    const r = await ingest({ log_stream_id: logStreamId, experiment_id: null, reliable: true, is_complete: true, include_trace_ids: true, traces: [trace] });
-    expect(r.status).toBe(200);
-    expect(r.body).toEqual({
-      project_id: projectId,
-      log_stream_id: logStreamId,
-      session_id: null,
-      records_count: 3,
-      traces_count: 1,
-      spans_count: 2,
-      trace_ids: [trace.id],
-    });
-
-    const after = w.ok(await w.call('POST', `/v2/projects/${projectId}/spans/available_columns`, { auth: w.admin, json: { log_stream_id: logStreamId } }));
-    const empty2 = Object.fromEntries(after.columns.map((c: { id: string; is_empty: boolean }) => [c.id, c.is_empty]));
-    for (const id of ['input', 'output', 'name', 'tags', 'model', 'temperature', 'tool_call_id', 'trace_id', 'parent_id', 'has_children', 'tools'])
-      expect([id, empty2[id]]).toEqual([id, false]);
-    for (const id of ['agent_type', 'control_id', 'check_stage', 'external_id', 'dataset_input', 'session_id'])
-      expect([id, empty2[id]]).toEqual([id, true]);
-  });
-
-  it('stores what it was sent, byte for byte where it is text, and links spans to their trace and parent', async () => {
-    const trace = aTrace({ name: `linked-${Date.now()}` });
-    w.ok(await ingest({ log_stream_id: logStreamId, traces: [trace] }));
-    const spans = w.ok(await search('spans', { filters: [{ column_id: 'trace_id', type: 'id', operator: 'eq', value: trace.id }], sort: { column_id: 'name', ascending: true } }));
-    expect(spans.records.map((s: { name: string }) => s.name)).toEqual(['lookup', 'openai.chat']);
-    const llm = spans.records[1];
-    expect(llm).toMatchObject({
-      type: 'llm',
-      id: trace.spans[0]!.id,
-      trace_id: trace.id,
-      parent_id: trace.id,
-      project_id: projectId,
-      run_id: logStreamId,
-      input: MESSAGES,
-      output: { role: 'assistant', content: 'Paris' },
-      model: 'gpt-4o-mini',
-      temperature: 0.2,
-      finish_reason: 'stop',
-      tools: JSON.stringify([{ type: 'function', function: { name: 'lookup' } }]),
-      metrics: { duration_ns: 900_000, num_input_tokens: 12, num_output_tokens: 3 },
-      has_children: false,
-    });
-    expect(spans.records[0]).toMatchObject({ type: 'tool', input: '{"q": "France"}', output: 'Paris', tool_call_id: 'call_1' });
-
-    const traces = w.ok(await search('traces', { filters: [{ column_id: 'id', type: 'id', operator: 'eq', value: trace.id }] }));
-    expect(traces.records).toHaveLength(1);
-    expect(traces.records[0]).toMatchObject({
-      type: 'trace',
-      id: trace.id,
-      trace_id: trace.id,
-      parent_id: null,
-      name: trace.name,
-      input: 'What is the capital of France?',
-      output: 'Paris',
-      created_at: '2026-11-20T10:00:00.123Z',
-      user_metadata: { customer: 'acme', tier: '1' },
-      tags: ['prod', 'eu'],
-      has_children: true,
-      is_complete: true,
-    });
-  });
-
-  it('stores nothing of a request with one bad record, and names the record and field', async () => {
-    const good = aTrace({ name: 'good-one' });
-    const bad = aTrace({ name: 'bad-one' });
-    (bad.spans[1] as Record<string, unknown>)['type'] = 'spaceship';
-    const r = await ingest({ log_stream_id: logStreamId, traces: [good, bad] });
-    expect(r.status).toBe(422);
-    expect(r.body.detail).toEqual([expect.objectContaining({ loc: ['body', 'traces', 1, 'spans', 1, 'type'], type: 'enum', input: 'spaceship' })]);
-    const found = w.ok(await search('traces', { filters: [{ column_id: 'name', type: 'text', operator: 'eq', value: 'good-one' }] }));
-    expect(found.records).toEqual([]);
-  });
-
-  it('rejects an id used twice in one request, and stores nothing', async () => {
-    const t1 = aTrace({ name: 'dup-a' });
-    const t2 = aTrace({ name: 'dup-b', id: t1.id });
-    const r = await ingest({ log_stream_id: logStreamId, traces: [t1, t2] });
-    expect(r.status).toBe(422);
-    expect(r.body.detail[0]).toMatchObject({ loc: ['body', 'traces', 1, 'id'], type: 'value_error' });
-    expect(w.ok(await search('traces', { filters: [{ column_id: 'name', type: 'text', operator: 'one_of', value: ['dup-a', 'dup-b'] }] })).records).toEqual([]);
-  });
-
-  it('replaces a record sent again (client retries), and refuses an id of another run', async () => {
-    const trace = aTrace({ name: 'retry-me' });
-    w.ok(await ingest({ log_stream_id: logStreamId, traces: [trace] }));
-    w.ok(await ingest({ log_stream_id: logStreamId, traces: [{ ...trace, output: 'Paris, France' }] }));
-    const found = w.ok(await search('traces', { filters: [{ column_id: 'name', type: 'text', operator: 'eq', value: 'retry-me' }] }));
-    expect(found.records.map((r: { output: string }) => r.output)).toEqual(['Paris, France']);
-
-    const other = await w.run(w.admin, projectId, 'log_streams');
-    const r = await ingest({ log_stream_id: other, traces: [{ ...trace, spans: [] }] });
-    expect(r.status).toBe(409);
-  });
-
-  it('answers 422 unless exactly one run id is given, 404 for a run that is not there or not the caller’s', async () => {
-    expect((await ingest({ traces: [] })).status).toBe(422);
-    expect((await ingest({ log_stream_id: logStreamId, experiment_id: logStreamId, traces: [] })).status).toBe(422);
-    expect((await ingest({ experiment_id: logStreamId, traces: [] })).status).toBe(404);
-    expect((await ingest({ log_stream_id: randomUUID(), traces: [] })).status).toBe(404);
-    const stranger = await w.user(`tracing-${Date.now()}@example.com`);
-    const r = await w.call('POST', `/v2/projects/${projectId}/traces`, { auth: stranger.auth, json: { log_stream_id: logStreamId, traces: [aTrace()] } });
-    expect(r.status).toBe(404);
-  });
-});
-
-describe('record search', () => {
-  let stream: string;
-  const names = ['alpha', 'beta', 'gamma', 'delta', 'epsilon'];
+// Every ingest assertion holds on both paths: small bodies parsed on the request thread, and bodies
+// handed to an offload worker (here every body, with TRACELIGHT_OFFLOAD_MIN_BYTES=0).
+describe.each([
+  ['parsed on the request thread', { TRACELIGHT_OFFLOAD_WORKERS: '0' }],
+  ['handed to an offload worker', { TRACELIGHT_OFFLOAD_MIN_BYTES: '0' }],
+])('tracing, request bodies %s', (_mode, env: Record<string, string>) => {
   beforeAll(async () => {
-    stream = await w.run(w.admin, projectId, 'log_streams');
-    const traces = names.map((name, i) => ({
-      ...aTrace({ name, created_at: `2026-11-2${i}T00:00:00.000Z`, tags: i % 2 === 0 ? ['even'] : ['odd'], status_code: 200 + i }),
-      spans: [],
-    }));
-    w.ok(await w.call('POST', `/v2/projects/${projectId}/traces`, { auth: w.admin, json: { log_stream_id: stream, traces } }));
+    w = await startWorld(env);
+    projectId = await w.project(w.admin);
+    logStreamId = await w.run(w.admin, projectId, 'log_streams');
   });
-  const find = (body: Record<string, unknown>) =>
-    w.call('POST', `/v2/projects/${projectId}/traces/search`, { auth: w.admin, json: { log_stream_id: stream, ...body } });
-  const namesOf = (r: { body: { records: Array<{ name: string }> } }) => r.body.records.map((x) => x.name);
+  afterAll(() => w.server.stop());
 
-  it('returns newest first by default and pages stably', async () => {
-    const first = await find({ limit: 2 });
-    expect(namesOf(first)).toEqual(['epsilon', 'delta']);
-    expect(first.body.next_starting_token).toBe(2);
-    const second = await find({ limit: 2, starting_token: 2 });
-    expect(namesOf(second)).toEqual(['gamma', 'beta']);
-    const last = await find({ limit: 2, starting_token: 4 });
-    expect(namesOf(last)).toEqual(['alpha']);
-    expect(last.body.next_starting_token).toBeNull();
-  });
+  describe('trace ingestion', () => {
+    it('marks every column empty before anything is ingested, then only what records fill', async () => {
+      const empty = w.ok(await w.call('POST', `/v2/projects/${projectId}/spans/available_columns`, { auth: w.admin, json: { log_stream_id: logStreamId } }));
+      expect(empty.columns.every((c: { is_empty: boolean }) => c.is_empty)).toBe(true);
 
-  it.each([
-    [{ column_id: 'name', type: 'text', operator: 'contains', value: 'ELTA' }, ['delta']],
-    [{ column_id: 'name', type: 'text', operator: 'contains', value: 'ELTA', case_sensitive: true }, []],
-    [{ column_id: 'status_code', type: 'number', operator: 'gte', value: 203 }, ['delta', 'epsilon']],
-    [{ column_id: 'status_code', type: 'number', operator: 'between', value: [201, 202] }, ['beta', 'gamma']],
-    [{ column_id: 'created_at', type: 'date', operator: 'lt', value: '2026-11-22T00:00:00Z' }, ['alpha', 'beta']],
-    [{ column_id: 'tags', type: 'collection', operator: 'contains', value: 'odd' }, ['beta', 'delta']],
-    [{ column_id: 'has_children', type: 'boolean', operator: 'eq', value: false }, ['alpha', 'beta', 'delta', 'epsilon', 'gamma']],
-  ])('filters by %j', async (filter, expected) => {
-    const r = await find({ filters: [filter], sort: { column_id: 'name', ascending: true } });
-    expect(r.status).toBe(200);
-    expect(namesOf(r)).toEqual(expected);
-  });
+      const trace = aTrace();
+      const r = await ingest({ log_stream_id: logStreamId, experiment_id: null, reliable: true, is_complete: true, include_trace_ids: true, traces: [trace] });
+      expect(r.status).toBe(200);
+      expect(r.body).toEqual({
+        project_id: projectId,
+        log_stream_id: logStreamId,
+        session_id: null,
+        records_count: 3,
+        traces_count: 1,
+        spans_count: 2,
+        trace_ids: [trace.id],
+      });
 
-  it('answers 422 for an unknown column and for a filter type that does not fit the column', async () => {
-    const unknown = await find({ filters: [{ column_id: 'nope', type: 'text', operator: 'eq', value: 'x' }] });
-    expect(unknown.status).toBe(422);
-    expect(unknown.body.detail[0]).toMatchObject({ loc: ['body', 'filters', 0, 'column_id'], type: 'value_error' });
-    const misfit = await find({ filters: [{ column_id: 'status_code', type: 'text', operator: 'eq', value: '200' }] });
-    expect(misfit.status).toBe(422);
-    expect(misfit.body.detail[0]).toMatchObject({ loc: ['body', 'filters', 0, 'type'] });
-    const badOp = await find({ filters: [{ column_id: 'name', type: 'text', operator: 'gt', value: 'x' }] });
-    expect(badOp.status).toBe(422);
-    expect(badOp.body.detail[0]).toMatchObject({ loc: ['body', 'filters', 0, 'operator'], type: 'enum' });
-    const unsortable = await find({ sort: { column_id: 'tags' } });
-    expect(unsortable.status).toBe(422);
-  });
-});
-
-describe('sessions', () => {
-  it('are created in a run, and traces that name them are found by session_id', async () => {
-    const created = await w.call('POST', `/v2/projects/${projectId}/sessions`, {
-      auth: w.admin,
-      json: { log_stream_id: logStreamId, name: 'support chat', external_id: 'ticket-42', user_metadata: { channel: 'web' } },
+      const after = w.ok(await w.call('POST', `/v2/projects/${projectId}/spans/available_columns`, { auth: w.admin, json: { log_stream_id: logStreamId } }));
+      const empty2 = Object.fromEntries(after.columns.map((c: { id: string; is_empty: boolean }) => [c.id, c.is_empty]));
+      for (const id of ['input', 'output', 'name', 'tags', 'model', 'temperature', 'tool_call_id', 'trace_id', 'parent_id', 'has_children', 'tools'])
+        expect([id, empty2[id]]).toEqual([id, false]);
+      for (const id of ['agent_type', 'control_id', 'check_stage', 'external_id', 'dataset_input', 'session_id'])
+        expect([id, empty2[id]]).toEqual([id, true]);
     });
-    expect(created.status).toBe(200);
-    expect(created.body).toEqual({
-      id: expect.any(String),
-      name: 'support chat',
-      project_id: projectId,
-      run_id: logStreamId,
-      external_id: 'ticket-42',
-      created_at: expect.any(String),
+
+    it('stores what it was sent, byte for byte where it is text, and links spans to their trace and parent', async () => {
+      const trace = aTrace({ name: `linked-${Date.now()}` });
+      w.ok(await ingest({ log_stream_id: logStreamId, traces: [trace] }));
+      const spans = w.ok(await search('spans', { filters: [{ column_id: 'trace_id', type: 'id', operator: 'eq', value: trace.id }], sort: { column_id: 'name', ascending: true } }));
+      expect(spans.records.map((s: { name: string }) => s.name)).toEqual(['lookup', 'openai.chat']);
+      const llm = spans.records[1];
+      expect(llm).toMatchObject({
+        type: 'llm',
+        id: trace.spans[0]!.id,
+        trace_id: trace.id,
+        parent_id: trace.id,
+        project_id: projectId,
+        run_id: logStreamId,
+        input: MESSAGES,
+        output: { role: 'assistant', content: 'Paris' },
+        model: 'gpt-4o-mini',
+        temperature: 0.2,
+        finish_reason: 'stop',
+        tools: JSON.stringify([{ type: 'function', function: { name: 'lookup' } }]),
+        metrics: { duration_ns: 900_000, num_input_tokens: 12, num_output_tokens: 3 },
+        has_children: false,
+      });
+      expect(spans.records[0]).toMatchObject({ type: 'tool', input: '{"q": "France"}', output: 'Paris', tool_call_id: 'call_1' });
+
+      const traces = w.ok(await search('traces', { filters: [{ column_id: 'id', type: 'id', operator: 'eq', value: trace.id }] }));
+      expect(traces.records).toHaveLength(1);
+      expect(traces.records[0]).toMatchObject({
+        type: 'trace',
+        id: trace.id,
+        trace_id: trace.id,
+        parent_id: null,
+        name: trace.name,
+        input: 'What is the capital of France?',
+        output: 'Paris',
+        created_at: '2026-11-20T10:00:00.123Z',
+        user_metadata: { customer: 'acme', tier: '1' },
+        tags: ['prod', 'eu'],
+        has_children: true,
+        is_complete: true,
+      });
     });
-    const sessionId: string = created.body.id;
-    w.ok(await ingest({ log_stream_id: logStreamId, session_id: sessionId, traces: [aTrace({ name: 'in-session' })] }));
-    const found = w.ok(await search('traces', { filters: [{ column_id: 'session_id', type: 'id', operator: 'eq', value: sessionId }] }));
-    expect(found.records.map((r: { name: string }) => r.name)).toEqual(['in-session']);
-    const spans = w.ok(await search('spans', { filters: [{ column_id: 'session_id', type: 'id', operator: 'eq', value: sessionId }] }));
-    expect(spans.records).toHaveLength(2);
+
+    it('stores nothing of a request with one bad record, and names the record and field', async () => {
+      const good = aTrace({ name: 'good-one' });
+      const bad = aTrace({ name: 'bad-one' });
+      (bad.spans[1] as Record<string, unknown>)['type'] = 'spaceship';
+      const r = await ingest({ log_stream_id: logStreamId, traces: [good, bad] });
+      expect(r.status).toBe(422);
+      expect(r.body.detail).toEqual([expect.objectContaining({ loc: ['body', 'traces', 1, 'spans', 1, 'type'], type: 'enum', input: 'spaceship' })]);
+      const found = w.ok(await search('traces', { filters: [{ column_id: 'name', type: 'text', operator: 'eq', value: 'good-one' }] }));
+      expect(found.records).toEqual([]);
+    });
+
+    it('rejects an id used twice in one request, and stores nothing', async () => {
+      const t1 = aTrace({ name: 'dup-a' });
+      const t2 = aTrace({ name: 'dup-b', id: t1.id });
+      const r = await ingest({ log_stream_id: logStreamId, traces: [t1, t2] });
+      expect(r.status).toBe(422);
+      expect(r.body.detail[0]).toMatchObject({ loc: ['body', 'traces', 1, 'id'], type: 'value_error' });
+      expect(w.ok(await search('traces', { filters: [{ column_id: 'name', type: 'text', operator: 'one_of', value: ['dup-a', 'dup-b'] }] })).records).toEqual([]);
+    });
+
+    it('replaces a record sent again (client retries), and refuses an id of another run', async () => {
+      const trace = aTrace({ name: 'retry-me' });
+      w.ok(await ingest({ log_stream_id: logStreamId, traces: [trace] }));
+      w.ok(await ingest({ log_stream_id: logStreamId, traces: [{ ...trace, output: 'Paris, France' }] }));
+      const found = w.ok(await search('traces', { filters: [{ column_id: 'name', type: 'text', operator: 'eq', value: 'retry-me' }] }));
+      expect(found.records.map((r: { output: string }) => r.output)).toEqual(['Paris, France']);
+
+      const other = await w.run(w.admin, projectId, 'log_streams');
+      const r = await ingest({ log_stream_id: other, traces: [{ ...trace, spans: [] }] });
+      expect(r.status).toBe(409);
+    });
+
+    it('answers 422 unless exactly one run id is given, 404 for a run that is not there or not the caller’s', async () => {
+      expect((await ingest({ traces: [] })).status).toBe(422);
+      expect((await ingest({ log_stream_id: logStreamId, experiment_id: logStreamId, traces: [] })).status).toBe(422);
+      expect((await ingest({ experiment_id: logStreamId, traces: [] })).status).toBe(404);
+      expect((await ingest({ log_stream_id: randomUUID(), traces: [] })).status).toBe(404);
+      const stranger = await w.user(`tracing-${Date.now()}@example.com`);
+      const r = await w.call('POST', `/v2/projects/${projectId}/traces`, { auth: stranger.auth, json: { log_stream_id: logStreamId, traces: [aTrace()] } });
+      expect(r.status).toBe(404);
+    });
+  });
+
+  describe('record search', () => {
+    let stream: string;
+    const names = ['alpha', 'beta', 'gamma', 'delta', 'epsilon'];
+    beforeAll(async () => {
+      stream = await w.run(w.admin, projectId, 'log_streams');
+      const traces = names.map((name, i) => ({
+        ...aTrace({ name, created_at: `2026-11-2${i}T00:00:00.000Z`, tags: i % 2 === 0 ? ['even'] : ['odd'], status_code: 200 + i }),
+        spans: [],
+      }));
+      w.ok(await w.call('POST', `/v2/projects/${projectId}/traces`, { auth: w.admin, json: { log_stream_id: stream, traces } }));
+    });
+    const find = (body: Record<string, unknown>) =>
+      w.call('POST', `/v2/projects/${projectId}/traces/search`, { auth: w.admin, json: { log_stream_id: stream, ...body } });
+    const namesOf = (r: { body: { records: Array<{ name: string }> } }) => r.body.records.map((x) => x.name);
+
+    it('returns newest first by default and pages stably', async () => {
+      const first = await find({ limit: 2 });
+      expect(namesOf(first)).toEqual(['epsilon', 'delta']);
+      expect(first.body.next_starting_token).toBe(2);
+      const second = await find({ limit: 2, starting_token: 2 });
+      expect(namesOf(second)).toEqual(['gamma', 'beta']);
+      const last = await find({ limit: 2, starting_token: 4 });
+      expect(namesOf(last)).toEqual(['alpha']);
+      expect(last.body.next_starting_token).toBeNull();
+    });
+
+    it.each([
+      [{ column_id: 'name', type: 'text', operator: 'contains', value: 'ELTA' }, ['delta']],
+      [{ column_id: 'name', type: 'text', operator: 'contains', value: 'ELTA', case_sensitive: true }, []],
+      [{ column_id: 'status_code', type: 'number', operator: 'gte', value: 203 }, ['delta', 'epsilon']],
+      [{ column_id: 'status_code', type: 'number', operator: 'between', value: [201, 202] }, ['beta', 'gamma']],
+      [{ column_id: 'created_at', type: 'date', operator: 'lt', value: '2026-11-22T00:00:00Z' }, ['alpha', 'beta']],
+      [{ column_id: 'tags', type: 'collection', operator: 'contains', value: 'odd' }, ['beta', 'delta']],
+      [{ column_id: 'has_children', type: 'boolean', operator: 'eq', value: false }, ['alpha', 'beta', 'delta', 'epsilon', 'gamma']],
+    ])('filters by %j', async (filter, expected) => {
+      const r = await find({ filters: [filter], sort: { column_id: 'name', ascending: true } });
+      expect(r.status).toBe(200);
+      expect(namesOf(r)).toEqual(expected);
+    });
+
+    it('answers 422 for an unknown column and for a filter type that does not fit the column', async () => {
+      const unknown = await find({ filters: [{ column_id: 'nope', type: 'text', operator: 'eq', value: 'x' }] });
+      expect(unknown.status).toBe(422);
+      expect(unknown.body.detail[0]).toMatchObject({ loc: ['body', 'filters', 0, 'column_id'], type: 'value_error' });
+      const misfit = await find({ filters: [{ column_id: 'status_code', type: 'text', operator: 'eq', value: '200' }] });
+      expect(misfit.status).toBe(422);
+      expect(misfit.body.detail[0]).toMatchObject({ loc: ['body', 'filters', 0, 'type'] });
+      const badOp = await find({ filters: [{ column_id: 'name', type: 'text', operator: 'gt', value: 'x' }] });
+      expect(badOp.status).toBe(422);
+      expect(badOp.body.detail[0]).toMatchObject({ loc: ['body', 'filters', 0, 'operator'], type: 'enum' });
+      const unsortable = await find({ sort: { column_id: 'tags' } });
+      expect(unsortable.status).toBe(422);
+    });
+  });
+
+  describe('sessions', () => {
+    it('are created in a run, and traces that name them are found by session_id', async () => {
+      const created = await w.call('POST', `/v2/projects/${projectId}/sessions`, {
+        auth: w.admin,
+        json: { log_stream_id: logStreamId, name: 'support chat', external_id: 'ticket-42', user_metadata: { channel: 'web' } },
+      });
+      expect(created.status).toBe(200);
+      expect(created.body).toEqual({
+        id: expect.any(String),
+        name: 'support chat',
+        project_id: projectId,
+        run_id: logStreamId,
+        external_id: 'ticket-42',
+        created_at: expect.any(String),
+      });
+      const sessionId: string = created.body.id;
+      w.ok(await ingest({ log_stream_id: logStreamId, session_id: sessionId, traces: [aTrace({ name: 'in-session' })] }));
+      const found = w.ok(await search('traces', { filters: [{ column_id: 'session_id', type: 'id', operator: 'eq', value: sessionId }] }));
+      expect(found.records.map((r: { name: string }) => r.name)).toEqual(['in-session']);
+      const spans = w.ok(await search('spans', { filters: [{ column_id: 'session_id', type: 'id', operator: 'eq', value: sessionId }] }));
+      expect(spans.records).toHaveLength(2);
+    });
+  });
+
+  describe('bodies the request thread does not parse itself', () => {
+    const raw = (text: string, headers: Record<string, string> = {}) =>
+      w.call('POST', `/v2/projects/${projectId}/traces`, { auth: w.admin, raw: text, headers: { 'content-type': 'application/json', ...headers } });
+
+    it('answers malformed JSON, a prototype-poisoning key and an empty body as the spec says', async () => {
+      const malformed = await raw('{"log_stream_id": "x", "traces": [}');
+      expect(malformed.status).toBe(422);
+      expect(malformed.body).toEqual({ detail: [{ loc: ['body', 34], msg: 'JSON decode error', type: 'json_invalid', input: {}, ctx: { error: 'Expecting value' } }] });
+      const poisoned = await raw(`{"log_stream_id": "${logStreamId}", "traces": [], "__proto__": {"admin": true}}`);
+      expect(poisoned.status).toBe(422);
+      expect(poisoned.body.detail[0]).toMatchObject({ type: 'json_invalid' });
+      const empty = await raw('');
+      expect(empty.status).toBe(422);
+      expect(empty.body.detail).toEqual([expect.objectContaining({ loc: ['body', 'traces'], type: 'missing' })]);
+    });
+
+    it('counts the requests handed to an offload worker in /metrics', async () => {
+      w.ok(await ingest({ log_stream_id: logStreamId, traces: [aTrace()] }));
+      const metrics = (await w.call('GET', '/metrics')).text;
+      const offloaded = Number(/^tracelight_http_offloaded_requests_total\{route="\/projects\/\{project_id\}\/traces"\} (\d+)/m.exec(metrics)?.[1] ?? 0);
+      if (env['TRACELIGHT_OFFLOAD_WORKERS'] === '0') expect(offloaded).toBe(0);
+      else expect(offloaded).toBeGreaterThan(0);
+    });
+
+    it('takes gzip bodies, and refuses one over the body limit with 413', async () => {
+      const { gzipSync } = await import('node:zlib');
+      const trace = aTrace({ name: 'gzipped' });
+      const zipped = gzipSync(JSON.stringify({ log_stream_id: logStreamId, traces: [trace] }));
+      const r = await w.call('POST', `/v2/projects/${projectId}/traces`, {
+        auth: w.admin,
+        raw: zipped,
+        headers: { 'content-type': 'application/json', 'content-encoding': 'gzip' },
+      });
+      expect(r.status).toBe(200);
+      expect(w.ok(await search('traces', { filters: [{ column_id: 'name', type: 'text', operator: 'eq', value: 'gzipped' }] })).records).toHaveLength(1);
+      const huge = await raw(JSON.stringify({ log_stream_id: logStreamId, traces: [aTrace({ input: 'x'.repeat(11 * 1024 * 1024) })] }));
+      expect(huge.status).toBe(413);
+    });
   });
 });
 

@@ -1,14 +1,12 @@
 // Assembles the Koa application: error shaping, body parsing, and every route group on one router,
-// mounted under /v2 (the spec) and at the root (the origin's SDKs call unversioned paths).
+// served under /v2 (the spec) and at the root (the origin's SDKs call unversioned paths).
 import Router from '@koa/router';
-import { reportValidationErrors, type ValidationError } from '@tracelight/api-schema';
 import { IdentityUseCases } from '@tracelight/use-cases';
-import { inject, injectable, multiInject } from 'inversify';
-import Koa from 'koa';
+import { inject, injectable, multiInject, optional } from 'inversify';
+import Koa, { type Middleware } from 'koa';
 import bodyParser from 'koa-bodyparser';
-import * as E from 'fp-ts/Either';
 import { authenticate } from './auth/authenticate.middleware';
-import { type HttpError, toHttpError } from './errors/domain-error.mapper';
+import type { HttpError } from './errors/domain-error.mapper';
 import { errorMiddleware } from './errors/error.middleware';
 import { accessLog } from './shared/access-log.middleware';
 import { HttpMetrics } from './shared/metrics';
@@ -19,20 +17,39 @@ import type { AppContext } from './shared/context';
 import { HttpLogger, HttpOptions } from './shared/logger';
 import { MultipartError, parseMultipart } from './shared/multipart';
 import { RawBodyError, readRawBody } from './shared/raw-body';
+import { API_KEY_HEADERS } from './auth/presented-credentials';
+import { RouteOffload } from './shared/offload';
 import { sendError } from './shared/respond';
-import { type Decoder, type Route, RouteGroup } from './shared/route';
+import { type Route, RouteGroup } from './shared/route';
+import { routeKey, runRoute } from './shared/route-runner';
 
 const koaPath = (specPath: string): string => specPath.replace(/\{(\w+)\}/g, ':$1');
 
-const decodePart = <A>(
-  codec: Decoder<A> | undefined,
-  value: unknown,
-  where: 'path' | 'query' | 'body',
-): E.Either<ValidationError[], A | undefined> => {
-  if (!codec) return E.right(undefined);
-  const result = codec.decode(value);
-  return E.isLeft(result) ? E.left(reportValidationErrors(result.left, where)) : E.right(result.right);
+/** path-to-regexp's optional group: `/v2/projects` (the spec) and `/projects` (the origin's SDKs) match one route. */
+const OPTIONAL_V2 = '{/v2}';
+const V2_PREFIXED = /^\/v2(?:\/|$)/i;
+
+/**
+ * The first middleware of every route: names the matched route for metrics as it was named when the
+ * table was mounted twice, `/v2/projects/:project_id` or `/projects/:project_id`, never `{/v2}…`.
+ */
+const routeLabel = (path: string): Middleware => {
+  const prefixed = `/v2${path}`;
+  return (ctx, next) => {
+    (ctx as { _matchedRoute?: string })._matchedRoute = V2_PREFIXED.test(ctx.path) ? prefixed : path;
+    return next();
+  };
 };
+
+/** `10mb`, `512kb`, `1024` (the forms configuration accepts) in bytes. */
+const byteSize = (limit: string): number => {
+  const m = /^(\d+)(b|kb|mb)?$/i.exec(limit);
+  const unit = { b: 1, kb: 1024, mb: 1024 * 1024 }[(m?.[2] ?? 'b').toLowerCase() as 'b' | 'kb' | 'mb'];
+  return m ? Number(m[1]) * unit : 1024 * 1024;
+};
+
+/** Never handed to an offload worker: the caller is already resolved into a principal. */
+const CREDENTIAL_HEADERS = new Set<string>([...API_KEY_HEADERS, 'authorization', 'cookie']);
 
 /** A body that could not be read: 413 and 415 say so in words; a 422 keeps the spec's detail[] shape. */
 const bodyFailure = (status: 413 | 415 | 422, message: string): HttpError =>
@@ -50,6 +67,7 @@ export class HttpApp {
     @inject(HttpOptions) private readonly options: HttpOptions,
     @inject(HttpLogger) private readonly logger: HttpLogger,
     @inject(HttpMetrics) private readonly metrics: HttpMetrics,
+    @inject(RouteOffload) @optional() private readonly offload?: RouteOffload,
   ) {}
 
   /** Every route, for the router and for documentation. */
@@ -67,6 +85,17 @@ export class HttpApp {
     app.use(metrics.middleware);
     app.use(errorMiddleware(this.logger));
     app.use(rateLimit(this.options.rateLimitPerMinute));
+    // A large body for a heavy route is left unparsed here: an offload worker parses it.
+    const offload = this.offload;
+    const heavy = this.routes()
+      .filter((r) => r.offload)
+      .map((r) => ({ method: r.method.toUpperCase(), path: new RegExp(`^(?:/v2)?${r.path.replace(/\{\w+\}/g, '[^/]+')}/?$`) }));
+    if (offload && heavy.length > 0)
+      app.use((ctx: AppContext, next) => {
+        if (heavy.some((h) => h.method === ctx.method && h.path.test(ctx.path)) && ctx.is('json') && !(Number(ctx.get('content-length')) < offload.minBytes))
+          (ctx as AppContext & { disableBodyParser?: boolean }).disableBodyParser = true;
+        return next();
+      });
     app.use(
       bodyParser({
         enableTypes: ['json', 'form'],
@@ -75,15 +104,21 @@ export class HttpApp {
         strict: false,
       }),
     );
+    // Each route is mounted once, under an optional `/v2`: half the layers for the router to match
+    // against, compared with mounting the whole table twice.
     const api = new Router();
     const auth = authenticate(this.identity);
     for (const r of this.routes()) {
+      const path = koaPath(r.path);
       const handler = (ctx: AppContext) => this.handle(r, ctx);
-      if (r.auth === 'required') api[r.method](koaPath(r.path), auth, handler);
-      else api[r.method](koaPath(r.path), handler);
+      const label = routeLabel(path);
+      if (r.auth === 'required') api[r.method](`${OPTIONAL_V2}${path}`, label, auth, handler);
+      else api[r.method](`${OPTIONAL_V2}${path}`, label, handler);
     }
     this.mounted = api.stack.flatMap((layer) =>
-      layer.methods.filter((m) => m !== 'HEAD').map((m) => ({ method: m.toLowerCase(), path: String(layer.path).replace(/:(\w+)/g, '{$1}') })),
+      layer.methods
+        .filter((m) => m !== 'HEAD')
+        .map((m) => ({ method: m.toLowerCase(), path: String(layer.path).slice(OPTIONAL_V2.length).replace(/:(\w+)/g, '{$1}') })),
     );
     const document = openApiDocument(this.routes(), '0.1.0');
     const root = new Router();
@@ -110,7 +145,6 @@ export class HttpApp {
       ctx.body = asset.body;
       return undefined;
     });
-    root.use('/v2', api.routes(), api.allowedMethods());
     root.use(api.routes(), api.allowedMethods());
     app.use(root.routes());
     app.use(root.allowedMethods());
@@ -122,6 +156,8 @@ export class HttpApp {
   }
 
   private async handle(r: Route, ctx: AppContext): Promise<void> {
+    if (r.offload && this.offload && (ctx as AppContext & { disableBodyParser?: boolean }).disableBodyParser)
+      return this.handleOffloaded(r, ctx, this.offload);
     // An empty JSON body is an absent body, as with no content type at all.
     let rawBody: unknown = ctx.request.body === '' || ctx.request.body === undefined ? {} : ctx.request.body;
     if (r.bodyKind === 'bytes' && !ctx.is('json')) {
@@ -148,26 +184,42 @@ export class HttpApp {
         return sendError(ctx, bodyFailure(e.status, e.message));
       }
     }
-    const params = decodePart(r.params, ctx.params, 'path');
-    const query = decodePart(r.query, ctx.query, 'query');
-    const body = decodePart(r.body, rawBody, 'body');
-    const errors = [params, query, body].flatMap((x) => (E.isLeft(x) ? x.left : []));
-    if (errors.length > 0 || E.isLeft(params) || E.isLeft(query) || E.isLeft(body)) {
-      return sendError(ctx, { status: 422, body: { detail: errors } });
-    }
-    const input = {
-      params: params.right,
-      query: query.right,
-      body: body.right,
-      principal: ctx.state.principal!,
+    const outcome = await runRoute(r, {
+      params: ctx.params,
+      query: ctx.query,
+      body: rawBody,
+      principal: ctx.state.principal,
       header: (name: string) => ctx.get(name) || undefined,
-    };
-    const refined = r.refine?.(input) ?? [];
-    if (refined.length > 0) return sendError(ctx, { status: 422, body: { detail: refined } });
-    const result = await r.handle(input)();
-    if (E.isLeft(result)) return sendError(ctx, toHttpError(result.left));
-    if (r.write) return r.write(ctx, result.right);
-    ctx.status = r.status ?? 200;
-    ctx.body = r.present(result.right);
+    });
+    if (!outcome.ok) return sendError(ctx, outcome.error);
+    if (r.write) return r.write(ctx, outcome.result);
+    ctx.status = outcome.status;
+    ctx.body = r.present(outcome.result);
+  }
+
+  /** The body goes, unparsed, to an offload worker, which answers as this thread would have. */
+  private async handleOffloaded(r: Route, ctx: AppContext, offload: RouteOffload): Promise<void> {
+    let body: Buffer;
+    try {
+      body = await readRawBody(ctx.req, byteSize(this.options.bodyLimit));
+    } catch (e) {
+      if (!(e instanceof RawBodyError)) throw e;
+      return sendError(ctx, bodyFailure(e.status, e.message));
+    }
+    const headers: Record<string, string> = {};
+    for (const [name, value] of Object.entries(ctx.headers))
+      if (typeof value === 'string' && !CREDENTIAL_HEADERS.has(name)) headers[name] = value;
+    this.metrics.offloaded.inc({ route: r.path });
+    const reply = await offload.run({
+      route: routeKey(r),
+      params: ctx.params,
+      query: ctx.query,
+      body,
+      principal: ctx.state.principal,
+      headers,
+    });
+    ctx.status = reply.status;
+    for (const [name, value] of Object.entries(reply.headers ?? {})) ctx.set(name, value);
+    ctx.body = reply.body;
   }
 }

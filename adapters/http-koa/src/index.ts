@@ -7,3 +7,5 @@ export * from './auth/presented-credentials';
 export * from './errors/domain-error.mapper';
 export * from './openapi/openapi.document';
 export * from './shared/metrics';
+export * from './shared/offload';
+export * from './shared/route-runner';

@@ -25,6 +25,8 @@ export interface ServerConfig {
   readonly rateLimitPerMinute: number;
   readonly requestTimeoutMs: number;
   readonly maxRecordsPerRequest: number;
+  readonly offloadWorkers: number;
+  readonly offloadMinBytes: number;
 }
 
 type Env = Readonly<Record<string, string | undefined>>;
@@ -48,6 +50,8 @@ export const CONFIG_VARIABLES = [
   ['TRACELIGHT_RATE_LIMIT_PER_MINUTE', '6000', 'Requests per minute per credential (0: none); beyond it 429 with Retry-After.'],
   ['TRACELIGHT_REQUEST_TIMEOUT_MS', '30000', 'Longest time to receive a whole request.'],
   ['TRACELIGHT_MAX_RECORDS_PER_REQUEST', '10000', 'Most traces and spans one ingest request may carry (else 422: split the batch).'],
+  ['TRACELIGHT_OFFLOAD_WORKERS', '1', 'Worker threads that parse, validate and store large ingest bodies off the event loop (0: none).'],
+  ['TRACELIGHT_OFFLOAD_MIN_BYTES', '1048576', 'Ingest bodies this large or larger (or of unknown length) go to an offload worker.'],
 ] as const;
 
 const integer =
@@ -112,6 +116,8 @@ export const loadConfig = (env: Env): E.Either<ReadonlyArray<string>, ServerConf
     rateLimitPerMinute: take(integer('TRACELIGHT_RATE_LIMIT_PER_MINUTE', 0, 10_000_000, 6000)(env), 6000),
     requestTimeoutMs: take(integer('TRACELIGHT_REQUEST_TIMEOUT_MS', 1000, 3_600_000, 30_000)(env), 30_000),
     maxRecordsPerRequest: take(integer('TRACELIGHT_MAX_RECORDS_PER_REQUEST', 1, 1_000_000, 10_000)(env), 10_000),
+    offloadWorkers: take(integer('TRACELIGHT_OFFLOAD_WORKERS', 0, 64, 1)(env), 1),
+    offloadMinBytes: take(integer('TRACELIGHT_OFFLOAD_MIN_BYTES', 0, 1 << 30, 1 << 20)(env), 1 << 20),
   };
   return problems.length > 0 ? E.left(problems) : E.right(config);
 };

@@ -1,16 +1,19 @@
 // The composition root: configuration → inversify container. Choosing the storage engine is one switch here.
 import { credentialsModule, loadOrCreateSecretKey } from '@tracelight/credentials';
-import { type HttpLogger, HttpMetrics, httpModule } from '@tracelight/http-koa';
+import { type HttpLogger, HttpMetrics, RouteOffload, httpModule } from '@tracelight/http-koa';
 import { REPOSITORY_TOKENS } from '@tracelight/ports';
 import { MongoDatabase, MongoDatabaseToken, mongodbModule } from '@tracelight/mongodb';
 import { SqliteStorage, SqliteStorageToken, sqliteModule } from '@tracelight/sqlite';
 import { Container } from 'inversify';
 import type { ServerConfig } from './config';
+import { OffloadPool } from './offload-pool';
 import { useCasesModule } from './use-cases.module';
 
+/** What must run before the container's ports are used: the storage, then the offload workers. */
 export interface Storage {
-  /** Connects and migrates; a no-op for engines that did so when constructed. */
+  /** Connects and migrates, then starts the offload workers (which open the storage themselves). */
   open(): Promise<void>;
+  /** Lets the offload workers finish, then closes the storage. */
   close(): Promise<void>;
 }
 
@@ -35,7 +38,7 @@ export const buildContainer = (config: ServerConfig, logger: HttpLogger): { cont
     useCasesModule({ maxRecordsPerRequest: config.maxRecordsPerRequest }),
     httpModule({ bodyLimit: config.bodyLimit, uploadLimitBytes: config.uploadLimitBytes, rateLimitPerMinute: config.rateLimitPerMinute }, logger, metrics),
   );
-  const storage: Storage =
+  const engine: Storage =
     config.database.engine === 'sqlite'
       ? {
           open: () => container.get<SqliteStorage>(SqliteStorageToken).open(),
@@ -45,6 +48,18 @@ export const buildContainer = (config: ServerConfig, logger: HttpLogger): { cont
           open: () => container.get<MongoDatabase>(MongoDatabaseToken).connect(),
           close: () => container.get<MongoDatabase>(MongoDatabaseToken).close(),
         };
+  const pool = config.offloadWorkers > 0 ? new OffloadPool(config, config.offloadMinBytes, config.offloadWorkers) : undefined;
+  if (pool) container.bind(RouteOffload).toConstantValue(pool);
+  const storage: Storage = {
+    open: async () => {
+      await engine.open();
+      await pool?.start();
+    },
+    close: async () => {
+      await pool?.close();
+      await engine.close();
+    },
+  };
   return { container, storage };
 };
 

@@ -20,6 +20,14 @@ export class HttpMetrics {
     registers: [this.registry],
   });
 
+  /** Requests whose body an offload worker parsed and handled, by route template. */
+  readonly offloaded = new Counter({
+    name: 'tracelight_http_offloaded_requests_total',
+    help: 'Requests handed to an offload worker (large ingest bodies), by route',
+    labelNames: ['route'] as const,
+    registers: [this.registry],
+  });
+
   private readonly storage = new Histogram({
     name: 'tracelight_storage_operation_duration_seconds',
     help: 'Repository operations, by repository, operation and outcome (ok or the domain error tag)',

@@ -42,6 +42,11 @@ export interface Route<P = unknown, Q = unknown, B = unknown, A = unknown> {
   readonly refine?: (input: RouteInput<P, Q, B>) => ReadonlyArray<ValidationError>;
   readonly handle: (input: RouteInput<P, Q, B>) => UseCase<A>;
   readonly present: (result: A) => unknown;
+  /**
+   * Heavy JSON routes (trace ingestion): a body of RouteOffload.minBytes or more is parsed, validated
+   * and handled by an offload worker, off the request thread.
+   */
+  readonly offload?: boolean;
   /** For responses that are not JSON (a scorer's source file): writes the body itself. */
   readonly write?: (ctx: AppContext, result: A) => void;
 }

@@ -40,6 +40,7 @@ export class TracingRoutes implements RouteGroup {
         path: '/projects/{project_id}/traces',
         summary: 'Ingest traces with their nested spans: every record of the request is stored, or none',
         auth: 'required',
+        offload: true,
         params: ProjectPath,
         body: LogTracesIngestRequest,
         response: LogTracesIngestResponse,

@@ -1,0 +1,77 @@
+// Large bodies of heavy routes (trace ingestion) are parsed, validated and stored off the request
+// thread, so that one 10 MB batch does not hold every other request up. The request thread still
+// authenticates, limits, logs and times the request; an offload worker (its own container, the same
+// routes and use cases) does the rest with `serveOffloaded`.
+import * as bourne from '@hapi/bourne';
+import { jsonInvalid, jsonSyntaxError } from '@tracelight/api-schema';
+import type { Principal } from '@tracelight/domain';
+import type { HttpError } from '../errors/domain-error.mapper';
+import type { Route } from './route';
+import { runRoute } from './route-runner';
+
+export interface OffloadedRequest {
+  /** `routeKey` of the route. */
+  readonly route: string;
+  readonly params: Readonly<Record<string, string>>;
+  readonly query: Readonly<Record<string, unknown>>;
+  /** The body as received (inflated), not yet parsed. */
+  readonly body: Uint8Array;
+  readonly principal: Principal | undefined;
+  /** Request headers, lower-case, without credentials. */
+  readonly headers: Readonly<Record<string, string>>;
+}
+
+export interface OffloadedReply {
+  readonly status: number;
+  readonly body: unknown;
+  readonly headers?: Readonly<Record<string, string>>;
+}
+
+/** Where offloaded requests go; bound by the composition root when it runs offload workers. */
+export interface RouteOffload {
+  /** Bodies of at least this many bytes (or of unknown length) are offloaded. */
+  readonly minBytes: number;
+  run(request: OffloadedRequest): Promise<OffloadedReply>;
+}
+export const RouteOffload = Symbol.for('tracelight.RouteOffload');
+
+/** Where JSON.parse gave up, when its message says so (V8: "... at position N"). */
+const positionIn = (message: string): number => Number(/position (\d+)/.exec(message)?.[1] ?? 0);
+
+/**
+ * A body that is not JSON, in the spec's 422 shape, worded as FastAPI words it. The request thread's
+ * body parser failures and the offload workers' go through here alike.
+ */
+export const malformedJson = (text: string, error: unknown): HttpError => {
+  const message = error instanceof Error ? error.message : 'Invalid JSON';
+  const why = jsonSyntaxError(text) ?? { position: positionIn(message), error: message };
+  return { status: 422, body: { detail: [jsonInvalid(why.position, why.error)] } };
+};
+
+/** Parses as the request thread's body parser does: prototype poisoning refused, an empty body is none. */
+const parseJson = (text: string): { ok: true; value: unknown } | { ok: false; error: HttpError } => {
+  if (text === '') return { ok: true, value: {} };
+  try {
+    return { ok: true, value: bourne.parse(text, { protoAction: 'error' }) as unknown };
+  } catch (e) {
+    return { ok: false, error: malformedJson(text, e) };
+  }
+};
+
+const reply = (error: HttpError): OffloadedReply => ({ status: error.status, body: error.body, ...(error.headers ? { headers: error.headers } : {}) });
+
+/** An offload worker's handling of one request: parse, then exactly what the request thread would do. */
+export const serveOffloaded = async (routes: ReadonlyMap<string, Route>, request: OffloadedRequest): Promise<OffloadedReply> => {
+  const r = routes.get(request.route);
+  if (!r) return { status: 404, body: { detail: 'Not Found' } };
+  const parsed = parseJson(Buffer.from(request.body.buffer, request.body.byteOffset, request.body.byteLength).toString('utf8'));
+  if (!parsed.ok) return reply(parsed.error);
+  const outcome = await runRoute(r, {
+    params: request.params,
+    query: request.query,
+    body: parsed.value,
+    principal: request.principal,
+    header: (name) => request.headers[name.toLowerCase()] || undefined,
+  });
+  return outcome.ok ? { status: outcome.status, body: r.present(outcome.result) } : reply(outcome.error);
+};

@@ -1,0 +1,57 @@
+// A route's work apart from Koa: decode → cross-field checks → use case → domain error mapping. The
+// request thread runs it for every route; an offload worker runs the very same code for large
+// ingest bodies, so both paths answer alike by construction.
+import { reportValidationErrors, type ValidationError } from '@tracelight/api-schema';
+import type { Principal } from '@tracelight/domain';
+import * as E from 'fp-ts/Either';
+import { type HttpError, toHttpError } from '../errors/domain-error.mapper';
+import type { Decoder, Route } from './route';
+
+export interface RouteRequest {
+  readonly params: unknown;
+  readonly query: unknown;
+  /** The parsed body (`{}` when there was none). */
+  readonly body: unknown;
+  /** Set on routes behind authentication. */
+  readonly principal: Principal | undefined;
+  readonly header: (name: string) => string | undefined;
+}
+
+export type RouteOutcome =
+  | { readonly ok: false; readonly error: HttpError }
+  | { readonly ok: true; readonly status: number; readonly result: unknown };
+
+const decodePart = <A>(
+  codec: Decoder<A> | undefined,
+  value: unknown,
+  where: 'path' | 'query' | 'body',
+): E.Either<ValidationError[], A | undefined> => {
+  if (!codec) return E.right(undefined);
+  const result = codec.decode(value);
+  return E.isLeft(result) ? E.left(reportValidationErrors(result.left, where)) : E.right(result.right);
+};
+
+const unprocessable = (detail: ReadonlyArray<ValidationError>): RouteOutcome => ({ ok: false, error: { status: 422, body: { detail } } });
+
+export const runRoute = async (r: Route, request: RouteRequest): Promise<RouteOutcome> => {
+  const params = decodePart(r.params, request.params, 'path');
+  const query = decodePart(r.query, request.query, 'query');
+  const body = decodePart(r.body, request.body, 'body');
+  if (E.isLeft(params) || E.isLeft(query) || E.isLeft(body)) {
+    return unprocessable([params, query, body].flatMap((x) => (E.isLeft(x) ? x.left : [])));
+  }
+  const input = {
+    params: params.right,
+    query: query.right,
+    body: body.right,
+    principal: request.principal!,
+    header: request.header,
+  };
+  const refined = r.refine?.(input) ?? [];
+  if (refined.length > 0) return unprocessable(refined);
+  const result = await r.handle(input)();
+  return E.isLeft(result) ? { ok: false, error: toHttpError(result.left) } : { ok: true, status: r.status ?? 200, result: result.right };
+};
+
+/** How a route is named between threads. */
+export const routeKey = (r: Pick<Route, 'method' | 'path'>): string => `${r.method.toUpperCase()} ${r.path}`;

@@ -1,0 +1,49 @@
+// An offload worker: its own container from the same composition root (the same routes, use cases
+// and storage engine; on SQLite a connection of its own, writing in its own transactions), serving
+// the large requests the request thread hands it. It never listens on a socket.
+import 'reflect-metadata';
+import { HttpApp, type Route, routeKey, serveOffloaded } from '@tracelight/http-koa';
+import { parentPort, workerData } from 'node:worker_threads';
+import type { ServerConfig } from './config';
+import { buildContainer } from './container';
+import { jsonLogger } from './logger';
+import type { FromOffloadWorker, ToOffloadWorker } from './offload-pool';
+
+const port = parentPort;
+if (!port) throw new Error('offload.worker must run as a worker thread');
+const send = (m: FromOffloadWorker) => port.postMessage(m);
+
+const main = async (): Promise<void> => {
+  // Never a pool of its own; on SQLite, writes in this thread (it is off the event loop already).
+  const config: ServerConfig = { ...(workerData as ServerConfig), offloadWorkers: 0, sqliteWriter: 'inline' };
+  const { container, storage } = buildContainer(config, jsonLogger);
+  await storage.open();
+  const routes = new Map<string, Route>(container.get(HttpApp).routes().map((r) => [routeKey(r), r]));
+  let inHand = 0;
+  let closing = false;
+  const closeWhenIdle = async () => {
+    if (inHand > 0) return;
+    await storage.close();
+    process.exit(0); // ends this thread only
+  };
+  port.on('message', (m: ToOffloadWorker) => {
+    if (m.type === 'close') {
+      closing = true;
+      return void closeWhenIdle();
+    }
+    inHand++;
+    serveOffloaded(routes, m.request)
+      .catch((e: unknown) => {
+        jsonLogger.error({ error: e instanceof Error ? e.stack : String(e) }, 'unhandled error in an offload worker');
+        return { status: 500, body: { detail: 'Internal Server Error' } };
+      })
+      .then((reply) => {
+        send({ type: 'reply', id: m.id, reply });
+        inHand--;
+        if (closing) void closeWhenIdle();
+      });
+  });
+  send({ type: 'ready' });
+};
+
+main().catch((e: unknown) => send({ type: 'failed', message: e instanceof Error ? e.message : String(e) }));
