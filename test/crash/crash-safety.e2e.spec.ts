@@ -1,25 +1,21 @@
 // Crash safety: another process ingests continuously, the server is killed with SIGKILL mid-stream
 // and restarted on the same data dir. Every write it acknowledged must be there, and the database
 // must be consistent.
+import { TracelightClient } from '@tracelight/client';
 import { spawn } from 'node:child_process';
 import * as path from 'node:path';
-import { http } from '../support/http';
 import { ADMIN, startServer } from '../support/server';
 
 // eslint-disable-next-line @typescript-eslint/no-require-imports
 const Database = require(path.resolve(__dirname, '../../adapters/sqlite/node_modules/better-sqlite3')) as typeof import('better-sqlite3');
 
-const login = async (call: ReturnType<typeof http>) =>
-  (await call('POST', '/login', { form: { username: ADMIN.email, password: ADMIN.password } })).body.access_token as string;
-
 describe('crash safety', () => {
   it('keeps every acknowledged write across a SIGKILL, with an intact database', async () => {
     const first = await startServer();
-    const call = http(first.baseUrl);
-    const token = await login(call);
-    const key = (await call('POST', '/v2/users/api_keys', { auth: { bearer: token }, json: { description: 'writer' } })).body.api_key as string;
-    const projectId = (await call('POST', '/v2/projects', { auth: { bearer: token }, json: { name: 'crash' } })).body.id as string;
-    const logStreamId = (await call('POST', `/v2/projects/${projectId}/log_streams`, { auth: { bearer: token }, json: { name: 'crash' } })).body.id as string;
+    const admin = new TracelightClient(first.baseUrl, { login: ADMIN });
+    const key = (await admin.createApiKey({ description: 'writer' })).api_key;
+    const projectId = (await admin.createProject({ name: 'crash' })).id;
+    const logStreamId = (await admin.createLogStream(projectId, 'crash')).id;
 
     const writer = spawn(process.execPath, [path.join(__dirname, '../support/crash-writer.cjs'), first.baseUrl, key, projectId, logStreamId]);
     let out = '';
@@ -35,17 +31,12 @@ describe('crash safety', () => {
 
     const second = await startServer({}, first.dataDir);
     try {
-      const again = http(second.baseUrl);
-      const token2 = await login(again);
+      const again = new TracelightClient(second.baseUrl, { login: ADMIN });
       const found = new Set<string>();
       for (let start = 0; ; start += 1000) {
-        const page = await again('POST', `/v2/projects/${projectId}/traces/search`, {
-          auth: { bearer: token2 },
-          json: { log_stream_id: logStreamId, starting_token: start, limit: 1000 },
-        });
-        expect(page.status).toBe(200);
-        for (const r of page.body.records as Array<{ id: string }>) found.add(r.id);
-        if (page.body.next_starting_token === null) break;
+        const page = await again.searchTraces(projectId, { log_stream_id: logStreamId }, { starting_token: start, limit: 1000 });
+        for (const r of page.records as Array<{ id: string }>) found.add(r.id);
+        if (page.next_starting_token === null || page.next_starting_token === undefined) break;
       }
       const missing = acknowledged.filter((id) => !found.has(id));
       expect(missing).toEqual([]);
