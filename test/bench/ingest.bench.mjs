@@ -46,34 +46,42 @@ const percentile = (xs, p) => {
 const fmt = (n) => n.toLocaleString('en-US', { maximumFractionDigits: 1 });
 
 // --- the server -----------------------------------------------------------------------------
-const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'tracelight-bench-'));
-const server = spawn(process.execPath, [path.join(ROOT, 'apps/server/dist/main.js')], {
-  env: { PATH: process.env.PATH, TRACELIGHT_PORT: '0', TRACELIGHT_DATA_DIR: dataDir, TRACELIGHT_ADMIN_EMAIL: 'bench@example.com', TRACELIGHT_ADMIN_PASSWORD: 'bench-password', TRACELIGHT_BODY_LIMIT: '16mb' },
-  stdio: ['ignore', 'pipe', 'inherit'],
-});
-const port = await new Promise((resolve) => {
-  let buf = '';
-  const onData = (c) => {
-    buf += c;
-    const m = /"port":(\d+)/.exec(buf);
-    if (!m) return;
-    server.stdout.off('data', onData); // from here on, log lines are drained and dropped
-    server.stdout.resume();
-    resolve(Number(m[1]));
+const startServer = async (env = {}) => {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'tracelight-bench-'));
+  const child = spawn(process.execPath, [path.join(ROOT, 'apps/server/dist/main.js')], {
+    env: { PATH: process.env.PATH, TRACELIGHT_PORT: '0', TRACELIGHT_DATA_DIR: dir, TRACELIGHT_ADMIN_EMAIL: 'bench@example.com', TRACELIGHT_ADMIN_PASSWORD: 'bench-password', TRACELIGHT_BODY_LIMIT: '16mb', TRACELIGHT_RATE_LIMIT_PER_MINUTE: '0', ...env },
+    stdio: ['ignore', 'pipe', 'inherit'],
+  });
+  const port = await new Promise((resolve) => {
+    let buf = '';
+    const onData = (c) => {
+      buf += c;
+      const m = /"port":(\d+)/.exec(buf);
+      if (!m) return;
+      child.stdout.off('data', onData); // from here on, log lines are drained and dropped
+      child.stdout.resume();
+      resolve(Number(m[1]));
+    };
+    child.stdout.on('data', onData);
+  });
+  const base = `http://127.0.0.1:${port}`;
+  const call = async (method, p, body, token) => {
+    // A string body is sent as it is (already serialised, as an SDK would have done on its own machine).
+    const res = await fetch(base + p, { method, headers: { 'content-type': 'application/json', ...(token ? { authorization: `Bearer ${token}` } : {}) }, body: body && (typeof body === 'string' ? body : JSON.stringify(body)) });
+    const text = await res.text();
+    if (res.status !== 200) throw new Error(`${method} ${p}: ${res.status} ${text.slice(0, 300)}`);
+    return JSON.parse(text);
   };
-  server.stdout.on('data', onData);
-});
-const base = `http://127.0.0.1:${port}`;
-const call = async (method, p, body, token) => {
-  // A string body is sent as it is (already serialised, as an SDK would have done on its own machine).
-  const res = await fetch(base + p, { method, headers: { 'content-type': 'application/json', ...(token ? { authorization: `Bearer ${token}` } : {}) }, body: body && (typeof body === 'string' ? body : JSON.stringify(body)) });
-  const text = await res.text();
-  if (res.status !== 200) throw new Error(`${method} ${p}: ${res.status} ${text.slice(0, 300)}`);
-  return JSON.parse(text);
+  const { access_token: token } = await call('POST', '/login', { username: 'bench@example.com', password: 'bench-password' });
+  const project = await call('POST', '/v2/projects', { name: 'bench' }, token);
+  const newRun = async (name) => (await call('POST', `/v2/projects/${project.id}/log_streams`, { name }, token)).id;
+  const stop = () => {
+    child.kill('SIGTERM');
+    return new Promise((resolve) => child.once('exit', resolve)).then(() => fs.rmSync(dir, { recursive: true, force: true }));
+  };
+  return { base, call, token, project, newRun, dataDir: dir, stop };
 };
-const { access_token: token } = await call('POST', '/login', { username: 'bench@example.com', password: 'bench-password' });
-const project = await call('POST', '/v2/projects', { name: 'bench' }, token);
-const newRun = async (name) => (await call('POST', `/v2/projects/${project.id}/log_streams`, { name }, token)).id;
+const { base, call, token, project, newRun, dataDir, stop } = await startServer();
 
 console.log(`Tracelight benchmark — node ${process.version}, ${os.cpus().length} × ${os.cpus()[0]?.model ?? 'cpu'}, SQLite synchronous=FULL, WAL`);
 
@@ -154,5 +162,40 @@ console.log(`Tracelight benchmark — node ${process.version}, ${os.cpus().lengt
   direct.close();
 }
 
-server.kill('SIGTERM');
-fs.rmSync(dataDir, { recursive: true, force: true });
+// --- 3. the event loop during a maximal ingest ----------------------------------------------
+// One request at TRACELIGHT_MAX_RECORDS_PER_REQUEST (10,000 records, ~10 MB) while a probe calls
+// /healthcheck every 2 ms: the probe's worst wait is how long the server could not answer anyone.
+{
+  const maximal = async (server, label) => {
+    const run = await server.newRun(`maximal-${label}`);
+    const body = JSON.stringify({ log_stream_id: run, traces: [wireBatch(10_000)] });
+    const worst = [];
+    let took = 0;
+    for (let rep = 0; rep < 3; rep++) {
+      let done = false;
+      const waits = [];
+      const probe = (async () => {
+        while (!done) {
+          const t = performance.now();
+          await (await fetch(`${server.base}/healthcheck`)).text();
+          waits.push(performance.now() - t);
+          await new Promise((r) => setTimeout(r, 2));
+        }
+      })();
+      const t0 = performance.now();
+      await server.call('POST', `/v2/projects/${server.project.id}/traces`, body, server.token);
+      took += performance.now() - t0;
+      done = true;
+      await probe;
+      worst.push(Math.max(...waits));
+    }
+    console.log(`  ${label.padEnd(44)} ingest ${fmt(took / 3)} ms; /healthcheck worst wait ${worst.map((x) => fmt(x)).join(' / ')} ms`);
+  };
+  console.log('\nA maximal ingest (10,000 records, ~10 MB) against a /healthcheck probe every 2 ms, three times');
+  await maximal({ base, call, token, project, newRun }, 'offload workers (default)');
+  const inline = await startServer({ TRACELIGHT_OFFLOAD_WORKERS: '0' });
+  await maximal(inline, 'no offload worker (TRACELIGHT_OFFLOAD_WORKERS=0)');
+  await inline.stop();
+}
+
+await stop();
