@@ -90,6 +90,13 @@ export type RecordValues = ReadonlyArray<string | number | null>;
 /** Where `ingest` looks in a row. */
 export const VALUE_INDEX = { id: 0, parentId: 6, hasChildren: 24 } as const;
 
+/** JSON of a small map or list; most are empty, and `{}`/`[]` need no serialiser. */
+const jsonOfMap = (o: object): string => {
+  for (const _ in o) return JSON.stringify(o);
+  return '{}';
+};
+const jsonOfList = (a: ReadonlyArray<unknown>): string => (a.length === 0 ? '[]' : JSON.stringify(a));
+
 export const recordToValues = (r: LogRecord): RecordValues => {
   const a = r.attributes;
   const [input, inputText] = jsonAndText(r.input);
@@ -110,20 +117,20 @@ export const recordToValues = (r: LogRecord): RecordValues => {
     outputText,
     r.createdAt.getTime(),
     r.updatedAt?.getTime() ?? null,
-    JSON.stringify(r.tags),
-    JSON.stringify(r.userMetadata),
+    jsonOfList(r.tags),
+    jsonOfMap(r.userMetadata),
     r.statusCode,
     r.externalId,
     r.datasetInput,
     r.datasetOutput,
-    JSON.stringify(r.datasetMetadata),
-    JSON.stringify(r.metrics),
+    jsonOfMap(r.datasetMetadata),
+    jsonOfMap(r.metrics),
     r.isComplete ? 1 : 0,
     r.hasChildren ? 1 : 0,
     r.stepNumber,
     r.progressMessage,
     r.errorMessage,
-    JSON.stringify(a),
+    jsonOfMap(a),
     a.model ?? null,
     a.temperature ?? null,
     a.finish_reason ?? null,
