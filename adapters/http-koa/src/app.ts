@@ -5,6 +5,7 @@ import { IdentityUseCases } from '@tracelight/use-cases';
 import { inject, injectable, multiInject, optional } from 'inversify';
 import Koa, { type Middleware } from 'koa';
 import bodyParser from 'koa-bodyparser';
+import type { IncomingMessage } from 'node:http';
 import { authenticate } from './auth/authenticate.middleware';
 import type { HttpError } from './errors/domain-error.mapper';
 import { errorMiddleware } from './errors/error.middleware';
@@ -57,6 +58,10 @@ const bodyFailure = (status: 413 | 415 | 422, message: string): HttpError =>
     ? { status, body: { detail: [{ loc: ['body'], msg: `Value error, ${message}`, type: 'value_error', input: null }] } }
     : { status, body: { detail: message } };
 
+/** As type-is (and so the body parser) decides it: a Transfer-Encoding, or a Content-Length (even 0). */
+const hasBody = (req: IncomingMessage): boolean =>
+  req.headers['transfer-encoding'] !== undefined || !Number.isNaN(Number(req.headers['content-length']));
+
 const isMultipart = (ctx: AppContext): boolean => ctx.is('multipart') === 'multipart';
 
 @injectable()
@@ -96,14 +101,18 @@ export class HttpApp {
           (ctx as AppContext & { disableBodyParser?: boolean }).disableBodyParser = true;
         return next();
       });
-    app.use(
-      bodyParser({
-        enableTypes: ['json', 'form'],
-        jsonLimit: this.options.bodyLimit,
-        formLimit: this.options.bodyLimit,
-        strict: false,
-      }),
-    );
+    const parseBody = bodyParser({
+      enableTypes: ['json', 'form'],
+      jsonLimit: this.options.bodyLimit,
+      formLimit: this.options.bodyLimit,
+      strict: false,
+    });
+    // A request without a body has nothing to parse: it gets at once the `{}` the parser would give it.
+    app.use((ctx: AppContext, next) => {
+      if (hasBody(ctx.req)) return parseBody(ctx, next);
+      ctx.request.body = {};
+      return next();
+    });
     // Each route is mounted once, under an optional `/v2`: half the layers for the router to match
     // against, compared with mounting the whole table twice.
     const api = new Router();

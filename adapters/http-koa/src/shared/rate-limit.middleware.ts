@@ -11,13 +11,24 @@ interface Bucket {
 }
 
 const MAX_BUCKETS = 100_000;
+const CREDENTIAL_HEADERS: ReadonlyArray<string> = [...API_KEY_HEADERS, 'authorization'];
+
+/** The first credential header present, in the order the authentication middleware reads them. */
+const credentialOf = (ctx: AppContext): string | undefined => {
+  for (const header of CREDENTIAL_HEADERS) {
+    const value = ctx.get(header);
+    if (value !== '') return value;
+  }
+  return undefined;
+};
 
 export const rateLimit = (perMinute: number) => {
+  // No limit: nothing to do per request.
+  if (perMinute <= 0) return (_ctx: AppContext, next: Next): Promise<void> => next();
   const buckets = new Map<string, Bucket>();
   const refillPerMs = perMinute / 60_000;
   return async (ctx: AppContext, next: Next): Promise<void> => {
-    if (perMinute <= 0) return next();
-    const credential = [...API_KEY_HEADERS, 'authorization'].map((h) => ctx.get(h)).find((v) => v !== '');
+    const credential = credentialOf(ctx);
     // Keyed by a hash: the map never holds a credential in clear.
     const key = credential ? createHash('sha256').update(credential).digest('base64url') : `ip:${ctx.ip}`;
     const now = Date.now();
