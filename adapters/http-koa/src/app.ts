@@ -94,7 +94,7 @@ export class HttpApp {
     const offload = this.offload;
     const heavy = this.routes()
       .filter((r) => r.offload)
-      .map((r) => ({ method: r.method.toUpperCase(), path: new RegExp(`^(?:/v2)?${r.path.replace(/\{\w+\}/g, '[^/]+')}/?$`) }));
+      .map((r) => ({ method: r.method.toUpperCase(), path: new RegExp(`^(?:/v2)?${r.path.replace(/\{\w+\}/g, '[^/]+')}/?$`, 'i') }));
     if (offload && heavy.length > 0)
       app.use((ctx: AppContext, next) => {
         if (heavy.some((h) => h.method === ctx.method && h.path.test(ctx.path)) && ctx.is('json') && !(Number(ctx.get('content-length')) < offload.minBytes))
