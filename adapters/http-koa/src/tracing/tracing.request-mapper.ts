@@ -15,29 +15,36 @@ const attributesOf = (n: SpanWire | TraceWire): TypedAttributes => {
   return out as TypedAttributes;
 };
 
-/** Wire field → domain field, for the fields that map one to one. Absent and null are left out. */
-const FIELDS = [
-  ['id', 'id'], ['name', 'name'], ['created_at', 'createdAt'], ['tags', 'tags'], ['user_metadata', 'userMetadata'],
-  ['status_code', 'statusCode'], ['external_id', 'externalId'], ['dataset_input', 'datasetInput'],
-  ['dataset_output', 'datasetOutput'], ['dataset_metadata', 'datasetMetadata'], ['metrics', 'metrics'],
-  ['step_number', 'stepNumber'], ['progress_message', 'progressMessage'], ['error_message', 'errorMessage'],
-] as const;
+const orUndefined = <A>(v: A | null | undefined): A | undefined => (v === null ? undefined : v);
 
-// Imperative on purpose: this runs once per span of every ingest request.
-const toNode = (n: SpanWire | TraceWire): NodeInput => {
-  const out: Record<string, unknown> = { attributes: attributesOf(n) };
-  for (const [wire, domain] of FIELDS) {
-    const v = n[wire];
-    if (v !== undefined && v !== null) out[domain] = v;
-  }
-  if (n.input !== undefined) out['input'] = n.input as Json;
-  if (n.output !== undefined) out['output'] = n.output as Json;
-  if (n.spans) out['spans'] = n.spans.map((s) => ({ ...toNode(s), type: s.type }));
-  return out as NodeInput;
-};
+// Imperative on purpose: this runs once per span of every ingest request. Every node gets the same
+// keys in the same order (absent and null as undefined), so the flattening that reads them next sees
+// one object shape, not one per combination of fields a client happened to send.
+const toNode = (n: SpanWire | TraceWire, type: NodeInput['type'], sessionId: string | undefined): NodeInput => ({
+  type,
+  id: orUndefined(n.id),
+  name: orUndefined(n.name),
+  input: n.input as Json | undefined,
+  output: n.output as Json | undefined,
+  createdAt: orUndefined(n.created_at),
+  tags: orUndefined(n.tags),
+  userMetadata: orUndefined(n.user_metadata),
+  statusCode: orUndefined(n.status_code),
+  externalId: orUndefined(n.external_id),
+  datasetInput: orUndefined(n.dataset_input),
+  datasetOutput: orUndefined(n.dataset_output),
+  datasetMetadata: orUndefined(n.dataset_metadata),
+  metrics: orUndefined(n.metrics),
+  sessionId,
+  stepNumber: orUndefined(n.step_number),
+  progressMessage: orUndefined(n.progress_message),
+  errorMessage: orUndefined(n.error_message),
+  attributes: attributesOf(n),
+  spans: n.spans ? n.spans.map((s) => toNode(s, s.type, undefined) as NodeInput & { readonly type: SpanWire['type'] }) : undefined,
+});
 
 export const toTraceInputs = (traces: ReadonlyArray<TraceWire>): ReadonlyArray<NodeInput> =>
-  traces.map((t) => (t.session_id ? { ...toNode(t), sessionId: t.session_id } : toNode(t)));
+  traces.map((t) => toNode(t, undefined, orUndefined(t.session_id)));
 
 export const toFilter = (f: FilterWire): RecordFilter => {
   switch (f.type) {

@@ -5,28 +5,32 @@ import { type DomainError, invalid } from '../shared/errors';
 import type { ProjectId, RunId } from '../shared/ids';
 import type { Json, LogRecord, TypedAttributes } from './log-record';
 
-/** One node as received, its children nested. Everything but the span type is optional. */
+/**
+ * One node as received, its children nested. Everything but the span type is optional; a field may
+ * also be present as `undefined` (mappers build every node with one shape, which keeps the flattening
+ * loop's property reads monomorphic).
+ */
 export interface NodeInput {
-  readonly type?: NodeType;
-  readonly id?: string | null;
-  readonly name?: string;
-  readonly input?: Json;
-  readonly output?: Json;
-  readonly createdAt?: Date;
-  readonly tags?: ReadonlyArray<string>;
-  readonly userMetadata?: Readonly<Record<string, string>>;
-  readonly statusCode?: number | null;
-  readonly externalId?: string | null;
-  readonly datasetInput?: string | null;
-  readonly datasetOutput?: string | null;
-  readonly datasetMetadata?: Readonly<Record<string, string>>;
-  readonly metrics?: Readonly<Record<string, number | null>>;
-  readonly sessionId?: string | null;
-  readonly stepNumber?: number | null;
-  readonly progressMessage?: string | null;
-  readonly errorMessage?: string | null;
-  readonly attributes?: TypedAttributes;
-  readonly spans?: ReadonlyArray<NodeInput & { readonly type: SpanType }>;
+  readonly type?: NodeType | undefined;
+  readonly id?: string | null | undefined;
+  readonly name?: string | undefined;
+  readonly input?: Json | undefined;
+  readonly output?: Json | undefined;
+  readonly createdAt?: Date | undefined;
+  readonly tags?: ReadonlyArray<string> | undefined;
+  readonly userMetadata?: Readonly<Record<string, string>> | undefined;
+  readonly statusCode?: number | null | undefined;
+  readonly externalId?: string | null | undefined;
+  readonly datasetInput?: string | null | undefined;
+  readonly datasetOutput?: string | null | undefined;
+  readonly datasetMetadata?: Readonly<Record<string, string>> | undefined;
+  readonly metrics?: Readonly<Record<string, number | null>> | undefined;
+  readonly sessionId?: string | null | undefined;
+  readonly stepNumber?: number | null | undefined;
+  readonly progressMessage?: string | null | undefined;
+  readonly errorMessage?: string | null | undefined;
+  readonly attributes?: TypedAttributes | undefined;
+  readonly spans?: ReadonlyArray<NodeInput & { readonly type: SpanType }> | undefined;
 }
 
 export interface IngestContext {
