@@ -4,6 +4,7 @@
 //   pnpm bench                       (all)
 //   BENCH_MAX_SPANS=100000 pnpm bench  (stop the latency table at 100k)
 import { execFileSync, spawn } from 'node:child_process';
+import { Agent as httpAgent, request as httpRequest } from 'node:http';
 import { randomUUID } from 'node:crypto';
 import * as fs from 'node:fs';
 import * as os from 'node:os';
@@ -97,21 +98,36 @@ const quietDisk = () => {
   }
 };
 {
+  // The load generator shares the two cores with the server: node:http over kept-alive connections,
+  // bodies as Buffers, costs it about a third of what fetch does per request (~0.9 vs ~2.8 ms of CPU).
+  const agent = new httpAgent({ keepAlive: true, maxSockets: CONCURRENCY });
+  const target = new URL(`${base}/v2/projects/${project.id}/traces`);
+  const post = (body) =>
+    new Promise((resolve, reject) => {
+      const req = httpRequest(target, { method: 'POST', agent, headers: { 'content-type': 'application/json', 'content-length': body.length, authorization: `Bearer ${token}` } }, (res) => {
+        const chunks = [];
+        res.on('data', (c) => chunks.push(c));
+        res.on('end', () => (res.statusCode === 200 ? resolve() : reject(new Error(`ingest: ${res.statusCode} ${Buffer.concat(chunks).toString().slice(0, 300)}`))));
+      });
+      req.on('error', reject);
+      req.end(body);
+    });
   const ingest = async (run, bodies) => {
     let next = 0;
     await Promise.all(Array.from({ length: CONCURRENCY }, async () => {
-      while (next < bodies.length) await call('POST', `/v2/projects/${project.id}/traces`, bodies[next++], token);
+      while (next < bodies.length) await post(bodies[next++]);
     }));
   };
   const warmUp = await newRun('warm-up');
-  await ingest(warmUp, Array.from({ length: WARM_UP_BATCHES }, () => JSON.stringify({ log_stream_id: warmUp, traces: [wireBatch(BATCH)] })));
+  await ingest(warmUp, Array.from({ length: WARM_UP_BATCHES }, () => Buffer.from(JSON.stringify({ log_stream_id: warmUp, traces: [wireBatch(BATCH)] }))));
   const run = await newRun('ingest');
   // Serialised before the clock starts: the client shares this machine's two cores with the server.
-  const batches = Array.from({ length: HTTP_SPANS / BATCH }, () => JSON.stringify({ log_stream_id: run, traces: [wireBatch(BATCH)] }));
+  const batches = Array.from({ length: HTTP_SPANS / BATCH }, () => Buffer.from(JSON.stringify({ log_stream_id: run, traces: [wireBatch(BATCH)] })));
   quietDisk();
   const t1 = process.hrtime.bigint();
   await ingest(run, batches);
   const httpSeconds = Number(process.hrtime.bigint() - t1) / 1e9;
+  agent.destroy();
   const http = HTTP_SPANS / httpSeconds;
 
   const db = new sqlite.SqliteDatabase({ path: path.join(dataDir, 'raw.db') });
