@@ -58,8 +58,17 @@ export const presentColumns = (r: LogRecord): ReadonlyArray<string> => [...addPr
 /** The columns a batch of records fills, each once. */
 export const presentColumnsOfAll = (records: ReadonlyArray<LogRecord>): ReadonlyArray<string> => {
   const into = new Set<string>();
+  // On the ingest hot path: a standard column found filled is not read again in later records.
+  let unseen = READERS;
   for (const r of records) {
-    addPresentColumns(r, into);
+    let found = false;
+    for (const [id, read] of unseen)
+      if (filled(read(r))) {
+        into.add(id);
+        found = true;
+      }
+    if (found) unseen = unseen.filter(([id]) => !into.has(id));
+    for (const name in r.metrics) if (r.metrics[name] !== null) into.add(`metrics/${name}`);
     // A child makes its parent's has_children true, even when the parent is stored by another request.
     if (r.parentId !== null) into.add('has_children');
   }
