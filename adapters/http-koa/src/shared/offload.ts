@@ -3,9 +3,9 @@
 // authenticates, limits, logs and times the request; an offload worker (its own container, the same
 // routes and use cases) does the rest with `serveOffloaded`.
 import * as bourne from '@hapi/bourne';
-import { jsonInvalid, jsonSyntaxError } from '@tracelight/api-schema';
 import type { Principal } from '@tracelight/domain';
 import type { HttpError } from '../errors/domain-error.mapper';
+import { malformedJson } from '../errors/malformed-json';
 import type { Route } from './route';
 import { runRoute } from './route-runner';
 
@@ -34,19 +34,6 @@ export interface RouteOffload {
   run(request: OffloadedRequest): Promise<OffloadedReply>;
 }
 export const RouteOffload = Symbol.for('tracelight.RouteOffload');
-
-/** Where JSON.parse gave up, when its message says so (V8: "... at position N"). */
-const positionIn = (message: string): number => Number(/position (\d+)/.exec(message)?.[1] ?? 0);
-
-/**
- * A body that is not JSON, in the spec's 422 shape, worded as FastAPI words it. The request thread's
- * body parser failures and the offload workers' go through here alike.
- */
-export const malformedJson = (text: string, error: unknown): HttpError => {
-  const message = error instanceof Error ? error.message : 'Invalid JSON';
-  const why = jsonSyntaxError(text) ?? { position: positionIn(message), error: message };
-  return { status: 422, body: { detail: [jsonInvalid(why.position, why.error)] } };
-};
 
 /** Parses as the request thread's body parser does: prototype poisoning refused, an empty body is none. */
 const parseJson = (text: string): { ok: true; value: unknown } | { ok: false; error: HttpError } => {
