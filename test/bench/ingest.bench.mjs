@@ -81,9 +81,22 @@ const startServer = async (env = {}) => {
     child.kill('SIGTERM');
     return new Promise((resolve) => child.once('exit', resolve)).then(() => fs.rmSync(dir, { recursive: true, force: true }));
   };
-  return { base, call, token, project, newRun, dataDir: dir, stop };
+  /** CPU time so far of each of the server's threads, in ms (Linux /proc; empty elsewhere). */
+  const threadCpu = () => {
+    try {
+      return Object.fromEntries(
+        fs.readdirSync(`/proc/${child.pid}/task`).map((tid) => {
+          const fields = fs.readFileSync(`/proc/${child.pid}/task/${tid}/stat`, 'utf8').split(') ')[1].split(' ');
+          return [tid, ((Number(fields[11]) + Number(fields[12])) * 1000) / 100];
+        }),
+      );
+    } catch {
+      return {};
+    }
+  };
+  return { base, call, token, project, newRun, dataDir: dir, stop, threadCpu, pid: child.pid };
 };
-const { base, call, token, project, newRun, dataDir, stop } = await startServer();
+const { base, call, token, project, newRun, dataDir, stop, threadCpu, pid } = await startServer();
 
 console.log(`Tracelight benchmark — node ${process.version}, ${os.cpus().length} × ${os.cpus()[0]?.model ?? 'cpu'}, SQLite synchronous=FULL, WAL`);
 
@@ -124,10 +137,22 @@ const quietDisk = () => {
   // Serialised before the clock starts: the client shares this machine's two cores with the server.
   const batches = Array.from({ length: HTTP_SPANS / BATCH }, () => Buffer.from(JSON.stringify({ log_stream_id: run, traces: [wireBatch(BATCH)] })));
   quietDisk();
+  const threadsBefore = threadCpu();
+  const clientBefore = process.cpuUsage();
   const t1 = process.hrtime.bigint();
   await ingest(run, batches);
   const httpSeconds = Number(process.hrtime.bigint() - t1) / 1e9;
+  const client = process.cpuUsage(clientBefore);
+  const threadsAfter = threadCpu();
   agent.destroy();
+  // Where a batch's CPU goes: the request thread (pid = its tid), every other server thread together
+  // (the SQLite writer, V8's garbage collection and compiler threads, the idle offload worker), the client.
+  const perBatch = (ms) => fmt(ms / batches.length);
+  const spent = (tid) => (threadsAfter[tid] ?? 0) - (threadsBefore[tid] ?? 0);
+  const others = Object.keys(threadsAfter).filter((tid) => tid !== String(pid)).map(spent).sort((a, b) => b - a);
+  const cpuLine = Object.keys(threadsAfter).length === 0 ? '' :
+    `  CPU per ${BATCH}-span batch: request thread ${perBatch(spent(String(pid)))} ms, busiest other thread (the SQLite writer) ${perBatch(others[0] ?? 0)} ms, ` +
+    `the rest ${perBatch(others.slice(1).reduce((a, b) => a + b, 0))} ms, load generator ${perBatch((client.user + client.system) / 1000)} ms`;
   const http = HTTP_SPANS / httpSeconds;
 
   const db = new sqlite.SqliteDatabase({ path: path.join(dataDir, 'raw.db') });
@@ -155,6 +180,7 @@ const quietDisk = () => {
   console.log(`\nIngestion of ${fmt(HTTP_SPANS)} spans (~${fmt(bytes / 2 + 450)} B of JSON each), batches of ${BATCH}`);
   console.log(`  raw better-sqlite3 batched inserts : ${fmt(raw)} rows/s`);
   console.log(`  HTTP API, ${CONCURRENCY} concurrent clients  : ${fmt(http)} spans/s  (${fmt((100 * http) / raw)} % of raw)`);
+  if (cpuLine) console.log(cpuLine);
 }
 
 // --- 2. catalogue and search latency as a run grows ------------------------------------------

@@ -59,6 +59,8 @@ await call('POST', `/v2/projects/${project.id}/runs/${run.id}/scorer-settings`, 
 const apiKey = { 'Service-API-Key': key, 'content-type': 'application/json' };
 const TARGETS = [
   ['bare Koa JSON endpoint', { url: `http://127.0.0.1:${bare.port}/`, method: 'GET' }],
+  // What every request of the server pays before any work of its own: no credentials, no storage.
+  ['GET /healthcheck (pipeline only)', { url: `${base}/healthcheck`, method: 'GET' }],
   ['PATCH insights-settings', { url: `${base}/v2/projects/${project.id}/runs/${run.id}/insights-settings`, method: 'PATCH', headers: apiKey, body: JSON.stringify({ insights: { logstream: { enabled: true, start_time: '2026-01-01T00:00:00Z' } } }) }],
   ['POST refresh_token', { url: `${base}/v2/refresh_token`, method: 'POST', headers: auth }],
   ['PUT integrations/gateway', { url: `${base}/v2/integrations/gateway`, method: 'PUT', headers: apiKey, body: JSON.stringify({ token: 'secret-token', endpoint: 'https://gw.example.com/relay', use_case: 'LOAD' }) }],
@@ -99,7 +101,7 @@ for (const [name, opts] of TARGETS) {
 if (SOAK > 0) {
   const rss = async () => Number((await (await fetch(`${base}/metrics`)).text()).match(/^tracelight_process_resident_memory_bytes (\d+)/m)?.[1] ?? 0) / 2 ** 20;
   const before = await rss();
-  const mix = TARGETS.slice(1);
+  const mix = TARGETS.slice(2);
   // Rounds of every operation in turn, RSS sampled after each round: flat means no leak.
   const round = 10;
   const samples = [before];
