@@ -84,6 +84,21 @@ describe('SqliteStorage with a writer thread', () => {
     expect(await right(repos.logRecords.presentColumns(run.id))).toEqual(new Set(['input']));
   });
 
+  it('answers the writes in flight Unavailable if the writer thread dies, is not ready meanwhile, and starts it again', async () => {
+    const repos = s.repositories;
+    const owner = await right(repos.users.insert(aUser()));
+    // Reaching into the storage on purpose: nothing in its interface kills its thread.
+    const worker = (s as unknown as { opened: { writer: { worker: { terminate(): Promise<number> } } } }).opened.writer.worker;
+    const inFlight = repos.projects.insert(aProject(owner.id, { name: 'lost-with-the-thread' }))();
+    await worker.terminate();
+    const lost = await inFlight;
+    expect(lost._tag === 'Left' && lost.left._tag).toBe('Unavailable');
+    expect((await s.ping()())._tag).toBe('Left');
+    for (let i = 0; i < 500 && (await s.ping()())._tag === 'Left'; i++) await new Promise((r) => setTimeout(r, 10));
+    expect((await s.ping()())._tag).toBe('Right');
+    expect(await right(repos.projects.insert(aProject(owner.id, { name: 'after-the-restart' })))).toMatchObject({ name: 'after-the-restart' });
+  });
+
   it('finishes queued writes before closing', async () => {
     const repos = s.repositories;
     const owner = await right(repos.users.insert(aUser()));

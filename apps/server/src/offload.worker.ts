@@ -6,7 +6,7 @@ import { HttpApp, type Route, routeKey, serveOffloaded } from '@tracelight/http-
 import { parentPort, workerData } from 'node:worker_threads';
 import type { ServerConfig } from './config';
 import { buildContainer } from './container';
-import { jsonLogger } from './logger';
+import { flushLogsSync, jsonLogger } from './logger';
 import type { FromOffloadWorker, ToOffloadWorker } from './offload-pool';
 
 const port = parentPort;
@@ -24,6 +24,7 @@ const main = async (): Promise<void> => {
   const closeWhenIdle = async () => {
     if (inHand > 0) return;
     await storage.close();
+    flushLogsSync(); // this thread's buffered lines, before it ends
     process.exit(0); // ends this thread only
   };
   port.on('message', (m: ToOffloadWorker) => {

@@ -86,8 +86,6 @@ export class SqliteWriter {
           case 'settled':
             for (const { id, outcome } of m.results) this.settle(id, outcome);
             return;
-          case 'closed':
-            return;
         }
       });
       worker.on('error', (e) => {

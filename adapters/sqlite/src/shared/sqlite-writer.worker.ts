@@ -41,8 +41,7 @@ let closing = false;
 const closeWhenIdle = () => {
   if (!commits.idle) return void setTimeout(closeWhenIdle, 1);
   database.close();
-  send({ type: 'closed' });
-  port.close();
+  port.close(); // the thread ends; the other side waits for its exit
 };
 
 port.on('message', (m: ToWriter) => {

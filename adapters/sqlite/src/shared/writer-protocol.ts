@@ -19,7 +19,6 @@ export type ToWriter = { readonly type: 'writes'; readonly writes: ReadonlyArray
 export type FromWriter =
   | { readonly type: 'ready' }
   | { readonly type: 'failed'; readonly message: string }
-  | { readonly type: 'settled'; readonly results: ReadonlyArray<{ readonly id: number; readonly outcome: WriteOutcome }> }
-  | { readonly type: 'closed' };
+  | { readonly type: 'settled'; readonly results: ReadonlyArray<{ readonly id: number; readonly outcome: WriteOutcome }> };
 
 export type WriterData = Pick<SqliteOptions, 'path' | 'synchronous'>;
