@@ -20,7 +20,12 @@ describe('tracelight-admin', () => {
     const key = JSON.parse((await admin(dataDir, 'create-api-key', '--email', 'ops@example.com', '--description', 'deploy bot')).stdout);
     expect(key.api_key).toMatch(/^tl_/);
 
-    const server = execFile(process.execPath, [SERVER], { env: { PATH: process.env['PATH'] ?? '', TRACELIGHT_DATA_DIR: dataDir, TRACELIGHT_PORT: '0' } });
+    // The server remembers a resolved key for TRACELIGHT_CREDENTIAL_CACHE_MS: a key revoked by another
+    // process (this CLI) stops working within that time.
+    const cacheMs = 300;
+    const server = execFile(process.execPath, [SERVER], {
+      env: { PATH: process.env['PATH'] ?? '', TRACELIGHT_DATA_DIR: dataDir, TRACELIGHT_PORT: '0', TRACELIGHT_CREDENTIAL_CACHE_MS: String(cacheMs) },
+    });
     try {
       const port = await new Promise<number>((resolve) =>
         server.stdout!.on('data', (c: Buffer) => {
@@ -36,6 +41,7 @@ describe('tracelight-admin', () => {
       const listed = (await admin(dataDir, 'list-api-keys', '--email', 'ops@example.com')).stdout.trim().split('\n').map((l) => JSON.parse(l));
       expect(listed.map((k: { id: string }) => k.id)).toEqual([key.id]);
       expect((await admin(dataDir, 'revoke-api-key', '--email', 'ops@example.com', '--id', key.id)).stdout).toBe('revoked\n');
+      await new Promise((r) => setTimeout(r, cacheMs + 50));
       expect((await asKey()).status).toBe(401);
     } finally {
       server.kill('SIGTERM');

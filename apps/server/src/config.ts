@@ -18,6 +18,7 @@ export interface ServerConfig {
   readonly tokenTtlSeconds: number;
   readonly refreshTokenTtlSeconds: number;
   readonly passwordCacheTtlSeconds: number;
+  readonly credentialCacheMs: number;
   readonly adminEmail: string | undefined;
   readonly adminPassword: string | undefined;
   readonly bodyLimit: string;
@@ -43,6 +44,7 @@ export const CONFIG_VARIABLES = [
   ['TRACELIGHT_TOKEN_TTL_SECONDS', '3600', 'Lifetime of access tokens.'],
   ['TRACELIGHT_REFRESH_TOKEN_TTL_SECONDS', '604800', 'Lifetime of the refresh_token cookie set at sign-in.'],
   ['TRACELIGHT_PASSWORD_CACHE_TTL_SECONDS', '60', 'How long a verified HTTP Basic password is remembered.'],
+  ['TRACELIGHT_CREDENTIAL_CACHE_MS', '2000', 'How long a resolved API key or token user is remembered (0: never). A key revoked through this server stops at once; one revoked by another process (the admin CLI, another server on the same database) works for at most this long.'],
   ['TRACELIGHT_ADMIN_EMAIL', '—', 'First admin, created on start when no user exists.'],
   ['TRACELIGHT_ADMIN_PASSWORD', '—', 'Password of that admin (at least 8 characters).'],
   ['TRACELIGHT_BODY_LIMIT', '10mb', 'Largest JSON or form body; larger gets 413.'],
@@ -109,6 +111,7 @@ export const loadConfig = (env: Env): E.Either<ReadonlyArray<string>, ServerConf
     tokenTtlSeconds: take(integer('TRACELIGHT_TOKEN_TTL_SECONDS', 1, 31_536_000, 3600)(env), 3600),
     refreshTokenTtlSeconds: take(integer('TRACELIGHT_REFRESH_TOKEN_TTL_SECONDS', 60, 31_536_000, 604_800)(env), 604_800),
     passwordCacheTtlSeconds: take(integer('TRACELIGHT_PASSWORD_CACHE_TTL_SECONDS', 0, 3600, 60)(env), 60),
+    credentialCacheMs: take(integer('TRACELIGHT_CREDENTIAL_CACHE_MS', 0, 600_000, 2000)(env), 2000),
     adminEmail,
     adminPassword,
     bodyLimit,

@@ -35,7 +35,7 @@ export const buildContainer = (config: ServerConfig, logger: HttpLogger): { cont
     config.database.engine === 'sqlite'
       ? sqliteModule({ path: config.database.path, synchronous: config.sqliteSynchronous, writer: config.sqliteWriter })
       : mongodbModule({ url: config.database.url }),
-    useCasesModule({ maxRecordsPerRequest: config.maxRecordsPerRequest }),
+    useCasesModule({ maxRecordsPerRequest: config.maxRecordsPerRequest, credentialCacheMs: config.credentialCacheMs }),
     httpModule({ bodyLimit: config.bodyLimit, uploadLimitBytes: config.uploadLimitBytes, rateLimitPerMinute: config.rateLimitPerMinute }, logger, metrics),
   );
   const engine: Storage =

@@ -28,7 +28,7 @@ import {
 } from '@tracelight/use-cases';
 import { ContainerModule } from 'inversify';
 
-export const useCasesModule = (limits: { maxRecordsPerRequest: number }) => new ContainerModule(({ bind }) => {
+export const useCasesModule = (limits: { maxRecordsPerRequest: number; credentialCacheMs: number }) => new ContainerModule(({ bind }) => {
   bind(IdentityUseCases)
     .toDynamicValue(
       (c) =>
@@ -40,6 +40,7 @@ export const useCasesModule = (limits: { maxRecordsPerRequest: number }) => new 
           tokens: c.get(TokenSigner),
           clock: c.get(Clock),
           ids: c.get(IdGenerator),
+          credentialCacheMs: limits.credentialCacheMs,
         }),
     )
     .inSingletonScope();

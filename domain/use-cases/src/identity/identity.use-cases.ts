@@ -32,6 +32,7 @@ import * as O from 'fp-ts/Option';
 import * as TE from 'fp-ts/TaskEither';
 import { pipe } from 'fp-ts/function';
 import { type UseCase, fromPromise } from '../shared/te';
+import { ExpiringCache } from './credential-cache';
 
 export interface IdentityDeps {
   readonly users: UserRepository;
@@ -41,6 +42,12 @@ export interface IdentityDeps {
   readonly tokens: TokenSigner;
   readonly clock: Clock;
   readonly ids: IdGenerator;
+  /**
+   * How long a resolved API key (with its user) and the user behind a token are remembered, in ms; 0
+   * (the default) looks them up on every request. A key revoked through this instance stops working
+   * at once; one revoked elsewhere (another process on the same database) works for at most this long.
+   */
+  readonly credentialCacheMs?: number;
 }
 
 export interface NewUser {
@@ -71,8 +78,15 @@ const WRONG_CREDENTIALS = 'Incorrect username or password';
 export class IdentityUseCases {
   /** A real hash of nothing, verified against when the email is unknown so both paths cost the same. */
   private decoyHash: Promise<string> | undefined;
+  /** By key hash (never the secret itself): the key and its user. */
+  private readonly apiKeys: ExpiringCache<{ readonly key: ApiKey; readonly user: User }>;
+  /** By user id: the user a valid token names. */
+  private readonly tokenUsers: ExpiringCache<User>;
 
-  constructor(private readonly deps: IdentityDeps) {}
+  constructor(private readonly deps: IdentityDeps) {
+    this.apiKeys = new ExpiringCache(deps.credentialCacheMs ?? 0);
+    this.tokenUsers = new ExpiringCache(deps.credentialCacheMs ?? 0);
+  }
 
   /** On an empty database, creates the first admin; does nothing once any user exists. */
   bootstrapAdmin(email: string, password: string): UseCase<O.Option<User>> {
@@ -166,7 +180,13 @@ export class IdentityUseCases {
   }
 
   revokeApiKey(principal: Principal, id: ApiKeyId): UseCase<void> {
-    return this.deps.apiKeys.revoke(principal.userId, id);
+    return pipe(
+      this.deps.apiKeys.revoke(principal.userId, id),
+      TE.tap(() => {
+        this.apiKeys.deleteWhere((entry) => entry.key.id === id);
+        return TE.right(undefined);
+      }),
+    );
   }
 
   /** For trusted operators with direct access to the database (the admin CLI); HTTP goes through createUser. */
@@ -210,6 +230,15 @@ export class IdentityUseCases {
   private userOfApiKey(secret: string): UseCase<User> {
     const hash = this.deps.minter.hashOf(secret);
     const now = this.deps.clock.now();
+    // The hash is looked up by equality here: it is an HMAC of the secret, which a caller cannot steer.
+    const cached = this.apiKeys.get(hash, now.getTime());
+    if (cached !== undefined) {
+      if (!isApiKeyUsable(cached.key, now)) return TE.left(unauthorized('Invalid API key'));
+      return pipe(
+        this.touch(hash, cached.key, now),
+        TE.map(() => cached.user),
+      );
+    }
     return pipe(
       this.deps.apiKeys.findByHash(hash),
       TE.flatMap(
@@ -223,23 +252,39 @@ export class IdentityUseCases {
         pipe(
           this.deps.users.findById(key.userId),
           TE.flatMap(TE.fromOption(() => unauthorized('Invalid API key'))),
-          TE.tap(() => this.touch(key, now)),
+          TE.tap((user) => {
+            this.apiKeys.set(hash, { key, user }, now.getTime());
+            return this.touch(hash, key, now);
+          }),
         ),
       ),
     );
   }
 
   /** Records last use at most once a minute per key: a read-mostly path should not write on every request. */
-  private touch(key: ApiKey, now: Date): UseCase<void> {
+  private touch(hash: string, key: ApiKey, now: Date): UseCase<void> {
     const stale = key.lastUsedAt === null || now.getTime() - key.lastUsedAt.getTime() > 60_000;
-    return stale ? this.deps.apiKeys.touch(key.id, now) : TE.right(undefined);
+    if (!stale) return TE.right(undefined);
+    // The remembered key learns of its use now, so the requests of the next minute do not write again.
+    const cached = this.apiKeys.get(hash, now.getTime());
+    if (cached !== undefined) this.apiKeys.update(hash, { key: { ...key, lastUsedAt: now }, user: cached.user });
+    return this.deps.apiKeys.touch(key.id, now);
   }
 
   private userOfToken(token: string): UseCase<User> {
+    const now = this.deps.clock.now();
+    const claims = this.deps.tokens.verify(token, now);
+    if (E.isLeft(claims)) return TE.left(unauthorized(claims.left));
+    const userId = claims.right.userId;
+    const cached = this.tokenUsers.get(userId, now.getTime());
+    if (cached !== undefined) return TE.right(cached);
     return pipe(
-      TE.fromEither(pipe(this.deps.tokens.verify(token, this.deps.clock.now()), E.mapLeft((m) => unauthorized(m)))),
-      TE.flatMap((claims) => this.deps.users.findById(claims.userId)),
+      this.deps.users.findById(userId),
       TE.flatMap(TE.fromOption(() => unauthorized())),
+      TE.tap((user) => {
+        this.tokenUsers.set(userId, user, now.getTime());
+        return TE.right(undefined);
+      }),
     );
   }
 
