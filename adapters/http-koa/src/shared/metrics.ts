@@ -42,24 +42,44 @@ export class HttpMetrics {
 
   /**
    * Wraps a repository so every port call is timed. Port methods return lazy TaskEithers: the timer
-   * runs when the task runs, and stops when its Either arrives.
+   * runs when the task runs, and stops when its Either arrives. Each method is wrapped once, on first
+   * use, and each (operation, outcome) has its histogram child cached: a port call costs a map lookup,
+   * not a closure and a label object per call.
    */
   instrument<R extends object>(repository: string, target: R): R {
     const storage = this.storage;
+    const children = new Map<string, { observe(seconds: number): void }>();
+    const observe = (operation: string, outcome: string, seconds: number) => {
+      const key = `${operation} ${outcome}`;
+      let child = children.get(key);
+      if (child === undefined) {
+        child = storage.labels(repository, operation, outcome);
+        children.set(key, child);
+      }
+      child.observe(seconds);
+    };
+    const wrapped = new Map<string, unknown>();
+    const wrap = (operation: string, method: (...a: unknown[]) => unknown) =>
+      function (this: unknown, ...args: unknown[]) {
+        const task: unknown = method.apply(target, args);
+        if (typeof task !== 'function') return task;
+        return async () => {
+          const started = process.hrtime.bigint();
+          const result = (await (task as () => Promise<{ _tag: string; left?: { _tag?: string } }>)()) ?? { _tag: 'Right' };
+          observe(operation, result._tag === 'Left' ? (result.left?._tag ?? 'error') : 'ok', Number(process.hrtime.bigint() - started) / 1e9);
+          return result;
+        };
+      };
     return new Proxy(target, {
       get(obj, prop, receiver) {
         const value: unknown = Reflect.get(obj, prop, receiver);
         if (typeof value !== 'function' || typeof prop !== 'string' || prop === 'constructor') return value;
-        return (...args: unknown[]) => {
-          const task: unknown = (value as (...a: unknown[]) => unknown).apply(obj, args);
-          if (typeof task !== 'function') return task;
-          return async () => {
-            const end = storage.startTimer({ repository, operation: prop });
-            const result = (await (task as () => Promise<{ _tag: string; left?: { _tag?: string } }>)()) ?? { _tag: 'Right' };
-            end({ outcome: result._tag === 'Left' ? (result.left?._tag ?? 'error') : 'ok' });
-            return result;
-          };
-        };
+        let fn = wrapped.get(prop);
+        if (fn === undefined) {
+          fn = wrap(prop, value as (...a: unknown[]) => unknown);
+          wrapped.set(prop, fn);
+        }
+        return fn;
       },
     });
   }

@@ -13,7 +13,7 @@ import {
   scorerVersionCodec,
 } from '@tracelight/domain';
 import * as t from 'io-ts';
-import { IdString, IsoDate, JsonText, MsDate, decodeOrThrow, nullable, row } from '../shared/row-codecs';
+import { IdString, IsoDate, MemoJsonText, MsDate, decodeOrThrow, nullable, row } from '../shared/row-codecs';
 
 
 const ScorerRow = row({
@@ -21,9 +21,9 @@ const ScorerRow = row({
   name: t.string,
   scorer_type: t.keyof(Object.fromEntries(SCORER_TYPES.map((s) => [s, null])) as Record<ScorerType, null>),
   description: t.string,
-  tags: JsonText(t.array(t.string)),
-  defaults: JsonText(ScorerDefaultsCodec),
-  display: JsonText(ScorerDisplayCodec),
+  tags: MemoJsonText(t.array(t.string)),
+  defaults: MemoJsonText(ScorerDefaultsCodec),
+  display: MemoJsonText(ScorerDisplayCodec),
   created_by: IdString<UserId>(),
   created_at: MsDate,
   updated_at: MsDate,
@@ -60,7 +60,8 @@ export const scorerToRow = (s: Scorer) => ({
 
 export const ScorerVersionJson = scorerVersionCodec(IsoDate);
 
-const VersionRow = row({ body: JsonText(ScorerVersionJson) });
+// Versions never change once written: the same row is decoded once.
+const VersionRow = row({ body: MemoJsonText(ScorerVersionJson) });
 
 export const versionFromRow = (stored: unknown): ScorerVersion => decodeOrThrow(VersionRow, stored).body;
 
@@ -68,7 +69,7 @@ export const versionToBody = (v: ScorerVersion): string => JSON.stringify(v);
 
 const RunScorersRow = row({
   run_id: IdString<RunId>(),
-  scorers: JsonText(t.array(row({ scorerId: IdString<ScorerId>(), version: nullable(t.number) }))),
+  scorers: MemoJsonText(t.array(row({ scorerId: IdString<ScorerId>(), version: nullable(t.number) }))),
   updated_at: MsDate,
 });
 

@@ -47,6 +47,35 @@ export const JsonText = <A, O>(inner: t.Type<A, O, unknown>) =>
     (a) => JSON.stringify(inner.encode(a)),
   );
 
+/**
+ * JsonText for columns read far more often than written (scorers, their versions, run scorer settings):
+ * what a text decoded to is remembered, keyed by the text itself, so the same bytes read again cost a
+ * lookup instead of JSON.parse and a walk of the codec. Decoded values are shared between reads, so
+ * this is only for codecs whose values nobody mutates (the domain's readonly types). Bounded: at most
+ * `maxEntries` texts of at most `maxChars` each; the oldest goes first.
+ */
+export const MemoJsonText = <A, O>(inner: t.Type<A, O, unknown>, maxEntries = 2000, maxChars = 16 * 1024) => {
+  const base = JsonText(inner);
+  const memo = new Map<string, A>();
+  return new t.Type<A, string, unknown>(
+    base.name,
+    base.is,
+    (u, c) => {
+      if (typeof u === 'string') {
+        const known = memo.get(u);
+        if (known !== undefined) return t.success(known);
+      }
+      const r = base.validate(u, c);
+      if (r._tag === 'Right' && typeof u === 'string' && u.length <= maxChars) {
+        if (memo.size >= maxEntries) memo.delete(memo.keys().next().value as string);
+        memo.set(u, r.right);
+      }
+      return r;
+    },
+    base.encode,
+  );
+};
+
 export const decodeOrThrow = <A>(codec: t.Decoder<unknown, A>, row: unknown): A => {
   const r = codec.decode(row);
   if (E.isLeft(r)) throw new CorruptRow(PathReporter.report(r).join('; '));
