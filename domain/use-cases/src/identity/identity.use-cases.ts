@@ -32,7 +32,7 @@ import * as O from 'fp-ts/Option';
 import * as TE from 'fp-ts/TaskEither';
 import { pipe } from 'fp-ts/function';
 import { type UseCase, fromPromise } from '../shared/te';
-import { ExpiringCache } from './credential-cache';
+import { ExpiringCache } from '../shared/expiring-cache';
 
 export interface IdentityDeps {
   readonly users: UserRepository;

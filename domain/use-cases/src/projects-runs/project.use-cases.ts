@@ -14,7 +14,8 @@ import {
 import type { Clock, IdGenerator, ProjectRepository, RunRepository } from '@tracelight/ports';
 import * as TE from 'fp-ts/TaskEither';
 import { pipe } from 'fp-ts/function';
-import { type UseCase, orNotFound, visibleOr } from '../shared/te';
+import { ExpiringCache } from '../shared/expiring-cache';
+import { type UseCase, orNotFound, readThrough, visibleOr } from '../shared/te';
 
 export interface ProjectDeps {
   readonly projects: ProjectRepository;
@@ -29,6 +30,10 @@ export interface NewProject {
 }
 
 export class ProjectUseCases {
+  /** Projects and runs never change once stored: every run-scoped request reads them, so they are remembered. */
+  private readonly knownProjects = new ExpiringCache<Project>(Number.POSITIVE_INFINITY, 10_000);
+  private readonly knownRuns = new ExpiringCache<Run>(Number.POSITIVE_INFINITY, 10_000);
+
   constructor(private readonly deps: ProjectDeps) {}
 
   create(principal: Principal, input: NewProject): UseCase<Project> {
@@ -49,7 +54,7 @@ export class ProjectUseCases {
 
   get(principal: Principal, projectId: ProjectId): UseCase<Project> {
     return pipe(
-      this.deps.projects.findById(projectId),
+      readThrough(this.knownProjects, projectId, () => this.deps.projects.findById(projectId)),
       orNotFound('project', projectId),
       visibleOr('project', projectId, (p: Project) => isVisibleTo(p, principal.userId)),
     );
@@ -84,7 +89,12 @@ export class ProjectUseCases {
   getRun(principal: Principal, projectId: ProjectId, runId: RunId, kind?: RunKind): UseCase<Run> {
     return pipe(
       this.get(principal, projectId),
-      TE.flatMap(() => pipe(this.deps.runs.findInProject(projectId, runId), orNotFound(kind ?? 'run', runId))),
+      TE.flatMap(() =>
+        pipe(
+          readThrough(this.knownRuns, `${projectId}/${runId}`, () => this.deps.runs.findInProject(projectId, runId)),
+          orNotFound(kind ?? 'run', runId),
+        ),
+      ),
       visibleOr(kind ?? 'run', runId, (r: Run) => kind === undefined || r.kind === kind),
     );
   }

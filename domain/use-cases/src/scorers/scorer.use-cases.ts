@@ -35,7 +35,8 @@ import * as O from 'fp-ts/Option';
 import * as TE from 'fp-ts/TaskEither';
 import { pipe } from 'fp-ts/function';
 import type { ProjectUseCases } from '../projects-runs/project.use-cases';
-import { type UseCase, orNotFound, visibleOr } from '../shared/te';
+import { ExpiringCache } from '../shared/expiring-cache';
+import { type UseCase, orNotFound, readThrough, visibleOr } from '../shared/te';
 
 export interface ScorerDeps {
   readonly projects: ProjectUseCases;
@@ -118,6 +119,9 @@ const emptyVersionFields = {
 } as const;
 
 export class ScorerUseCases {
+  /** Scorers never change once stored (new versions are rows of their own): each is read once. */
+  private readonly knownScorers = new ExpiringCache<Scorer>(Number.POSITIVE_INFINITY, 10_000);
+
   constructor(private readonly deps: ScorerDeps) {}
 
   create(principal: Principal, input: NewScorer): UseCase<Scorer> {
@@ -141,7 +145,7 @@ export class ScorerUseCases {
 
   get(principal: Principal, scorerId: ScorerId): UseCase<Scorer> {
     return pipe(
-      this.deps.scorers.findById(scorerId),
+      readThrough(this.knownScorers, scorerId, () => this.deps.scorers.findById(scorerId)),
       orNotFound('scorer', scorerId),
       visibleOr('scorer', scorerId, (s: Scorer) => s.createdBy === principal.userId),
     );

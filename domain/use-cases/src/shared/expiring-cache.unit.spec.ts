@@ -1,4 +1,4 @@
-import { ExpiringCache } from './credential-cache';
+import { ExpiringCache } from './expiring-cache';
 
 describe('ExpiringCache', () => {
   it('answers until the entry expires, then forgets it', () => {

@@ -1,8 +1,10 @@
-// Credentials resolved a moment ago, remembered for a short time: most requests of a client carry the
-// same API key or token, and looking it up (and its user) again on every request is most of what an
-// authenticated request costs. Only successful resolutions are kept, so unknown keys cannot fill it.
+// A bounded in-process cache for the use cases: resolved credentials for a short time, records that
+// never change for good. Callers store only what they found, so unknown keys or ids cannot fill it.
 
-/** A bounded map whose entries expire `ttlMs` after they were stored; a TTL of 0 keeps nothing. */
+/**
+ * A bounded map whose entries expire `ttlMs` after they were stored; a TTL of 0 keeps nothing, an
+ * infinite TTL keeps entries until the bound pushes them out.
+ */
 export class ExpiringCache<V> {
   private readonly entries = new Map<string, { readonly value: V; readonly until: number }>();
 
