@@ -86,10 +86,9 @@ export class HttpApp {
   build(): Koa {
     const app = new Koa();
     const metrics = this.metrics;
-    app.use(accessLog(this.logger));
-    app.use(metrics.middleware);
+    app.use(accessLog(this.logger, metrics));
     app.use(errorMiddleware(this.logger));
-    app.use(rateLimit(this.options.rateLimitPerMinute));
+    if (this.options.rateLimitPerMinute > 0) app.use(rateLimit(this.options.rateLimitPerMinute));
     // A large body for a heavy route is left unparsed here: an offload worker parses it.
     const offload = this.offload;
     const heavy = this.routes()

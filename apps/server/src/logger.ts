@@ -56,12 +56,18 @@ class TurnBatch implements DestinationStream {
 
 const stdout = new TurnBatch(pino.destination({ dest: 1, sync: false }));
 const stderr = new TurnBatch(pino.destination({ dest: 2, sync: false }));
-const out = pino(LINE, stdout);
 const err = pino(LINE, stderr);
 
-// The message goes into the object first, so keys keep their order: level, time, message, fields.
+/**
+ * An info line as pino writes it with LINE (same keys, same order, same escaping), built with one
+ * JSON.stringify: every request writes one, and this costs a fraction of pino's per-key serialisation.
+ * The message goes into the object first, so keys keep their order: level, time, message, fields.
+ */
+const infoLine = (fields: Record<string, unknown>, message: string): string =>
+  `{"level":"info"${isoTime()},${JSON.stringify({ message, ...fields }).slice(1)}\n`;
+
 export const jsonLogger: HttpLogger = {
-  info: (fields, message) => out.info({ message, ...fields }),
+  info: (fields, message) => stdout.write(infoLine(fields, message)),
   error: (fields, message) => err.error({ message, ...fields }),
 };
 

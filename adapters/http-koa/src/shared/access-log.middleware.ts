@@ -1,14 +1,16 @@
-// One structured line per request, with a request id (honoured from X-Request-Id, else generated)
-// that is also returned to the caller. Never headers or bodies: they carry credentials.
+// One structured line and one metrics sample per request, with a request id (honoured from
+// X-Request-Id, else generated) that is also returned to the caller. Never headers or bodies: they
+// carry credentials. Logging and metrics share this one outermost middleware: one timer per request.
 import { randomUUID } from 'node:crypto';
 import type { Next } from 'koa';
 import type { AppContext } from './context';
 import type { HttpLogger } from './logger';
+import type { HttpMetrics } from './metrics';
 
 const REQUEST_ID = /^[A-Za-z0-9._-]{1,128}$/;
 
 export const accessLog =
-  (logger: HttpLogger) =>
+  (logger: HttpLogger, metrics: HttpMetrics) =>
   async (ctx: AppContext, next: Next): Promise<void> => {
     const started = process.hrtime.bigint();
     const given = ctx.get('x-request-id');
@@ -17,15 +19,8 @@ export const accessLog =
     try {
       await next();
     } finally {
-      logger.info(
-        {
-          request_id: requestId,
-          method: ctx.method,
-          path: ctx.path,
-          status: ctx.status,
-          duration_ms: Number(process.hrtime.bigint() - started) / 1e6,
-        },
-        'request',
-      );
+      const ns = Number(process.hrtime.bigint() - started);
+      metrics.record(ctx, ns / 1e9);
+      logger.info({ request_id: requestId, method: ctx.method, path: ctx.path, status: ctx.status, duration_ms: ns / 1e6 }, 'request');
     }
   };

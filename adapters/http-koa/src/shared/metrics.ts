@@ -1,6 +1,5 @@
 // Prometheus metrics: request counts and latency by route and status, plus the process defaults.
 import { Counter, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
-import type { Next } from 'koa';
 import type { AppContext } from './context';
 
 /** One registry per process: HTTP requests, storage operations, process defaults. */
@@ -103,15 +102,13 @@ export class HttpMetrics {
     return child;
   }
 
-  /** Labels by the route template (bounded cardinality), never by the raw path. */
-  middleware = async (ctx: AppContext, next: Next): Promise<void> => {
-    const started = process.hrtime.bigint();
-    try {
-      await next();
-    } finally {
-      const child = this.child(ctx.method, (ctx as { _matchedRoute?: string })._matchedRoute ?? 'unmatched', ctx.status);
-      child.inc();
-      child.observe(Number(process.hrtime.bigint() - started) / 1e9);
-    }
-  };
+  /**
+   * One finished request, labelled by the route template (bounded cardinality), never by the raw path.
+   * The access log calls it with the duration it measured, so a request is timed once.
+   */
+  record(ctx: AppContext, seconds: number): void {
+    const child = this.child(ctx.method, (ctx as { _matchedRoute?: string })._matchedRoute ?? 'unmatched', ctx.status);
+    child.inc();
+    child.observe(seconds);
+  }
 }
