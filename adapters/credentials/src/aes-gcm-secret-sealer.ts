@@ -5,6 +5,7 @@ import * as crypto from 'node:crypto';
 import { inject, injectable } from 'inversify';
 import { CredentialsConfig } from './config';
 import { deriveKey } from './keys';
+import { randomBytes } from './system/random-pool';
 
 const AAD = Buffer.from('tracelight/sealed-secret/v1');
 
@@ -17,7 +18,7 @@ export class AesGcmSecretSealer implements SecretSealer {
   }
 
   seal(plain: string): string {
-    const iv = crypto.randomBytes(12);
+    const iv = randomBytes(12);
     const cipher = crypto.createCipheriv('aes-256-gcm', this.key, iv).setAAD(AAD);
     const data = Buffer.concat([cipher.update(plain, 'utf8'), cipher.final()]);
     return ['v1', iv, data, cipher.getAuthTag()].map((x) => (typeof x === 'string' ? x : x.toString('base64url'))).join('.');

@@ -12,6 +12,7 @@ import { JwtTokenSigner } from './jwt-token-signer';
 import { loadOrCreateSecretKey } from './keys';
 import { ScryptPasswordHasher } from './scrypt-password-hasher';
 import { UuidV7IdGenerator } from './system/uuid-v7-id-generator';
+import { randomBytes } from './system/random-pool';
 
 const config = (over: Partial<CredentialsConfig> = {}): CredentialsConfig => ({
   secretKey: crypto.randomBytes(32),
@@ -172,5 +173,21 @@ describe('UuidV7IdGenerator', () => {
     expect([...ids].sort()).toEqual(ids);
     expect(new Set(ids).size).toBe(ids.length);
     expect(Math.abs(parseInt(ids[0]!.replace(/-/g, '').slice(0, 12), 16) - Date.now())).toBeLessThan(5000);
+  });
+});
+
+describe('random pool', () => {
+  it('hands out fresh bytes each time, across refills', () => {
+    // 12-byte draws over several 4 KiB refills: no two alike (a repeat would mean reused pool bytes).
+    const draws = Array.from({ length: 2000 }, () => randomBytes(12));
+    expect(draws.every((b) => b.length === 12)).toBe(true);
+    expect(new Set(draws.map((b) => b.toString('hex'))).size).toBe(draws.length);
+    // A caller may write into what it got (the id generator does) without touching later draws.
+    const mine = randomBytes(16);
+    mine.fill(0);
+    expect(randomBytes(16).equals(Buffer.alloc(16))).toBe(false);
+    // Bytes look random: over 24,000 draws every byte value appears.
+    expect(new Set(draws.flatMap((b) => [...b])).size).toBe(256);
+    expect(randomBytes(4096).length).toBe(4096);
   });
 });

@@ -7,6 +7,7 @@ import * as crypto from 'node:crypto';
 import { inject, injectable } from 'inversify';
 import { CredentialsConfig } from './config';
 import { deriveKey } from './keys';
+import { randomBytes } from './system/random-pool';
 
 const HEADER = Buffer.from(JSON.stringify({ alg: 'HS256', typ: 'JWT' })).toString('base64url');
 const CLOCK_SKEW_SECONDS = 60;
@@ -63,7 +64,7 @@ export class JwtTokenSigner implements TokenSigner {
 
   private make(userId: UserId, now: Date, use: Use): { token: string; expiresAt: Date } {
     const iat = Math.floor(now.getTime() / 1000);
-    const claims: Claims = { sub: userId, iat, exp: iat + this.ttlSeconds[use], jti: crypto.randomBytes(12).toString('base64url'), use };
+    const claims: Claims = { sub: userId, iat, exp: iat + this.ttlSeconds[use], jti: randomBytes(12).toString('base64url'), use };
     const payload = Buffer.from(JSON.stringify(claims)).toString('base64url');
     const signingInput = `${HEADER}.${payload}`;
     return { token: `${signingInput}.${this.sign(signingInput)}`, expiresAt: new Date(claims.exp * 1000) };

@@ -4,6 +4,7 @@
 import { IdGenerator } from '@tracelight/ports';
 import * as crypto from 'node:crypto';
 import { injectable } from 'inversify';
+import { randomBytes } from './random-pool';
 
 @injectable()
 export class UuidV7IdGenerator implements IdGenerator {
@@ -24,7 +25,7 @@ export class UuidV7IdGenerator implements IdGenerator {
       this.lastMs = ms;
       this.counter = crypto.randomInt(0, 0x400); // random start, leaves room to count up
     }
-    const b = crypto.randomBytes(16);
+    const b = randomBytes(16);
     b.writeUIntBE(ms, 0, 6);
     b[6] = 0x70 | (this.counter >> 8);
     b[7] = this.counter & 0xff;
