@@ -14,7 +14,7 @@ import * as TE from 'fp-ts/TaskEither';
 import { pipe } from 'fp-ts/function';
 import type { ProjectUseCases } from '../projects-runs/project.use-cases';
 import type { ScorerUseCases } from '../scorers/scorer.use-cases';
-import type { UseCase } from '../shared/te';
+import { type UseCase, flatMap } from '../shared/te';
 
 export interface ColumnDeps {
   readonly projects: ProjectUseCases;
@@ -34,7 +34,7 @@ export class ColumnUseCases {
   ): UseCase<ReadonlyArray<ColumnDescriptor>> {
     return pipe(
       this.deps.projects.getRun(principal, projectId, runId, kind),
-      TE.flatMap(() =>
+      flatMap(() =>
         pipe(
           TE.Do,
           TE.apS('enabled', this.deps.scorers.enabledOnRun(runId)),

@@ -31,7 +31,7 @@ import * as E from 'fp-ts/Either';
 import * as O from 'fp-ts/Option';
 import * as TE from 'fp-ts/TaskEither';
 import { pipe } from 'fp-ts/function';
-import { type UseCase, fromPromise } from '../shared/te';
+import { type UseCase, fromPromise, flatMap, tap, filterOrElse } from '../shared/te';
 import { ExpiringCache } from '../shared/expiring-cache';
 
 export interface IdentityDeps {
@@ -92,7 +92,7 @@ export class IdentityUseCases {
   bootstrapAdmin(email: string, password: string): UseCase<O.Option<User>> {
     return pipe(
       this.deps.users.count(),
-      TE.flatMap((n) =>
+      flatMap((n) =>
         n > 0 ? TE.right(O.none) : pipe(this.register({ email, password, role: 'admin' }), TE.map(O.some)),
       ),
     );
@@ -106,7 +106,7 @@ export class IdentityUseCases {
   currentUser(principal: Principal): UseCase<User> {
     return pipe(
       this.deps.users.findById(principal.userId),
-      TE.flatMap(TE.fromOption(() => unauthorized())),
+      flatMap(TE.fromOption(() => unauthorized())),
     );
   }
 
@@ -123,8 +123,8 @@ export class IdentityUseCases {
   refreshWithRefreshToken(token: string): UseCase<SignedIn> {
     return pipe(
       TE.fromEither(pipe(this.deps.tokens.verifyRefresh(token, this.deps.clock.now()), E.mapLeft((m) => unauthorized(m)))),
-      TE.flatMap((claims) => this.deps.users.findById(claims.userId)),
-      TE.flatMap(TE.fromOption(() => unauthorized())),
+      flatMap((claims) => this.deps.users.findById(claims.userId)),
+      flatMap(TE.fromOption(() => unauthorized())),
       TE.map((user) => this.signIn(user)),
     );
   }
@@ -182,7 +182,7 @@ export class IdentityUseCases {
   revokeApiKey(principal: Principal, id: ApiKeyId): UseCase<void> {
     return pipe(
       this.deps.apiKeys.revoke(principal.userId, id),
-      TE.tap(() => {
+      tap(() => {
         this.apiKeys.deleteWhere((entry) => entry.key.id === id);
         return TE.right(undefined);
       }),
@@ -197,9 +197,9 @@ export class IdentityUseCases {
       return TE.left(invalid(['password'], `password must have at least ${MIN_PASSWORD_LENGTH} characters`));
     return pipe(
       this.deps.users.findByEmail(email),
-      TE.filterOrElse(O.isNone, () => conflict(`A user with email ${email} already exists`)),
-      TE.flatMap(() => fromPromise(() => this.deps.hasher.hash(input.password))),
-      TE.flatMap((passwordHash) => {
+      filterOrElse(O.isNone, () => conflict(`A user with email ${email} already exists`)),
+      flatMap(() => fromPromise(() => this.deps.hasher.hash(input.password))),
+      flatMap((passwordHash) => {
         const now = this.deps.clock.now();
         return this.deps.users.insert({
           id: asId<UserId>(this.deps.ids.next()),
@@ -216,14 +216,14 @@ export class IdentityUseCases {
   private verifyPassword(email: string, password: string): UseCase<User> {
     return pipe(
       this.deps.users.findByEmail(normaliseEmail(email)),
-      TE.flatMap((found) =>
+      flatMap((found) =>
         fromPromise(async () => {
           const hash = O.isSome(found) ? found.value.passwordHash : await this.decoy();
           const ok = await this.deps.hasher.verify(password, hash);
           return ok && O.isSome(found) ? O.some(found.value) : O.none;
         }),
       ),
-      TE.flatMap(TE.fromOption(() => unauthorized(WRONG_CREDENTIALS))),
+      flatMap(TE.fromOption(() => unauthorized(WRONG_CREDENTIALS))),
     );
   }
 
@@ -241,18 +241,18 @@ export class IdentityUseCases {
     }
     return pipe(
       this.deps.apiKeys.findByHash(hash),
-      TE.flatMap(
+      flatMap(
         TE.fromPredicate(
           (k): k is O.Some<ApiKey> =>
             O.isSome(k) && this.deps.minter.sameHash(k.value.keyHash, hash) && isApiKeyUsable(k.value, now),
           () => unauthorized('Invalid API key'),
         ),
       ),
-      TE.flatMap(({ value: key }) =>
+      flatMap(({ value: key }) =>
         pipe(
           this.deps.users.findById(key.userId),
-          TE.flatMap(TE.fromOption(() => unauthorized('Invalid API key'))),
-          TE.tap((user) => {
+          flatMap(TE.fromOption(() => unauthorized('Invalid API key'))),
+          tap((user) => {
             this.apiKeys.set(hash, { key, user }, now.getTime());
             return this.touch(hash, key, now);
           }),
@@ -280,8 +280,8 @@ export class IdentityUseCases {
     if (cached !== undefined) return TE.right(cached);
     return pipe(
       this.deps.users.findById(userId),
-      TE.flatMap(TE.fromOption(() => unauthorized())),
-      TE.tap((user) => {
+      flatMap(TE.fromOption(() => unauthorized())),
+      tap((user) => {
         this.tokenUsers.set(userId, user, now.getTime());
         return TE.right(undefined);
       }),

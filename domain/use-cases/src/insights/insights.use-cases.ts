@@ -14,7 +14,7 @@ import * as O from 'fp-ts/Option';
 import * as TE from 'fp-ts/TaskEither';
 import { pipe } from 'fp-ts/function';
 import type { ProjectUseCases } from '../projects-runs/project.use-cases';
-import type { UseCase } from '../shared/te';
+import { type UseCase, flatMap } from '../shared/te';
 
 export interface InsightsDeps {
   readonly projects: ProjectUseCases;
@@ -33,7 +33,7 @@ export class InsightsUseCases {
   get(principal: Principal, projectId: ProjectId, runId: RunId): UseCase<RunInsightsView> {
     return pipe(
       this.deps.projects.getRun(principal, projectId, runId),
-      TE.flatMap(() => this.deps.insights.find(runId)),
+      flatMap(() => this.deps.insights.find(runId)),
       TE.map(
         O.match(
           () => ({ runId, insights: DEFAULT_INSIGHTS }),
@@ -47,7 +47,7 @@ export class InsightsUseCases {
   replace(principal: Principal, projectId: ProjectId, runId: RunId, input: InsightsInput | null): UseCase<RunInsights> {
     return pipe(
       this.deps.projects.getRun(principal, projectId, runId),
-      TE.flatMap(() =>
+      flatMap(() =>
         this.deps.insights.replace({ runId, insights: completeInsights(input), updatedAt: this.deps.clock.now() }),
       ),
     );

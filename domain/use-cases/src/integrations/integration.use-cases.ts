@@ -11,7 +11,7 @@ import {
 import type { Clock, IdGenerator, IntegrationRepository, SecretSealer } from '@tracelight/ports';
 import * as TE from 'fp-ts/TaskEither';
 import { pipe } from 'fp-ts/function';
-import type { UseCase } from '../shared/te';
+import { type UseCase, flatMap } from '../shared/te';
 
 export interface IntegrationDeps {
   readonly integrations: IntegrationRepository;
@@ -45,7 +45,7 @@ export class IntegrationUseCases {
   upsertGateway(principal: Principal, input: GatewayIntegrationInput): UseCase<Integration> {
     return pipe(
       validateGateway(input),
-      TE.flatMap((valid) => {
+      flatMap((valid) => {
         const now = this.deps.clock.now();
         return this.deps.integrations.upsert({
           id: asId<IntegrationId>(this.deps.ids.next()),

@@ -15,7 +15,7 @@ import type { Clock, IdGenerator, ProjectRepository, RunRepository } from '@trac
 import * as TE from 'fp-ts/TaskEither';
 import { pipe } from 'fp-ts/function';
 import { ExpiringCache } from '../shared/expiring-cache';
-import { type UseCase, orNotFound, readThrough, visibleOr } from '../shared/te';
+import { type UseCase, orNotFound, readThrough, visibleOr, flatMap } from '../shared/te';
 
 export interface ProjectDeps {
   readonly projects: ProjectRepository;
@@ -63,7 +63,7 @@ export class ProjectUseCases {
   createRun(principal: Principal, projectId: ProjectId, kind: RunKind, name: string): UseCase<Run> {
     return pipe(
       this.get(principal, projectId),
-      TE.flatMap(() => {
+      flatMap(() => {
         const now = this.deps.clock.now();
         return this.deps.runs.insert({
           id: asId<RunId>(this.deps.ids.next()),
@@ -81,7 +81,7 @@ export class ProjectUseCases {
   listRuns(principal: Principal, projectId: ProjectId, kind: RunKind, name?: string): UseCase<ReadonlyArray<Run>> {
     return pipe(
       this.get(principal, projectId),
-      TE.flatMap(() => this.deps.runs.listInProject(projectId, kind, name)),
+      flatMap(() => this.deps.runs.listInProject(projectId, kind, name)),
     );
   }
 
@@ -89,7 +89,7 @@ export class ProjectUseCases {
   getRun(principal: Principal, projectId: ProjectId, runId: RunId, kind?: RunKind): UseCase<Run> {
     return pipe(
       this.get(principal, projectId),
-      TE.flatMap(() =>
+      flatMap(() =>
         pipe(
           readThrough(this.knownRuns, `${projectId}/${runId}`, () => this.deps.runs.findInProject(projectId, runId)),
           orNotFound(kind ?? 'run', runId),

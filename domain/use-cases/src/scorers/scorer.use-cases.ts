@@ -36,7 +36,7 @@ import * as TE from 'fp-ts/TaskEither';
 import { pipe } from 'fp-ts/function';
 import type { ProjectUseCases } from '../projects-runs/project.use-cases';
 import { ExpiringCache } from '../shared/expiring-cache';
-import { type UseCase, orNotFound, readThrough, visibleOr } from '../shared/te';
+import { type UseCase, orNotFound, readThrough, visibleOr, flatMap } from '../shared/te';
 
 export interface ScorerDeps {
   readonly projects: ProjectUseCases;
@@ -154,7 +154,7 @@ export class ScorerUseCases {
   getWithLatest(principal: Principal, scorerId: ScorerId): UseCase<ScorerWithLatest> {
     return pipe(
       this.get(principal, scorerId),
-      TE.flatMap((scorer) =>
+      flatMap((scorer) =>
         pipe(
           this.deps.versions.findLatest(scorerId),
           TE.map((latest) => ({ scorer, latestVersion: O.toNullable(latest) })),
@@ -166,7 +166,7 @@ export class ScorerUseCases {
   listVersions(principal: Principal, scorerId: ScorerId, page: PageRequest): UseCase<Page<ScorerVersion>> {
     return pipe(
       this.get(principal, scorerId),
-      TE.flatMap(() => this.deps.versions.listFrom(scorerId, page)),
+      flatMap(() => this.deps.versions.listFrom(scorerId, page)),
       TE.map((rows) => pageFromOverfetch(rows, page)),
     );
   }
@@ -176,7 +176,7 @@ export class ScorerUseCases {
       return TE.left(invalid([], 'one of instructions, user_prompt or chain_poll_template is required'));
     return pipe(
       this.get(principal, scorerId),
-      TE.flatMap((scorer) =>
+      flatMap((scorer) =>
         this.deps.versions.appendNext(scorerId, (version) => this.llmVersion(scorer, version, principal.userId, input)),
       ),
     );
@@ -186,7 +186,7 @@ export class ScorerUseCases {
     if (input.code.trim().length === 0) return TE.left(invalid(['file'], 'the uploaded file is empty'));
     return pipe(
       this.get(principal, scorerId),
-      TE.flatMap((scorer) =>
+      flatMap((scorer) =>
         this.deps.versions.appendNext(scorerId, (version) => {
           const now = this.deps.clock.now();
           const nodeTypes = input.scoreableNodeTypes ?? scorer.defaults.scoreableNodeTypes ?? ['llm'];
@@ -216,7 +216,7 @@ export class ScorerUseCases {
   createLunaVersion(principal: Principal, scorerId: ScorerId, input: LunaVersionInput): UseCase<ScorerVersion> {
     return pipe(
       this.get(principal, scorerId),
-      TE.flatMap((scorer) =>
+      flatMap((scorer) =>
         this.deps.versions.appendNext(scorerId, (version) => {
           const now = this.deps.clock.now();
           const slmOutputType = input.slmOutputType ?? 'float';
@@ -250,18 +250,18 @@ export class ScorerUseCases {
   latestCode(principal: Principal, scorerId: ScorerId): UseCase<RegisteredScorer> {
     return pipe(
       this.get(principal, scorerId),
-      TE.flatMap(() => this.deps.versions.findLatest(scorerId, 'code')),
-      TE.flatMap(
+      flatMap(() => this.deps.versions.findLatest(scorerId, 'code')),
+      flatMap(
         TE.fromOption(() => notFound('code scorer version', scorerId)),
       ),
-      TE.flatMap((v) => (v.registeredScorer ? TE.right(v.registeredScorer) : TE.left(notFound('code scorer version', scorerId)))),
+      flatMap((v) => (v.registeredScorer ? TE.right(v.registeredScorer) : TE.left(notFound('code scorer version', scorerId)))),
     );
   }
 
   getRunScorers(principal: Principal, projectId: ProjectId, runId: RunId): UseCase<RunScorerSettings> {
     return pipe(
       this.deps.projects.getRun(principal, projectId, runId),
-      TE.flatMap(() => this.deps.runScorers.find(runId)),
+      flatMap(() => this.deps.runScorers.find(runId)),
       TE.map(O.getOrElse((): RunScorerSettings => ({ runId, scorers: [], updatedAt: this.deps.clock.now() }))),
     );
   }
@@ -278,8 +278,8 @@ export class ScorerUseCases {
     ]);
     return pipe(
       this.deps.projects.getRun(principal, projectId, runId),
-      TE.flatMap(() => TE.traverseSeqArray((s: ScorerSelection) => this.checkSelection(principal, s))(unique)),
-      TE.flatMap(() => this.deps.runScorers.replace({ runId, scorers: unique, updatedAt: this.deps.clock.now() })),
+      flatMap(() => TE.traverseSeqArray((s: ScorerSelection) => this.checkSelection(principal, s))(unique)),
+      flatMap(() => this.deps.runScorers.replace({ runId, scorers: unique, updatedAt: this.deps.clock.now() })),
     );
   }
 
@@ -288,10 +288,10 @@ export class ScorerUseCases {
     return pipe(
       this.deps.runScorers.find(runId),
       TE.map(O.match(() => [] as ReadonlyArray<ScorerSelection>, (s) => s.scorers)),
-      TE.flatMap((selections) =>
+      flatMap((selections) =>
         pipe(
           this.deps.scorers.findManyByIds(selections.map((s) => s.scorerId)),
-          TE.flatMap((scorers) =>
+          flatMap((scorers) =>
             TE.traverseSeqArray((sel: ScorerSelection) => {
               const scorer = scorers.find((s) => s.id === sel.scorerId);
               if (!scorer) return TE.right(O.none);
@@ -314,7 +314,7 @@ export class ScorerUseCases {
   private checkSelection(principal: Principal, s: ScorerSelection): UseCase<void> {
     return pipe(
       this.get(principal, s.scorerId),
-      TE.flatMap(() =>
+      flatMap(() =>
         s.version === null
           ? TE.right(undefined)
           : pipe(

@@ -29,7 +29,7 @@ import * as TE from 'fp-ts/TaskEither';
 import { pipe } from 'fp-ts/function';
 import type { ColumnUseCases } from '../columns/columns.use-cases';
 import type { ProjectUseCases } from '../projects-runs/project.use-cases';
-import type { UseCase } from '../shared/te';
+import { type UseCase, flatMap, filterOrElse } from '../shared/te';
 
 export interface TracingDeps {
   readonly projects: ProjectUseCases;
@@ -78,7 +78,7 @@ export class TracingUseCases {
   ingestTraces(principal: Principal, scope: RunScope, input: IngestTraces): UseCase<IngestResult> {
     return pipe(
       this.deps.projects.getRun(principal, scope.projectId, scope.runId, scope.kind),
-      TE.flatMap(() =>
+      flatMap(() =>
         TE.fromEither(
           flattenTraces(input.traces, {
             projectId: scope.projectId,
@@ -90,7 +90,7 @@ export class TracingUseCases {
           }),
         ),
       ),
-      TE.filterOrElse(
+      filterOrElse(
         (flat) => flat.records.length <= this.deps.maxRecordsPerRequest,
         (flat) =>
           invalid(
@@ -98,7 +98,7 @@ export class TracingUseCases {
             `this request carries ${flat.records.length} traces and spans; send at most ${this.deps.maxRecordsPerRequest} per request (split the batch)`,
           ),
       ),
-      TE.flatMap((flat) =>
+      flatMap((flat) =>
         pipe(
           this.deps.records.ingest(scope.runId, flat.records, presentColumnsOfAll(flat.records)),
           TE.map(() => ({ tracesCount: flat.traceIds.length, spansCount: flat.spanCount, traceIds: flat.traceIds })),
@@ -111,7 +111,7 @@ export class TracingUseCases {
   createSession(principal: Principal, scope: RunScope, input: NewSession): UseCase<LogRecord> {
     return pipe(
       this.deps.projects.getRun(principal, scope.projectId, scope.runId, scope.kind),
-      TE.flatMap(() => {
+      flatMap(() => {
         const now = this.deps.clock.now();
         const id = this.deps.ids.next();
         const session: LogRecord = {
@@ -157,11 +157,11 @@ export class TracingUseCases {
   ingestOtel(principal: Principal, projectRef: string, logStreamName: string, spans: ReadonlyArray<OtelSpan>): UseCase<{ readonly spansCount: number }> {
     return pipe(
       this.resolveLogStream(principal, projectRef, logStreamName),
-      TE.filterOrElse(
+      filterOrElse(
         () => spans.length <= this.deps.maxRecordsPerRequest,
         () => invalid([], `this export carries ${spans.length} spans; send at most ${this.deps.maxRecordsPerRequest} per request`),
       ),
-      TE.flatMap((run) => {
+      flatMap((run) => {
         const records = otelToRecords(spans, { projectId: run.projectId, runId: run.id, now: this.deps.clock.now() });
         return pipe(
           this.deps.records.ingest(run.id, records, presentColumnsOfAll(records)),
@@ -177,20 +177,20 @@ export class TracingUseCases {
       ? projects.get(principal, asId<ProjectId>(projectRef))
       : pipe(
           projects.list(principal, { name: projectRef }),
-          TE.flatMap((found) => (found[0] ? TE.right(found[0]) : TE.left(notFound('project', projectRef)))),
+          flatMap((found) => (found[0] ? TE.right(found[0]) : TE.left(notFound('project', projectRef)))),
         );
     return pipe(
       project,
-      TE.flatMap((p) =>
+      flatMap((p) =>
         pipe(
           projects.listRuns(principal, p.id, 'log_stream', logStreamName),
-          TE.flatMap((runs) => (runs[0] ? TE.right(runs[0]) : projects.createRun(principal, p.id, 'log_stream', logStreamName))),
+          flatMap((runs) => (runs[0] ? TE.right(runs[0]) : projects.createRun(principal, p.id, 'log_stream', logStreamName))),
           // Two exporters racing to create the same log stream: the loser reads the winner's.
           TE.orElse((e) =>
             e._tag === 'Conflict'
               ? pipe(
                   projects.listRuns(principal, p.id, 'log_stream', logStreamName),
-                  TE.flatMap((runs) => (runs[0] ? TE.right(runs[0]) : TE.left(e))),
+                  flatMap((runs) => (runs[0] ? TE.right(runs[0]) : TE.left(e))),
                 )
               : TE.left(e),
           ),
@@ -202,8 +202,8 @@ export class TracingUseCases {
   search(principal: Principal, scope: RunScope, query: SearchRecords): UseCase<Page<LogRecord>> {
     return pipe(
       this.deps.columns.availableColumns(principal, scope.projectId, scope.kind, scope.runId),
-      TE.flatMap((catalogue) => TE.fromEither(validateSearch(catalogue, query.filters, query.sort))),
-      TE.flatMap(() =>
+      flatMap((catalogue) => TE.fromEither(validateSearch(catalogue, query.filters, query.sort))),
+      flatMap(() =>
         this.deps.records.search({ projectId: scope.projectId, runId: scope.runId, ...query }),
       ),
       TE.map((rows) => pageFromOverfetch(rows, query.page)),
