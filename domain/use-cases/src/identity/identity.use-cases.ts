@@ -82,6 +82,11 @@ export class IdentityUseCases {
   private readonly apiKeys: ExpiringCache<{ readonly key: ApiKey; readonly user: User }>;
   /** By user id: the user a valid token names. */
   private readonly tokenUsers: ExpiringCache<User>;
+  /**
+   * Counts revocations: a key read before a revocation that lands while the read is in flight is not
+   * remembered, or a key revoked just then could come back into the cache for the TTL.
+   */
+  private revocations = 0;
 
   constructor(private readonly deps: IdentityDeps) {
     this.apiKeys = new ExpiringCache(deps.credentialCacheMs ?? 0);
@@ -183,6 +188,7 @@ export class IdentityUseCases {
     return pipe(
       this.deps.apiKeys.revoke(principal.userId, id),
       tap(() => {
+        this.revocations++;
         this.apiKeys.deleteWhere((entry) => entry.key.id === id);
         return TE.right(undefined);
       }),
@@ -239,6 +245,7 @@ export class IdentityUseCases {
         TE.map(() => cached.user),
       );
     }
+    const revocations = this.revocations;
     return pipe(
       this.deps.apiKeys.findByHash(hash),
       flatMap(
@@ -253,7 +260,7 @@ export class IdentityUseCases {
           this.deps.users.findById(key.userId),
           flatMap(TE.fromOption(() => unauthorized('Invalid API key'))),
           tap((user) => {
-            this.apiKeys.set(hash, { key, user }, now.getTime());
+            if (this.revocations === revocations) this.apiKeys.set(hash, { key, user }, now.getTime());
             return this.touch(hash, key, now);
           }),
         ),
