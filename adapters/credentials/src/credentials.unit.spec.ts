@@ -9,7 +9,7 @@ import { CachingPasswordHasher } from './caching-password-hasher';
 import type { CredentialsConfig } from './config';
 import { HmacApiKeyMinter } from './hmac-api-key-minter';
 import { JwtTokenSigner } from './jwt-token-signer';
-import { loadOrCreateSecretKey } from './keys';
+import { deriveKey, loadOrCreateSecretKey } from './keys';
 import { ScryptPasswordHasher } from './scrypt-password-hasher';
 import { UuidV7IdGenerator } from './system/uuid-v7-id-generator';
 import { randomBytes } from './system/random-pool';
@@ -85,6 +85,14 @@ describe('HmacApiKeyMinter', () => {
     expect(minter.sameHash(k.hash, k.hash)).toBe(true);
     expect(minter.sameHash(k.hash, keys[1]!.hash)).toBe(false);
     expect(minter.sameHash(k.hash, 'short')).toBe(false);
+  });
+
+  it('hashes as HMAC-SHA256 under the key derived from the server key, so stored hashes outlive a restart', () => {
+    const c = config();
+    const secret = new HmacApiKeyMinter(c).mint().secret;
+    const expected = crypto.createHmac('sha256', deriveKey(c.secretKey, 'api-key-hash')).update(secret, 'utf8').digest('hex');
+    expect(new HmacApiKeyMinter(c).hashOf(secret)).toBe(expected);
+    expect(new HmacApiKeyMinter({ ...c }).hashOf(secret)).toBe(expected);
   });
 });
 
