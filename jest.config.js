@@ -40,5 +40,7 @@ module.exports = {
     ],
   },
   testTimeout: 30000,
+  globalSetup: '<rootDir>/test/support/temp-dir.setup.js',
+  globalTeardown: '<rootDir>/test/support/temp-dir.teardown.js',
   reporters: ['default', '<rootDir>/test/support/summary-reporter.js'],
 };

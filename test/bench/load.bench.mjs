@@ -117,5 +117,7 @@ if (SOAK > 0) {
   console.log(`  ${samples.map((x) => fmt(x)).join(' → ')}`);
 }
 
-server.child.kill('SIGTERM');
 bare.child.kill('SIGTERM');
+server.child.kill('SIGTERM');
+await new Promise((resolve) => server.child.once('exit', resolve));
+fs.rmSync(dataDir, { recursive: true, force: true });
