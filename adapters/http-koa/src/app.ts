@@ -42,13 +42,6 @@ const routeLabel = (path: string): Middleware => {
   };
 };
 
-/** `10mb`, `512kb`, `1024` (the forms configuration accepts) in bytes. */
-const byteSize = (limit: string): number => {
-  const m = /^(\d+)(b|kb|mb)?$/i.exec(limit);
-  const unit = { b: 1, kb: 1024, mb: 1024 * 1024 }[(m?.[2] ?? 'b').toLowerCase() as 'b' | 'kb' | 'mb'];
-  return m ? Number(m[1]) * unit : 1024 * 1024;
-};
-
 /** Never handed to an offload worker: the caller is already resolved into a principal. */
 const CREDENTIAL_HEADERS = new Set<string>([...API_KEY_HEADERS, 'authorization', 'cookie']);
 
@@ -100,10 +93,12 @@ export class HttpApp {
           (ctx as AppContext & { disableBodyParser?: boolean }).disableBodyParser = true;
         return next();
       });
+    // The parser's limits are strings it reads with `bytes`: a plain number of bytes is one of them.
+    const limit = String(this.options.bodyLimitBytes);
     const parseBody = bodyParser({
       enableTypes: ['json', 'form'],
-      jsonLimit: this.options.bodyLimit,
-      formLimit: this.options.bodyLimit,
+      jsonLimit: limit,
+      formLimit: limit,
       strict: false,
     });
     // A request without a body has nothing to parse: it gets at once the `{}` the parser would give it.
@@ -209,7 +204,7 @@ export class HttpApp {
   private async handleOffloaded(r: Route, ctx: AppContext, offload: RouteOffload): Promise<void> {
     let body: Buffer;
     try {
-      body = await readRawBody(ctx.req, byteSize(this.options.bodyLimit));
+      body = await readRawBody(ctx.req, this.options.bodyLimitBytes);
     } catch (e) {
       if (!(e instanceof RawBodyError)) throw e;
       return sendError(ctx, bodyFailure(e.status, e.message));

@@ -21,7 +21,8 @@ export interface ServerConfig {
   readonly credentialCacheMs: number;
   readonly adminEmail: string | undefined;
   readonly adminPassword: string | undefined;
-  readonly bodyLimit: string;
+  /** TRACELIGHT_BODY_LIMIT in bytes. */
+  readonly bodyLimitBytes: number;
   readonly uploadLimitBytes: number;
   readonly rateLimitPerMinute: number;
   readonly requestTimeoutMs: number;
@@ -79,6 +80,13 @@ const database = (env: Env, dataDir: string): E.Either<string, DatabaseConfig> =
 };
 
 /** Collects every problem, not just the first, so one restart fixes them all. */
+/** `10mb`, `512kb`, `1024b` or `1024` in bytes; undefined for anything else. */
+const byteSize = (text: string): number | undefined => {
+  const m = /^(\d+)(b|kb|mb)?$/i.exec(text);
+  if (!m) return undefined;
+  return Number(m[1]) * { b: 1, kb: 1024, mb: 1024 * 1024 }[(m[2] ?? 'b').toLowerCase() as 'b' | 'kb' | 'mb'];
+};
+
 export const loadConfig = (env: Env): E.Either<ReadonlyArray<string>, ServerConfig> => {
   const problems: string[] = [];
   const take = <A>(r: E.Either<string, A>, fallback: A): A =>
@@ -99,7 +107,8 @@ export const loadConfig = (env: Env): E.Either<ReadonlyArray<string>, ServerConf
   if ((adminEmail === undefined) !== (adminPassword === undefined))
     problems.push('TRACELIGHT_ADMIN_EMAIL and TRACELIGHT_ADMIN_PASSWORD must be set together');
   const bodyLimit = env['TRACELIGHT_BODY_LIMIT'] || '10mb';
-  if (!/^\d+(b|kb|mb)?$/i.test(bodyLimit)) problems.push(`TRACELIGHT_BODY_LIMIT must look like 512kb or 1mb, got ${JSON.stringify(bodyLimit)}`);
+  const bodyLimitBytes = byteSize(bodyLimit);
+  if (bodyLimitBytes === undefined) problems.push(`TRACELIGHT_BODY_LIMIT must look like 512kb or 1mb, got ${JSON.stringify(bodyLimit)}`);
   const config: ServerConfig = {
     host: env['TRACELIGHT_HOST'] || '127.0.0.1',
     port: take(integer('TRACELIGHT_PORT', 0, 65535, 8088)(env), 8088),
@@ -114,7 +123,7 @@ export const loadConfig = (env: Env): E.Either<ReadonlyArray<string>, ServerConf
     credentialCacheMs: take(integer('TRACELIGHT_CREDENTIAL_CACHE_MS', 0, 600_000, 2000)(env), 2000),
     adminEmail,
     adminPassword,
-    bodyLimit,
+    bodyLimitBytes: bodyLimitBytes ?? 0,
     uploadLimitBytes: take(integer('TRACELIGHT_UPLOAD_LIMIT_BYTES', 1, 1 << 30, 1 << 20)(env), 1 << 20),
     rateLimitPerMinute: take(integer('TRACELIGHT_RATE_LIMIT_PER_MINUTE', 0, 10_000_000, 6000)(env), 6000),
     requestTimeoutMs: take(integer('TRACELIGHT_REQUEST_TIMEOUT_MS', 1000, 3_600_000, 30_000)(env), 30_000),

@@ -14,7 +14,7 @@ describe('configuration from the environment', () => {
           sqliteSynchronous: 'FULL',
           sqliteWriter: 'thread',
           tokenTtlSeconds: 3600,
-          bodyLimit: '10mb',
+          bodyLimitBytes: 10 * 1024 * 1024,
           rateLimitPerMinute: 6000,
         }),
       ),
@@ -37,10 +37,20 @@ describe('configuration from the environment', () => {
       TRACELIGHT_SQLITE_WRITER: 'process',
       TRACELIGHT_ADMIN_EMAIL: 'only-the-email@example.com',
       TRACELIGHT_TOKEN_TTL_SECONDS: '0',
+      TRACELIGHT_BODY_LIMIT: '2gb',
     });
     expect(E.isLeft(result)).toBe(true);
     const problems = E.isLeft(result) ? result.left.join('\n') : '';
-    for (const name of ['TRACELIGHT_PORT', 'TRACELIGHT_DATABASE_URL', 'TRACELIGHT_SQLITE_SYNCHRONOUS', 'TRACELIGHT_SQLITE_WRITER', 'TRACELIGHT_ADMIN_PASSWORD', 'TRACELIGHT_TOKEN_TTL_SECONDS'])
+    for (const name of ['TRACELIGHT_PORT', 'TRACELIGHT_DATABASE_URL', 'TRACELIGHT_SQLITE_SYNCHRONOUS', 'TRACELIGHT_SQLITE_WRITER', 'TRACELIGHT_ADMIN_PASSWORD', 'TRACELIGHT_TOKEN_TTL_SECONDS', 'TRACELIGHT_BODY_LIMIT'])
       expect(problems).toContain(name);
+  });
+
+  it('reads the body limit in bytes, kilobytes or megabytes', () => {
+    const limit = (TRACELIGHT_BODY_LIMIT: string) => E.map((c: { bodyLimitBytes: number }) => c.bodyLimitBytes)(loadConfig({ TRACELIGHT_BODY_LIMIT }));
+    expect(limit('1024')).toEqual(E.right(1024));
+    expect(limit('300b')).toEqual(E.right(300));
+    expect(limit('64kb')).toEqual(E.right(64 * 1024));
+    expect(limit('16MB')).toEqual(E.right(16 * 1024 * 1024));
+    expect(E.isLeft(limit('1.5mb'))).toBe(true);
   });
 });

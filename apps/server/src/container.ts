@@ -36,7 +36,7 @@ export const buildContainer = (config: ServerConfig, logger: HttpLogger): { cont
       ? sqliteModule({ path: config.database.path, synchronous: config.sqliteSynchronous, writer: config.sqliteWriter })
       : mongodbModule({ url: config.database.url }),
     useCasesModule({ maxRecordsPerRequest: config.maxRecordsPerRequest, credentialCacheMs: config.credentialCacheMs }),
-    httpModule({ bodyLimit: config.bodyLimit, uploadLimitBytes: config.uploadLimitBytes, rateLimitPerMinute: config.rateLimitPerMinute }, logger, metrics),
+    httpModule({ bodyLimitBytes: config.bodyLimitBytes, uploadLimitBytes: config.uploadLimitBytes, rateLimitPerMinute: config.rateLimitPerMinute }, logger, metrics),
   );
   const engine: Storage =
     config.database.engine === 'sqlite'

@@ -6,8 +6,8 @@ export interface HttpLogger {
 export const HttpLogger = Symbol.for('tracelight.HttpLogger');
 
 export interface HttpOptions {
-  /** Largest accepted JSON or form body, e.g. '1mb'. */
-  readonly bodyLimit: string;
+  /** Largest accepted JSON or form body, in bytes. */
+  readonly bodyLimitBytes: number;
   /** Largest accepted multipart upload (code scorer files), in bytes. */
   readonly uploadLimitBytes: number;
   /** Requests per minute per credential (0: no limit). */
