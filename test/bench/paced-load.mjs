@@ -68,9 +68,20 @@ export const pacedLoad = async ({ url, method = 'GET', headers = {}, body }, { r
   };
 
   let finish;
-  const done = new Promise((resolve) => (finish = resolve));
+  let fail;
+  let finished = false;
+  const done = new Promise((resolve, reject) => {
+    finish = () => {
+      finished = true;
+      resolve();
+    };
+    fail = reject;
+  });
   for (const socket of sockets) {
     const conn = { socket, buf: Buffer.alloc(0), dueAt: 0 };
+    // A connection lost mid-run would leave its request unanswered forever: fail loudly instead.
+    socket.on('error', (e) => fail(e));
+    socket.on('close', () => finished || fail(new Error('paced load: the server closed a connection mid-run')));
     socket.on('data', (chunk) => {
       conn.buf = conn.buf.length === 0 ? chunk : Buffer.concat([conn.buf, chunk]);
       const headOf = readHead(conn.buf);
@@ -89,10 +100,11 @@ export const pacedLoad = async ({ url, method = 'GET', headers = {}, body }, { r
   }
 
   const tick = () => {
+    if (finished) return; // failed
     const now = performance.now();
     if (now >= stopAt) {
       // Every request scheduled so far gets its answer before the figures are taken.
-      const wait = () => (answered >= sent && sent >= scheduled ? finish() : setTimeout(wait, 1));
+      const wait = () => (finished ? undefined : answered >= sent && sent >= scheduled ? finish() : setTimeout(wait, 1));
       return wait();
     }
     const nowDue = Math.min(Math.floor(((now - t0) * rate) / 1000) + 1, total);
@@ -101,8 +113,12 @@ export const pacedLoad = async ({ url, method = 'GET', headers = {}, body }, { r
     setTimeout(tick, 1);
   };
   tick();
-  await done;
-  for (const s of sockets) s.destroy();
+  try {
+    await done;
+  } finally {
+    finished = true;
+    for (const s of sockets) s.destroy();
+  }
 
   const sorted = Float64Array.from(latencies).sort();
   const at = (q) => (sorted.length === 0 ? NaN : sorted[Math.min(sorted.length - 1, Math.floor(q * sorted.length))]);
