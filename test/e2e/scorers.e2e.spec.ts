@@ -1,6 +1,7 @@
 // Spec operation 5: GET /v2/scorers/{scorer_id}/versions, and the scorer routes that create versions.
 import { randomUUID } from 'node:crypto';
-import { ADMIN } from '../support/server';
+import { http } from '../support/http';
+import { ADMIN, startServer } from '../support/server';
 import { startWorld, type World } from '../support/world';
 
 let w: World;
@@ -112,6 +113,49 @@ describe('scorer versions', () => {
     );
     expect(made.map((r) => r.status)).toEqual(Array(8).fill(200));
     expect(made.map((r) => r.body.version).sort((a, b) => a - b)).toEqual([1, 2, 3, 4, 5, 6, 7, 8]);
+  });
+
+  // The server keeps settled pages (full, with versions 1..N all there) for good: see isSettled in the
+  // scorer use cases. What is under test: a kept page reads the same, the pages that can still change
+  // are read afresh, including after a version added by another server process on the same storage.
+  it('keeps answering a settled page the same, and shows versions added later on the pages they change', async () => {
+    const id = w.ok(await w.call('POST', '/v2/scorers', { auth: w.admin, json: { name: `pages-${Date.now()}`, scorer_type: 'llm' } })).id;
+    const add = async (baseUrl = w.server.baseUrl, auth = w.admin) => {
+      const made = await http(baseUrl)('POST', `/v2/scorers/${id}/version/llm`, { auth, json: { instructions: 'x' } });
+      expect(made.status).toBe(200);
+      return made.body.version as number;
+    };
+    const numbers = async (query: string) => {
+      const r = await versions(query, w.admin, id);
+      expect(r.status).toBe(200);
+      return { versions: r.body.versions.map((v: { version: number }) => v.version), next: r.body.next_starting_token };
+    };
+    for (let i = 0; i < 3; i++) await add();
+    const settled = await versions('?limit=2', w.admin, id);
+    expect(settled.body).toMatchObject({ starting_token: 0, limit: 2, next_starting_token: 2 });
+    expect((await versions('?limit=2', w.admin, id)).body).toEqual(settled.body);
+    expect(await numbers('?starting_token=2&limit=2')).toEqual({ versions: [3], next: null });
+    expect(await numbers('?limit=3')).toEqual({ versions: [1, 2, 3], next: null });
+
+    expect(await add()).toBe(4);
+    expect(await numbers('?starting_token=2&limit=2')).toEqual({ versions: [3, 4], next: null });
+    expect(await numbers('?limit=3')).toEqual({ versions: [1, 2, 3], next: 3 });
+
+    // Another server process on the same storage adds version 5; this one sees it on the last page.
+    const second = await startServer(w.server.storageEnv);
+    try {
+      const token = w.ok(await http(second.baseUrl)('POST', '/login', { form: { username: ADMIN.email, password: ADMIN.password } })).access_token;
+      expect(await add(second.baseUrl, { bearer: token })).toBe(5);
+    } finally {
+      await second.stop();
+    }
+    expect(await numbers('?starting_token=2&limit=2')).toEqual({ versions: [3, 4], next: 4 });
+    expect(await numbers('?starting_token=4&limit=2')).toEqual({ versions: [5], next: null });
+    expect((await versions('?limit=2', w.admin, id)).body).toEqual(settled.body);
+
+    // Kept or not, the page is still nobody else's.
+    const other = await w.user(`pages-${Date.now()}@example.com`);
+    expect((await versions('?limit=2', other.auth, id)).status).toBe(404);
   });
 
   it.each([

@@ -10,6 +10,8 @@ export const ADMIN = { email: 'admin@example.com', password: 'correct horse batt
 export interface RunningServer {
   readonly baseUrl: string;
   readonly dataDir: string;
+  /** The variables that chose this server's storage: `startServer(first.storageEnv)` shares it. */
+  readonly storageEnv: Readonly<Record<string, string>>;
   /** Every line the server wrote, stdout and stderr, for assertions about logs. */
   readonly output: string[];
   /**
@@ -38,17 +40,16 @@ const MAIN = path.resolve(__dirname, '../../apps/server/dist/main.js');
 
 export const startServer = async (env: Record<string, string> = {}, dataDir?: string): Promise<RunningServer> => {
   if (!fs.existsSync(MAIN)) throw new Error(`${MAIN} is missing: run \`pnpm build\` first (the test scripts do)`);
-  const dir = dataDir ?? fs.mkdtempSync(path.join(os.tmpdir(), 'tracelight-e2e-'));
+  const dir = dataDir ?? env['TRACELIGHT_DATA_DIR'] ?? fs.mkdtempSync(path.join(os.tmpdir(), 'tracelight-e2e-'));
+  const storageEnv = { TRACELIGHT_DATA_DIR: dir, ...e2eDatabase(), ...env };
   const child: ChildProcess = spawn(process.execPath, [MAIN], {
     env: {
       PATH: process.env['PATH'] ?? '',
       TRACELIGHT_HOST: '127.0.0.1',
       TRACELIGHT_PORT: '0',
-      TRACELIGHT_DATA_DIR: dir,
       TRACELIGHT_ADMIN_EMAIL: ADMIN.email,
       TRACELIGHT_ADMIN_PASSWORD: ADMIN.password,
-      ...e2eDatabase(),
-      ...env,
+      ...storageEnv,
     },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
@@ -94,6 +95,10 @@ export const startServer = async (env: Record<string, string> = {}, dataDir?: st
   return {
     baseUrl: `http://127.0.0.1:${port}`,
     dataDir: dir,
+    storageEnv: {
+      TRACELIGHT_DATA_DIR: dir,
+      ...(storageEnv.TRACELIGHT_DATABASE_URL === undefined ? {} : { TRACELIGHT_DATABASE_URL: storageEnv.TRACELIGHT_DATABASE_URL }),
+    },
     output,
     waitForOutput,
     stop: async (signal = 'SIGTERM') => {

@@ -2,6 +2,11 @@ import type { PageRequest, ScorerId, ScorerVersion, ScorerVersionKind } from '@t
 import type { Option } from 'fp-ts/Option';
 import type { Result } from '../system/result';
 
+/**
+ * Versions are append-only: a new one is numbered above the highest, and none is changed or removed.
+ * The use cases rely on it (a settled page of versions is cached for good); keep it that way, or drop
+ * that cache.
+ */
 export interface ScorerVersionRepository {
   /**
    * Stores a new version numbered one above the scorer's highest (1 for the first). The number is

@@ -1,5 +1,6 @@
 // One version of a scorer, with at most one of its three kinds of body filled in.
 import type { ScorerId, ScorerVersionId, UserId } from '../shared/ids';
+import type { Page } from '../shared/paging';
 
 export interface FewShotExample {
   readonly generationPromptAndResponse: string;
@@ -94,3 +95,13 @@ export type ScorerVersionKind = 'llm' | 'code' | 'luna';
 
 export const versionKind = (v: ScorerVersion): ScorerVersionKind | null =>
   v.generatedScorer ? 'llm' : v.registeredScorer ? 'code' : v.finetunedScorer ? 'luna' : null;
+
+/**
+ * A page of versions that can never read differently. Versions are numbered from 1 and never change
+ * or go (ScorerVersionRepository has no update or delete). A page is settled when more follow it (the
+ * last page gains rows as versions are added) and its last version's number equals its last
+ * position: then versions 1..N are all there, and any version yet to come, even one numbered before
+ * another that is already visible (MongoDB numbers and inserts in two steps), is numbered above N.
+ */
+export const isSettledVersionPage = (page: Page<ScorerVersion>): boolean =>
+  page.nextStartingToken !== null && page.items[page.items.length - 1]?.version === page.startingToken + page.limit;

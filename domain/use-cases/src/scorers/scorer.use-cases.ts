@@ -19,6 +19,7 @@ import {
   type UserId,
   asId,
   invalid,
+  isSettledVersionPage,
   isValidThreshold,
   notFound,
   pageFromOverfetch,
@@ -121,6 +122,13 @@ const emptyVersionFields = {
 export class ScorerUseCases {
   /** Scorers never change once stored (new versions are rows of their own): each is read once. */
   private readonly knownScorers = new ExpiringCache<Scorer>(Number.POSITIVE_INFINITY, 10_000);
+  /**
+   * Settled pages of versions, kept for good (see isSettledVersionPage). Bounded by the pages' JSON size.
+   */
+  private readonly settledVersionPages = new ExpiringCache<Page<ScorerVersion>>(Number.POSITIVE_INFINITY, 10_000, {
+    weigh: (page) => JSON.stringify(page.items).length,
+    maxWeight: 16 * 1024 * 1024,
+  });
 
   constructor(private readonly deps: ScorerDeps) {}
 
@@ -164,10 +172,21 @@ export class ScorerUseCases {
   }
 
   listVersions(principal: Principal, scorerId: ScorerId, page: PageRequest): UseCase<Page<ScorerVersion>> {
+    const key = `${scorerId}:${page.startingToken}:${page.limit}`;
     return pipe(
       this.get(principal, scorerId),
-      flatMap(() => this.deps.versions.listFrom(scorerId, page)),
-      TE.map((rows) => pageFromOverfetch(rows, page)),
+      flatMap(() => {
+        const known = this.settledVersionPages.get(key, 0);
+        if (known !== undefined) return TE.right(known);
+        return pipe(
+          this.deps.versions.listFrom(scorerId, page),
+          TE.map((rows) => {
+            const read = pageFromOverfetch(rows, page);
+            if (isSettledVersionPage(read)) this.settledVersionPages.set(key, read, 0);
+            return read;
+          }),
+        );
+      }),
     );
   }
 

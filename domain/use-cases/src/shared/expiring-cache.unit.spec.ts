@@ -46,4 +46,35 @@ describe('ExpiringCache', () => {
     cache.deleteWhere((v) => v.id === 'a');
     expect([cache.get('h1', 1), cache.get('h2', 1), cache.get('h3', 1)]).toEqual([undefined, { id: 'b' }, undefined]);
   });
+
+  it('keeps the total weight within its budget, oldest out first, and refuses a value heavier than all of it', () => {
+    const cache = new ExpiringCache<string>(Number.POSITIVE_INFINITY, 100, { weigh: (v) => v.length, maxWeight: 10 });
+    cache.set('a', 'aaaa', 0);
+    cache.set('b', 'bbbb', 0);
+    expect(cache.weight).toBe(8);
+    cache.set('c', 'cccccc', 0);
+    // 8 + 6 is over 10: 'a' goes, which is enough.
+    expect([cache.get('a', 1), cache.get('b', 1), cache.get('c', 1)]).toEqual([undefined, 'bbbb', 'cccccc']);
+    expect(cache.weight).toBe(10);
+    cache.set('d', 'ddddddd', 0);
+    // 7 more needs both older entries gone.
+    expect([cache.get('b', 1), cache.get('c', 1), cache.get('d', 1)]).toEqual([undefined, undefined, 'ddddddd']);
+    cache.set('huge', 'x'.repeat(11), 0);
+    expect(cache.get('huge', 1)).toBeUndefined();
+    expect(cache.get('d', 1)).toBe('ddddddd');
+    cache.update('d', 'dd');
+    cache.deleteWhere((v) => v === 'nothing');
+    expect(cache.weight).toBe(2);
+    cache.deleteWhere((v) => v === 'dd');
+    expect([cache.size, cache.weight]).toEqual([0, 0]);
+  });
+
+  it('gives back the weight of an entry that expired or was stored again', () => {
+    const cache = new ExpiringCache<string>(10, 100, { weigh: (v) => v.length, maxWeight: 10 });
+    cache.set('k', 'vvvv', 0);
+    cache.set('k', 'vv', 0);
+    expect(cache.weight).toBe(2);
+    expect(cache.get('k', 10)).toBeUndefined();
+    expect(cache.weight).toBe(0);
+  });
 });
