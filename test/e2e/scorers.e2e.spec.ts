@@ -133,7 +133,10 @@ describe('scorer versions', () => {
     for (let i = 0; i < 3; i++) await add();
     const settled = await versions('?limit=2', w.admin, id);
     expect(settled.body).toMatchObject({ starting_token: 0, limit: 2, next_starting_token: 2 });
-    expect((await versions('?limit=2', w.admin, id)).body).toEqual(settled.body);
+    const again = await versions('?limit=2', w.admin, id);
+    expect(again.body).toEqual(settled.body);
+    expect(again.headers.get('content-type')).toBe('application/json; charset=utf-8');
+    expect(again.headers.get('content-length')).toBe(settled.headers.get('content-length'));
     expect(await numbers('?starting_token=2&limit=2')).toEqual({ versions: [3], next: null });
     expect(await numbers('?limit=3')).toEqual({ versions: [1, 2, 3], next: null });
 

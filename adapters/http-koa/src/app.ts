@@ -20,6 +20,7 @@ import { MultipartError, parseMultipart } from './shared/multipart';
 import { RawBodyError, readRawBody } from './shared/raw-body';
 import { API_KEY_HEADERS } from './auth/presented-credentials';
 import { RouteOffload } from './shared/offload';
+import { PresentedBodies } from './shared/presented-body';
 import { sendError } from './shared/respond';
 import { type Route, RouteGroup } from './shared/route';
 import { routeKey, runRoute } from './shared/route-runner';
@@ -75,6 +76,8 @@ export class HttpApp {
 
   /** What the router actually mounted (method and spec-style path), once `build` ran: the OpenAPI test compares. */
   mounted: ReadonlyArray<{ readonly method: string; readonly path: string }> = [];
+
+  private readonly presented = new PresentedBodies();
 
   build(): Koa {
     const app = new Koa();
@@ -197,7 +200,13 @@ export class HttpApp {
     if (!outcome.ok) return sendError(ctx, outcome.error);
     if (r.write) return r.write(ctx, outcome.result);
     ctx.status = outcome.status;
-    ctx.body = r.present(outcome.result);
+    const presented = this.presented.of(r, outcome.result);
+    if ('other' in presented) {
+      ctx.body = presented.other;
+      return;
+    }
+    ctx.type = 'json'; // before the body: a Buffer body would otherwise be typed application/octet-stream
+    ctx.body = presented.json;
   }
 
   /** The body goes, unparsed, to an offload worker, which answers as this thread would have. */

@@ -1,0 +1,32 @@
+// A route's JSON answer, encoded once per result object. The use cases hand back the very same
+// (immutable) object for what they keep in memory, such as settled pages of scorer versions: its
+// body is then presented, serialised and encoded once, not on every request. A fresh result costs
+// what Koa's own JSON serialisation would.
+import type { Route } from './route';
+
+export type PresentedBody = { readonly json: Buffer } | { readonly other: unknown };
+
+export class PresentedBodies {
+  private readonly byRoute = new WeakMap<Route, WeakMap<object, Buffer>>();
+
+  /**
+   * The encoded JSON of `r.present(result)`, or (`other`) what `present` returned when that is not
+   * an object or array (left to Koa as it is). Relies on presenters being pure functions of the result.
+   */
+  of(r: Route, result: unknown): PresentedBody {
+    const memo = typeof result === 'object' && result !== null ? this.memoOf(r) : undefined;
+    const known = memo?.get(result as object);
+    if (known !== undefined) return { json: known };
+    const presented = r.present(result);
+    if (typeof presented !== 'object' || presented === null) return { other: presented };
+    const json = Buffer.from(JSON.stringify(presented), 'utf8');
+    memo?.set(result as object, json);
+    return { json };
+  }
+
+  private memoOf(r: Route): WeakMap<object, Buffer> {
+    let memo = this.byRoute.get(r);
+    if (memo === undefined) this.byRoute.set(r, (memo = new WeakMap()));
+    return memo;
+  }
+}
