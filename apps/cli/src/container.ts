@@ -1,6 +1,6 @@
 // The CLI's own composition root: the same domain, ports and storage adapters as the server, no HTTP.
 import { credentialsModule, loadOrCreateSecretKey } from '@tracelight/credentials';
-import { MongoDatabase, MongoDatabaseToken, mongodbModule } from '@tracelight/mongodb';
+import type { MongoDatabase } from '@tracelight/mongodb';
 import {
   ApiKeyMinter,
   ApiKeyRepository,
@@ -12,7 +12,7 @@ import {
   TokenSigner,
   UserRepository,
 } from '@tracelight/ports';
-import { SqliteStorage, SqliteStorageToken, sqliteModule } from '@tracelight/sqlite';
+import type { SqliteStorage } from '@tracelight/sqlite';
 import { IdentityUseCases } from '@tracelight/use-cases';
 import { Container } from 'inversify';
 import * as path from 'node:path';
@@ -33,13 +33,24 @@ export const buildCliContainer = async (env: CliEnvironment) => {
   const container = new Container();
   const mongo = env.databaseUrl?.startsWith('mongodb');
   const sqlitePath = env.databaseUrl?.startsWith('sqlite:') ? path.resolve(env.databaseUrl.slice('sqlite:'.length).replace(/^\/\//, '')) : path.join(env.dataDir, 'tracelight.db');
+  // Only the engine in use is loaded: the other one's driver is never required.
+  const engine = mongo
+    ? await import('@tracelight/mongodb').then(({ MongoDatabaseToken, mongodbModule }) => ({
+        module: mongodbModule({ url: env.databaseUrl! }),
+        open: () => container.get<MongoDatabase>(MongoDatabaseToken).connect(),
+        close: () => container.get<MongoDatabase>(MongoDatabaseToken).close(),
+      }))
+    : await import('@tracelight/sqlite').then(({ SqliteStorageToken, sqliteModule }) => ({
+        module: sqliteModule({ path: sqlitePath, writer: 'inline' }),
+        open: () => container.get<SqliteStorage>(SqliteStorageToken).open(),
+        close: () => container.get<SqliteStorage>(SqliteStorageToken).close(),
+      }));
   container.loadSync(
     // The same key as the server's (same data dir or TRACELIGHT_SECRET_KEY), or keys it mints would not work there.
     credentialsModule({ secretKey: loadOrCreateSecretKey({ fromEnv: env.secretKey, dataDir: env.dataDir }), tokenTtlSeconds: 3600, refreshTokenTtlSeconds: 3600, passwordCacheTtlSeconds: 0 }),
-    mongo ? mongodbModule({ url: env.databaseUrl! }) : sqliteModule({ path: sqlitePath, writer: 'inline' }),
+    engine.module,
   );
-  if (mongo) await container.get<MongoDatabase>(MongoDatabaseToken).connect();
-  else await container.get<SqliteStorage>(SqliteStorageToken).open();
+  await engine.open();
   const identity = new IdentityUseCases({
     users: container.get(UserRepository),
     apiKeys: container.get(ApiKeyRepository),
@@ -49,10 +60,7 @@ export const buildCliContainer = async (env: CliEnvironment) => {
     clock: container.get(Clock),
     ids: container.get(IdGenerator),
   });
-  const close = async () => {
-    if (mongo) await container.get<MongoDatabase>(MongoDatabaseToken).close();
-    else await container.get<SqliteStorage>(SqliteStorageToken).close();
-  };
+  const close = () => engine.close();
   const repositories = Object.fromEntries(
     Object.entries(REPOSITORY_TOKENS).map(([name, token]) => [name, container.get(token)]),
   ) as unknown as Repositories;

@@ -22,7 +22,7 @@ const main = async (): Promise<void> => {
     exit(2, `Tracelight cannot start; fix the configuration:\n${config.left.map((p) => `  - ${p}`).join('\n')}\n`);
   }
   const cfg = config.right;
-  const { container, storage } = buildContainer(cfg, logger);
+  const { container, storage } = await buildContainer(cfg, logger);
   await storage.open();
 
   if (cfg.adminEmail !== undefined && cfg.adminPassword !== undefined) {

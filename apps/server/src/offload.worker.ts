@@ -16,7 +16,7 @@ const send = (m: FromOffloadWorker) => port.postMessage(m);
 const main = async (): Promise<void> => {
   // Never a pool of its own; on SQLite, writes in this thread (it is off the event loop already).
   const config: ServerConfig = { ...(workerData as ServerConfig), offloadWorkers: 0, sqliteWriter: 'inline' };
-  const { container, storage } = buildContainer(config, jsonLogger);
+  const { container, storage } = await buildContainer(config, jsonLogger);
   await storage.open();
   const routes = new Map<string, Route>(container.get(HttpApp).routes().map((r) => [routeKey(r), r]));
   let inHand = 0;

@@ -15,7 +15,7 @@ describe('the OpenAPI document', () => {
     const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'tracelight-openapi-'));
     const config = loadConfig({ TRACELIGHT_DATA_DIR: dataDir });
     if (E.isLeft(config)) throw new Error(config.left.join('; '));
-    const { container, storage } = buildContainer(config.right, silent);
+    const { container, storage } = await buildContainer(config.right, silent);
     await storage.open();
     try {
       const http = container.get(HttpApp);
