@@ -1,7 +1,7 @@
-// A route's JSON answer, encoded once per result object. The use cases hand back the very same
-// (immutable) object for what they keep in memory, such as settled pages of scorer versions: its
-// body is then presented, serialised and encoded once, not on every request. A fresh result costs
-// what Koa's own JSON serialisation would.
+// A route's JSON answer, encoded once per frozen result object. The use cases freeze what they keep in
+// memory and hand back every time, such as settled pages of scorer versions: its body is then
+// presented, serialised and encoded once, not on every request. Any other result is presented afresh
+// and costs what Koa's own JSON serialisation would (and leaves nothing behind in the memo).
 import type { Route } from './route';
 
 export type PresentedBody = { readonly json: Buffer } | { readonly other: unknown };
@@ -14,7 +14,7 @@ export class PresentedBodies {
    * an object or array (left to Koa as it is). Relies on presenters being pure functions of the result.
    */
   of(r: Route, result: unknown): PresentedBody {
-    const memo = typeof result === 'object' && result !== null ? this.memoOf(r) : undefined;
+    const memo = typeof result === 'object' && result !== null && Object.isFrozen(result) ? this.memoOf(r) : undefined;
     const known = memo?.get(result as object);
     if (known !== undefined) return { json: known };
     const presented = r.present(result);

@@ -21,24 +21,26 @@ const counting = (present: (result: unknown) => unknown) => {
 const text = (body: ReturnType<PresentedBodies['of']>) => ('json' in body ? body.json.toString('utf8') : body);
 
 describe('PresentedBodies', () => {
-  it('presents and encodes one result object once, and answers its bytes again after', () => {
+  it('presents and encodes a frozen result once, and answers its bytes again after', () => {
     const bodies = new PresentedBodies();
     const { r, calls } = counting((x) => ({ wrapped: x, at: 'é' }));
-    const kept = { n: 1 };
+    const kept = Object.freeze({ n: 1 });
     const first = bodies.of(r, kept);
     expect(text(first)).toBe('{"wrapped":{"n":1},"at":"é"}');
     expect(bodies.of(r, kept)).toEqual(first);
     expect(calls).toHaveLength(1);
   });
 
-  it('presents every fresh result, even an equal one, and keeps routes apart', () => {
+  it('presents a result that is not frozen every time, even the same object, and keeps routes apart', () => {
     const bodies = new PresentedBodies();
     const a = counting((x) => ({ a: x }));
     const b = counting((x) => ({ b: x }));
-    const kept = { n: 1 };
-    expect(text(bodies.of(a.r, { n: 1 }))).toBe('{"a":{"n":1}}');
-    expect(text(bodies.of(a.r, { n: 1 }))).toBe('{"a":{"n":1}}');
+    const fresh = { n: 1 };
+    expect(text(bodies.of(a.r, fresh))).toBe('{"a":{"n":1}}');
+    fresh.n = 2;
+    expect(text(bodies.of(a.r, fresh))).toBe('{"a":{"n":2}}');
     expect(a.calls).toHaveLength(2);
+    const kept = Object.freeze({ n: 1 });
     bodies.of(a.r, kept);
     expect(text(bodies.of(b.r, kept))).toBe('{"b":{"n":1}}');
   });

@@ -182,8 +182,11 @@ export class ScorerUseCases {
           this.deps.versions.listFrom(scorerId, page),
           TE.map((rows) => {
             const read = pageFromOverfetch(rows, page);
-            if (isSettledVersionPage(read)) this.settledVersionPages.set(key, read, 0);
-            return read;
+            if (!isSettledVersionPage(read)) return read;
+            // Frozen: it is handed out again and again (and the HTTP adapter encodes a frozen result once).
+            const kept = Object.freeze(read);
+            this.settledVersionPages.set(key, kept, 0);
+            return kept;
           }),
         );
       }),

@@ -52,7 +52,10 @@ export class ExpiringCache<V> {
     this.totalWeight += weight;
   }
 
-  /** Replaces a value and keeps its expiry; does nothing when the key is not (or no longer) there. */
+  /**
+   * Replaces a value and keeps its expiry; does nothing when the key is not (or no longer) there. The
+   * new weight counts, but pushes nothing out: the bounds are enforced when storing.
+   */
   update(key: string, value: V): void {
     const entry = this.entries.get(key);
     if (entry === undefined) return;
