@@ -3,7 +3,8 @@
 // the bare endpoint, the server's CPU time per request (all its threads, from /proc: the client shares
 // the machine, so this is the figure that says what a request costs), and p50/p99 at half that rate
 // from an evenly paced open-loop generator (paced-load.mjs: autocannon's own rate limit sends each
-// second's share in a burst); then RSS over a soak of mixed traffic (5 minutes by default). Asserts nothing.
+// second's share in a burst); then the bare endpoint once more (the machine is shared: did it drift?),
+// then RSS over a soak of mixed traffic (5 minutes by default). Asserts nothing.
 //   BENCH_SECONDS=10 BENCH_SOAK_SECONDS=300 node test/bench/load.bench.mjs
 import { spawn } from 'node:child_process';
 import * as fs from 'node:fs';
@@ -84,15 +85,20 @@ const measure = (opts, extra = {}) =>
   new Promise((resolve, reject) => autocannon({ ...opts, connections: CONNECTIONS, duration: SECONDS, ...extra }, (e, r) => (e ? reject(e) : resolve(r))));
 const fmt = (n) => n.toLocaleString('en-US', { maximumFractionDigits: 1 });
 
-console.log(`Tracelight load benchmark — node ${process.version}, ${os.cpus().length} × ${os.cpus()[0]?.model ?? 'cpu'}, SQLite synchronous=FULL, ${CONNECTIONS} connections, ${SECONDS} s each`);
-console.log('operation'.padEnd(32), 'req/s'.padStart(10), 'p50 ms'.padStart(8), 'p99 ms'.padStart(8), 'vs bare'.padStart(9), 'CPU µs/req'.padStart(11), '  at half rate, paced: p50 / p99 ms');
-let bareRps = 0;
-for (const [name, opts] of TARGETS) {
-  const pid = name.startsWith('bare') ? bare.child.pid : server.child.pid;
+/** A full-rate run, with the server's CPU time per request over it. */
+const measureWithCpu = async (pid, opts) => {
   const cpuBefore = cpuMicros(pid);
   const full = await measure(opts);
   const cpuAfter = cpuMicros(pid);
   const cpuPerRequest = cpuBefore === null || cpuAfter === null ? '—' : fmt((cpuAfter - cpuBefore) / full.requests.total);
+  return { full, cpuPerRequest };
+};
+
+console.log(`Tracelight load benchmark — node ${process.version}, ${os.cpus().length} × ${os.cpus()[0]?.model ?? 'cpu'}, SQLite synchronous=FULL, ${CONNECTIONS} connections, ${SECONDS} s each`);
+console.log('operation'.padEnd(32), 'req/s'.padStart(10), 'p50 ms'.padStart(8), 'p99 ms'.padStart(8), 'vs bare'.padStart(9), 'CPU µs/req'.padStart(11), '  at half rate, paced: p50 / p99 ms');
+let bareRps = 0;
+for (const [name, opts] of TARGETS) {
+  const { full, cpuPerRequest } = await measureWithCpu(name.startsWith('bare') ? bare.child.pid : server.child.pid, opts);
   if (full.non2xx > 0 || full.errors > 0) console.log(`  (${name}: ${full.non2xx} non-2xx, ${full.errors} errors)`);
   const rps = full.requests.average;
   if (!bareRps) bareRps = rps;
@@ -100,6 +106,13 @@ for (const [name, opts] of TARGETS) {
   if (half.non2xx > 0) console.log(`  (${name} at half rate: ${half.non2xx} non-2xx)`);
   const ms = (x) => x.toFixed(2);
   console.log(name.padEnd(32), fmt(rps).padStart(10), fmt(full.latency.p50).padStart(8), fmt(full.latency.p99).padStart(8), `${fmt((100 * rps) / bareRps)} %`.padStart(9), cpuPerRequest.padStart(11), `  ${ms(half.p50)} / ${ms(half.p99)}`);
+}
+
+// The machine is shared: the bare endpoint once more shows whether it got slower or faster during the run.
+{
+  const { full, cpuPerRequest } = await measureWithCpu(bare.child.pid, TARGETS[0][1]);
+  const rps = full.requests.average;
+  console.log(`bare endpoint again, after the operations: ${fmt(rps)} req/s (${fmt((100 * rps) / bareRps)} % of its first run), CPU µs/req ${cpuPerRequest}`);
 }
 
 if (SOAK > 0) {
