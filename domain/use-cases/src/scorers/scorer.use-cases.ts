@@ -306,13 +306,34 @@ export class ScorerUseCases {
   }
 
   /** The enabled scorers of a run, each with the output type of the version in use. */
+  /** The scorers with these ids that exist: from memory where read before, the rest in one query. */
+  private findKnownOrStored(ids: ReadonlyArray<ScorerId>): UseCase<ReadonlyArray<Scorer>> {
+    const found = new Map<ScorerId, Scorer>();
+    for (const id of ids) {
+      const known = this.knownScorers.get(id, 0);
+      if (known !== undefined) found.set(id, known);
+    }
+    const missing = ids.filter((id) => !found.has(id));
+    if (missing.length === 0) return TE.right([...found.values()]);
+    return pipe(
+      this.deps.scorers.findManyByIds(missing),
+      TE.map((stored) => {
+        for (const scorer of stored) {
+          this.knownScorers.set(scorer.id, scorer, 0);
+          found.set(scorer.id, scorer);
+        }
+        return [...found.values()];
+      }),
+    );
+  }
+
   enabledOnRun(runId: RunId): UseCase<ReadonlyArray<{ scorer: Scorer; outputType: string | null }>> {
     return pipe(
       this.deps.runScorers.find(runId),
       TE.map(O.match(() => [] as ReadonlyArray<ScorerSelection>, (s) => s.scorers)),
       flatMap((selections) =>
         pipe(
-          this.deps.scorers.findManyByIds(selections.map((s) => s.scorerId)),
+          this.findKnownOrStored(selections.map((s) => s.scorerId)),
           flatMap((scorers) =>
             TE.traverseSeqArray((sel: ScorerSelection) => {
               const scorer = scorers.find((s) => s.id === sel.scorerId);
