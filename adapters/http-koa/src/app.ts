@@ -10,6 +10,7 @@ import { authenticate } from './auth/authenticate.middleware';
 import type { HttpError } from './errors/domain-error.mapper';
 import { errorMiddleware } from './errors/error.middleware';
 import { accessLog } from './shared/access-log.middleware';
+import { batchResponses } from './shared/batch-responses.middleware';
 import { HttpMetrics } from './shared/metrics';
 import { rateLimit } from './shared/rate-limit.middleware';
 import { openApiDocument } from './openapi/openapi.document';
@@ -82,6 +83,8 @@ export class HttpApp {
   build(): Koa {
     const app = new Koa();
     const metrics = this.metrics;
+    // Outermost: an answer is held once everything else (logging and metrics included) is done with it.
+    app.use(batchResponses());
     app.use(accessLog(this.logger, metrics));
     app.use(errorMiddleware(this.logger));
     if (this.options.rateLimitPerMinute > 0) app.use(rateLimit(this.options.rateLimitPerMinute));
