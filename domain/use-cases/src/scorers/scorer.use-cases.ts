@@ -305,7 +305,6 @@ export class ScorerUseCases {
     );
   }
 
-  /** The enabled scorers of a run, each with the output type of the version in use. */
   /** The scorers with these ids that exist: from memory where read before, the rest in one query. */
   private findKnownOrStored(ids: ReadonlyArray<ScorerId>): UseCase<ReadonlyArray<Scorer>> {
     const found = new Map<ScorerId, Scorer>();
@@ -327,6 +326,7 @@ export class ScorerUseCases {
     );
   }
 
+  /** The enabled scorers of a run, each with the output type of the version in use. */
   enabledOnRun(runId: RunId): UseCase<ReadonlyArray<{ scorer: Scorer; outputType: string | null }>> {
     return pipe(
       this.deps.runScorers.find(runId),
