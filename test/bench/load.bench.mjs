@@ -3,7 +3,7 @@
 // the bare endpoint, the server's CPU time per request (all its threads, from /proc: the client shares
 // the machine, so this is the figure that says what a request costs), and p50/p99 at half that rate
 // from an evenly paced open-loop generator (paced-load.mjs: autocannon's own rate limit sends each
-// second's share in a burst). The machine is shared and its speed drifts, so the bare endpoint is
+// second's share in a burst). Each target is warmed up for 2 s first. The machine is shared and its speed drifts, so the bare endpoint is
 // measured again right before each row (half as long) and each ratio is to that run beside it.
 // Calibration rows first: the bare endpoint made to spend a fixed few µs of CPU on each request, which
 // shows what the 70 % aim leaves for a request's own work on the machine at hand. Then RSS over a soak
@@ -97,8 +97,9 @@ const measure = (opts, extra = {}) =>
 const fmt = (n) => n.toLocaleString('en-US', { maximumFractionDigits: 1 });
 const ms = (x) => x.toFixed(2);
 
-/** A full-rate run, with the server's CPU time per request over it. */
+/** A full-rate run, with the server's CPU time per request over it, after a short warm-up (JIT, caches). */
 const measureWithCpu = async (pid, opts, extra) => {
+  await measure(opts, { duration: 2 });
   const cpuBefore = cpuMicros(pid);
   const full = await measure(opts, extra);
   const cpuAfter = cpuMicros(pid);
