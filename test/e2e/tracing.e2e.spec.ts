@@ -207,6 +207,22 @@ describe.each([
       expect(namesOf(r)).toEqual(expected);
     });
 
+    it('sorts by the metric of a scorer enabled on the run either way, records without it last', async () => {
+      const scored = await w.run(w.admin, projectId, 'log_streams');
+      const name = `judge v1.2 ${randomUUID().slice(0, 8)}`; // scorer names are free text: a dot, a space
+      const scorer = w.ok(await w.call('POST', '/v2/scorers', { auth: w.admin, json: { name, scorer_type: 'llm' } }));
+      w.ok(await w.call('POST', `/v2/projects/${projectId}/runs/${scored}/scorer-settings`, { auth: w.admin, json: { scorers: [{ scorer_id: scorer.id }] } }));
+      const traces = ([['low', 0.2], ['unscored', null], ['high', 0.9]] as const).map(([traceName, score]) => ({
+        ...aTrace({ name: traceName, metrics: score === null ? {} : { [name]: score } }),
+        spans: [],
+      }));
+      w.ok(await w.call('POST', `/v2/projects/${projectId}/traces`, { auth: w.admin, json: { log_stream_id: scored, traces } }));
+      const sorted = (ascending: boolean) =>
+        w.call('POST', `/v2/projects/${projectId}/traces/search`, { auth: w.admin, json: { log_stream_id: scored, sort: { column_id: `metrics/${name}`, ascending } } });
+      expect(namesOf(await sorted(true))).toEqual(['low', 'high', 'unscored']);
+      expect(namesOf(await sorted(false))).toEqual(['high', 'low', 'unscored']);
+    });
+
     it('answers 422 for an unknown column and for a filter type that does not fit the column', async () => {
       const unknown = await find({ filters: [{ column_id: 'nope', type: 'text', operator: 'eq', value: 'x' }] });
       expect(unknown.status).toBe(422);

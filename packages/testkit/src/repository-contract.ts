@@ -364,6 +364,61 @@ export const describeRepositoryContract = (engine: string, harness: RepositoryHa
         expect(await pageOf(0)).toEqual(['delta', 'gamma', 'beta']);
         expect(await pageOf(2)).toEqual(['beta', 'alpha']);
       });
+      it('orders records without the sorted value last either way, the id breaking ties', async () => {
+        const run = await aRunWithRecords();
+        const recs = [200, null, 500, null].map((statusCode, i) => aRecord(run, { name: `r${i}`, statusCode, metrics: statusCode === null ? {} : { 'v1.2 judge': statusCode / 1000 } }));
+        await right(r.logRecords.ingest(run.id, recs, []));
+        const names = async (columnId: string, ascending: boolean) =>
+          (await right(r.logRecords.search(query(run, { sort: { columnId, ascending } })))).map((x) => x.name);
+        const missing = recs.filter((x) => x.statusCode === null).sort((x, y) => (x.id < y.id ? -1 : 1)).map((x) => x.name);
+        expect(await names('status_code', true)).toEqual(['r0', 'r2', ...missing]);
+        expect(await names('status_code', false)).toEqual(['r2', 'r0', ...[...missing].reverse()]);
+        // A metric named as scorers may be named: with a dot and a space.
+        expect(await names('metrics/v1.2 judge', true)).toEqual(['r0', 'r2', ...missing]);
+      });
+
+      it('keeps a missing value out of a number or date "ne", and in a text "ne"', async () => {
+        const run = await aRunWithRecords();
+        const recs = [200, null, 500].map((statusCode, i) =>
+          aRecord(run, { name: `r${i}`, statusCode, updatedAt: statusCode === null ? null : at('2026-05-05T00:00:00.000Z'), externalId: statusCode === 500 ? 'X-1' : null }),
+        );
+        await right(r.logRecords.ingest(run.id, recs, []));
+        const names = async (filter: RecordQuery['filters'][number]) =>
+          (await right(r.logRecords.search(query(run, { filters: [filter], sort: { columnId: 'name', ascending: true } })))).map((x) => x.name);
+        expect(await names({ type: 'number', columnId: 'status_code', operator: 'ne', value: 200 })).toEqual(['r2']);
+        expect(await names({ type: 'date', columnId: 'updated_at', operator: 'ne', value: at('2026-01-01T00:00:00.000Z') })).toEqual(['r0', 'r2']);
+        expect(await names({ type: 'text', columnId: 'external_id', operator: 'ne', value: 'x-1', caseSensitive: false })).toEqual(['r0', 'r1']);
+        expect(await names({ type: 'text', columnId: 'external_id', operator: 'ne', value: 'x-1', caseSensitive: true })).toEqual(['r0', 'r1', 'r2']);
+      });
+
+      it('matches text exactly: no trailing newline passes for the value, a metric name may hold a dot, a NUL is only a character', async () => {
+        const run = await aRunWithRecords();
+        const exact = aRecord(run, { name: 'exact', output: 'Hello', metrics: { 'v1.2 judge': 0.9, '$odd%name': 1 } });
+        const newline = aRecord(run, { name: 'newline', output: 'Hello\n', metrics: { 'v1.2 judge': 0.1 } });
+        await right(r.logRecords.ingest(run.id, [exact, newline], []));
+        const names = async (filter: RecordQuery['filters'][number]) =>
+          (await right(r.logRecords.search(query(run, { filters: [filter], sort: { columnId: 'name', ascending: true } })))).map((x) => x.name);
+        expect(await names({ type: 'text', columnId: 'output', operator: 'eq', value: 'hello', caseSensitive: false })).toEqual(['exact']);
+        expect(await names({ type: 'text', columnId: 'output', operator: 'one_of', value: ['HELLO'], caseSensitive: false })).toEqual(['exact']);
+        expect(await names({ type: 'number', columnId: 'metrics/v1.2 judge', operator: 'gt', value: 0.5 })).toEqual(['exact']);
+        expect(await names({ type: 'number', columnId: 'metrics/$odd%name', operator: 'eq', value: 1 })).toEqual(['exact']);
+        expect(await names({ type: 'text', columnId: 'output', operator: 'contains', value: 'Hel\u0000', caseSensitive: false })).toEqual([]);
+        expect(await names({ type: 'text', columnId: 'output', operator: 'eq', value: 'Hel\u0000', caseSensitive: false })).toEqual([]);
+        // The names come back as they were sent.
+        const [stored] = await right(r.logRecords.search(query(run, { filters: [{ type: 'text', columnId: 'name', operator: 'eq', value: 'exact', caseSensitive: true }] })));
+        expect(stored).toEqual(exact);
+      });
+
+      it('links parents and children ingested at the same time by separate calls', async () => {
+        const run = await aRunWithRecords();
+        const pairs = Array.from({ length: 8 }, (_, i) => {
+          const parent = aRecord(run, { name: `parent-${i}` });
+          return [parent, aRecord(run, { type: 'llm', traceId: parent.id, parentId: parent.id })] as const;
+        });
+        await Promise.all(pairs.flatMap(([parent, child]) => [right(r.logRecords.ingest(run.id, [child], [])), right(r.logRecords.ingest(run.id, [parent], []))]));
+        const traces = await right(r.logRecords.search(query(run)));
+        expect(traces.map((t) => [t.name, t.hasChildren]).sort()).toEqual(pairs.map(([p]) => [p.name, true]).sort());
+      });
     });
 
     describe('RunScorerSettingsRepository', () => {

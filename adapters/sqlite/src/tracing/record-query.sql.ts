@@ -111,9 +111,10 @@ const condition = (f: RecordFilter, params: unknown[]): string => {
 const orderBy = (sort: RecordSort | null, params: unknown[]): string => {
   if (!sort) return 'created_at DESC, id DESC';
   const dir = sort.ascending ? 'ASC' : 'DESC';
-  // NULLs last either way, then the id as a tie-breaker so pages never overlap or skip.
-  const col = expression(sort.columnId, params);
-  return `(${col} IS NULL), ${col} ${dir}, id ${dir}`;
+  // NULLs last either way, then the id as a tie-breaker so pages never overlap or skip. The column is
+  // written twice, so a metric's path is bound twice, once for each placeholder.
+  const isNull = `(${expression(sort.columnId, params)} IS NULL)`;
+  return `${isNull}, ${expression(sort.columnId, params)} ${dir}, id ${dir}`;
 };
 
 export const compileSearch = (q: RecordQuery): { sql: string; params: unknown[] } => {
