@@ -393,7 +393,7 @@ export const describeRepositoryContract = (engine: string, harness: RepositoryHa
 
       it('matches text exactly: no trailing newline passes for the value, a metric name may hold a dot, a NUL is only a character', async () => {
         const run = await aRunWithRecords();
-        const exact = aRecord(run, { name: 'exact', output: 'Hello', metrics: { 'v1.2 judge': 0.9, '$odd%name': 1 } });
+        const exact = aRecord(run, { name: 'exact', output: 'Hello', metrics: { 'v1.2 judge': 0.9, '$odd%name': 1, 'say "hi" \\ now': 2 } });
         const newline = aRecord(run, { name: 'newline', output: 'Hello\n', metrics: { 'v1.2 judge': 0.1 } });
         await right(r.logRecords.ingest(run.id, [exact, newline], []));
         const names = async (filter: RecordQuery['filters'][number]) =>
@@ -402,6 +402,7 @@ export const describeRepositoryContract = (engine: string, harness: RepositoryHa
         expect(await names({ type: 'text', columnId: 'output', operator: 'one_of', value: ['HELLO'], caseSensitive: false })).toEqual(['exact']);
         expect(await names({ type: 'number', columnId: 'metrics/v1.2 judge', operator: 'gt', value: 0.5 })).toEqual(['exact']);
         expect(await names({ type: 'number', columnId: 'metrics/$odd%name', operator: 'eq', value: 1 })).toEqual(['exact']);
+        expect(await names({ type: 'number', columnId: 'metrics/say "hi" \\ now', operator: 'eq', value: 2 })).toEqual(['exact']);
         expect(await names({ type: 'text', columnId: 'output', operator: 'contains', value: 'Hel\u0000', caseSensitive: false })).toEqual([]);
         expect(await names({ type: 'text', columnId: 'output', operator: 'eq', value: 'Hel\u0000', caseSensitive: false })).toEqual([]);
         // The names come back as they were sent.

@@ -49,7 +49,8 @@ const expression = (columnId: string, params: unknown[]): string => {
   if (known) return known;
   const m = METRIC.exec(columnId);
   if (m) {
-    params.push(`$."${m[1]!.replace(/"/g, '""')}"`);
+    // A quoted label of a JSON path: a `"` or `\` in the name is escaped with a backslash.
+    params.push(`$."${m[1]!.replace(/["\\]/g, '\\$&')}"`);
     return 'json_extract(metrics, ?)';
   }
   throw new Error(`column ${columnId} has no SQL mapping`); // the use case validated it: a bug if reached
