@@ -2,34 +2,67 @@ import { type PageRequest, type ScorerId, type ScorerVersion, type ScorerVersion
 import type { Result, ScorerVersionRepository } from '@tracelight/ports';
 import * as O from 'fp-ts/Option';
 import { inject, injectable } from 'inversify';
-import type { Collection } from 'mongodb';
+import type { Collection, MongoClient } from 'mongodb';
 import { scorerVersionFromDoc } from '../shared/codecs';
 import { MongoDatabase, MongoDatabaseToken } from '../shared/mongo-database';
-import { CorruptDocument, run, toDoc, type StringIdDoc } from '../shared/run';
+import { CorruptDocument, isDuplicateKey, run, toDoc, type StringIdDoc } from '../shared/run';
 
 @injectable()
 export class MongoScorerVersionRepository implements ScorerVersionRepository {
+  private readonly client: MongoClient;
   private readonly versions: Collection<StringIdDoc>;
   private readonly counters: Collection<{ _id: string; last: number }>;
 
-  constructor(@inject(MongoDatabaseToken) { db }: MongoDatabase) {
+  constructor(@inject(MongoDatabaseToken) { client, db }: MongoDatabase) {
+    this.client = client;
     this.versions = db.collection('scorer_versions');
     this.counters = db.collection('scorer_version_counters');
   }
 
   appendNext(scorerId: ScorerId, build: (version: number) => ScorerVersion): Result<ScorerVersion> {
     return run(async () => {
-      // $inc is atomic on one document: concurrent callers on any process get distinct consecutive numbers.
-      const counter = await this.counters.findOneAndUpdate(
-        { _id: scorerId },
-        { $inc: { last: 1 } },
-        { upsert: true, returnDocument: 'after' },
-      );
-      if (!counter) throw new CorruptDocument('version counter upsert returned nothing');
-      const v = build(counter.last);
-      await this.versions.insertOne({ ...toDoc(v), kind: versionKind(v) });
-      return v;
+      for (let attempt = 0; ; attempt++) {
+        try {
+          return await this.appendInTransaction(scorerId, build);
+        } catch (e) {
+          // A counter behind the stored versions (a restore, a hand-made copy) is brought up to them, once.
+          if (!isDuplicateKey(e) || attempt > 0) throw e;
+          await this.catchUp(scorerId);
+        }
+      }
     }, 'scorer version already exists');
+  }
+
+  /**
+   * The counter's `$inc` and the version's insert commit together: concurrent appends on any process
+   * conflict on the counter and are retried by the driver, and a failed insert gives its number back,
+   * so numbers are consecutive with no gap, as on SQLite.
+   */
+  private async appendInTransaction(scorerId: ScorerId, build: (version: number) => ScorerVersion): Promise<ScorerVersion> {
+    const session = this.client.startSession();
+    try {
+      let appended: ScorerVersion | undefined;
+      await session.withTransaction(async () => {
+        const counter = await this.counters.findOneAndUpdate(
+          { _id: scorerId },
+          { $inc: { last: 1 } },
+          { upsert: true, returnDocument: 'after', session },
+        );
+        if (!counter) throw new CorruptDocument('version counter upsert returned nothing');
+        const v = build(counter.last);
+        await this.versions.insertOne({ ...toDoc(v), kind: versionKind(v) }, { session });
+        appended = v;
+      });
+      if (!appended) throw new CorruptDocument('version transaction ended without a version');
+      return appended;
+    } finally {
+      await session.endSession();
+    }
+  }
+
+  private async catchUp(scorerId: ScorerId): Promise<void> {
+    const top = await this.versions.findOne({ scorerId }, { sort: { version: -1 }, projection: { version: 1 } });
+    if (top && typeof top['version'] === 'number') await this.counters.updateOne({ _id: scorerId }, { $max: { last: top['version'] } }, { upsert: true });
   }
 
   listFrom(scorerId: ScorerId, page: PageRequest): Result<ReadonlyArray<ScorerVersion>> {

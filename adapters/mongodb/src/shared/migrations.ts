@@ -39,4 +39,17 @@ export const MIGRATIONS: ReadonlyArray<MongoMigration> = [
       await db.collection('log_records').createIndex({ parentId: 1 }, { name: 'log_records_by_parent' });
     },
   },
+  {
+    version: 4,
+    name: 'collections written inside transactions exist beforehand (a sharded cluster cannot create them there)',
+    up: async (db) => {
+      for (const name of ['run_columns', 'scorer_version_counters', 'scorer_versions', 'log_records']) {
+        try {
+          await db.createCollection(name);
+        } catch (e) {
+          if ((e as { code?: unknown }).code !== 48) throw e; // NamespaceExists: already there
+        }
+      }
+    },
+  },
 ];

@@ -1,5 +1,6 @@
-// Runs driver calls as a TaskEither: duplicate keys become Conflict, anything else Unavailable.
-import { type DomainError, conflict, unavailable } from '@tracelight/domain';
+// Runs driver calls as a TaskEither: duplicate keys become Conflict, what BSON or MongoDB cannot store
+// Invalid (a 422, never a 5xx: the same request is refused whatever the retry), anything else Unavailable.
+import { type DomainError, conflict, invalid, unavailable } from '@tracelight/domain';
 import type { Result } from '@tracelight/ports';
 import * as E from 'fp-ts/Either';
 import * as t from 'io-ts';
@@ -13,6 +14,16 @@ export class CorruptDocument extends Error {}
 export const isDuplicateKey = (e: unknown): boolean =>
   typeof e === 'object' && e !== null && (e as { code?: unknown }).code === 11000;
 
+/** What the engine refuses to store whatever the moment: a NUL in a key, a document over 16 MiB. */
+const unstorable = (e: unknown): string | undefined => {
+  if (!(e instanceof Error)) return undefined;
+  if (/must not contain null bytes|cannot contain null bytes/.test(e.message))
+    return 'MongoDB cannot store a JSON key that contains a NUL character (\\u0000)';
+  if ((e as { code?: unknown }).code === 10334 || /larger than the maximum size|object to insert too large|BSONObjectTooLarge/i.test(e.message))
+    return 'a record is larger than MongoDB’s 16 MiB document limit';
+  return undefined;
+};
+
 export const run =
   <A>(work: () => Promise<A>, conflictMessage = 'already exists'): Result<A> =>
   async () => {
@@ -20,6 +31,8 @@ export const run =
       return E.right(await work());
     } catch (e) {
       if (isDuplicateKey(e)) return E.left<DomainError>(conflict(conflictMessage));
+      const refused = unstorable(e);
+      if (refused !== undefined) return E.left<DomainError>(invalid(['body'], refused));
       if (e instanceof CorruptDocument) return E.left<DomainError>(unavailable(`corrupt document: ${e.message}`));
       return E.left<DomainError>(unavailable(e instanceof Error ? e.message : String(e)));
     }

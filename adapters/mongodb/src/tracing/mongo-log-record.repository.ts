@@ -4,8 +4,9 @@ import { type Json, type LogRecord, type ProjectId, type RecordFilter, type RunI
 import type { LogRecordRepository, RecordQuery, Result } from '@tracelight/ports';
 import * as t from 'io-ts';
 import { inject, injectable } from 'inversify';
-import type { Collection, Filter, MongoClient, Sort } from 'mongodb';
+import { BSONRegExp, type ClientSession, type Collection, type Document, type Filter, type MongoClient } from 'mongodb';
 import { MongoDatabase, MongoDatabaseToken } from '../shared/mongo-database';
+import { decodeMetricKey, encodeMetricKey, escapeRegex } from './record-fields';
 import { BsonDate, brandedString, fromDoc, nullable, oneOf, run, type StringIdDoc } from '../shared/run';
 
 const recordFromDoc = fromDoc<LogRecord>(
@@ -39,12 +40,35 @@ const recordFromDoc = fromDoc<LogRecord>(
   }),
 );
 
+const mapKeys = <V>(o: Readonly<Record<string, V>>, f: (k: string) => string): Record<string, V> => {
+  const out: Record<string, V> = {};
+  for (const [k, v] of Object.entries(o)) out[f(k)] = v;
+  return out;
+};
+
 /** The stored document: the record, plus derived fields that make filtering plain indexed queries. */
 const toDocument = (r: LogRecord) => {
   const { id, ...rest } = r;
-  return { _id: id, ...rest, isTrace: r.type === 'trace', inputText: textOf(r.input), outputText: textOf(r.output) };
+  return {
+    _id: id,
+    ...rest,
+    metrics: mapKeys(r.metrics, encodeMetricKey),
+    isTrace: r.type === 'trace',
+    inputText: textOf(r.input),
+    outputText: textOf(r.output),
+  };
 };
 const DERIVED = ['isTrace', 'inputText', 'outputText'] as const;
+/** A sort key the search adds and removes: 1 where the sorted value is missing or null. */
+const MISSING = '_tlMissing';
+
+const fromDocument = (d: Document): LogRecord => {
+  const doc: Record<string, unknown> = { ...d };
+  for (const k of DERIVED) delete doc[k];
+  const metrics = doc['metrics'];
+  if (typeof metrics === 'object' && metrics !== null) doc['metrics'] = mapKeys(metrics as Record<string, unknown>, decodeMetricKey);
+  return recordFromDoc(doc);
+};
 
 /** Catalogue column id → document field. */
 const FIELDS: Readonly<Record<string, string>> = {
@@ -62,13 +86,16 @@ const FIELDS: Readonly<Record<string, string>> = {
 const field = (columnId: string): string => {
   const known = FIELDS[columnId];
   if (known) return known;
-  if (columnId.startsWith('metrics/')) return `metrics.${columnId.slice('metrics/'.length)}`;
+  if (columnId.startsWith('metrics/')) return `metrics.${encodeMetricKey(columnId.slice('metrics/'.length))}`;
   throw new Error(`column ${columnId} has no field mapping`); // validated by the use case: a bug if reached
 };
 
-const escapeRegex = (s: string) => s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
 const list = (v: string | ReadonlyArray<string>) => (typeof v === 'string' ? [v] : [...v]);
-const exactly = (s: string, ci: boolean) => (ci ? new RegExp(`^${escapeRegex(s)}$`, 'i') : s);
+/**
+ * The whole value, case-insensitively: anchored with `\z`, not `$`, which in PCRE also matches before a
+ * final newline (`"Hello\n"` is not `"hello"`). Given to the server as it is written, never run in Node.
+ */
+const exactly = (s: string, ci: boolean) => (ci ? new BSONRegExp(`^${escapeRegex(s)}\\z`, 'i') : s);
 
 const condition = (f: RecordFilter): Filter<StringIdDoc> => {
   const path = field(f.columnId);
@@ -79,7 +106,10 @@ const condition = (f: RecordFilter): Filter<StringIdDoc> => {
       if (f.operator === 'contains') return { [path]: { $regex: escapeRegex(values[0] ?? ''), ...(ci ? { $options: 'i' } : {}) } };
       if (f.operator === 'one_of') return { [path]: { $in: values.map((v) => exactly(v, ci)) } };
       if (f.operator === 'not_in') return { [path]: { $nin: values.map((v) => exactly(v, ci)) } };
-      return f.operator === 'eq' ? { [path]: exactly(values[0] ?? '', ci) } : { [path]: { $not: { $eq: values[0] } } };
+      const value = values[0] ?? '';
+      if (f.operator === 'eq') return { [path]: exactly(value, ci) };
+      // As SQLite's `col IS NULL OR col != ?`: a record without the value is not equal to it.
+      return { [path]: { $not: ci ? exactly(value, true) : { $eq: value } } };
     }
     case 'number':
     case 'date': {
@@ -87,7 +117,9 @@ const condition = (f: RecordFilter): Filter<StringIdDoc> => {
         const [lo, hi] = f.value as readonly [unknown, unknown];
         return { [path]: { $gte: lo, $lte: hi } };
       }
-      const op = { eq: '$eq', ne: '$ne', gt: '$gt', gte: '$gte', lt: '$lt', lte: '$lte' }[f.operator];
+      // `$ne` alone also matches a missing or null value; SQLite's `col != ?` never matches NULL.
+      if (f.operator === 'ne') return { [path]: { $nin: [f.value, null] } };
+      const op = { eq: '$eq', gt: '$gt', gte: '$gte', lt: '$lt', lte: '$lte' }[f.operator];
       return { [path]: { [op]: f.value } };
     }
     case 'id': {
@@ -123,24 +155,38 @@ export class MongoLogRecordRepository implements LogRecordRepository {
             await this.records.bulkWrite(
               // Filtering on the run too: a retry replaces its own record; another run's id cannot be
               // matched, so the upsert's insert hits the unique _id and the whole write is refused.
-              records.map((r) => ({ replaceOne: { filter: { _id: r.id, runId }, replacement: toDocument(r), upsert: true } })),
+              // The project too: with a sharded collection, an upsert names the whole shard key.
+              records.map((r) => ({ replaceOne: { filter: { _id: r.id, runId, projectId: r.projectId }, replacement: toDocument(r), upsert: true } })),
               { session, ordered: true },
             );
-          // Out of order: a parent stored earlier learns of its new children; a parent arriving late finds its own.
-          const parents = [...new Set(records.flatMap((r) => (r.parentId ? [r.parentId] : [])))];
-          if (parents.length > 0) await this.records.updateMany({ _id: { $in: parents } }, { $set: { hasChildren: true } }, { session });
-          const childless = records.filter((r) => !r.hasChildren).map((r) => r.id);
-          if (childless.length > 0) {
-            const withChildren = (await this.records.distinct('parentId', { parentId: { $in: childless } }, { session })) as string[];
-            if (withChildren.length > 0) await this.records.updateMany({ _id: { $in: withChildren } }, { $set: { hasChildren: true } }, { session });
-          }
+          await this.link(records, session);
           if (presentColumns.length > 0)
             await this.columns.updateOne({ _id: runId }, { $addToSet: { columns: { $each: [...presentColumns] } } }, { upsert: true, session });
         });
       } finally {
         await session.endSession();
       }
+      // Once more after the commit. A transaction reads a snapshot: a child and its parent committed by
+      // two concurrent ingests each miss the other, write different documents, and both commit. Each
+      // ingest links again once its own commit is acknowledged (w: majority) and reads majority-committed
+      // data: whichever of the two links last sees both commits.
+      if (records.length > 0) await this.link(records);
     }, 'a record with one of these ids belongs to another run');
+  }
+
+  /** Out of order: a parent stored earlier learns of its new children; a parent arriving late finds its own. */
+  private async link(records: ReadonlyArray<LogRecord>, session?: ClientSession): Promise<void> {
+    const options = session ? { session } : {};
+    const parents = [...new Set(records.flatMap((r) => (r.parentId ? [r.parentId] : [])))];
+    if (parents.length > 0) await this.records.updateMany({ _id: { $in: parents }, hasChildren: false }, { $set: { hasChildren: true } }, options);
+    const childless = records.filter((r) => !r.hasChildren).map((r) => r.id);
+    if (childless.length === 0) return;
+    // An aggregation, not `distinct`, which a transaction on a sharded collection refuses.
+    const withChildren = (
+      await this.records.aggregate<{ _id: string }>([{ $match: { parentId: { $in: childless } } }, { $group: { _id: '$parentId' } }], options).toArray()
+    ).map((d) => d._id);
+    if (withChildren.length > 0)
+      await this.records.updateMany({ _id: { $in: withChildren }, hasChildren: false }, { $set: { hasChildren: true } }, options);
   }
 
   presentColumns(runId: RunId): Result<ReadonlySet<string>> {
@@ -155,14 +201,24 @@ export class MongoLogRecordRepository implements LogRecordRepository {
         ...(q.scope === 'spans' ? { type: { $ne: 'session' } } : q.scope === 'sessions' ? { type: 'session' } : {}),
         ...(q.filters.length > 0 ? { $and: q.filters.map(condition) } : {}),
       };
-      const dir = q.sort ? (q.sort.ascending ? 1 : -1) : -1;
-      const sort: Sort = q.sort ? { [field(q.sort.columnId)]: dir, _id: dir } : { createdAt: -1, _id: -1 };
-      const docs = await this.records.find(filter).sort(sort).skip(q.page.startingToken).limit(q.page.limit + 1).toArray();
-      return docs.map((d) => {
-        const doc: Record<string, unknown> = { ...d };
-        for (const k of DERIVED) delete doc[k];
-        return recordFromDoc(doc);
-      });
+      if (!q.sort) {
+        const docs = await this.records.find(filter).sort({ createdAt: -1, _id: -1 }).skip(q.page.startingToken).limit(q.page.limit + 1).toArray();
+        return docs.map(fromDocument);
+      }
+      // As SQLite orders them: records without the value last in either direction, then the id.
+      const path = field(q.sort.columnId);
+      const dir = q.sort.ascending ? 1 : -1;
+      const docs = await this.records
+        .aggregate([
+          { $match: filter },
+          { $addFields: { [MISSING]: { $cond: [{ $eq: [{ $ifNull: [`$${path}`, null] }, null] }, 1, 0] } } },
+          { $sort: { [MISSING]: 1, [path]: dir, _id: dir } },
+          { $skip: q.page.startingToken },
+          { $limit: q.page.limit + 1 },
+          { $project: { [MISSING]: 0 } },
+        ])
+        .toArray();
+      return docs.map(fromDocument);
     });
   }
 }

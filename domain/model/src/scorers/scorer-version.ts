@@ -101,7 +101,7 @@ export const versionKind = (v: ScorerVersion): ScorerVersionKind | null =>
  * or go (ScorerVersionRepository has no update or delete). A page is settled when more follow it (the
  * last page gains rows as versions are added) and its last version's number equals its last
  * position: then versions 1..N are all there, and any version yet to come, even one numbered before
- * another that is already visible (MongoDB numbers and inserts in two steps), is numbered above N.
+ * another that is already visible (a number taken by an append not yet committed), is numbered above N.
  */
 export const isSettledVersionPage = (page: Page<ScorerVersion>): boolean =>
   page.nextStartingToken !== null && page.items[page.items.length - 1]?.version === page.startingToken + page.limit;
