@@ -223,6 +223,32 @@ describe.each([
       expect(namesOf(await sorted(false))).toEqual(['high', 'low', 'unscored']);
     });
 
+    it('filters the text metric of a categorical scorer by every text operator', async () => {
+      const labelled = await w.run(w.admin, projectId, 'log_streams');
+      const name = `verdict ${randomUUID().slice(0, 8)}`;
+      const scorer = w.ok(await w.call('POST', '/v2/scorers', { auth: w.admin, json: { name, scorer_type: 'llm' } }));
+      w.ok(await w.call('POST', `/v2/scorers/${scorer.id}/version/llm`, { auth: w.admin, json: { instructions: 'Label it', output_type: 'categorical' } }));
+      w.ok(await w.call('POST', `/v2/projects/${projectId}/runs/${labelled}/scorer-settings`, { auth: w.admin, json: { scorers: [{ scorer_id: scorer.id }] } }));
+      const traces = ([['one', 1], ['two', 2], ['none', null]] as const).map(([traceName, label]) => ({
+        ...aTrace({ name: traceName, metrics: label === null ? {} : { [name]: label } }),
+        spans: [],
+      }));
+      w.ok(await w.call('POST', `/v2/projects/${projectId}/traces`, { auth: w.admin, json: { log_stream_id: labelled, traces } }));
+      const filtered = async (operator: string, value: string | string[]) => {
+        const r = await w.call('POST', `/v2/projects/${projectId}/traces/search`, {
+          auth: w.admin,
+          json: { log_stream_id: labelled, filters: [{ column_id: `metrics/${name}`, type: 'text', operator, value }], sort: { column_id: 'name', ascending: true } },
+        });
+        expect(r.status).toBe(200);
+        return namesOf(r);
+      };
+      expect(await filtered('eq', '1')).toEqual(['one']);
+      expect(await filtered('ne', '1')).toEqual(['none', 'two']);
+      expect(await filtered('one_of', ['1', '2'])).toEqual(['one', 'two']);
+      expect(await filtered('not_in', ['2'])).toEqual(['none', 'one']);
+      expect(await filtered('contains', '2')).toEqual(['two']);
+    });
+
     it('answers 422 for an unknown column and for a filter type that does not fit the column', async () => {
       const unknown = await find({ filters: [{ column_id: 'nope', type: 'text', operator: 'eq', value: 'x' }] });
       expect(unknown.status).toBe(422);

@@ -97,11 +97,37 @@ const list = (v: string | ReadonlyArray<string>) => (typeof v === 'string' ? [v]
  */
 const exactly = (s: string, ci: boolean) => (ci ? new BSONRegExp(`^${escapeRegex(s)}\\z`, 'i') : s);
 
+/**
+ * A text filter on a metric (a categorical scorer's column): metrics are stored as numbers, and SQLite
+ * compares their text, so here too the value is compared as `$toString` of it (lower-cased when the
+ * filter ignores case). A record without the value is in `ne` and `not_in`, as there.
+ */
+const metricTextCondition = (path: string, operator: string, values: ReadonlyArray<string>, ci: boolean): Filter<StringIdDoc> => {
+  // Null where the value is (`$toLower` would make that an empty string), as SQLite's lower(NULL).
+  const absent = { $eq: [{ $ifNull: [`$${path}`, null] }, null] };
+  const text = { $cond: [absent, null, ci ? { $toLower: { $toString: `$${path}` } } : { $toString: `$${path}` }] };
+  const wanted = ci ? values.map((v) => v.toLowerCase()) : [...values];
+  const first = wanted[0] ?? '';
+  switch (operator) {
+    case 'contains':
+      return { $expr: { $and: [{ $not: [absent] }, { $regexMatch: { input: { $ifNull: [text, ''] }, regex: escapeRegex(first) } }] } };
+    case 'one_of':
+      return { $expr: { $in: [text, wanted] } };
+    case 'not_in':
+      return { $expr: { $not: [{ $in: [text, wanted] }] } };
+    case 'eq':
+      return { $expr: { $eq: [text, first] } };
+    default:
+      return { $expr: { $ne: [text, first] } };
+  }
+};
+
 const condition = (f: RecordFilter): Filter<StringIdDoc> => {
   const path = field(f.columnId);
   switch (f.type) {
     case 'text': {
       const ci = !f.caseSensitive;
+      if (f.columnId.startsWith('metrics/')) return metricTextCondition(path, f.operator, list(f.value), ci);
       const values = list(f.value);
       if (f.operator === 'contains') return { [path]: { $regex: escapeRegex(values[0] ?? ''), ...(ci ? { $options: 'i' } : {}) } };
       if (f.operator === 'one_of') return { [path]: { $in: values.map((v) => exactly(v, ci)) } };

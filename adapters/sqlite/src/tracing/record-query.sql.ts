@@ -74,10 +74,13 @@ const condition = (f: RecordFilter, params: unknown[]): string => {
       }
       if (f.operator === 'one_of' || f.operator === 'not_in') {
         params.push(...values.map(norm));
-        return `${f.operator === 'not_in' ? `(${col} IS NULL OR ${lhs} NOT IN` : `(${lhs} IN`} (${placeholders(values.length)}))`;
+        // A record without the value is not in the list. `coalesce(… NOT IN …, 1)` says so with the column
+        // written once: a metric's column carries its JSON path as a parameter, bound once.
+        const membership = `${lhs} ${f.operator === 'not_in' ? 'NOT IN' : 'IN'} (${placeholders(values.length)})`;
+        return f.operator === 'not_in' ? `coalesce(${membership}, 1)` : `(${membership})`;
       }
       params.push(norm(values[0] ?? ''));
-      return f.operator === 'eq' ? `${lhs} = ?` : `(${col} IS NULL OR ${lhs} != ?)`;
+      return f.operator === 'eq' ? `${lhs} = ?` : `coalesce(${lhs} != ?, 1)`;
     }
     case 'number':
     case 'date': {
@@ -94,8 +97,8 @@ const condition = (f: RecordFilter, params: unknown[]): string => {
       const values = list(f.value).map((v) => v.toLowerCase());
       params.push(...values);
       if (f.operator === 'eq') return `${col} = ?`;
-      if (f.operator === 'ne') return `(${col} IS NULL OR ${col} != ?)`;
-      return f.operator === 'one_of' ? `${col} IN (${placeholders(values.length)})` : `(${col} IS NULL OR ${col} NOT IN (${placeholders(values.length)}))`;
+      if (f.operator === 'ne') return `coalesce(${col} != ?, 1)`;
+      return f.operator === 'one_of' ? `${col} IN (${placeholders(values.length)})` : `coalesce(${col} NOT IN (${placeholders(values.length)}), 1)`;
     }
     case 'collection': {
       const values = list(f.value);
