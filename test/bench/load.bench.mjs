@@ -98,10 +98,10 @@ const fmt = (n) => n.toLocaleString('en-US', { maximumFractionDigits: 1 });
 const ms = (x) => x.toFixed(2);
 
 /** A full-rate run, with the server's CPU time per request over it, after a short warm-up (JIT, caches). */
-const measureWithCpu = async (pid, opts, extra) => {
+const measureWithCpu = async (pid, opts) => {
   await measure(opts, { duration: 2 });
   const cpuBefore = cpuMicros(pid);
-  const full = await measure(opts, extra);
+  const full = await measure(opts);
   const cpuAfter = cpuMicros(pid);
   const cpuPerRequest = cpuBefore === null || cpuAfter === null ? '—' : fmt((cpuAfter - cpuBefore) / full.requests.total);
   return { full, cpuPerRequest };

@@ -97,14 +97,17 @@ const list = (v: string | ReadonlyArray<string>) => (typeof v === 'string' ? [v]
  */
 const exactly = (s: string, ci: boolean) => (ci ? new BSONRegExp(`^${escapeRegex(s)}\\z`, 'i') : s);
 
+/** An expression: true where the document has no value (missing or null) at `path`. */
+const isAbsent = (path: string) => ({ $eq: [{ $ifNull: [`$${path}`, null] }, null] });
+
 /**
  * A text filter on a metric (a categorical scorer's column): metrics are stored as numbers, and SQLite
  * compares their text, so here too the value is compared as `$toString` of it (lower-cased when the
  * filter ignores case). A record without the value is in `ne` and `not_in`, as there.
  */
 const metricTextCondition = (path: string, operator: string, values: ReadonlyArray<string>, ci: boolean): Filter<StringIdDoc> => {
-  // Null where the value is (`$toLower` would make that an empty string), as SQLite's lower(NULL).
-  const absent = { $eq: [{ $ifNull: [`$${path}`, null] }, null] };
+  // Null where the value is missing (`$toLower` would make that an empty string), as SQLite's lower(NULL).
+  const absent = isAbsent(path);
   const text = { $cond: [absent, null, ci ? { $toLower: { $toString: `$${path}` } } : { $toString: `$${path}` }] };
   const wanted = ci ? values.map((v) => v.toLowerCase()) : [...values];
   const first = wanted[0] ?? '';
@@ -134,7 +137,7 @@ const condition = (f: RecordFilter): Filter<StringIdDoc> => {
       if (f.operator === 'not_in') return { [path]: { $nin: values.map((v) => exactly(v, ci)) } };
       const value = values[0] ?? '';
       if (f.operator === 'eq') return { [path]: exactly(value, ci) };
-      // As SQLite's `col IS NULL OR col != ?`: a record without the value is not equal to it.
+      // As SQLite's `coalesce(col != ?, 1)`: a record without the value is not equal to it.
       return { [path]: { $not: ci ? exactly(value, true) : { $eq: value } } };
     }
     case 'number':
@@ -237,7 +240,7 @@ export class MongoLogRecordRepository implements LogRecordRepository {
       const docs = await this.records
         .aggregate([
           { $match: filter },
-          { $addFields: { [MISSING]: { $cond: [{ $eq: [{ $ifNull: [`$${path}`, null] }, null] }, 1, 0] } } },
+          { $addFields: { [MISSING]: { $cond: [isAbsent(path), 1, 0] } } },
           { $sort: { [MISSING]: 1, [path]: dir, _id: dir } },
           { $skip: q.page.startingToken },
           { $limit: q.page.limit + 1 },
