@@ -249,6 +249,22 @@ describe.each([
       expect(await filtered('contains', '2')).toEqual(['two']);
     });
 
+    it('takes up to 1,000 values in a filter and 25 filters, and answers 422 past either (one bounded SQL statement)', async () => {
+      const names = (n: number) => Array.from({ length: n }, (_, i) => (i === 0 ? 'alpha' : `n${i}`));
+      const nameIn = (n: number) => ({ column_id: 'name', type: 'text', operator: 'one_of', value: names(n) });
+      expect(namesOf(await find({ filters: [nameIn(1000)] }))).toEqual(['alpha']);
+      const tooMany = await find({ filters: [nameIn(1001)] });
+      expect(tooMany.status).toBe(422);
+      expect(tooMany.body.detail).toEqual([
+        expect.objectContaining({ loc: ['body', 'filters', 0, 'value'], type: 'too_long', ctx: { field_type: 'List', max_length: 1000, actual_length: 1001 } }),
+      ]);
+      const statusAbove = (i: number) => ({ column_id: 'status_code', type: 'number', operator: 'gte', value: 100 - i });
+      expect(namesOf(await find({ filters: [nameIn(1000), ...Array.from({ length: 24 }, (_, i) => statusAbove(i))] }))).toEqual(['alpha']);
+      const tooManyFilters = await find({ filters: Array.from({ length: 26 }, (_, i) => statusAbove(i)) });
+      expect(tooManyFilters.status).toBe(422);
+      expect(tooManyFilters.body.detail[0]).toMatchObject({ loc: ['body', 'filters'], type: 'too_long' });
+    });
+
     it('answers 422 for an unknown column and for a filter type that does not fit the column', async () => {
       const unknown = await find({ filters: [{ column_id: 'nope', type: 'text', operator: 'eq', value: 'x' }] });
       expect(unknown.status).toBe(422);

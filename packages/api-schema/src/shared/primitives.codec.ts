@@ -565,3 +565,38 @@ export const Mapped = <A, B, O>(codec: t.Type<A, O, unknown>, f: (a: A) => B, na
     (toSchema) => toSchema(codec),
   );
 
+
+/**
+ * A list of at most `max` items: `too_long` (ctx max_length, actual_length) before any item is looked
+ * at, so an oversized list costs nothing to refuse; then each item as `t.array` validates it.
+ */
+export const List = <C extends t.Mixed>(item: C, opts: { readonly max: number; readonly name?: string }) => {
+  const array = t.array(item);
+  return describeCodec(new t.Type<Array<t.TypeOf<C>>, Array<t.OutputOf<C>>, unknown>(
+    opts.name ?? `List<${item.name}>`,
+    array.is,
+    (u, c) =>
+      Array.isArray(u) && u.length > opts.max
+        ? fail(u, c, {
+            type: 'too_long',
+            msg: `List should have at most ${plural(opts.max, 'item')} after validation, not ${u.length}`,
+            ctx: { field_type: 'List', max_length: opts.max, actual_length: u.length },
+          })
+        : array.validate(u, t.appendContext(c, '', array, u)),
+    array.encode,
+  ), (toSchema) => ({ type: 'array', items: toSchema(item), maxItems: opts.max }));
+};
+
+/**
+ * One item, or a list of at most `max`: decided by the input's shape, so a list is reported as a list
+ * (`too_long`, an item's own error) and anything else as the item would be.
+ */
+export const OneOrList = <C extends t.Mixed>(item: C, opts: { readonly max: number; readonly name?: string }) => {
+  const list = List(item, opts);
+  return describeCodec(new t.Type<t.TypeOf<C> | Array<t.TypeOf<C>>, unknown, unknown>(
+    opts.name ?? `OneOrList<${item.name}>`,
+    (u): u is t.TypeOf<C> | Array<t.TypeOf<C>> => item.is(u) || list.is(u),
+    (u, c) => (Array.isArray(u) ? list.validate(u, t.appendContext(c, '', list, u)) : item.validate(u, t.appendContext(c, '', item, u))),
+    t.identity,
+  ), (toSchema) => ({ anyOf: [toSchema(item), toSchema(list)] }));
+};

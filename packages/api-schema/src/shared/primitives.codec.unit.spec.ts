@@ -1,5 +1,5 @@
 import * as E from 'fp-ts/Either';
-import type * as t from 'io-ts';
+import * as t from 'io-ts';
 import { decodeAt } from './decode';
 import {
   Bool,
@@ -8,9 +8,11 @@ import {
   HttpUrl,
   Int,
   IntFromQuery,
+  List,
   NonEmptyString,
   Nullable,
   Obj,
+  OneOrList,
   Str,
   StrictBoolean,
   UuidString,
@@ -252,5 +254,31 @@ describe('Obj', () => {
   it('lists its members for the OpenAPI generator', () => {
     expect(Object.keys(O.props)).toEqual(['a', 'b', 'c']);
     expect(O.requiredKeys).toEqual(['a']);
+  });
+});
+
+describe('List and OneOrList', () => {
+  const L = List(UuidString, { max: 2 });
+  const U = '0f8fad5b-d9cb-469f-a165-70867728950e';
+  it('accept up to max items, each decoded as the item codec decodes it', () => {
+    expect(ok(L, [U.toUpperCase(), U])).toEqual([U, U]);
+    expect(ok(OneOrList(UuidString, { max: 2 }), U.toUpperCase())).toBe(U);
+  });
+
+  it('refuse a longer list with too_long, before looking at any item', () => {
+    expect(at(L, ['x', 'y', 'z'])).toEqual([
+      { loc: ['body', 'v'], msg: 'List should have at most 2 items after validation, not 3', type: 'too_long', input: ['x', 'y', 'z'], ctx: { field_type: 'List', max_length: 2, actual_length: 3 } },
+    ]);
+    expect(at(OneOrList(t.string, { max: 1 }), ['a', 'b'])[0]).toMatchObject({ loc: ['body', 'v'], type: 'too_long' });
+  });
+
+  it('point at a bad item by its index, as a number', () => {
+    expect(at(L, [U, 5])).toEqual([{ loc: ['body', 'v', 1], msg: 'UUID input should be a string, bytes or UUID object', type: 'uuid_type', input: 5 }]);
+    expect(at(OneOrList(t.string, { max: 3 }), ['a', 7])).toEqual([{ loc: ['body', 'v', 1], msg: 'Input should be a valid string', type: 'string_type', input: 7 }]);
+  });
+
+  it('report a value that is neither as the item would, and a non-list as list_type', () => {
+    expect(at(OneOrList(t.string, { max: 3 }), 7)).toEqual([{ loc: ['body', 'v'], msg: 'Input should be a valid string', type: 'string_type', input: 7 }]);
+    expect(at(L, 'x')).toEqual([{ loc: ['body', 'v'], msg: 'Input should be a valid list', type: 'list_type', input: 'x' }]);
   });
 });

@@ -2,7 +2,7 @@
 // ToolSpan, RetrieverSpan, WorkflowSpan, AgentSpan and LogRecordsSearchRequest models).
 import { SPAN_TYPES } from '@tracelight/domain';
 import * as t from 'io-ts';
-import { Bool, DateTimeWithOffset, Enum, Int, Nullable, Obj, UuidString } from '../shared/primitives.codec';
+import { Bool, DateTimeWithOffset, Enum, Int, List, Nullable, Obj, OneOrList, UuidString } from '../shared/primitives.codec';
 import { describeCodec } from '../shared/json-schema';
 import { fail } from '../shared/validation-error';
 
@@ -111,8 +111,14 @@ export const SessionCreateRequest = Obj(
 
 // Search
 
-const Strings = t.union([t.string, t.array(t.string)]);
-const Uuids = t.union([UuidString, t.array(UuidString)]);
+/**
+ * Bounds that keep a search one bounded SQL statement: at most 1,000 values in a filter's list and 25
+ * filters, well under SQLite's 32,766 bound parameters (a longer list answered 503 before).
+ */
+export const MAX_FILTER_VALUES = 1000;
+export const MAX_FILTERS = 25;
+const Strings = OneOrList(t.string, { max: MAX_FILTER_VALUES });
+const Uuids = OneOrList(UuidString, { max: MAX_FILTER_VALUES });
 const Pair = <C extends t.Mixed>(c: C) => t.tuple([c, c]);
 
 const FILTERS = {
@@ -152,7 +158,7 @@ export const RecordSearchRequest = Obj(
   {},
   {
     ...scope,
-    filters: Nullable(t.array(RecordFilter)),
+    filters: Nullable(List(RecordFilter, { max: MAX_FILTERS })),
     sort: Nullable(Obj('LogRecordsSortClause', { column_id: t.string }, { ascending: Bool })),
     starting_token: Int({ min: 0 }),
     limit: Int({ min: 1, max: 1000 }),
