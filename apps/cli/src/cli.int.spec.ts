@@ -12,6 +12,26 @@ const admin = (dataDir: string, ...args: string[]) =>
   promisify(execFile)(process.execPath, [CLI, ...args], { env: { PATH: process.env['PATH'] ?? '', TRACELIGHT_DATA_DIR: dataDir } });
 
 describe('tracelight-admin', () => {
+  const serve = async (dataDir: string) => {
+    const child = execFile(process.execPath, [SERVER], { env: { PATH: process.env['PATH'] ?? '', TRACELIGHT_DATA_DIR: dataDir, TRACELIGHT_PORT: '0' } });
+    const port = await new Promise<number>((resolve) =>
+      child.stdout!.on('data', (c: Buffer) => {
+        const m = /"port":(\d+)/.exec(c.toString());
+        if (m) resolve(Number(m[1]));
+      }),
+    );
+    return { child, base: `http://127.0.0.1:${port}` };
+  };
+  const setUp = async (dataDir: string) => {
+    await admin(dataDir, 'create-user', '--email', 'owner@example.com', '--password', 'owner password!');
+    return JSON.parse((await admin(dataDir, 'create-api-key', '--email', 'owner@example.com', '--description', 'k')).stdout).api_key as string;
+  };
+  const call = async (base: string, key: string, method: string, p: string, json?: unknown) => {
+    const res = await fetch(base + p, { method, headers: { 'Service-API-Key': key, 'content-type': 'application/json' }, ...(json ? { body: JSON.stringify(json) } : {}) });
+    expect([p, res.status]).toEqual([p, 200]);
+    return res.json() as Promise<any>;
+  };
+
   it('creates a user and an API key the server accepts, lists and revokes it', async () => {
     const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'tracelight-cli-'));
     expect((await admin(dataDir, 'migrate')).stdout).toBe('schema up to date (0 users)\n');
@@ -49,25 +69,6 @@ describe('tracelight-admin', () => {
   });
 
   it('exports a project and imports it into another database with every record intact', async () => {
-    const serve = async (dataDir: string) => {
-      const child = execFile(process.execPath, [SERVER], { env: { PATH: process.env['PATH'] ?? '', TRACELIGHT_DATA_DIR: dataDir, TRACELIGHT_PORT: '0' } });
-      const port = await new Promise<number>((resolve) =>
-        child.stdout!.on('data', (c: Buffer) => {
-          const m = /"port":(\d+)/.exec(c.toString());
-          if (m) resolve(Number(m[1]));
-        }),
-      );
-      return { child, base: `http://127.0.0.1:${port}` };
-    };
-    const setUp = async (dataDir: string) => {
-      await admin(dataDir, 'create-user', '--email', 'owner@example.com', '--password', 'owner password!');
-      return JSON.parse((await admin(dataDir, 'create-api-key', '--email', 'owner@example.com', '--description', 'k')).stdout).api_key as string;
-    };
-    const call = async (base: string, key: string, method: string, p: string, json?: unknown) => {
-      const res = await fetch(base + p, { method, headers: { 'Service-API-Key': key, 'content-type': 'application/json' }, ...(json ? { body: JSON.stringify(json) } : {}) });
-      expect([p, res.status]).toEqual([p, 200]);
-      return res.json() as Promise<any>;
-    };
     const everything = async (base: string, key: string, projectId: string, runId: string) => ({
       insights: await call(base, key, 'GET', `/v2/projects/${projectId}/runs/${runId}/insights-settings`),
       traces: await call(base, key, 'POST', `/v2/projects/${projectId}/traces/search`, { log_stream_id: runId }),
@@ -109,6 +110,49 @@ describe('tracelight-admin', () => {
       b.child.kill('SIGTERM');
     }
     await expect(admin(to, 'import-project', '--email', 'owner@example.com', '--in', file)).rejects.toMatchObject({ code: 1 });
+  });
+
+  it('backs up a live database: the copy is private, refuses to overwrite, and serves what was written, with the key', async () => {
+    const live = fs.mkdtempSync(path.join(os.tmpdir(), 'tracelight-backup-'));
+    const key = await setUp(live);
+    const server = await serve(live);
+    const file = path.join(live, 'backup.db');
+    let projectId = '';
+    let runId = '';
+    let written = 0;
+    try {
+      projectId = (await call(server.base, key, 'POST', '/v2/projects', { name: 'kept' })).id;
+      runId = (await call(server.base, key, 'POST', `/v2/projects/${projectId}/log_streams`, { name: 'prod' })).id;
+      const ingest = () => call(server.base, key, 'POST', `/v2/projects/${projectId}/traces`, { log_stream_id: runId, traces: [{ name: `t${written++}`, input: 'q', output: 'a' }] });
+      for (let i = 0; i < 20; i++) await ingest();
+      // The server goes on writing while the copy is taken.
+      let writing = true;
+      const writer = (async () => {
+        while (writing) await ingest();
+      })();
+      const out = (await admin(live, 'backup', '--out', file)).stdout;
+      writing = false;
+      await writer;
+      expect(out).toMatch(/^backed up to .*backup\.db \(\d+ bytes\); keep the secret key/);
+    } finally {
+      server.child.kill('SIGTERM');
+    }
+    expect(fs.statSync(file).mode & 0o777).toBe(0o600);
+    await expect(admin(live, 'backup', '--out', file)).rejects.toMatchObject({ code: 1, stderr: expect.stringMatching(/EEXIST/) });
+
+    // Restored: the copy as the database of a new data dir, with the same secret key.
+    const restored = fs.mkdtempSync(path.join(os.tmpdir(), 'tracelight-restore-'));
+    fs.copyFileSync(file, path.join(restored, 'tracelight.db'));
+    fs.copyFileSync(path.join(live, 'secret.key'), path.join(restored, 'secret.key'));
+    const again = await serve(restored);
+    try {
+      const found = await call(again.base, key, 'POST', `/v2/projects/${projectId}/traces/search`, { log_stream_id: runId, limit: 1000 });
+      const names = new Set(found.records.map((r: { name: string }) => r.name));
+      for (let i = 0; i < 20; i++) expect(names.has(`t${i}`)).toBe(true);
+      expect(names.size).toBeLessThanOrEqual(written);
+    } finally {
+      again.child.kill('SIGTERM');
+    }
   });
 
   it('reports bad input clearly and exits non-zero', async () => {

@@ -39,11 +39,13 @@ export const buildCliContainer = async (env: CliEnvironment) => {
         module: mongodbModule({ url: env.databaseUrl! }),
         open: () => container.get<MongoDatabase>(MongoDatabaseToken).connect(),
         close: () => container.get<MongoDatabase>(MongoDatabaseToken).close(),
+        backup: undefined,
       }))
     : await import('@tracelight/sqlite').then(({ SqliteStorageToken, sqliteModule }) => ({
         module: sqliteModule({ path: sqlitePath, writer: 'inline' }),
         open: () => container.get<SqliteStorage>(SqliteStorageToken).open(),
         close: () => container.get<SqliteStorage>(SqliteStorageToken).close(),
+        backup: (file: string) => container.get<SqliteStorage>(SqliteStorageToken).backupTo(file),
       }));
   container.loadSync(
     // The same key as the server's (same data dir or TRACELIGHT_SECRET_KEY), or keys it mints would not work there.
@@ -64,5 +66,7 @@ export const buildCliContainer = async (env: CliEnvironment) => {
   const repositories = Object.fromEntries(
     Object.entries(REPOSITORY_TOKENS).map(([name, token]) => [name, container.get(token)]),
   ) as unknown as Repositories;
-  return { container, identity, users: container.get<UserRepository>(UserRepository), repositories, close };
+  /** A consistent copy of the SQLite database into a new file; undefined on MongoDB (mongodump does that). */
+  const backup = engine.backup;
+  return { container, identity, users: container.get<UserRepository>(UserRepository), repositories, close, backup };
 };

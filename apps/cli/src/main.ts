@@ -17,6 +17,7 @@ const USAGE = `tracelight-admin <command> [--flag value …]
   revoke-api-key --email E --id KEY_ID
   export-project --email E --project PROJECT_ID [--out FILE]   (stdout without --out)
   import-project --email E --in FILE           ids kept: also moves a project between engines
+  backup --out FILE                            SQLite: a consistent copy while the server runs (new file, 0600)
 
 Uses TRACELIGHT_DATA_DIR, TRACELIGHT_DATABASE_URL and TRACELIGHT_SECRET_KEY like the server.`;
 
@@ -104,6 +105,16 @@ const main = async (argv: ReadonlyArray<string>): Promise<number> => {
       case 'import-project': {
         const done = await importProject(app.repositories, (await as(need(f, 'email'))).userId, parseExport(fs.readFileSync(need(f, 'in'), 'utf8')));
         process.stdout.write(`imported ${done.runs} runs, ${done.records} records\n`);
+        return 0;
+      }
+      case 'backup': {
+        if (!app.backup) {
+          process.stderr.write('backup copies a SQLite database; on MongoDB use mongodump or your provider’s snapshots\n');
+          return 2;
+        }
+        const out = need(f, 'out');
+        app.backup(out);
+        process.stdout.write(`backed up to ${out} (${fs.statSync(out).size} bytes); keep the secret key (secret.key in the data dir, or TRACELIGHT_SECRET_KEY) safe apart from it: without the key the copy's API keys, tokens and gateway secrets cannot be used\n`);
         return 0;
       }
       default:

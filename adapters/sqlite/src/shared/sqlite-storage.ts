@@ -2,6 +2,7 @@
 // only writing connection and commits writes in groups; reads run here, on a read-only connection
 // that sees every committed write (WAL). `inline`: one connection does both on this thread (the
 // admin CLI, embedders that want no threads).
+import * as fs from 'node:fs';
 import type { DomainError, LogRecord, RunId, ScorerId, ScorerVersion } from '@tracelight/domain';
 import { type Repositories, type Result, type StorageHealth, buildRepositories } from '@tracelight/ports';
 import * as E from 'fp-ts/Either';
@@ -90,6 +91,22 @@ export class SqliteStorage implements StorageHealth {
       if (this.opened.writer && !this.opened.writer.alive) throw new Error('the storage writer is not running');
       this.opened.reader.db.prepare('SELECT 1').get();
     });
+  }
+
+  /**
+   * A consistent copy of the whole database into `file`, taken while other connections and processes
+   * (a running server) go on writing: `VACUUM INTO` reads one snapshot (a WAL reader blocks no writer)
+   * and writes it compacted, with no WAL of its own. The file is created 0600 and must not exist.
+   */
+  backupTo(file: string): void {
+    if (!this.opened) throw new Error('storage is not open');
+    fs.closeSync(fs.openSync(file, 'wx', 0o600));
+    try {
+      this.opened.reader.db.prepare('VACUUM INTO ?').run(file);
+    } catch (e) {
+      fs.rmSync(file, { force: true });
+      throw e;
+    }
   }
 
   /** Finishes queued writes, then closes every connection. */
