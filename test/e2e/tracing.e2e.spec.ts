@@ -363,3 +363,32 @@ describe('request size', () => {
     }
   });
 });
+
+describe('search pages of large records', () => {
+  let big: World;
+  beforeAll(async () => {
+    big = await startWorld({ TRACELIGHT_SEARCH_PAGE_BYTES: '64kb' });
+  });
+  afterAll(() => big.server.stop());
+
+  it('end at the byte budget with next_starting_token set, and together hold every record once', async () => {
+    const project = await big.project(big.admin);
+    const stream = await big.run(big.admin, project, 'log_streams');
+    const traces = Array.from({ length: 10 }, (_, i) => ({ ...aTrace({ name: `big-${i}`, output: `${i}`.repeat(20_000) }), spans: [] }));
+    big.ok(await big.call('POST', `/v2/projects/${project}/traces`, { auth: big.admin, json: { log_stream_id: stream, traces } }));
+    const seen: string[] = [];
+    const sizes: number[] = [];
+    for (let token: number | null = 0; token !== null; ) {
+      const page: { records: Array<{ name: string }>; next_starting_token: number | null } = big.ok(
+        await big.call('POST', `/v2/projects/${project}/traces/search`, { auth: big.admin, json: { log_stream_id: stream, limit: 100, starting_token: token, sort: { column_id: 'name', ascending: true } } }),
+      );
+      seen.push(...page.records.map((r) => r.name));
+      sizes.push(page.records.length);
+      expect(page.next_starting_token).toBe(page.next_starting_token === null ? null : token + page.records.length);
+      token = page.next_starting_token;
+    }
+    expect(seen).toEqual(traces.map((t) => t.name));
+    // About 20 KB each against a 64 KB budget: pages of 4 (the one that reaches the budget included).
+    expect(sizes).toEqual([4, 4, 2]);
+  });
+});

@@ -28,6 +28,9 @@ const must = async <A>(r: Result<A>): Promise<A> => {
   return e.right;
 };
 
+/** Records are read a page of at most this many bytes of inputs and outputs at a time. */
+const EXPORT_PAGE_BYTES = 64 * 2 ** 20;
+
 export const exportProject = async (repos: Repositories, owner: UserId, projectId: string): Promise<ProjectExport> => {
   const found = await must(repos.projects.findById(projectId as Project['id']));
   if (O.isNone(found) || found.value.createdBy !== owner) throw new Error(`no project ${projectId} of that user`);
@@ -37,10 +40,13 @@ export const exportProject = async (repos: Repositories, owner: UserId, projectI
     for (const run of await must(repos.runs.listInProject(project.id, kind))) {
       const records: LogRecord[] = [];
       for (const scope of ['sessions', 'traces', 'spans'] as RecordScope[]) {
-        for (let start = 0; ; start += 1000) {
-          const page = await must(repos.logRecords.search({ projectId: project.id, runId: run.id, scope, filters: [], sort: { columnId: 'created_at', ascending: true }, page: { startingToken: start, limit: 1000 } }));
-          records.push(...page.slice(0, 1000));
-          if (page.length <= 1000) break;
+        for (let start = 0; ; ) {
+          const page = await must(
+            repos.logRecords.search({ projectId: project.id, runId: run.id, scope, filters: [], sort: { columnId: 'created_at', ascending: true }, page: { startingToken: start, limit: 1000 }, maxBytes: EXPORT_PAGE_BYTES }),
+          );
+          records.push(...page.records);
+          if (!page.more) break;
+          start += page.records.length;
         }
       }
       runs.push({ run, insights: O.toNullable(await must(repos.insights.find(run.id))), records });

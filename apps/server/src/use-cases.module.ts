@@ -28,7 +28,7 @@ import {
 } from '@tracelight/use-cases';
 import { ContainerModule } from 'inversify';
 
-export const useCasesModule = (limits: { maxRecordsPerRequest: number; credentialCacheMs: number }) => new ContainerModule(({ bind }) => {
+export const useCasesModule = (limits: { maxRecordsPerRequest: number; searchPageBytes: number; credentialCacheMs: number }) => new ContainerModule(({ bind }) => {
   bind(IdentityUseCases)
     .toDynamicValue(
       (c) =>
@@ -94,6 +94,7 @@ export const useCasesModule = (limits: { maxRecordsPerRequest: number; credentia
           clock: c.get(Clock),
           ids: c.get(IdGenerator),
           maxRecordsPerRequest: limits.maxRecordsPerRequest,
+          searchPageBytes: limits.searchPageBytes,
         }),
     )
     .inSingletonScope();

@@ -282,8 +282,11 @@ export const describeRepositoryContract = (engine: string, harness: RepositoryHa
         filters: [],
         sort: null,
         page,
+        maxBytes: 1 << 30,
         ...over,
       });
+      /** The records of one page. */
+      const found = async (q: RecordQuery) => (await right(r.logRecords.search(q))).records;
 
       it('stores records whole and finds traces and spans apart, newest first', async () => {
         const run = await aRunWithRecords();
@@ -299,9 +302,9 @@ export const describeRepositoryContract = (engine: string, harness: RepositoryHa
         const later = aRecord(run, { createdAt: at('2026-01-02T00:00:00.000Z') });
         const session = aRecord(run, { type: 'session', traceId: null, createdAt: at('2026-01-03T00:00:00.000Z') });
         await right(r.logRecords.ingest(run.id, [trace, span, later, session], ['input', 'model']));
-        expect(await right(r.logRecords.search(query(run)))).toEqual([later, trace]);
-        expect(await right(r.logRecords.search(query(run, { scope: 'spans' })))).toEqual([span]);
-        expect(await right(r.logRecords.search(query(run, { scope: 'sessions' })))).toEqual([session]);
+        expect(await found(query(run))).toEqual([later, trace]);
+        expect(await found(query(run, { scope: 'spans' }))).toEqual([span]);
+        expect(await found(query(run, { scope: 'sessions' }))).toEqual([session]);
       });
 
       it('keeps the run’s column presence as a growing set', async () => {
@@ -319,11 +322,11 @@ export const describeRepositoryContract = (engine: string, harness: RepositoryHa
         await right(r.logRecords.ingest(run.id, [rec], []));
         const again = { ...rec, output: 'changed' };
         await right(r.logRecords.ingest(run.id, [again], []));
-        expect(await right(r.logRecords.search(query(run)))).toEqual([again]);
+        expect(await found(query(run))).toEqual([again]);
         const fresh = aRecord(other);
         const error = await left(r.logRecords.ingest(other.id, [fresh, { ...rec, runId: other.id, projectId: other.projectId }], ['name']));
         expect(error._tag).toBe('Conflict');
-        expect(await right(r.logRecords.search(query(other)))).toEqual([]);
+        expect(await found(query(other))).toEqual([]);
         expect(await right(r.logRecords.presentColumns(other.id))).toEqual(new Set());
       });
 
@@ -337,7 +340,7 @@ export const describeRepositoryContract = (engine: string, harness: RepositoryHa
         await right(r.logRecords.ingest(run.id, [childFirstParent], []));
         const lonely = aRecord(run, { name: 'lonely' });
         await right(r.logRecords.ingest(run.id, [lonely], []));
-        const traces = await right(r.logRecords.search(query(run, { sort: { columnId: 'name', ascending: true } })));
+        const traces = await found(query(run, { sort: { columnId: 'name', ascending: true } }));
         expect(traces.map((t) => [t.name, t.hasChildren])).toEqual([['child-first', true], ['lonely', false], ['parent-first', true]]);
       });
 
@@ -347,7 +350,7 @@ export const describeRepositoryContract = (engine: string, harness: RepositoryHa
           aRecord(run, { name, statusCode: 200 + i, createdAt: at(`2026-03-0${i + 1}T00:00:00.000Z`), tags: i % 2 ? ['odd'] : ['even'], metrics: { score: i / 10 } }),
         );
         await right(r.logRecords.ingest(run.id, recs, []));
-        const names = async (over: Partial<RecordQuery>) => (await right(r.logRecords.search(query(run, { sort: { columnId: 'name', ascending: true }, ...over })))).map((x) => x.name);
+        const names = async (over: Partial<RecordQuery>) => (await found(query(run, { sort: { columnId: 'name', ascending: true }, ...over }))).map((x) => x.name);
         expect(await names({ filters: [{ type: 'text', columnId: 'name', operator: 'contains', value: 'LT', caseSensitive: false }] })).toEqual(['delta']);
         expect(await names({ filters: [{ type: 'text', columnId: 'name', operator: 'one_of', value: ['beta', 'GAMMA'], caseSensitive: false }] })).toEqual(['beta', 'gamma']);
         expect(await names({ filters: [{ type: 'text', columnId: 'name', operator: 'ne', value: 'beta', caseSensitive: true }] })).toEqual(['alpha', 'delta', 'gamma']);
@@ -359,17 +362,20 @@ export const describeRepositoryContract = (engine: string, harness: RepositoryHa
         expect(await names({ filters: [{ type: 'collection', columnId: 'tags', operator: 'not_in', value: ['odd'] }] })).toEqual(['alpha', 'gamma']);
         expect(await names({ filters: [{ type: 'boolean', columnId: 'is_complete', operator: 'eq', value: true }] })).toEqual(['alpha', 'beta', 'delta', 'gamma']);
         expect(await names({ sort: { columnId: 'status_code', ascending: false } })).toEqual(['delta', 'gamma', 'beta', 'alpha']);
-        const pageOf = async (startingToken: number) =>
-          (await right(r.logRecords.search(query(run, { page: { startingToken, limit: 2 } })))).map((x) => x.name);
-        expect(await pageOf(0)).toEqual(['delta', 'gamma', 'beta']);
-        expect(await pageOf(2)).toEqual(['beta', 'alpha']);
+        const pageOf = async (startingToken: number) => {
+          const { records, more } = await right(r.logRecords.search(query(run, { page: { startingToken, limit: 2 } })));
+          return [records.map((x) => x.name), more];
+        };
+        expect(await pageOf(0)).toEqual([['delta', 'gamma'], true]);
+        expect(await pageOf(2)).toEqual([['beta', 'alpha'], false]);
+        expect(await pageOf(4)).toEqual([[], false]);
       });
       it('orders records without the sorted value last either way, the id breaking ties', async () => {
         const run = await aRunWithRecords();
         const recs = [200, null, 500, null].map((statusCode, i) => aRecord(run, { name: `r${i}`, statusCode, metrics: statusCode === null ? {} : { 'v1.2 judge': statusCode / 1000 } }));
         await right(r.logRecords.ingest(run.id, recs, []));
         const names = async (columnId: string, ascending: boolean) =>
-          (await right(r.logRecords.search(query(run, { sort: { columnId, ascending } })))).map((x) => x.name);
+          (await found(query(run, { sort: { columnId, ascending } }))).map((x) => x.name);
         const missing = recs.filter((x) => x.statusCode === null).sort((x, y) => (x.id < y.id ? -1 : 1)).map((x) => x.name);
         expect(await names('status_code', true)).toEqual(['r0', 'r2', ...missing]);
         expect(await names('status_code', false)).toEqual(['r2', 'r0', ...[...missing].reverse()]);
@@ -384,7 +390,7 @@ export const describeRepositoryContract = (engine: string, harness: RepositoryHa
         );
         await right(r.logRecords.ingest(run.id, recs, []));
         const names = async (filter: RecordQuery['filters'][number]) =>
-          (await right(r.logRecords.search(query(run, { filters: [filter], sort: { columnId: 'name', ascending: true } })))).map((x) => x.name);
+          (await found(query(run, { filters: [filter], sort: { columnId: 'name', ascending: true } }))).map((x) => x.name);
         expect(await names({ type: 'number', columnId: 'status_code', operator: 'ne', value: 200 })).toEqual(['r2']);
         expect(await names({ type: 'date', columnId: 'updated_at', operator: 'ne', value: at('2026-01-01T00:00:00.000Z') })).toEqual(['r0', 'r2']);
         expect(await names({ type: 'text', columnId: 'external_id', operator: 'ne', value: 'x-1', caseSensitive: false })).toEqual(['r0', 'r1']);
@@ -397,7 +403,7 @@ export const describeRepositoryContract = (engine: string, harness: RepositoryHa
         const newline = aRecord(run, { name: 'newline', output: 'Hello\n', metrics: { 'v1.2 judge': 0.1 } });
         await right(r.logRecords.ingest(run.id, [exact, newline], []));
         const names = async (filter: RecordQuery['filters'][number]) =>
-          (await right(r.logRecords.search(query(run, { filters: [filter], sort: { columnId: 'name', ascending: true } })))).map((x) => x.name);
+          (await found(query(run, { filters: [filter], sort: { columnId: 'name', ascending: true } }))).map((x) => x.name);
         expect(await names({ type: 'text', columnId: 'output', operator: 'eq', value: 'hello', caseSensitive: false })).toEqual(['exact']);
         expect(await names({ type: 'text', columnId: 'output', operator: 'one_of', value: ['HELLO'], caseSensitive: false })).toEqual(['exact']);
         expect(await names({ type: 'number', columnId: 'metrics/v1.2 judge', operator: 'gt', value: 0.5 })).toEqual(['exact']);
@@ -406,8 +412,25 @@ export const describeRepositoryContract = (engine: string, harness: RepositoryHa
         expect(await names({ type: 'text', columnId: 'output', operator: 'contains', value: 'Hel\u0000', caseSensitive: false })).toEqual([]);
         expect(await names({ type: 'text', columnId: 'output', operator: 'eq', value: 'Hel\u0000', caseSensitive: false })).toEqual([]);
         // The names come back as they were sent.
-        const [stored] = await right(r.logRecords.search(query(run, { filters: [{ type: 'text', columnId: 'name', operator: 'eq', value: 'exact', caseSensitive: true }] })));
+        const [stored] = await found(query(run, { filters: [{ type: 'text', columnId: 'name', operator: 'eq', value: 'exact', caseSensitive: true }] }));
         expect(stored).toEqual(exact);
+      });
+
+      it('ends a page at its byte budget, after the record that reaches it, and always holds one record', async () => {
+        const run = await aRunWithRecords();
+        const recs = [1, 2, 3, 4, 5].map((i) => aRecord(run, { name: `r${i}`, input: 'q', output: 'x'.repeat(1000) }));
+        await right(r.logRecords.ingest(run.id, recs, []));
+        const page = async (startingToken: number, maxBytes: number) => {
+          const { records, more } = await right(r.logRecords.search(query(run, { sort: { columnId: 'name', ascending: true }, page: { startingToken, limit: 4 }, maxBytes })));
+          return [records.map((x) => x.name), more];
+        };
+        // Each record holds about 1,000 characters of input and output.
+        expect(await page(0, 1500)).toEqual([['r1', 'r2'], true]);
+        expect(await page(2, 1500)).toEqual([['r3', 'r4'], true]);
+        expect(await page(4, 1500)).toEqual([['r5'], false]);
+        expect(await page(0, 1)).toEqual([['r1'], true]);
+        expect(await page(0, 1 << 30)).toEqual([['r1', 'r2', 'r3', 'r4'], true]);
+        expect(await page(1, 1 << 30)).toEqual([['r2', 'r3', 'r4', 'r5'], false]);
       });
 
       it('links parents and children ingested at the same time by separate calls', async () => {
@@ -417,7 +440,7 @@ export const describeRepositoryContract = (engine: string, harness: RepositoryHa
           return [parent, aRecord(run, { type: 'llm', traceId: parent.id, parentId: parent.id })] as const;
         });
         await Promise.all(pairs.flatMap(([parent, child]) => [right(r.logRecords.ingest(run.id, [child], [])), right(r.logRecords.ingest(run.id, [parent], []))]));
-        const traces = await right(r.logRecords.search(query(run)));
+        const traces = await found(query(run));
         expect(traces.map((t) => [t.name, t.hasChildren]).sort()).toEqual(pairs.map(([p]) => [p.name, true]).sort());
       });
     });

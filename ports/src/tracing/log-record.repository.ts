@@ -9,6 +9,21 @@ export interface RecordQuery {
   /** Null: newest first. Ties are always broken by id, so pages are stable. */
   readonly sort: RecordSort | null;
   readonly page: PageRequest;
+  /**
+   * The page's size budget: the page ends early, after the record that brings the stored inputs and
+   * outputs it holds (their JSON text, in characters) to this many or more. A page holds at least one
+   * record whatever its size, so every record can be read; a run of large records is read in more pages
+   * rather than held in memory whole.
+   */
+  readonly maxBytes: number;
+}
+
+/** One page of a search: the records, and whether more match after them. */
+export interface FoundRecords {
+  /** In order from `startingToken`: at most `limit`, fewer when the page reached `maxBytes`. */
+  readonly records: ReadonlyArray<LogRecord>;
+  /** True when at least one more matching record follows these (the next page starts after them). */
+  readonly more: boolean;
 }
 
 export interface LogRecordRepository {
@@ -21,7 +36,7 @@ export interface LogRecordRepository {
   ingest(runId: RunId, records: ReadonlyArray<LogRecord>, presentColumns: ReadonlyArray<string>): Result<void>;
   /** The columns that at least one record of the run has a value for. */
   presentColumns(runId: RunId): Result<ReadonlySet<string>>;
-  /** Matching records in order, `limit + 1` of them from `startingToken` (see pageFromOverfetch). */
-  search(query: RecordQuery): Result<ReadonlyArray<LogRecord>>;
+  /** Matching records in order from `startingToken`: at most `limit`, within `maxBytes`. */
+  search(query: RecordQuery): Result<FoundRecords>;
 }
 export const LogRecordRepository = Symbol.for('tracelight.LogRecordRepository');

@@ -1,7 +1,7 @@
 // Log records in MongoDB: one document per node, written in a multi-document transaction
 // (replica set required), searched with a query compiled from the catalogue's column ids.
 import { type Json, type LogRecord, type ProjectId, type RecordFilter, type RunId, NODE_TYPES, conflict, textOf } from '@tracelight/domain';
-import type { LogRecordRepository, RecordQuery, Result } from '@tracelight/ports';
+import type { FoundRecords, LogRecordRepository, RecordQuery, Result } from '@tracelight/ports';
 import * as t from 'io-ts';
 import { inject, injectable } from 'inversify';
 import { BSONRegExp, type ClientSession, type Collection, type Document, type Filter, type MongoClient } from 'mongodb';
@@ -61,6 +61,12 @@ const toDocument = (r: LogRecord) => {
 const DERIVED = ['isTrace', 'inputText', 'outputText'] as const;
 /** A sort key the search adds and removes: 1 where the sorted value is missing or null. */
 const MISSING = '_tlMissing';
+
+/** A record's size against the page budget: the text of its input and output, kept beside them. */
+const storedSize = (d: Document): number => {
+  const length = (v: unknown) => (typeof v === 'string' ? v.length : 4); // null
+  return length(d['inputText']) + length(d['outputText']);
+};
 
 const fromDocument = (d: Document): LogRecord => {
   const doc: Record<string, unknown> = { ...d };
@@ -222,7 +228,7 @@ export class MongoLogRecordRepository implements LogRecordRepository {
     return run(async () => new Set((await this.columns.findOne({ _id: runId }))?.columns ?? []));
   }
 
-  search(q: RecordQuery): Result<ReadonlyArray<LogRecord>> {
+  search(q: RecordQuery): Result<FoundRecords> {
     return run(async () => {
       const filter: Filter<StringIdDoc> = {
         runId: q.runId,
@@ -230,24 +236,34 @@ export class MongoLogRecordRepository implements LogRecordRepository {
         ...(q.scope === 'spans' ? { type: { $ne: 'session' } } : q.scope === 'sessions' ? { type: 'session' } : {}),
         ...(q.filters.length > 0 ? { $and: q.filters.map(condition) } : {}),
       };
-      if (!q.sort) {
-        const docs = await this.records.find(filter).sort({ createdAt: -1, _id: -1 }).skip(q.page.startingToken).limit(q.page.limit + 1).toArray();
-        return docs.map(fromDocument);
-      }
       // As SQLite orders them: records without the value last in either direction, then the id.
-      const path = field(q.sort.columnId);
-      const dir = q.sort.ascending ? 1 : -1;
-      const docs = await this.records
-        .aggregate([
-          { $match: filter },
-          { $addFields: { [MISSING]: { $cond: [isAbsent(path), 1, 0] } } },
-          { $sort: { [MISSING]: 1, [path]: dir, _id: dir } },
-          { $skip: q.page.startingToken },
-          { $limit: q.page.limit + 1 },
-          { $project: { [MISSING]: 0 } },
-        ])
-        .toArray();
-      return docs.map(fromDocument);
+      const path = q.sort ? field(q.sort.columnId) : undefined;
+      const dir = q.sort?.ascending ? 1 : -1;
+      const cursor =
+        q.sort === null || path === undefined
+          ? this.records.find(filter).sort({ createdAt: -1, _id: -1 }).skip(q.page.startingToken).limit(q.page.limit + 1)
+          : this.records.aggregate([
+              { $match: filter },
+              { $addFields: { [MISSING]: { $cond: [isAbsent(path), 1, 0] } } },
+              { $sort: { [MISSING]: 1, [path]: dir, _id: dir } },
+              { $skip: q.page.startingToken },
+              { $limit: q.page.limit + 1 },
+              { $project: { [MISSING]: 0 } },
+            ]);
+      // Document by document (the driver fetches in batches), so a page of large records stops at its
+      // budget instead of being read whole.
+      const records: LogRecord[] = [];
+      let bytes = 0;
+      try {
+        for await (const doc of cursor) {
+          if (records.length === q.page.limit || bytes >= q.maxBytes) return { records, more: true };
+          bytes += storedSize(doc);
+          records.push(fromDocument(doc));
+        }
+      } finally {
+        await cursor.close();
+      }
+      return { records, more: false };
     });
   }
 }

@@ -7,7 +7,7 @@ import { IdString, JsonText, MsDate, SqlBool, decodeOrThrow, nullable, row } fro
 const JsonValue = t.unknown as unknown as t.Type<Json, Json, unknown>;
 const StringMap = t.record(t.string, t.string);
 
-const Row = row({
+const ROW_PROPS = {
   id: t.string,
   run_id: IdString<RunId>(),
   project_id: IdString<ProjectId>(),
@@ -34,7 +34,11 @@ const Row = row({
   progress_message: nullable(t.string),
   error_message: nullable(t.string),
   attributes: JsonText(t.record(t.string, t.unknown)),
-});
+};
+const Row = row(ROW_PROPS);
+
+/** What a search reads back: the columns `recordFromRow` decodes (not the derived ones kept for filters). */
+export const READ_COLUMNS = Object.keys(ROW_PROPS);
 
 export const recordFromRow = (stored: unknown): LogRecord => {
   const r = decodeOrThrow(Row, stored);

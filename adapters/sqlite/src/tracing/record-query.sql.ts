@@ -2,6 +2,7 @@
 // fixed table, never by interpolating what the caller sent.
 import type { RecordFilter, RecordSort } from '@tracelight/domain';
 import type { RecordQuery } from '@tracelight/ports';
+import { READ_COLUMNS } from './log-record.mapper';
 
 /** Catalogue column id → SQL expression over log_records. */
 const EXPRESSIONS: Readonly<Record<string, string>> = {
@@ -121,11 +122,19 @@ const orderBy = (sort: RecordSort | null, params: unknown[]): string => {
   return `${isNull}, ${expression(sort.columnId, params)} ${dir}, id ${dir}`;
 };
 
+/** The search's result column giving a row's size against the page budget (RecordQuery.maxBytes). */
+export const SIZE_COLUMN = 'stored_size';
+const SELECTED = `${READ_COLUMNS.join(', ')}, length(input) + length(output) AS ${SIZE_COLUMN}`;
+
+/**
+ * The matching rows in order from the page's start, `limit + 1` at most (one more tells that more
+ * follow). The caller reads them one at a time and stops at the page's byte budget.
+ */
 export const compileSearch = (q: RecordQuery): { sql: string; params: unknown[] } => {
   const params: unknown[] = [q.runId, q.scope === 'traces' ? 1 : 0];
   const where = ['run_id = ?', 'is_trace = ?', q.scope === 'sessions' ? "type = 'session'" : q.scope === 'spans' ? "type != 'session'" : '1 = 1'];
   for (const f of q.filters) where.push(condition(f, params));
   const order = orderBy(q.sort, params);
   params.push(q.page.limit + 1, q.page.startingToken);
-  return { sql: `SELECT * FROM log_records WHERE ${where.join(' AND ')} ORDER BY ${order} LIMIT ? OFFSET ?`, params };
+  return { sql: `SELECT ${SELECTED} FROM log_records WHERE ${where.join(' AND ')} ORDER BY ${order} LIMIT ? OFFSET ?`, params };
 };

@@ -1,11 +1,11 @@
 import { type LogRecord, type RunId, conflict } from '@tracelight/domain';
-import type { LogRecordRepository, RecordQuery, Result } from '@tracelight/ports';
+import type { FoundRecords, LogRecordRepository, RecordQuery, Result } from '@tracelight/ports';
 import type Database from 'better-sqlite3';
 import { inject, injectable } from 'inversify';
 import { Abort, run } from '../shared/run';
 import { SqliteDatabase, SqliteDatabaseToken } from '../shared/sqlite-database';
 import { RECORD_COLUMNS, type RecordValues, VALUE_INDEX, recordFromRow, recordToValues } from './log-record.mapper';
-import { compileSearch } from './record-query.sql';
+import { SIZE_COLUMN, compileSearch } from './record-query.sql';
 
 @injectable()
 export class SqliteLogRecordRepository implements LogRecordRepository {
@@ -68,10 +68,18 @@ export class SqliteLogRecordRepository implements LogRecordRepository {
     return run(() => new Set(this.present.all(runId) as string[]));
   }
 
-  search(query: RecordQuery): Result<ReadonlyArray<LogRecord>> {
+  search(query: RecordQuery): Result<FoundRecords> {
     return run(() => {
       const { sql, params } = compileSearch(query);
-      return this.statement(sql).all(...params).map(recordFromRow);
+      // Row by row, so a page of large records stops at its budget instead of being read whole.
+      const records: LogRecord[] = [];
+      let bytes = 0;
+      for (const row of this.statement(sql).iterate(...params) as IterableIterator<Record<string, unknown>>) {
+        if (records.length === query.page.limit || bytes >= query.maxBytes) return { records, more: true };
+        bytes += Number(row[SIZE_COLUMN]);
+        records.push(recordFromRow(row));
+      }
+      return { records, more: false };
     });
   }
 

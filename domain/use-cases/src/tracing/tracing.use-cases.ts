@@ -19,7 +19,6 @@ import {
   notFound,
   otelToRecords,
   flattenTraces,
-  pageFromOverfetch,
   presentColumns,
   presentColumnsOfAll,
   validateSearch,
@@ -39,6 +38,8 @@ export interface TracingDeps {
   readonly ids: IdGenerator;
   /** Most records one request may carry: bounds the synchronous work (and event-loop time) per request. */
   readonly maxRecordsPerRequest: number;
+  /** A search page ends early once its records' stored inputs and outputs reach this many bytes. */
+  readonly searchPageBytes: number;
 }
 
 export interface RunScope {
@@ -204,9 +205,15 @@ export class TracingUseCases {
       this.deps.columns.availableColumns(principal, scope.projectId, scope.kind, scope.runId),
       flatMap((catalogue) => TE.fromEither(validateSearch(catalogue, query.filters, query.sort))),
       flatMap(() =>
-        this.deps.records.search({ projectId: scope.projectId, runId: scope.runId, ...query }),
+        this.deps.records.search({ projectId: scope.projectId, runId: scope.runId, ...query, maxBytes: this.deps.searchPageBytes }),
       ),
-      TE.map((rows) => pageFromOverfetch(rows, query.page)),
+      // A page may end before `limit` (its byte budget): the next one starts after what it holds.
+      TE.map(({ records, more }) => ({
+        items: records,
+        startingToken: query.page.startingToken,
+        limit: query.page.limit,
+        nextStartingToken: more ? query.page.startingToken + records.length : null,
+      })),
     );
   }
 }
