@@ -364,10 +364,10 @@ describe('request size', () => {
   });
 });
 
-describe('search pages of large records', () => {
+describe('pages of large records and versions (TRACELIGHT_PAGE_BYTES)', () => {
   let big: World;
   beforeAll(async () => {
-    big = await startWorld({ TRACELIGHT_SEARCH_PAGE_BYTES: '64kb' });
+    big = await startWorld({ TRACELIGHT_PAGE_BYTES: '64kb' });
   });
   afterAll(() => big.server.stop());
 
@@ -390,5 +390,18 @@ describe('search pages of large records', () => {
     expect(seen).toEqual(traces.map((t) => t.name));
     // About 20 KB each against a 64 KB budget: pages of 4 (the one that reaches the budget included).
     expect(sizes).toEqual([4, 4, 2]);
+  });
+
+  it('end a page of scorer versions at the byte budget the same way, one version a page when each is larger', async () => {
+    const scorer = big.ok(await big.call('POST', '/v2/scorers', { auth: big.admin, json: { name: `big-${randomUUID()}`, scorer_type: 'llm' } }));
+    // Each version is stored larger than the 64 KB budget (its instructions appear in several fields).
+    for (let i = 0; i < 3; i++)
+      big.ok(await big.call('POST', `/v2/scorers/${scorer.id}/version/llm`, { auth: big.admin, json: { instructions: `${i}`.repeat(40_000) } }));
+    const page = async (token: number) =>
+      big.ok(await big.call('GET', `/v2/scorers/${scorer.id}/versions?limit=100&starting_token=${token}`, { auth: big.admin }));
+    const pages = [await page(0), await page(1), await page(2)];
+    expect(pages.map((p) => [p.versions.map((v: { version: number }) => v.version), p.next_starting_token])).toEqual([[[1], 1], [[2], 2], [[3], null]]);
+    // Asked again, a short page reads the same (it is not kept as settled: it ends before its limit).
+    expect(await page(0)).toEqual(pages[0]);
   });
 });

@@ -27,8 +27,8 @@ export interface ServerConfig {
   readonly rateLimitPerMinute: number;
   readonly requestTimeoutMs: number;
   readonly maxRecordsPerRequest: number;
-  /** A search page ends early once its records' inputs and outputs reach this many bytes. */
-  readonly searchPageBytes: number;
+  /** A page of records or scorer versions ends early once what it holds reaches this many bytes. */
+  readonly pageBytes: number;
   readonly offloadWorkers: number;
   readonly offloadMinBytes: number;
 }
@@ -55,7 +55,7 @@ export const CONFIG_VARIABLES = [
   ['TRACELIGHT_RATE_LIMIT_PER_MINUTE', '6000', 'Requests per minute per credential (0: none); beyond it 429 with Retry-After.'],
   ['TRACELIGHT_REQUEST_TIMEOUT_MS', '30000', 'Longest time to receive a whole request.'],
   ['TRACELIGHT_MAX_RECORDS_PER_REQUEST', '10000', 'Most traces and spans one ingest request may carry (else 422: split the batch).'],
-  ['TRACELIGHT_SEARCH_PAGE_BYTES', '16mb', 'A search page ends early (next_starting_token set) once its records\' inputs and outputs reach this size.'],
+  ['TRACELIGHT_PAGE_BYTES', '16mb', 'A page of records (search) or scorer versions ends early (next_starting_token set) once what it holds reaches this size.'],
   ['TRACELIGHT_OFFLOAD_WORKERS', '1', 'Worker threads that parse, validate and store large ingest bodies off the event loop (0: none).'],
   ['TRACELIGHT_OFFLOAD_MIN_BYTES', '1048576', 'Ingest bodies this large or larger (or of unknown length) go to an offload worker.'],
 ] as const;
@@ -112,10 +112,9 @@ export const loadConfig = (env: Env): E.Either<ReadonlyArray<string>, ServerConf
   const bodyLimit = env['TRACELIGHT_BODY_LIMIT'] || '10mb';
   const bodyLimitBytes = byteSize(bodyLimit);
   if (bodyLimitBytes === undefined) problems.push(`TRACELIGHT_BODY_LIMIT must look like 512kb or 1mb, got ${JSON.stringify(bodyLimit)}`);
-  const searchPage = env['TRACELIGHT_SEARCH_PAGE_BYTES'] || '16mb';
-  const searchPageBytes = byteSize(searchPage);
-  if (searchPageBytes === undefined || searchPageBytes < 1)
-    problems.push(`TRACELIGHT_SEARCH_PAGE_BYTES must look like 16mb or 512kb, got ${JSON.stringify(searchPage)}`);
+  const pageSize = env['TRACELIGHT_PAGE_BYTES'] || '16mb';
+  const pageBytes = byteSize(pageSize);
+  if (pageBytes === undefined || pageBytes < 1) problems.push(`TRACELIGHT_PAGE_BYTES must look like 16mb or 512kb, got ${JSON.stringify(pageSize)}`);
   const config: ServerConfig = {
     host: env['TRACELIGHT_HOST'] || '127.0.0.1',
     port: take(integer('TRACELIGHT_PORT', 0, 65535, 8088)(env), 8088),
@@ -135,7 +134,7 @@ export const loadConfig = (env: Env): E.Either<ReadonlyArray<string>, ServerConf
     rateLimitPerMinute: take(integer('TRACELIGHT_RATE_LIMIT_PER_MINUTE', 0, 10_000_000, 6000)(env), 6000),
     requestTimeoutMs: take(integer('TRACELIGHT_REQUEST_TIMEOUT_MS', 1000, 3_600_000, 30_000)(env), 30_000),
     maxRecordsPerRequest: take(integer('TRACELIGHT_MAX_RECORDS_PER_REQUEST', 1, 1_000_000, 10_000)(env), 10_000),
-    searchPageBytes: searchPageBytes ?? 0,
+    pageBytes: pageBytes ?? 0,
     offloadWorkers: take(integer('TRACELIGHT_OFFLOAD_WORKERS', 0, 64, 1)(env), 1),
     offloadMinBytes: take(integer('TRACELIGHT_OFFLOAD_MIN_BYTES', 0, 1 << 30, 1 << 20)(env), 1 << 20),
   };

@@ -64,7 +64,7 @@ export const buildContainer = async (config: ServerConfig, logger: HttpLogger): 
       passwordCacheTtlSeconds: config.passwordCacheTtlSeconds,
     }),
     engine.module,
-    useCasesModule({ maxRecordsPerRequest: config.maxRecordsPerRequest, searchPageBytes: config.searchPageBytes, credentialCacheMs: config.credentialCacheMs }),
+    useCasesModule({ maxRecordsPerRequest: config.maxRecordsPerRequest, pageBytes: config.pageBytes, credentialCacheMs: config.credentialCacheMs }),
     httpModule({ bodyLimitBytes: config.bodyLimitBytes, uploadLimitBytes: config.uploadLimitBytes, rateLimitPerMinute: config.rateLimitPerMinute }, logger, metrics),
   );
   const pool = config.offloadWorkers > 0 ? new OffloadPool(config, config.offloadMinBytes, config.offloadWorkers) : undefined;

@@ -28,7 +28,7 @@ import {
 } from '@tracelight/use-cases';
 import { ContainerModule } from 'inversify';
 
-export const useCasesModule = (limits: { maxRecordsPerRequest: number; searchPageBytes: number; credentialCacheMs: number }) => new ContainerModule(({ bind }) => {
+export const useCasesModule = (limits: { maxRecordsPerRequest: number; pageBytes: number; credentialCacheMs: number }) => new ContainerModule(({ bind }) => {
   bind(IdentityUseCases)
     .toDynamicValue(
       (c) =>
@@ -76,6 +76,7 @@ export const useCasesModule = (limits: { maxRecordsPerRequest: number; searchPag
           runScorers: c.get(RunScorerSettingsRepository),
           clock: c.get(Clock),
           ids: c.get(IdGenerator),
+          pageBytes: limits.pageBytes,
         }),
     )
     .inSingletonScope();
@@ -94,7 +95,7 @@ export const useCasesModule = (limits: { maxRecordsPerRequest: number; searchPag
           clock: c.get(Clock),
           ids: c.get(IdGenerator),
           maxRecordsPerRequest: limits.maxRecordsPerRequest,
-          searchPageBytes: limits.searchPageBytes,
+          pageBytes: limits.pageBytes,
         }),
     )
     .inSingletonScope();

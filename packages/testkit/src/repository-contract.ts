@@ -233,16 +233,31 @@ export const describeRepositoryContract = (engine: string, harness: RepositoryHa
         expect(await right(r.scorerVersions.findByNumber(s.id, 3))).toEqual(O.some(v3));
         expect(await right(r.scorerVersions.findByNumber(s.id, 4))).toEqual(O.none);
       });
-      it('pages by version ascending, fetching limit + 1', async () => {
+      it('pages by version ascending, telling whether more follow', async () => {
         const s = await right(r.scorers.insert(aScorer((await someUser()).id)));
         for (let i = 0; i < 5; i++) await right(r.scorerVersions.appendNext(s.id, (n) => anLlmVersion(s, n)));
-        const versions = async (startingToken: number, limit: number) =>
-          (await right(r.scorerVersions.listFrom(s.id, { startingToken, limit }))).map((v) => v.version);
-        expect(await versions(0, 2)).toEqual([1, 2, 3]);
-        expect(await versions(2, 2)).toEqual([3, 4, 5]);
-        expect(await versions(4, 2)).toEqual([5]);
-        expect(await versions(9, 2)).toEqual([]);
-        expect(await versions(0, 100)).toEqual([1, 2, 3, 4, 5]);
+        const versions = async (startingToken: number, limit: number) => {
+          const { versions: found, more } = await right(r.scorerVersions.listFrom(s.id, { startingToken, limit }, 1 << 30));
+          return [found.map((v) => v.version), more];
+        };
+        expect(await versions(0, 2)).toEqual([[1, 2], true]);
+        expect(await versions(2, 2)).toEqual([[3, 4], true]);
+        expect(await versions(4, 2)).toEqual([[5], false]);
+        expect(await versions(9, 2)).toEqual([[], false]);
+        expect(await versions(0, 100)).toEqual([[1, 2, 3, 4, 5], false]);
+      });
+      it('ends a page of versions at its byte budget, always holding one', async () => {
+        const s = await right(r.scorers.insert(aScorer((await someUser()).id)));
+        for (let i = 0; i < 5; i++) await right(r.scorerVersions.appendNext(s.id, (n) => ({ ...anLlmVersion(s, n), instructions: 'x'.repeat(20_000) })));
+        const versions = async (startingToken: number, maxBytes: number) => {
+          const { versions: found, more } = await right(r.scorerVersions.listFrom(s.id, { startingToken, limit: 4 }, maxBytes));
+          return [found.map((v) => v.version), more];
+        };
+        // Each version stores a little over 20,000 bytes.
+        expect(await versions(0, 30_000)).toEqual([[1, 2], true]);
+        expect(await versions(2, 30_000)).toEqual([[3, 4], true]);
+        expect(await versions(4, 30_000)).toEqual([[5], false]);
+        expect(await versions(0, 1)).toEqual([[1], true]);
       });
       it('finds the latest, overall and of one kind', async () => {
         const s = await right(r.scorers.insert(aScorer((await someUser()).id)));

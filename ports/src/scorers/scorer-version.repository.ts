@@ -13,10 +13,19 @@ export interface ScorerVersionRepository {
    * allocated atomically with the insert: concurrent calls get distinct consecutive numbers.
    */
   appendNext(scorerId: ScorerId, build: (version: number) => ScorerVersion): Result<ScorerVersion>;
-  /** Versions ordered by `version` ascending, `limit + 1` rows from `startingToken` (see pageFromOverfetch). */
-  listFrom(scorerId: ScorerId, page: PageRequest): Result<ReadonlyArray<ScorerVersion>>;
+  /**
+   * Versions ordered by `version` ascending from `startingToken`: at most `limit`, and fewer when they
+   * reach `maxBytes` of stored size (the page ends after the version that reaches it, and always holds
+   * one), with whether more follow.
+   */
+  listFrom(scorerId: ScorerId, page: PageRequest, maxBytes: number): Result<FoundVersions>;
   /** The highest version, optionally only among versions of one kind. */
   findLatest(scorerId: ScorerId, kind?: ScorerVersionKind): Result<Option<ScorerVersion>>;
   findByNumber(scorerId: ScorerId, version: number): Result<Option<ScorerVersion>>;
+}
+/** One page of versions, and whether more follow them. */
+export interface FoundVersions {
+  readonly versions: ReadonlyArray<ScorerVersion>;
+  readonly more: boolean;
 }
 export const ScorerVersionRepository = Symbol.for('tracelight.ScorerVersionRepository');

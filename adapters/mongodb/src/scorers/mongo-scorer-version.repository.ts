@@ -1,8 +1,8 @@
 import { type PageRequest, type ScorerId, type ScorerVersion, type ScorerVersionKind, versionKind } from '@tracelight/domain';
-import type { Result, ScorerVersionRepository } from '@tracelight/ports';
+import type { FoundVersions, Result, ScorerVersionRepository } from '@tracelight/ports';
 import * as O from 'fp-ts/Option';
 import { inject, injectable } from 'inversify';
-import type { Collection, MongoClient } from 'mongodb';
+import { BSON, type Collection, type MongoClient } from 'mongodb';
 import { scorerVersionFromDoc } from '../shared/codecs';
 import { MongoDatabase, MongoDatabaseToken } from '../shared/mongo-database';
 import { CorruptDocument, isDuplicateKey, run, toDoc, type StringIdDoc } from '../shared/run';
@@ -65,12 +65,22 @@ export class MongoScorerVersionRepository implements ScorerVersionRepository {
     if (top && typeof top['version'] === 'number') await this.counters.updateOne({ _id: scorerId }, { $max: { last: top['version'] } }, { upsert: true });
   }
 
-  listFrom(scorerId: ScorerId, page: PageRequest): Result<ReadonlyArray<ScorerVersion>> {
-    return run(async () =>
-      (await this.versions.find({ scorerId }).sort({ version: 1 }).skip(page.startingToken).limit(page.limit + 1).toArray()).map(
-        scorerVersionFromDoc,
-      ),
-    );
+  listFrom(scorerId: ScorerId, page: PageRequest, maxBytes: number): Result<FoundVersions> {
+    return run(async () => {
+      const cursor = this.versions.find({ scorerId }).sort({ version: 1 }).skip(page.startingToken).limit(page.limit + 1);
+      const versions: ScorerVersion[] = [];
+      let bytes = 0;
+      try {
+        for await (const doc of cursor) {
+          if (versions.length === page.limit || bytes >= maxBytes) return { versions, more: true };
+          bytes += BSON.calculateObjectSize(doc);
+          versions.push(scorerVersionFromDoc(doc));
+        }
+      } finally {
+        await cursor.close();
+      }
+      return { versions, more: false };
+    });
   }
 
   findLatest(scorerId: ScorerId, kind?: ScorerVersionKind): Result<O.Option<ScorerVersion>> {

@@ -1,5 +1,5 @@
 import { type PageRequest, type ScorerId, type ScorerVersion, type ScorerVersionKind, versionKind } from '@tracelight/domain';
-import type { Result, ScorerVersionRepository } from '@tracelight/ports';
+import type { FoundVersions, Result, ScorerVersionRepository } from '@tracelight/ports';
 import type Database from 'better-sqlite3';
 import * as O from 'fp-ts/Option';
 import { inject, injectable } from 'inversify';
@@ -49,8 +49,17 @@ export class SqliteScorerVersionRepository implements ScorerVersionRepository {
     }, 'scorer version already exists');
   }
 
-  listFrom(scorerId: ScorerId, page: PageRequest): Result<ReadonlyArray<ScorerVersion>> {
-    return run(() => this.page.all(scorerId, page.limit + 1, page.startingToken).map(versionFromRow));
+  listFrom(scorerId: ScorerId, page: PageRequest, maxBytes: number): Result<FoundVersions> {
+    return run(() => {
+      const versions: ScorerVersion[] = [];
+      let bytes = 0;
+      for (const row of this.page.iterate(scorerId, page.limit + 1, page.startingToken) as IterableIterator<{ body: string }>) {
+        if (versions.length === page.limit || bytes >= maxBytes) return { versions, more: true };
+        bytes += row.body.length;
+        versions.push(versionFromRow(row));
+      }
+      return { versions, more: false };
+    });
   }
 
   findLatest(scorerId: ScorerId, kind?: ScorerVersionKind): Result<O.Option<ScorerVersion>> {

@@ -19,3 +19,14 @@ export const pageFromOverfetch = <T>(rows: ReadonlyArray<T>, req: PageRequest): 
   limit: req.limit,
   nextStartingToken: rows.length > req.limit ? req.startingToken + req.limit : null,
 });
+
+/**
+ * Builds a page from what a bounded read found: `items` (at most `limit`, fewer when the read stopped
+ * at a size budget) and whether more follow. The next page starts right after these items.
+ */
+export const pageFromFound = <T>(items: ReadonlyArray<T>, more: boolean, req: PageRequest): Page<T> => ({
+  items,
+  startingToken: req.startingToken,
+  limit: req.limit,
+  nextStartingToken: more ? req.startingToken + items.length : null,
+});

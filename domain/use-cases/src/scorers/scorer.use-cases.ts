@@ -22,7 +22,7 @@ import {
   isSettledVersionPage,
   isValidThreshold,
   notFound,
-  pageFromOverfetch,
+  pageFromFound,
 } from '@tracelight/domain';
 import type {
   Clock,
@@ -46,6 +46,8 @@ export interface ScorerDeps {
   readonly runScorers: RunScorerSettingsRepository;
   readonly clock: Clock;
   readonly ids: IdGenerator;
+  /** A page of versions ends early once the versions it holds reach this many bytes stored. */
+  readonly pageBytes: number;
 }
 
 export interface NewScorer {
@@ -179,9 +181,9 @@ export class ScorerUseCases {
         const known = this.settledVersionPages.get(key, 0);
         if (known !== undefined) return TE.right(known);
         return pipe(
-          this.deps.versions.listFrom(scorerId, page),
-          TE.map((rows) => {
-            const read = pageFromOverfetch(rows, page);
+          this.deps.versions.listFrom(scorerId, page, this.deps.pageBytes),
+          TE.map(({ versions, more }) => {
+            const read = pageFromFound(versions, more, page);
             if (!isSettledVersionPage(read)) return read;
             // Frozen: it is handed out again and again (and the HTTP adapter encodes a frozen result once).
             const kept = Object.freeze(read);

@@ -19,6 +19,7 @@ import {
   notFound,
   otelToRecords,
   flattenTraces,
+  pageFromFound,
   presentColumns,
   presentColumnsOfAll,
   validateSearch,
@@ -39,7 +40,7 @@ export interface TracingDeps {
   /** Most records one request may carry: bounds the synchronous work (and event-loop time) per request. */
   readonly maxRecordsPerRequest: number;
   /** A search page ends early once its records' stored inputs and outputs reach this many bytes. */
-  readonly searchPageBytes: number;
+  readonly pageBytes: number;
 }
 
 export interface RunScope {
@@ -205,15 +206,10 @@ export class TracingUseCases {
       this.deps.columns.availableColumns(principal, scope.projectId, scope.kind, scope.runId),
       flatMap((catalogue) => TE.fromEither(validateSearch(catalogue, query.filters, query.sort))),
       flatMap(() =>
-        this.deps.records.search({ projectId: scope.projectId, runId: scope.runId, ...query, maxBytes: this.deps.searchPageBytes }),
+        this.deps.records.search({ projectId: scope.projectId, runId: scope.runId, ...query, maxBytes: this.deps.pageBytes }),
       ),
       // A page may end before `limit` (its byte budget): the next one starts after what it holds.
-      TE.map(({ records, more }) => ({
-        items: records,
-        startingToken: query.page.startingToken,
-        limit: query.page.limit,
-        nextStartingToken: more ? query.page.startingToken + records.length : null,
-      })),
+      TE.map(({ records, more }) => pageFromFound(records, more, query.page)),
     );
   }
 }
