@@ -1,4 +1,4 @@
-import { pageFromOverfetch } from '../shared/paging';
+import { pageFromFound } from '../shared/paging';
 import { isSettledVersionPage, type ScorerVersion } from './scorer-version';
 
 // Only the numbers matter here.
@@ -6,19 +6,23 @@ const numbered = (...versions: number[]) => versions.map((version) => ({ version
 
 describe('isSettledVersionPage', () => {
   it('settles a full page when every number up to its last one is there', () => {
-    expect(isSettledVersionPage(pageFromOverfetch(numbered(1, 2, 3), { startingToken: 0, limit: 2 }))).toBe(true);
-    expect(isSettledVersionPage(pageFromOverfetch(numbered(3, 4, 5), { startingToken: 2, limit: 2 }))).toBe(true);
+    expect(isSettledVersionPage(pageFromFound(numbered(1, 2), true, { startingToken: 0, limit: 2 }))).toBe(true);
+    expect(isSettledVersionPage(pageFromFound(numbered(3, 4), true, { startingToken: 2, limit: 2 }))).toBe(true);
   });
 
   it('never settles the last page, which gains the versions added next', () => {
-    expect(isSettledVersionPage(pageFromOverfetch(numbered(1, 2), { startingToken: 0, limit: 2 }))).toBe(false);
-    expect(isSettledVersionPage(pageFromOverfetch(numbered(3), { startingToken: 2, limit: 2 }))).toBe(false);
-    expect(isSettledVersionPage(pageFromOverfetch([], { startingToken: 0, limit: 2 }))).toBe(false);
+    expect(isSettledVersionPage(pageFromFound(numbered(1, 2), false, { startingToken: 0, limit: 2 }))).toBe(false);
+    expect(isSettledVersionPage(pageFromFound(numbered(3), false, { startingToken: 2, limit: 2 }))).toBe(false);
+    expect(isSettledVersionPage(pageFromFound([], false, { startingToken: 0, limit: 2 }))).toBe(false);
   });
 
   it('does not settle a page past a missing number, which may still arrive and move the rows up', () => {
     // 5 is numbered but not yet visible (or its insert failed): the page would read 4, 5, … later.
-    expect(isSettledVersionPage(pageFromOverfetch(numbered(3, 4, 6, 7), { startingToken: 2, limit: 3 }))).toBe(false);
-    expect(isSettledVersionPage(pageFromOverfetch(numbered(1, 2, 4), { startingToken: 0, limit: 2 }))).toBe(true);
+    expect(isSettledVersionPage(pageFromFound(numbered(3, 4, 6), true, { startingToken: 2, limit: 3 }))).toBe(false);
+    expect(isSettledVersionPage(pageFromFound(numbered(1, 2), true, { startingToken: 0, limit: 2 }))).toBe(true);
+  });
+
+  it('does not settle a page cut short by its size budget: it ends before its limit', () => {
+    expect(isSettledVersionPage(pageFromFound(numbered(1), true, { startingToken: 0, limit: 2 }))).toBe(false);
   });
 });

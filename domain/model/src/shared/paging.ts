@@ -12,14 +12,6 @@ export interface Page<T> {
   readonly nextStartingToken: number | null;
 }
 
-/** Builds a page from a slice fetched with `limit + 1` rows: the extra row only says "there is more". */
-export const pageFromOverfetch = <T>(rows: ReadonlyArray<T>, req: PageRequest): Page<T> => ({
-  items: rows.slice(0, req.limit),
-  startingToken: req.startingToken,
-  limit: req.limit,
-  nextStartingToken: rows.length > req.limit ? req.startingToken + req.limit : null,
-});
-
 /**
  * Builds a page from what a bounded read found: `items` (at most `limit`, fewer when the read stopped
  * at a size budget) and whether more follow. The next page starts right after these items.
