@@ -13,6 +13,7 @@ import {
   Int,
   IntFromQuery,
   JsonObject,
+  List,
   Mapped,
   NonEmptyString,
   Nullable,
@@ -71,13 +72,14 @@ const CreateScorerFields = Obj(
   'CreateScorerRequest',
   { name: Str({ min: 1, max: 255, name: 'NonEmptyString' }), scorer_type: ScorerType },
   {
-    description: t.string,
-    tags: Strings,
+    // Bounded: a scorer is listed whole with the others, so its metadata stays small.
+    description: Str({ max: 10_000, name: 'ScorerDescription' }),
+    tags: List(Str({ max: 255, name: 'Tag' }), { max: 100, name: 'Tags' }),
     defaults: Nullable(ScorerDefaults),
     // How the scorer's metric column is presented (Tracelight's own; the SDK has no such members).
-    label: Nullable(t.string),
-    group_label: Nullable(t.string),
-    data_unit: Nullable(t.string),
+    label: Nullable(Str({ max: 255 })),
+    group_label: Nullable(Str({ max: 255 })),
+    data_unit: Nullable(Str({ max: 255 })),
     threshold: Nullable(ColumnThresholdRequest),
     // Sent by the SDK's createScorer beside `defaults`.
     model_type: Nullable(ModelType),

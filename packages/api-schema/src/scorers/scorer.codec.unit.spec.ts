@@ -15,6 +15,19 @@ import {
 const U1 = '0f8fad5b-d9cb-469f-a165-70867728950e';
 
 describe('CreateScorerRequest', () => {
+  it('bounds the metadata listed with every scorer: description, tags, column labels', () => {
+    const base = { name: 'toxicity', scorer_type: 'llm' };
+    expect(decodedOk(CreateScorerRequest, { ...base, description: 'd'.repeat(10_000), tags: Array.from({ length: 100 }, () => 't'.repeat(255)) })).toMatchObject({ tags: expect.any(Array) });
+    expect(detailOf(CreateScorerRequest, { ...base, description: 'd'.repeat(10_001) })).toEqual([
+      expect.objectContaining({ loc: ['body', 'description'], type: 'string_too_long', ctx: { max_length: 10_000 } }),
+    ]);
+    expect(detailOf(CreateScorerRequest, { ...base, tags: Array.from({ length: 101 }, () => 't') })).toEqual([
+      expect.objectContaining({ loc: ['body', 'tags'], type: 'too_long', ctx: { field_type: 'List', max_length: 100, actual_length: 101 } }),
+    ]);
+    expect(detailOf(CreateScorerRequest, { ...base, tags: ['ok', 't'.repeat(256)] })).toEqual([expect.objectContaining({ loc: ['body', 'tags', 1], type: 'string_too_long' })]);
+    expect(detailOf(CreateScorerRequest, { ...base, label: 'l'.repeat(256) })).toEqual([expect.objectContaining({ loc: ['body', 'label'], type: 'string_too_long' })]);
+  });
+
   it('fills description and tags', () => {
     expect(decodedOk(CreateScorerRequest, { name: 'toxicity', scorer_type: 'llm' })).toEqual({
       name: 'toxicity',
