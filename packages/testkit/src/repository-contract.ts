@@ -433,16 +433,16 @@ export const describeRepositoryContract = (engine: string, harness: RepositoryHa
 
       it('ends a page at its byte budget, after the record that reaches it, and always holds one record', async () => {
         const run = await aRunWithRecords();
-        const recs = [1, 2, 3, 4, 5].map((i) => aRecord(run, { name: `r${i}`, input: 'q', output: 'x'.repeat(1000) }));
+        const recs = [1, 2, 3, 4, 5].map((i) => aRecord(run, { name: `r${i}`, input: 'q', output: 'x'.repeat(10_000) }));
         await right(r.logRecords.ingest(run.id, recs, []));
         const page = async (startingToken: number, maxBytes: number) => {
           const { records, more } = await right(r.logRecords.search(query(run, { sort: { columnId: 'name', ascending: true }, page: { startingToken, limit: 4 }, maxBytes })));
           return [records.map((x) => x.name), more];
         };
-        // Each record holds about 1,000 characters of input and output.
-        expect(await page(0, 1500)).toEqual([['r1', 'r2'], true]);
-        expect(await page(2, 1500)).toEqual([['r3', 'r4'], true]);
-        expect(await page(4, 1500)).toEqual([['r5'], false]);
+        // Each record stores a little over 10,000 bytes.
+        expect(await page(0, 15_000)).toEqual([['r1', 'r2'], true]);
+        expect(await page(2, 15_000)).toEqual([['r3', 'r4'], true]);
+        expect(await page(4, 15_000)).toEqual([['r5'], false]);
         expect(await page(0, 1)).toEqual([['r1'], true]);
         expect(await page(0, 1 << 30)).toEqual([['r1', 'r2', 'r3', 'r4'], true]);
         expect(await page(1, 1 << 30)).toEqual([['r2', 'r3', 'r4', 'r5'], false]);

@@ -10,10 +10,10 @@ export interface RecordQuery {
   readonly sort: RecordSort | null;
   readonly page: PageRequest;
   /**
-   * The page's size budget: the page ends early, after the record that brings the stored inputs and
-   * outputs it holds (their JSON text, in characters) to this many or more. A page holds at least one
-   * record whatever its size, so every record can be read; a run of large records is read in more pages
-   * rather than held in memory whole.
+   * The page's size budget: the page ends early, after the record that brings the stored size of the
+   * records it holds (every field, as the engine stores it) to this many bytes or more. A page holds at
+   * least one record whatever its size, so every record can be read; a run of large records is read in
+   * more pages rather than held in memory whole.
    */
   readonly maxBytes: number;
 }

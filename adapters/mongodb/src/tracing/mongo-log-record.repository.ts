@@ -4,7 +4,7 @@ import { type Json, type LogRecord, type ProjectId, type RecordFilter, type RunI
 import type { FoundRecords, LogRecordRepository, RecordQuery, Result } from '@tracelight/ports';
 import * as t from 'io-ts';
 import { inject, injectable } from 'inversify';
-import { BSONRegExp, type ClientSession, type Collection, type Document, type Filter, type MongoClient } from 'mongodb';
+import { BSON, BSONRegExp, type ClientSession, type Collection, type Document, type Filter, type MongoClient } from 'mongodb';
 import { MongoDatabase, MongoDatabaseToken } from '../shared/mongo-database';
 import { decodeMetricKey, encodeMetricKey, escapeRegex } from './record-fields';
 import { BsonDate, brandedString, fromDoc, nullable, oneOf, run, type StringIdDoc } from '../shared/run';
@@ -62,10 +62,10 @@ const DERIVED = ['isTrace', 'inputText', 'outputText'] as const;
 /** A sort key the search adds and removes: 1 where the sorted value is missing or null. */
 const MISSING = '_tlMissing';
 
-/** A record's size against the page budget: the text of its input and output, kept beside them. */
+/** A record's size against the page budget: the whole document, less the search copies of its text. */
 const storedSize = (d: Document): number => {
-  const length = (v: unknown) => (typeof v === 'string' ? v.length : 4); // null
-  return length(d['inputText']) + length(d['outputText']);
+  const length = (v: unknown) => (typeof v === 'string' ? v.length : 0);
+  return BSON.calculateObjectSize(d) - length(d['inputText']) - length(d['outputText']);
 };
 
 const fromDocument = (d: Document): LogRecord => {

@@ -124,7 +124,8 @@ const orderBy = (sort: RecordSort | null, params: unknown[]): string => {
 
 /** The search's result column giving a row's size against the page budget (RecordQuery.maxBytes). */
 export const SIZE_COLUMN = 'stored_size';
-const SELECTED = `${READ_COLUMNS.join(', ')}, length(input) + length(output) AS ${SIZE_COLUMN}`;
+/** Every column read back counts (a record's name or metadata can be as large as its input). */
+const SELECTED = `${READ_COLUMNS.join(', ')}, ${READ_COLUMNS.map((c) => `coalesce(length(${c}), 0)`).join(' + ')} AS ${SIZE_COLUMN}`;
 
 /**
  * The matching rows in order from the page's start, `limit + 1` at most (one more tells that more
