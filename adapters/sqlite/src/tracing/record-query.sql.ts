@@ -113,9 +113,14 @@ const condition = (f: RecordFilter, params: unknown[]): string => {
   }
 };
 
+/** Sortable columns that are never NULL: ordered by the column alone, so an index can serve the order. */
+const NEVER_NULL: ReadonlySet<string> = new Set(['created_at', 'id', 'name', 'type', 'run_id', 'project_id', 'is_complete', 'has_children']);
+
 const orderBy = (sort: RecordSort | null, params: unknown[]): string => {
   if (!sort) return 'created_at DESC, id DESC';
   const dir = sort.ascending ? 'ASC' : 'DESC';
+  // log_records_by_run_time (run_id, is_trace, created_at, id) serves this order either way.
+  if (NEVER_NULL.has(sort.columnId)) return `${expression(sort.columnId, params)} ${dir}, id ${dir}`;
   // NULLs last either way, then the id as a tie-breaker so pages never overlap or skip. The column is
   // written twice, so a metric's path is bound twice, once for each placeholder.
   const isNull = `(${expression(sort.columnId, params)} IS NULL)`;
