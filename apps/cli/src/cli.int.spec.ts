@@ -100,6 +100,12 @@ describe('tracelight-admin', () => {
     const file = path.join(from, 'export.json');
     expect((await admin(from, 'export-project', '--email', 'owner@example.com', '--project', projectId, '--out', file)).stdout).toBe('exported 1 runs, 3 records\n');
 
+    // JSON Lines: a header with the project, a line per run, then a line per record of that run.
+    const lines = fs.readFileSync(file, 'utf8').trim().split('\n').map((l) => JSON.parse(l));
+    expect(lines[0]).toMatchObject({ format: 'tracelight.project.v2', project: { id: projectId } });
+    expect(lines.slice(1).map((l) => Object.keys(l)[0])).toEqual(['run', 'record', 'record', 'record']);
+    expect(fs.statSync(file).mode & 0o777).toBe(0o600);
+
     const to = fs.mkdtempSync(path.join(os.tmpdir(), 'tracelight-import-'));
     const keyB = await setUp(to);
     expect((await admin(to, 'import-project', '--email', 'owner@example.com', '--in', file)).stdout).toBe('imported 1 runs, 3 records\n');
@@ -110,6 +116,20 @@ describe('tracelight-admin', () => {
       b.child.kill('SIGTERM');
     }
     await expect(admin(to, 'import-project', '--email', 'owner@example.com', '--in', file)).rejects.toMatchObject({ code: 1 });
+
+    // A v1 export (one document) made by an earlier version still imports, with the same result.
+    const v1 = path.join(from, 'export-v1.json');
+    const [head, runLine, ...recordLines] = lines;
+    fs.writeFileSync(v1, `${JSON.stringify({ format: 'tracelight.project.v1', project: head.project, runs: [{ run: runLine.run, insights: runLine.insights, records: recordLines.map((l) => l.record) }] })}\n`);
+    const old = fs.mkdtempSync(path.join(os.tmpdir(), 'tracelight-import-v1-'));
+    const keyC = await setUp(old);
+    expect((await admin(old, 'import-project', '--email', 'owner@example.com', '--in', v1)).stdout).toBe('imported 1 runs, 3 records\n');
+    const c = await serve(old);
+    try {
+      expect(await everything(c.base, keyC, projectId, runId)).toEqual(before);
+    } finally {
+      c.child.kill('SIGTERM');
+    }
   });
 
   it('backs up a live database: the copy is private, refuses to overwrite, and serves what was written, with the key', async () => {

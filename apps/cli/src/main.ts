@@ -6,7 +6,8 @@ import * as E from 'fp-ts/Either';
 import * as O from 'fp-ts/Option';
 import * as fs from 'node:fs';
 import { buildCliContainer, environment } from './container';
-import { exportProject, importProject, parseExport } from './project-transfer';
+import * as readline from 'node:readline';
+import { exportProject, importProject } from './project-transfer';
 
 const USAGE = `tracelight-admin <command> [--flag value …]
 
@@ -15,8 +16,8 @@ const USAGE = `tracelight-admin <command> [--flag value …]
   create-api-key --email E --description D [--expires-at ISO]   prints the key once
   list-api-keys --email E
   revoke-api-key --email E --id KEY_ID
-  export-project --email E --project PROJECT_ID [--out FILE]   (stdout without --out)
-  import-project --email E --in FILE           ids kept: also moves a project between engines
+  export-project --email E --project PROJECT_ID [--out FILE]   JSON Lines (stdout without --out)
+  import-project --email E --in FILE           ids kept: also moves a project between engines (v1 or v2 exports)
   backup --out FILE                            SQLite: a consistent copy while the server runs (new file, 0600)
 
 Uses TRACELIGHT_DATA_DIR, TRACELIGHT_DATABASE_URL and TRACELIGHT_SECRET_KEY like the server.`;
@@ -95,15 +96,20 @@ const main = async (argv: ReadonlyArray<string>): Promise<number> => {
         return 0;
       }
       case 'export-project': {
-        const data = await exportProject(app.repositories, (await as(need(f, 'email'))).userId, need(f, 'project'));
-        const text = `${JSON.stringify(data)}\n`;
-        if (f['out']) fs.writeFileSync(f['out'], text);
-        else process.stdout.write(text);
-        if (f['out']) process.stdout.write(`exported ${data.runs.length} runs, ${data.runs.reduce((n, r) => n + r.records.length, 0)} records\n`);
+        const owner = (await as(need(f, 'email'))).userId;
+        const out = f['out'] ? fs.createWriteStream(f['out'], { mode: 0o600 }) : process.stdout;
+        // Line by line, waiting whenever the stream asks to (its buffer is full).
+        const write = (line: string) => (out.write(line) ? Promise.resolve() : new Promise<void>((resolve) => out.once('drain', resolve)));
+        const done = await exportProject(app.repositories, owner, need(f, 'project'), write);
+        if (out !== process.stdout) {
+          await new Promise<void>((resolve, reject) => (out as fs.WriteStream).end((e?: Error | null) => (e ? reject(e) : resolve())));
+          process.stdout.write(`exported ${done.runs} runs, ${done.records} records\n`);
+        }
         return 0;
       }
       case 'import-project': {
-        const done = await importProject(app.repositories, (await as(need(f, 'email'))).userId, parseExport(fs.readFileSync(need(f, 'in'), 'utf8')));
+        const lines = readline.createInterface({ input: fs.createReadStream(need(f, 'in')), crlfDelay: Infinity });
+        const done = await importProject(app.repositories, (await as(need(f, 'email'))).userId, lines);
         process.stdout.write(`imported ${done.runs} runs, ${done.records} records\n`);
         return 0;
       }
