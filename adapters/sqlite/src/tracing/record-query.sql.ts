@@ -140,7 +140,15 @@ export const compileSearch = (q: RecordQuery): { sql: string; params: unknown[] 
   const params: unknown[] = [q.runId, q.scope === 'traces' ? 1 : 0];
   const where = ['run_id = ?', 'is_trace = ?', q.scope === 'sessions' ? "type = 'session'" : q.scope === 'spans' ? "type != 'session'" : '1 = 1'];
   for (const f of q.filters) where.push(condition(f, params));
+  const matching = `FROM log_records WHERE ${where.join(' AND ')}`;
   const order = orderBy(q.sort, params);
   params.push(q.page.limit + 1, q.page.startingToken);
-  return { sql: `SELECT ${SELECTED} FROM log_records WHERE ${where.join(' AND ')} ORDER BY ${order} LIMIT ? OFFSET ?`, params };
+  if (q.sort === null || NEVER_NULL.has(q.sort.columnId)) return { sql: `SELECT ${SELECTED} ${matching} ORDER BY ${order} LIMIT ? OFFSET ?`, params };
+  // No index gives this order, so SQLite sorts every matching row: sort their rowids and keys only, then
+  // read the page's rows whole (and order those few again), instead of sorting the rows with their payloads.
+  const again = orderBy(q.sort, params);
+  return {
+    sql: `SELECT ${SELECTED} FROM log_records WHERE rowid IN (SELECT rowid ${matching} ORDER BY ${order} LIMIT ? OFFSET ?) ORDER BY ${again}`,
+    params,
+  };
 };
