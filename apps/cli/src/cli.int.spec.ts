@@ -106,30 +106,27 @@ describe('tracelight-admin', () => {
     expect(lines.slice(1).map((l) => Object.keys(l)[0])).toEqual(['run', 'record', 'record', 'record']);
     expect(fs.statSync(file).mode & 0o777).toBe(0o600);
 
-    const to = fs.mkdtempSync(path.join(os.tmpdir(), 'tracelight-import-'));
-    const keyB = await setUp(to);
-    expect((await admin(to, 'import-project', '--email', 'owner@example.com', '--in', file)).stdout).toBe('imported 1 runs, 3 records\n');
-    const b = await serve(to);
-    try {
-      expect(await everything(b.base, keyB, projectId, runId)).toEqual(before);
-    } finally {
-      b.child.kill('SIGTERM');
-    }
+    /** Imports `exported` into a new database and checks, through a server on it, that everything is there. */
+    const importsWhole = async (exported: string) => {
+      const to = fs.mkdtempSync(path.join(os.tmpdir(), 'tracelight-import-'));
+      const key = await setUp(to);
+      expect((await admin(to, 'import-project', '--email', 'owner@example.com', '--in', exported)).stdout).toBe('imported 1 runs, 3 records\n');
+      const server = await serve(to);
+      try {
+        expect(await everything(server.base, key, projectId, runId)).toEqual(before);
+      } finally {
+        server.child.kill('SIGTERM');
+      }
+      return to;
+    };
+    const to = await importsWhole(file);
     await expect(admin(to, 'import-project', '--email', 'owner@example.com', '--in', file)).rejects.toMatchObject({ code: 1 });
 
     // A v1 export (one document) made by an earlier version still imports, with the same result.
     const v1 = path.join(from, 'export-v1.json');
     const [head, runLine, ...recordLines] = lines;
     fs.writeFileSync(v1, `${JSON.stringify({ format: 'tracelight.project.v1', project: head.project, runs: [{ run: runLine.run, insights: runLine.insights, records: recordLines.map((l) => l.record) }] })}\n`);
-    const old = fs.mkdtempSync(path.join(os.tmpdir(), 'tracelight-import-v1-'));
-    const keyC = await setUp(old);
-    expect((await admin(old, 'import-project', '--email', 'owner@example.com', '--in', v1)).stdout).toBe('imported 1 runs, 3 records\n');
-    const c = await serve(old);
-    try {
-      expect(await everything(c.base, keyC, projectId, runId)).toEqual(before);
-    } finally {
-      c.child.kill('SIGTERM');
-    }
+    await importsWhole(v1);
   });
 
   it('backs up a live database: the copy is private, refuses to overwrite, and serves what was written, with the key', async () => {
