@@ -122,6 +122,15 @@ describe('tracelight-admin', () => {
     const to = await importsWhole(file);
     await expect(admin(to, 'import-project', '--email', 'owner@example.com', '--in', file)).rejects.toMatchObject({ code: 1 });
 
+    // A file cut short is refused before anything is written: the whole file imports afterwards.
+    const cut = path.join(from, 'export-cut.jsonl');
+    const text = fs.readFileSync(file, 'utf8');
+    fs.writeFileSync(cut, text.slice(0, text.length - 40));
+    const retry = fs.mkdtempSync(path.join(os.tmpdir(), 'tracelight-import-'));
+    await setUp(retry);
+    await expect(admin(retry, 'import-project', '--email', 'owner@example.com', '--in', cut)).rejects.toMatchObject({ code: 1, stderr: expect.stringMatching(/line 5 is not JSON/) });
+    expect((await admin(retry, 'import-project', '--email', 'owner@example.com', '--in', file)).stdout).toBe('imported 1 runs, 3 records\n');
+
     // A v1 export (one document) made by an earlier version still imports, with the same result.
     const v1 = path.join(from, 'export-v1.json');
     const [head, runLine, ...recordLines] = lines;

@@ -108,7 +108,8 @@ const main = async (argv: ReadonlyArray<string>): Promise<number> => {
         return 0;
       }
       case 'import-project': {
-        const lines = readline.createInterface({ input: fs.createReadStream(need(f, 'in')), crlfDelay: Infinity });
+        const file = need(f, 'in');
+        const lines = () => readline.createInterface({ input: fs.createReadStream(file), crlfDelay: Infinity });
         const done = await importProject(app.repositories, (await as(need(f, 'email'))).userId, lines);
         process.stdout.write(`imported ${done.runs} runs, ${done.records} records\n`);
         return 0;

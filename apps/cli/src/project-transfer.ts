@@ -93,10 +93,40 @@ const IMPORT_BATCH = 1000;
 const IMPORT_BATCH_BYTES = 16 * 2 ** 20;
 
 /**
- * Imports the export read from `lines` for `owner`, keeping every id; refuses (Conflict) a project or
- * run id that already exists. Reads v2 (JSON Lines) and v1 (one document on one line).
+ * Reads the whole export once without writing anything: a file cut short or edited by hand is refused
+ * before any of it is imported.
  */
-export const importProject = async (repos: Repositories, owner: UserId, lines: AsyncIterable<string>): Promise<{ runs: number; records: number }> => {
+const checkExport = async (lines: AsyncIterable<string>): Promise<void> => {
+  let header = false;
+  let run = false;
+  let n = 0;
+  for await (const text of lines) {
+    n += 1;
+    if (text.trim() === '') continue;
+    let l: Record<string, unknown>;
+    try {
+      l = JSON.parse(text) as Record<string, unknown>;
+    } catch (e) {
+      throw new Error(`line ${n} is not JSON: ${e instanceof Error ? e.message : String(e)}`);
+    }
+    if (!header) {
+      if (l['format'] === FORMAT_V1) return;
+      if (l['format'] !== FORMAT || typeof l['project'] !== 'object') throw new Error(`not a ${FORMAT} export`);
+      header = true;
+    } else if ('run' in l) run = true;
+    else if (!('record' in l)) throw new Error(`line ${n} is neither a run nor a record`);
+    else if (!run) throw new Error(`line ${n}: a record before any run`);
+  }
+  if (!header) throw new Error(`not a ${FORMAT} export`);
+};
+
+/**
+ * Imports the export read from `lines()` (called twice: the file is checked whole before anything is
+ * written) for `owner`, keeping every id; refuses (Conflict) a project or run id that already exists.
+ * Reads v2 (JSON Lines) and v1 (one document on one line).
+ */
+export const importProject = async (repos: Repositories, owner: UserId, lines: () => AsyncIterable<string>): Promise<{ runs: number; records: number }> => {
+  await checkExport(lines());
   let runs = 0;
   let records = 0;
   let current: Run | undefined;
@@ -117,26 +147,21 @@ export const importProject = async (repos: Repositories, owner: UserId, lines: A
     runs += 1;
   };
   let header = false;
-  for await (const text of lines) {
+  for await (const text of lines()) {
     if (text.trim() === '') continue;
     const l = JSON.parse(text) as Record<string, unknown>;
     if (!header) {
       if (l['format'] === FORMAT_V1) return importV1(repos, owner, l as unknown as V1Export);
-      if (l['format'] !== FORMAT) throw new Error(`not a ${FORMAT} export`);
       header = true;
       await must(repos.projects.insert({ ...projectOf(l['project'] as Project), createdBy: owner }));
     } else if ('run' in l) {
       await startRun(runOf(l['run'] as Run), insightsOf(l['insights'] as RunInsights | null));
-    } else if ('record' in l) {
-      if (!current) throw new Error('a record line before any run line');
+    } else {
       batch.push(recordOf(l['record'] as LogRecord));
       batchBytes += text.length;
       if (batch.length >= IMPORT_BATCH || batchBytes >= IMPORT_BATCH_BYTES) await flush();
-    } else {
-      throw new Error(`an export line that is neither a run nor a record: ${text.slice(0, 80)}`);
     }
   }
-  if (!header) throw new Error(`not a ${FORMAT} export`);
   await flush();
   return { runs, records };
 };
