@@ -63,10 +63,10 @@ export const exportProject = async (
           const page = await must(
             repos.logRecords.search({ projectId: project.id, runId: run.id, scope, filters: [], sort: { columnId: 'created_at', ascending: true }, page: { startingToken: start, limit: 1000 }, maxBytes: EXPORT_PAGE_BYTES }),
           );
-          for (const record of page.records) await line({ record });
-          records += page.records.length;
+          for (const record of page.items) await line({ record });
+          records += page.items.length;
           if (!page.more) break;
-          start += page.records.length;
+          start += page.items.length;
         }
       }
     }

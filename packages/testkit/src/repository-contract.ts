@@ -237,7 +237,7 @@ export const describeRepositoryContract = (engine: string, harness: RepositoryHa
         const s = await right(r.scorers.insert(aScorer((await someUser()).id)));
         for (let i = 0; i < 5; i++) await right(r.scorerVersions.appendNext(s.id, (n) => anLlmVersion(s, n)));
         const versions = async (startingToken: number, limit: number) => {
-          const { versions: found, more } = await right(r.scorerVersions.listFrom(s.id, { startingToken, limit }, 1 << 30));
+          const { items: found, more } = await right(r.scorerVersions.listFrom(s.id, { startingToken, limit }, 1 << 30));
           return [found.map((v) => v.version), more];
         };
         expect(await versions(0, 2)).toEqual([[1, 2], true]);
@@ -250,7 +250,7 @@ export const describeRepositoryContract = (engine: string, harness: RepositoryHa
         const s = await right(r.scorers.insert(aScorer((await someUser()).id)));
         for (let i = 0; i < 5; i++) await right(r.scorerVersions.appendNext(s.id, (n) => ({ ...anLlmVersion(s, n), instructions: 'x'.repeat(20_000) })));
         const versions = async (startingToken: number, maxBytes: number) => {
-          const { versions: found, more } = await right(r.scorerVersions.listFrom(s.id, { startingToken, limit: 4 }, maxBytes));
+          const { items: found, more } = await right(r.scorerVersions.listFrom(s.id, { startingToken, limit: 4 }, maxBytes));
           return [found.map((v) => v.version), more];
         };
         // Each version stores a little over 20,000 bytes.
@@ -301,7 +301,7 @@ export const describeRepositoryContract = (engine: string, harness: RepositoryHa
         ...over,
       });
       /** The records of one page. */
-      const found = async (q: RecordQuery) => (await right(r.logRecords.search(q))).records;
+      const found = async (q: RecordQuery) => (await right(r.logRecords.search(q))).items;
 
       it('stores records whole and finds traces and spans apart, newest first', async () => {
         const run = await aRunWithRecords();
@@ -378,7 +378,7 @@ export const describeRepositoryContract = (engine: string, harness: RepositoryHa
         expect(await names({ filters: [{ type: 'boolean', columnId: 'is_complete', operator: 'eq', value: true }] })).toEqual(['alpha', 'beta', 'delta', 'gamma']);
         expect(await names({ sort: { columnId: 'status_code', ascending: false } })).toEqual(['delta', 'gamma', 'beta', 'alpha']);
         const pageOf = async (startingToken: number) => {
-          const { records, more } = await right(r.logRecords.search(query(run, { page: { startingToken, limit: 2 } })));
+          const { items: records, more } = await right(r.logRecords.search(query(run, { page: { startingToken, limit: 2 } })));
           return [records.map((x) => x.name), more];
         };
         expect(await pageOf(0)).toEqual([['delta', 'gamma'], true]);
@@ -436,7 +436,7 @@ export const describeRepositoryContract = (engine: string, harness: RepositoryHa
         const recs = [1, 2, 3, 4, 5].map((i) => aRecord(run, { name: `r${i}`, input: 'q', output: 'x'.repeat(10_000) }));
         await right(r.logRecords.ingest(run.id, recs, []));
         const page = async (startingToken: number, maxBytes: number) => {
-          const { records, more } = await right(r.logRecords.search(query(run, { sort: { columnId: 'name', ascending: true }, page: { startingToken, limit: 4 }, maxBytes })));
+          const { items: records, more } = await right(r.logRecords.search(query(run, { sort: { columnId: 'name', ascending: true }, page: { startingToken, limit: 4 }, maxBytes })));
           return [records.map((x) => x.name), more];
         };
         // Each record stores a little over 10,000 bytes.

@@ -1,4 +1,4 @@
-import type { PageRequest, ScorerId, ScorerVersion, ScorerVersionKind } from '@tracelight/domain';
+import type { FoundPage, PageRequest, ScorerId, ScorerVersion, ScorerVersionKind } from '@tracelight/domain';
 import type { Option } from 'fp-ts/Option';
 import type { Result } from '../system/result';
 
@@ -18,14 +18,9 @@ export interface ScorerVersionRepository {
    * reach `maxBytes` of stored size (the page ends after the version that reaches it, and always holds
    * one), with whether more follow.
    */
-  listFrom(scorerId: ScorerId, page: PageRequest, maxBytes: number): Result<FoundVersions>;
+  listFrom(scorerId: ScorerId, page: PageRequest, maxBytes: number): Result<FoundPage<ScorerVersion>>;
   /** The highest version, optionally only among versions of one kind. */
   findLatest(scorerId: ScorerId, kind?: ScorerVersionKind): Result<Option<ScorerVersion>>;
   findByNumber(scorerId: ScorerId, version: number): Result<Option<ScorerVersion>>;
-}
-/** One page of versions, and whether more follow them. */
-export interface FoundVersions {
-  readonly versions: ReadonlyArray<ScorerVersion>;
-  readonly more: boolean;
 }
 export const ScorerVersionRepository = Symbol.for('tracelight.ScorerVersionRepository');

@@ -1,4 +1,4 @@
-import type { LogRecord, PageRequest, ProjectId, RecordFilter, RecordScope, RecordSort, RunId } from '@tracelight/domain';
+import type { FoundPage, LogRecord, PageRequest, ProjectId, RecordFilter, RecordScope, RecordSort, RunId } from '@tracelight/domain';
 import type { Result } from '../system/result';
 
 export interface RecordQuery {
@@ -18,13 +18,6 @@ export interface RecordQuery {
   readonly maxBytes: number;
 }
 
-/** One page of a search: the records, and whether more match after them. */
-export interface FoundRecords {
-  /** In order from `startingToken`: at most `limit`, fewer when the page reached `maxBytes`. */
-  readonly records: ReadonlyArray<LogRecord>;
-  /** True when at least one more matching record follows these (the next page starts after them). */
-  readonly more: boolean;
-}
 
 export interface LogRecordRepository {
   /**
@@ -37,6 +30,6 @@ export interface LogRecordRepository {
   /** The columns that at least one record of the run has a value for. */
   presentColumns(runId: RunId): Result<ReadonlySet<string>>;
   /** Matching records in order from `startingToken`: at most `limit`, within `maxBytes`. */
-  search(query: RecordQuery): Result<FoundRecords>;
+  search(query: RecordQuery): Result<FoundPage<LogRecord>>;
 }
 export const LogRecordRepository = Symbol.for('tracelight.LogRecordRepository');

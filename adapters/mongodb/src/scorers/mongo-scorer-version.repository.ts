@@ -1,5 +1,5 @@
-import { type PageRequest, type ScorerId, type ScorerVersion, type ScorerVersionKind, versionKind } from '@tracelight/domain';
-import type { FoundVersions, Result, ScorerVersionRepository } from '@tracelight/ports';
+import { type FoundPage, type PageRequest, type ScorerId, type ScorerVersion, type ScorerVersionKind, takePageAsync, versionKind } from '@tracelight/domain';
+import type { Result, ScorerVersionRepository } from '@tracelight/ports';
 import * as O from 'fp-ts/Option';
 import { inject, injectable } from 'inversify';
 import { BSON, type Collection, type MongoClient } from 'mongodb';
@@ -65,21 +65,14 @@ export class MongoScorerVersionRepository implements ScorerVersionRepository {
     if (top && typeof top['version'] === 'number') await this.counters.updateOne({ _id: scorerId }, { $max: { last: top['version'] } }, { upsert: true });
   }
 
-  listFrom(scorerId: ScorerId, page: PageRequest, maxBytes: number): Result<FoundVersions> {
+  listFrom(scorerId: ScorerId, page: PageRequest, maxBytes: number): Result<FoundPage<ScorerVersion>> {
     return run(async () => {
       const cursor = this.versions.find({ scorerId }).sort({ version: 1 }).skip(page.startingToken).limit(page.limit + 1);
-      const versions: ScorerVersion[] = [];
-      let bytes = 0;
       try {
-        for await (const doc of cursor) {
-          if (versions.length === page.limit || bytes >= maxBytes) return { versions, more: true };
-          bytes += BSON.calculateObjectSize(doc);
-          versions.push(scorerVersionFromDoc(doc));
-        }
+        return await takePageAsync(cursor, { limit: page.limit, maxBytes, sizeOf: (doc) => BSON.calculateObjectSize(doc) }, scorerVersionFromDoc);
       } finally {
         await cursor.close();
       }
-      return { versions, more: false };
     });
   }
 

@@ -1,7 +1,7 @@
 // Log records in MongoDB: one document per node, written in a multi-document transaction
 // (replica set required), searched with a query compiled from the catalogue's column ids.
-import { type Json, type LogRecord, type ProjectId, type RecordFilter, type RunId, NODE_TYPES, conflict, textOf } from '@tracelight/domain';
-import type { FoundRecords, LogRecordRepository, RecordQuery, Result } from '@tracelight/ports';
+import { type FoundPage, type Json, type LogRecord, type ProjectId, type RecordFilter, type RunId, NODE_TYPES, conflict, takePageAsync, textOf } from '@tracelight/domain';
+import type { LogRecordRepository, RecordQuery, Result } from '@tracelight/ports';
 import * as t from 'io-ts';
 import { inject, injectable } from 'inversify';
 import { BSON, BSONRegExp, type ClientSession, type Collection, type Document, type Filter, type MongoClient } from 'mongodb';
@@ -228,7 +228,7 @@ export class MongoLogRecordRepository implements LogRecordRepository {
     return run(async () => new Set((await this.columns.findOne({ _id: runId }))?.columns ?? []));
   }
 
-  search(q: RecordQuery): Result<FoundRecords> {
+  search(q: RecordQuery): Result<FoundPage<LogRecord>> {
     return run(async () => {
       const filter: Filter<StringIdDoc> = {
         runId: q.runId,
@@ -252,18 +252,11 @@ export class MongoLogRecordRepository implements LogRecordRepository {
             ]);
       // Document by document (the driver fetches in batches), so a page of large records stops at its
       // budget instead of being read whole.
-      const records: LogRecord[] = [];
-      let bytes = 0;
       try {
-        for await (const doc of cursor) {
-          if (records.length === q.page.limit || bytes >= q.maxBytes) return { records, more: true };
-          bytes += storedSize(doc);
-          records.push(fromDocument(doc));
-        }
+        return await takePageAsync(cursor, { limit: q.page.limit, maxBytes: q.maxBytes, sizeOf: storedSize }, fromDocument);
       } finally {
         await cursor.close();
       }
-      return { records, more: false };
     });
   }
 }

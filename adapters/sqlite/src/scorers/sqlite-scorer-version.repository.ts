@@ -1,5 +1,5 @@
-import { type PageRequest, type ScorerId, type ScorerVersion, type ScorerVersionKind, versionKind } from '@tracelight/domain';
-import type { FoundVersions, Result, ScorerVersionRepository } from '@tracelight/ports';
+import { type FoundPage, type PageRequest, type ScorerId, type ScorerVersion, type ScorerVersionKind, takePage, versionKind } from '@tracelight/domain';
+import type { Result, ScorerVersionRepository } from '@tracelight/ports';
 import type Database from 'better-sqlite3';
 import * as O from 'fp-ts/Option';
 import { inject, injectable } from 'inversify';
@@ -49,16 +49,10 @@ export class SqliteScorerVersionRepository implements ScorerVersionRepository {
     }, 'scorer version already exists');
   }
 
-  listFrom(scorerId: ScorerId, page: PageRequest, maxBytes: number): Result<FoundVersions> {
+  listFrom(scorerId: ScorerId, page: PageRequest, maxBytes: number): Result<FoundPage<ScorerVersion>> {
     return run(() => {
-      const versions: ScorerVersion[] = [];
-      let bytes = 0;
-      for (const row of this.page.iterate(scorerId, page.limit + 1, page.startingToken) as IterableIterator<{ body: string }>) {
-        if (versions.length === page.limit || bytes >= maxBytes) return { versions, more: true };
-        bytes += row.body.length;
-        versions.push(versionFromRow(row));
-      }
-      return { versions, more: false };
+      const rows = this.page.iterate(scorerId, page.limit + 1, page.startingToken) as IterableIterator<{ body: string }>;
+      return takePage(rows, { limit: page.limit, maxBytes, sizeOf: (row) => row.body.length }, versionFromRow);
     });
   }
 

@@ -1,5 +1,5 @@
-import { type LogRecord, type RunId, conflict } from '@tracelight/domain';
-import type { FoundRecords, LogRecordRepository, RecordQuery, Result } from '@tracelight/ports';
+import { type FoundPage, type LogRecord, type RunId, conflict, takePage } from '@tracelight/domain';
+import type { LogRecordRepository, RecordQuery, Result } from '@tracelight/ports';
 import type Database from 'better-sqlite3';
 import { inject, injectable } from 'inversify';
 import { Abort, run } from '../shared/run';
@@ -68,18 +68,12 @@ export class SqliteLogRecordRepository implements LogRecordRepository {
     return run(() => new Set(this.present.all(runId) as string[]));
   }
 
-  search(query: RecordQuery): Result<FoundRecords> {
+  search(query: RecordQuery): Result<FoundPage<LogRecord>> {
     return run(() => {
       const { sql, params } = compileSearch(query);
       // Row by row, so a page of large records stops at its budget instead of being read whole.
-      const records: LogRecord[] = [];
-      let bytes = 0;
-      for (const row of this.statement(sql).iterate(...params) as IterableIterator<Record<string, unknown>>) {
-        if (records.length === query.page.limit || bytes >= query.maxBytes) return { records, more: true };
-        bytes += Number(row[SIZE_COLUMN]);
-        records.push(recordFromRow(row));
-      }
-      return { records, more: false };
+      const rows = this.statement(sql).iterate(...params) as IterableIterator<Record<string, unknown>>;
+      return takePage(rows, { limit: query.page.limit, maxBytes: query.maxBytes, sizeOf: (row) => Number(row[SIZE_COLUMN]) }, recordFromRow);
     });
   }
 

@@ -182,8 +182,8 @@ export class ScorerUseCases {
         if (known !== undefined) return TE.right(known);
         return pipe(
           this.deps.versions.listFrom(scorerId, page, this.deps.pageBytes),
-          TE.map(({ versions, more }) => {
-            const read = pageFromFound(versions, more, page);
+          TE.map((found) => {
+            const read = pageFromFound(found, page);
             if (!isSettledVersionPage(read)) return read;
             // Frozen: it is handed out again and again (and the HTTP adapter encodes a frozen result once).
             const kept = Object.freeze(read);

@@ -39,7 +39,7 @@ export interface TracingDeps {
   readonly ids: IdGenerator;
   /** Most records one request may carry: bounds the synchronous work (and event-loop time) per request. */
   readonly maxRecordsPerRequest: number;
-  /** A search page ends early once its records' stored inputs and outputs reach this many bytes. */
+  /** A search page ends early once the records it holds reach this many bytes stored (RecordQuery.maxBytes). */
   readonly pageBytes: number;
 }
 
@@ -209,7 +209,7 @@ export class TracingUseCases {
         this.deps.records.search({ projectId: scope.projectId, runId: scope.runId, ...query, maxBytes: this.deps.pageBytes }),
       ),
       // A page may end before `limit` (its byte budget): the next one starts after what it holds.
-      TE.map(({ records, more }) => pageFromFound(records, more, query.page)),
+      TE.map((found) => pageFromFound(found, query.page)),
     );
   }
 }
