@@ -199,4 +199,15 @@ describe('scorer versions', () => {
     const r = await w.call('POST', `/v2/scorers/${scorerId}/version/code`, { auth: w.admin, json: { file: 'x' } });
     expect(r.status).toBe(415);
   });
+
+  it('answers 422 to an upload cut off inside its file part, and goes on serving', async () => {
+    const cut = '--cut\r\nContent-Disposition: form-data; name="file"; filename="scorer.py"\r\n\r\nprint(1)';
+    const r = await w.call('POST', `/v2/scorers/${scorerId}/version/code`, {
+      auth: w.admin,
+      raw: cut,
+      headers: { 'content-type': 'multipart/form-data; boundary=cut' },
+    });
+    expect(r.status).toBe(422);
+    expect((await versions()).status).toBe(200);
+  });
 });

@@ -90,7 +90,9 @@ const body = fc.oneof(
     weird,
   ),
 );
-const rawText = fc.oneof(fc.string({ maxLength: 2000 }), fc.constantFrom('{"a":', '[1,2', '{"__proto__": {"x": 1}}', 'null', '"str"', '\u0000\uffff', '{"traces": [{"spans": [{"type": 1}]}]}'));
+const rawText = fc.oneof(fc.string({ maxLength: 2000 }), fc.constantFrom('{"a":', '[1,2', '{"__proto__": {"x": 1}}', 'null', '"str"', '\u0000\uffff', '{"traces": [{"spans": [{"type": 1}]}]}',
+  // A multipart body cut off inside its file part.
+  '--xyz\r\nContent-Disposition: form-data; name="file"; filename="a.py"\r\n\r\nprint(1)'));
 const contentType = fc.constantFrom('application/json', 'text/plain', 'application/x-www-form-urlencoded', 'multipart/form-data; boundary=xyz', 'application/x-protobuf', 'application/json; charset=latin9', '');
 const auth = fc.constantFrom<Record<string, string>>(
   {},

@@ -29,9 +29,11 @@ export const parseMultipart = (
       reject(new MultipartError(e instanceof Error ? e.message : 'Malformed multipart body', 415));
       return;
     }
-    const fields: Record<string, string> = {};
-    const files: Record<string, UploadedFile> = {};
+    // No prototype: a part named `__proto__` is just a part.
+    const fields: Record<string, string> = Object.create(null);
+    const files: Record<string, UploadedFile> = Object.create(null);
     let failure: MultipartError | undefined;
+    const malformed = (e: unknown) => new MultipartError(e instanceof Error ? e.message : 'Malformed multipart body', 422);
     bb.on('field', (name, value) => {
       fields[name] = value;
     });
@@ -41,11 +43,16 @@ export const parseMultipart = (
       stream.on('limit', () => {
         failure = new MultipartError('Uploaded file too large', 413);
       });
+      // A body that ends inside a file part fails the file's stream too: unheard, that error would
+      // end the process.
+      stream.on('error', (e) => {
+        failure ??= malformed(e);
+      });
       stream.on('close', () => {
         files[name] = { filename: info.filename ?? '', mimeType: info.mimeType, content: Buffer.concat(chunks) };
       });
     });
-    bb.on('error', (e) => reject(new MultipartError(e instanceof Error ? e.message : 'Malformed multipart body', 422)));
+    bb.on('error', (e) => reject(failure ?? malformed(e)));
     bb.on('close', () => (failure ? reject(failure) : resolve({ fields, files })));
     req.pipe(bb);
   });
