@@ -76,8 +76,25 @@ const ROUTES: ReadonlyArray<readonly [string, string]> = [
 ];
 
 const badId = fc.oneof(fc.constant('not-a-uuid'), fc.string({ maxLength: 40 }).map(encodeURIComponent), fc.constant('00000000-0000-0000-0000-00000000000g'), fc.uuid());
+/** The text of arrays and objects nested `levels` deep around a string (too deep for JSON.stringify here). */
+const nestedText = (levels: number): string => {
+  let open = '';
+  let close = '';
+  for (let i = levels - 1; i >= 0; i--) {
+    open += i % 2 ? '[' : '{"v":';
+    close = (i % 2 ? ']' : '}') + close;
+  }
+  return `${open}"deep"${close}`;
+};
+/** Arrays and objects nested `levels` deep around a string. */
+const nested = (levels: number): unknown => {
+  let v: unknown = 'deep';
+  for (let i = 0; i < levels; i++) v = i % 2 ? [v] : { v };
+  return v;
+};
 const weird = fc.oneof(
   fc.anything(),
+  fc.integer({ min: 90, max: 2_000 }).map(nested),
   fc.string({ maxLength: 5000 }),
   fc.constant('x'.repeat(300_000)),
   fc.constantFrom('2026-13-45T99:99:99Z', '2026-01-01T00:00:00', 'tomorrow', '', null, -1, 1e308, true, [], {}),
@@ -157,4 +174,23 @@ describe('fuzzing every route', () => {
       { numRuns: Number(process.env['FUZZ_RUNS'] ?? 1500), seed: Number(process.env['FUZZ_SEED'] ?? Date.now() % 1e9) },
     );
   }, 240_000);
+
+  it('answers 422, naming the limit, to a body nested past 100 levels on every route that reads one', async () => {
+    const before = fingerprint();
+    // Every route with a JSON body (a code version is a multipart upload).
+    for (const [method, template] of ROUTES.filter(([m, p]) => m !== 'GET' && m !== 'DELETE' && !p.endsWith('/version/code'))) {
+      const url = template.replace(/\{(\w+)\}/g, (_, name: string) => ids[name]!);
+      for (const levels of [101, 5_000]) {
+        const raw = `{"name":${nestedText(levels)},"token":${nestedText(levels)}}`;
+        const reply = await w.call(method, url, { headers: { 'Service-API-Key': key, 'content-type': 'application/json' }, raw });
+        // The two login routes authenticate by the body: they may refuse it without reading it.
+        if (template.startsWith('/login') && reply.status === 401) continue;
+        expect([method, template, levels, reply.status]).toEqual([method, template, levels, 422]);
+        expect(reply.body.detail).toEqual([
+          { loc: ['body'], msg: 'Value error, nested deeper than 100 levels', type: 'value_error', input: {}, ctx: { error: 'nested deeper than 100 levels' } },
+        ]);
+      }
+    }
+    expect(fingerprint()).toBe(before);
+  });
 });

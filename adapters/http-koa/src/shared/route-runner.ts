@@ -1,7 +1,7 @@
 // A route's work apart from Koa: decode → cross-field checks → use case → domain error mapping. The
 // request thread runs it for every route; an offload worker runs the very same code for large
 // ingest bodies, so both paths answer alike by construction.
-import { reportValidationErrors, type ValidationError } from '@tracelight/api-schema';
+import { MAX_JSON_DEPTH, nestsDeeperThan, reportValidationErrors, tooDeep, type ValidationError } from '@tracelight/api-schema';
 import type { Principal } from '@tracelight/domain';
 import * as E from 'fp-ts/Either';
 import { type HttpError, toHttpError } from '../errors/domain-error.mapper';
@@ -34,6 +34,8 @@ const decodePart = <A>(
 const unprocessable = (detail: ReadonlyArray<ValidationError>): RouteOutcome => ({ ok: false, error: { status: 422, body: { detail } } });
 
 export const runRoute = async (r: Route, request: RouteRequest): Promise<RouteOutcome> => {
+  // Checked before anything walks the body recursively: decoding, an error's `input`, storage.
+  if (nestsDeeperThan(request.body, MAX_JSON_DEPTH)) return unprocessable([tooDeep()]);
   const params = decodePart(r.params, request.params, 'path');
   const query = decodePart(r.query, request.query, 'query');
   const body = decodePart(r.body, request.body, 'body');

@@ -1,7 +1,38 @@
 // Malformed JSON bodies, reported as FastAPI reports them: where parsing stopped, in the words of
 // Python's json module ("Expecting value", "Expecting ',' delimiter", …).
 import * as E from 'fp-ts/Either';
-import { jsonInvalid, type ValidationError } from './validation-error';
+import { jsonInvalid, type ValidationError, valueError } from './validation-error';
+
+/**
+ * How deep a request's JSON may nest arrays and objects. Far beyond any trace's shape (a chat's
+ * messages nest about five deep, a tool's JSON schema a dozen), and far below the depth at which
+ * writing the value back (a response, an error's `input`) would exhaust the stack: a body nested a
+ * few thousand deep is a few kilobytes.
+ */
+export const MAX_JSON_DEPTH = 100;
+
+/** Whether `value` nests arrays and objects deeper than `max`. Iterative: the input chooses the shape. */
+export const nestsDeeperThan = (value: unknown, max: number): boolean => {
+  const values: unknown[] = [value];
+  const depths: number[] = [0];
+  while (values.length > 0) {
+    const v = values.pop();
+    const depth = depths.pop()!;
+    // Bytes (an upload, a protobuf body) are a leaf.
+    if (typeof v !== 'object' || v === null || ArrayBuffer.isView(v)) continue;
+    if (depth >= max) return true;
+    for (const child of Array.isArray(v) ? v : Object.values(v)) {
+      if (typeof child !== 'object' || child === null) continue;
+      values.push(child);
+      depths.push(depth + 1);
+    }
+  }
+  return false;
+};
+
+/** The entry for a body nested deeper than MAX_JSON_DEPTH; its `input` is left out, as it is the problem. */
+export const tooDeep = (where: 'body' | 'query' = 'body'): ValidationError =>
+  valueError([where], `nested deeper than ${MAX_JSON_DEPTH} levels`, {});
 
 class JsonSyntax {
   constructor(
@@ -17,6 +48,11 @@ const HEX4 = /^[0-9a-fA-F]{4}$/;
 /** A scanner that only finds the first error; JSON.parse does the real work. */
 const scan = (s: string): void => {
   let p = 0;
+  // The scanner recurses per level: past the depth a body may have, it stops there.
+  let depth = 0;
+  const deeper = () => {
+    if (++depth > MAX_JSON_DEPTH) throw new JsonSyntax(`Nested deeper than ${MAX_JSON_DEPTH} levels at`, p);
+  };
   const ws = () => {
     while (p < s.length && WS.has(s[p]!)) p++;
   };
@@ -64,10 +100,12 @@ const scan = (s: string): void => {
     throw new JsonSyntax('Expecting value', p);
   };
   const object = () => {
+    deeper();
     p++;
     ws();
     if (s[p] === '}') {
       p++;
+      depth--;
       return;
     }
     for (;;) {
@@ -81,6 +119,7 @@ const scan = (s: string): void => {
       ws();
       if (s[p] === '}') {
         p++;
+        depth--;
         return;
       }
       if (s[p] !== ',') throw new JsonSyntax("Expecting ',' delimiter", p);
@@ -89,10 +128,12 @@ const scan = (s: string): void => {
     }
   };
   const array = () => {
+    deeper();
     p++;
     ws();
     if (s[p] === ']') {
       p++;
+      depth--;
       return;
     }
     for (;;) {
@@ -101,6 +142,7 @@ const scan = (s: string): void => {
       ws();
       if (s[p] === ']') {
         p++;
+        depth--;
         return;
       }
       if (s[p] !== ',') throw new JsonSyntax("Expecting ',' delimiter", p);

@@ -149,6 +149,30 @@ const locate = (error: t.ValidationError, where: Where): Located => {
   return { loc, msg: info.msg, type: info.type, input: error.value, ...(info.ctx ? { ctx: info.ctx } : {}), rank };
 };
 
+/** Members whose values are secrets: an error's `input` shows them masked, as pydantic shows a SecretStr. */
+const SECRET_KEYS: ReadonlySet<string | number> = new Set(['password', 'token', 'api_key', 'access_token', 'refresh_token', 'secret']);
+const MASK = '**********';
+/** How deep an echoed `input` is written out; below, a nested value is elided. */
+const ECHO_DEPTH = 100;
+
+/** `input` as it may be echoed: every secret member masked, and bounded in depth. */
+const echoed = (value: unknown, depth = 0): unknown => {
+  if (typeof value !== 'object' || value === null) return value;
+  if (depth >= ECHO_DEPTH) return '…';
+  if (Array.isArray(value)) return value.map((v) => echoed(v, depth + 1));
+  const out: Record<string, unknown> = {};
+  for (const [k, v] of Object.entries(value)) out[k] = SECRET_KEYS.has(k) && v !== undefined ? MASK : echoed(v, depth + 1);
+  return out;
+};
+
+/** The entry as the caller sees it: a value at a secret member's place masked, the rest echoed. */
+const withEchoedInput = (entry: ValidationError): ValidationError => {
+  if (!('input' in entry)) return entry;
+  const last = entry.loc[entry.loc.length - 1];
+  const input = entry.type !== 'missing' && last !== undefined && SECRET_KEYS.has(last) ? MASK : echoed(entry.input);
+  return { ...entry, input };
+};
+
 const startsWith = (loc: ReadonlyArray<string | number>, prefix: ReadonlyArray<string | number>): boolean =>
   prefix.length <= loc.length && prefix.every((k, i) => loc[i] === k);
 
@@ -161,6 +185,7 @@ const startsWith = (loc: ReadonlyArray<string | number>, prefix: ReadonlyArray<s
  * - One entry per `loc`, in the order found: when union branches fail at the same place, the most
  *   specific complaint wins (`missing`, then the codec's own, and a `null` branch's "Input should be
  *   None" only when nothing else explains the failure at or below that place).
+ * - `input` never shows a secret (a password, a token, an API key): those values are masked.
  */
 export const reportValidationErrors = (errors: t.Errors, where: Where): ValidationError[] => {
   const all = errors.map((e) => locate(e, where));
@@ -171,5 +196,5 @@ export const reportValidationErrors = (errors: t.Errors, where: Where): Validati
     const seen = byLoc.get(key);
     if (!seen || located.rank < seen.rank) byLoc.set(key, located);
   }
-  return [...byLoc.values()].map(({ rank: _rank, ...entry }) => entry);
+  return [...byLoc.values()].map(({ rank: _rank, ...entry }) => withEchoedInput(entry));
 };

@@ -3,7 +3,7 @@ import * as t from 'io-ts';
 import { TokenResponse } from '../identity/identity.codec';
 import { decodeAt, decodeBody, decodePath, decodeQuery, decodeRequest } from './decode';
 import { Int, NonEmptyString, Nullable, Obj, UuidString } from './primitives.codec';
-import { parseJson } from './json-body';
+import { MAX_JSON_DEPTH, nestsDeeperThan, parseJson } from './json-body';
 import { jsonInvalid, reportValidationErrors, type ValidationError, valueError } from './validation-error';
 
 const report = (codec: t.Decoder<unknown, unknown>, u: unknown, where: 'body' | 'query' | 'path' = 'body'): ValidationError[] => {
@@ -142,6 +142,25 @@ describe('entries built outside codecs', () => {
   ])('parseJson(%j): position %d, %s (Python json wording)', (text, position, error) => {
     expect(parseJson(text)).toEqual(E.left([jsonInvalid(position, error)]));
   });
+
+  it('parseJson: a malformed body nested past 100 levels is reported where it passed them, without exhausting the stack', () => {
+    expect(parseJson('['.repeat(1_000_000))).toEqual(E.left([jsonInvalid(100, 'Nested deeper than 100 levels at')]));
+    expect(parseJson(`${'['.repeat(100)}1${']'.repeat(99)}`)).toEqual(E.left([jsonInvalid(200, "Expecting ',' delimiter")]));
+  });
+
+  it('nestsDeeperThan counts levels of arrays and objects, bytes being a leaf', () => {
+    const nest = (levels: number): unknown => {
+      let v: unknown = 'leaf';
+      for (let i = 0; i < levels; i++) v = i % 2 ? [v] : { v };
+      return v;
+    };
+    expect(nestsDeeperThan(nest(100), MAX_JSON_DEPTH)).toBe(false);
+    expect(nestsDeeperThan(nest(101), MAX_JSON_DEPTH)).toBe(true);
+    expect(nestsDeeperThan(nest(1_000_000), MAX_JSON_DEPTH)).toBe(true);
+    expect(nestsDeeperThan({ wide: Array.from({ length: 10_000 }, () => ({ a: [1] })) }, 4)).toBe(false);
+    expect(nestsDeeperThan({ file: Buffer.alloc(1_000) }, 1)).toBe(false);
+    expect(nestsDeeperThan('text', 0)).toBe(false);
+  });
 });
 
 describe('decode helpers', () => {
@@ -163,5 +182,29 @@ describe('decode helpers', () => {
     );
     const r = decodeRequest({ path: Path, query: Query, body: Body }, { path: { id: 'x' }, query: { n: '1.5' }, body: {} });
     expect(E.isLeft(r) && r.left.map((e) => e.loc)).toEqual([['path', 'id'], ['query', 'n'], ['body', 'name']]);
+  });
+});
+
+describe('what an entry echoes as its input', () => {
+  const Gateway = t.strict({ token: NonEmptyString, endpoint: t.string });
+  it('masks a secret at the place that failed, and secret members of an echoed object', () => {
+    expect(report(Gateway, { token: ['gw-secret-1'], endpoint: 'x' })).toEqual([
+      { loc: ['body', 'token'], msg: 'Input should be a valid string', type: 'string_type', input: '**********' },
+    ]);
+    expect(report(Gateway, { token: 'gw-secret-2' })).toEqual([
+      { loc: ['body', 'endpoint'], msg: 'Field required', type: 'missing', input: { token: '**********' } },
+    ]);
+    const login = report(t.strict({ username: t.string, password: t.string }), { password: 'pw-secret', nested: [{ api_key: 'k' }] });
+    expect(JSON.stringify(login)).not.toMatch(/pw-secret|"k"/);
+    expect(login[0]!.input).toEqual({ password: '**********', nested: [{ api_key: '**********' }] });
+  });
+
+  it('elides what lies deeper than 100 levels', () => {
+    let deep: unknown = 'bottom';
+    for (let i = 0; i < 5_000; i++) deep = [deep];
+    const [entry] = report(t.strict({ a: t.string }), { a: deep });
+    const text = JSON.stringify(entry!.input);
+    expect(text.startsWith('['.repeat(100) + '"…"')).toBe(true);
+    expect(text).not.toContain('bottom');
   });
 });
