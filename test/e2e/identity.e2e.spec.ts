@@ -41,6 +41,12 @@ describe('POST /login (OAuth2 password flow)', () => {
 });
 
 describe('POST /v2/refresh_token', () => {
+  it('takes no body: one sent, even malformed, is not read', async () => {
+    const r = await w.call('POST', '/v2/refresh_token', { auth: w.admin, raw: '{bad', headers: { 'content-type': 'application/json' } });
+    expect(r.status).toBe(200);
+    expect(r.body).toEqual({ access_token: expect.any(String), token_type: 'bearer' });
+  });
+
   it('exchanges a valid bearer token for a new one with a fresh expiry', async () => {
     const first = decodeJwt(w.adminToken);
     await new Promise((r) => setTimeout(r, 1100));

@@ -107,4 +107,16 @@ describe('insights settings', () => {
     expect(r.body.detail[0]).toMatchObject({ type: 'json_invalid', loc: ['body', expect.any(Number)] });
     expect((await w.call('GET', path, { auth: w.admin })).body).toEqual(before);
   });
+
+  it.each(['application/x-www-form-urlencoded', 'text/plain', 'application/octet-stream'])(
+    'refuses a %s body with 415 instead of reading it as no body (which would reset the settings)',
+    async (type) => {
+      const enabled = { insights: { logstream: { enabled: true, start_time: '2026-11-23T09:00:00.000Z' } } };
+      expect((await w.call('PATCH', path, { auth: w.admin, json: enabled })).status).toBe(200);
+      const r = await w.call('PATCH', path, { auth: w.admin, raw: JSON.stringify(enabled), headers: { 'content-type': type } });
+      expect(r.status).toBe(415);
+      expect(r.body).toEqual({ detail: 'Expected application/json' });
+      expect((await w.call('GET', path, { auth: w.admin })).body.insights).toEqual(enabled.insights);
+    },
+  );
 });

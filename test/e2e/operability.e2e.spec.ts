@@ -58,4 +58,42 @@ describe('operability', () => {
     expect(Number(retryAfter)).toBeGreaterThanOrEqual(1);
     expect((await w.call('GET', '/v2/projects', { auth: { apiKey: other } })).status).toBe(200);
   });
+
+  it('charges a user, not a spelling of the credential: scheme case, spacing and new tokens share one bucket', async () => {
+    const { token } = await w.user('spellings@example.com');
+    const spellings = [`Bearer ${token}`, `bearer ${token}`, `BEARER  ${token}`, `Bearer\t${token}`];
+    const statuses: number[] = [];
+    for (let i = 0; i < 40; i++) statuses.push((await w.call('GET', '/v2/projects', { headers: { Authorization: spellings[i % spellings.length]! } })).status);
+    expect(statuses.filter((s) => s === 200).length).toBeLessThanOrEqual(31);
+    expect(statuses.slice(-4)).toEqual([429, 429, 429, 429]);
+    // A token refreshed while throttled is the same user: still 429.
+    expect((await w.call('GET', '/v2/projects', { auth: { basic: { email: 'spellings@example.com', password: 'another secret password' } } })).status).toBe(429);
+  });
+});
+
+describe('rate limit on callers not known', () => {
+  let v: World;
+  beforeAll(async () => {
+    v = await startWorld({ TRACELIGHT_RATE_LIMIT_PER_MINUTE: '10' });
+  });
+  afterAll(() => v.server.stop());
+
+  it('charges failed authentications to the client address, whatever credential each one presents', async () => {
+    const statuses: number[] = [];
+    for (let i = 0; i < 14; i++) {
+      const headers = [{ Authorization: `Basic ${Buffer.from(`${ADMIN.email}:guess-${i}`).toString('base64')}` }, { 'Service-API-Key': `junk-${i}` }, { Authorization: `Bearer junk-${i}` }][i % 3]!;
+      statuses.push((await v.call('GET', '/v2/projects', { headers })).status);
+    }
+    // The world's own sign-in was charged to this address as well.
+    const refusals = statuses.filter((s) => s === 401).length;
+    expect(refusals).toBeGreaterThanOrEqual(8);
+    expect(statuses).toEqual([...Array(refusals).fill(401), ...Array(14 - refusals).fill(429)]);
+    // Signing in with a password is charged there too, junk headers or not.
+    const login = await v.call('POST', '/login', { form: { username: ADMIN.email, password: ADMIN.password }, headers: { 'Service-API-Key': 'junk' } });
+    expect(login.status).toBe(429);
+    expect(Number(login.headers.get('retry-after'))).toBeGreaterThanOrEqual(1);
+    // A caller who authenticates has a bucket of its own, and the probes are never limited.
+    expect((await v.call('GET', '/v2/projects', { auth: v.admin })).status).toBe(200);
+    expect((await v.call('GET', '/healthcheck')).status).toBe(200);
+  });
 });

@@ -12,7 +12,7 @@ import { errorMiddleware } from './errors/error.middleware';
 import { accessLog } from './shared/access-log.middleware';
 import { batchResponses } from './shared/batch-responses.middleware';
 import { HttpMetrics } from './shared/metrics';
-import { rateLimit } from './shared/rate-limit.middleware';
+import { limitByAddress, RateLimiter } from './shared/rate-limit';
 import { openApiDocument } from './openapi/openapi.document';
 import { DOCS_HTML, DOCS_INIT, docsAsset } from './openapi/docs.page';
 import type { AppContext } from './shared/context';
@@ -53,9 +53,9 @@ const bodyFailure = (status: 413 | 415 | 422, message: string): HttpError =>
     ? { status, body: { detail: [{ loc: ['body'], msg: `Value error, ${message}`, type: 'value_error', input: null }] } }
     : { status, body: { detail: message } };
 
-/** As type-is (and so the body parser) decides it: a Transfer-Encoding, or a Content-Length (even 0). */
-const hasBody = (req: IncomingMessage): boolean =>
-  req.headers['transfer-encoding'] !== undefined || !Number.isNaN(Number(req.headers['content-length']));
+/** A request with a body to read: chunked, or a Content-Length above 0. An empty body is no body. */
+const carriesBody = (req: IncomingMessage): boolean =>
+  req.headers['transfer-encoding'] !== undefined || Number(req.headers['content-length']) > 0;
 
 const isMultipart = (ctx: AppContext): boolean => ctx.is('multipart') === 'multipart';
 
@@ -81,48 +81,32 @@ export class HttpApp {
   private readonly presented = new PresentedBodies();
 
   build(): Koa {
-    const app = new Koa();
+    const app = new Koa({ proxy: this.options.trustProxy === true });
     const metrics = this.metrics;
     // Outermost: an answer is held once everything else (logging and metrics included) is done with it.
     app.use(batchResponses());
     app.use(accessLog(this.logger, metrics));
     app.use(errorMiddleware(this.logger));
-    if (this.options.rateLimitPerMinute > 0) app.use(rateLimit(this.options.rateLimitPerMinute));
-    // A large body for a heavy route is left unparsed here: an offload worker parses it.
-    const offload = this.offload;
-    const heavy = this.routes()
-      .filter((r) => r.offload)
-      .map((r) => ({ method: r.method.toUpperCase(), path: new RegExp(`^(?:/v2)?${r.path.replace(/\{\w+\}/g, '[^/]+')}/?$`, 'i') }));
-    if (offload && heavy.length > 0)
-      app.use((ctx: AppContext, next) => {
-        if (heavy.some((h) => h.method === ctx.method && h.path.test(ctx.path)) && ctx.is('json') && !(Number(ctx.get('content-length')) < offload.minBytes))
-          (ctx as AppContext & { disableBodyParser?: boolean }).disableBodyParser = true;
-        return next();
-      });
-    // The parser's limits are strings it reads with `bytes`: a plain number of bytes is one of them.
+    // Bodies are read by the route that takes them (`handle`), as its body kind says: a route without
+    // a body never reads one, and a JSON route reads nothing but JSON.
     const limit = String(this.options.bodyLimitBytes);
-    const parseBody = bodyParser({
-      enableTypes: ['json', 'form'],
-      jsonLimit: limit,
-      formLimit: limit,
-      strict: false,
-    });
-    // A request without a body has nothing to parse: it gets at once the `{}` the parser would give it.
-    app.use((ctx: AppContext, next) => {
-      if (hasBody(ctx.req)) return parseBody(ctx, next);
-      ctx.request.body = {};
-      return next();
-    });
+    this.parsers = {
+      json: bodyParser({ enableTypes: ['json'], jsonLimit: limit, strict: false }),
+      form: bodyParser({ enableTypes: ['json', 'form'], jsonLimit: limit, formLimit: limit, strict: false }),
+    };
     // Each route is mounted once, under an optional `/v2`: half the layers for the router to match
     // against, compared with mounting the whole table twice.
     const api = new Router();
-    const auth = authenticate(this.identity);
+    // The API's routes are rate-limited (rate-limit.ts); probes, metrics and documentation are not.
+    const limiter = this.options.rateLimitPerMinute > 0 ? new RateLimiter(this.options.rateLimitPerMinute) : undefined;
+    const auth = authenticate(this.identity, limiter);
+    const byAddress = limiter ? [limitByAddress(limiter)] : [];
     for (const r of this.routes()) {
       const path = koaPath(r.path);
       const handler = (ctx: AppContext) => this.handle(r, ctx);
       const label = routeLabel(path);
       if (r.auth === 'required') api[r.method](`${OPTIONAL_V2}${path}`, label, auth, handler);
-      else api[r.method](`${OPTIONAL_V2}${path}`, label, handler);
+      else api[r.method](`${OPTIONAL_V2}${path}`, label, ...(r.unlimited ? [] : byAddress), handler);
     }
     this.mounted = api.stack.flatMap((layer) =>
       layer.methods
@@ -164,22 +148,21 @@ export class HttpApp {
     return app;
   }
 
+  /** koa-bodyparser, set up in `build`: JSON only, or JSON and form-encoded (the OAuth2 password flow). */
+  private parsers!: Record<'json' | 'form', Middleware>;
+
+  /** A JSON body (or form-encoded on a `form` route) parsed into `ctx.request.body`; `{}` when there was none. */
+  private async parsedBody(ctx: AppContext, kind: 'json' | 'form'): Promise<unknown> {
+    await this.parsers[kind](ctx, async () => undefined);
+    const body: unknown = ctx.request.body;
+    // An empty JSON body is an absent body.
+    return body === '' || body === undefined ? {} : body;
+  }
+
   private async handle(r: Route, ctx: AppContext): Promise<void> {
-    if (r.offload && this.offload && (ctx as AppContext & { disableBodyParser?: boolean }).disableBodyParser)
-      return this.handleOffloaded(r, ctx, this.offload);
-    // An empty JSON body is an absent body, as with no content type at all.
-    let rawBody: unknown = ctx.request.body === '' || ctx.request.body === undefined ? {} : ctx.request.body;
-    if (r.bodyKind === 'bytes' && !ctx.is('json')) {
-      if (ctx.get('content-type') && !ctx.is('application/x-protobuf', 'application/octet-stream'))
-        return sendError(ctx, bodyFailure(415, 'Expected application/x-protobuf or application/json'));
-      try {
-        rawBody = await readRawBody(ctx.req, this.options.uploadLimitBytes * 16);
-      } catch (e) {
-        if (!(e instanceof RawBodyError)) throw e;
-        return sendError(ctx, bodyFailure(e.status, e.message));
-      }
-    }
-    if (r.bodyKind === 'multipart') {
+    const kind = r.bodyKind ?? (r.body ? 'json' : 'none');
+    let rawBody: unknown = {};
+    if (kind === 'multipart') {
       if (!isMultipart(ctx)) {
         ctx.status = 415;
         ctx.body = { detail: 'Expected a multipart/form-data upload' };
@@ -191,6 +174,26 @@ export class HttpApp {
       } catch (e) {
         if (!(e instanceof MultipartError)) throw e;
         return sendError(ctx, bodyFailure(e.status, e.message));
+      }
+    } else if (kind !== 'none' && carriesBody(ctx.req)) {
+      const json = Boolean(ctx.is('json'));
+      if (kind === 'bytes' && !json) {
+        if (ctx.get('content-type') && !ctx.is('application/x-protobuf', 'application/octet-stream'))
+          return sendError(ctx, bodyFailure(415, 'Expected application/x-protobuf or application/json'));
+        try {
+          rawBody = await readRawBody(ctx.req, this.options.uploadLimitBytes * 16);
+        } catch (e) {
+          if (!(e instanceof RawBodyError)) throw e;
+          return sendError(ctx, bodyFailure(e.status, e.message));
+        }
+      } else {
+        // Anything but JSON (or a form on the login routes) would be read as no body at all: refused.
+        if (!json && !(kind === 'form' && ctx.is('urlencoded')))
+          return sendError(ctx, bodyFailure(415, kind === 'form' ? 'Expected application/json or application/x-www-form-urlencoded' : 'Expected application/json'));
+        // A large body for a heavy route is not parsed here: an offload worker parses it.
+        if (r.offload && this.offload && json && !(Number(ctx.get('content-length')) < this.offload.minBytes))
+          return this.handleOffloaded(r, ctx, this.offload);
+        rawBody = await this.parsedBody(ctx, kind === 'form' ? 'form' : 'json');
       }
     }
     const outcome = await runRoute(r, {

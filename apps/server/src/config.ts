@@ -25,6 +25,7 @@ export interface ServerConfig {
   readonly bodyLimitBytes: number;
   readonly uploadLimitBytes: number;
   readonly rateLimitPerMinute: number;
+  readonly trustProxy: boolean;
   readonly requestTimeoutMs: number;
   readonly maxRecordsPerRequest: number;
   /** A page of records or scorer versions ends early once what it holds reaches this many bytes. */
@@ -52,7 +53,8 @@ export const CONFIG_VARIABLES = [
   ['TRACELIGHT_ADMIN_PASSWORD', '—', 'Password of that admin (at least 8 characters).'],
   ['TRACELIGHT_BODY_LIMIT', '10mb', 'Largest JSON or form body; larger gets 413.'],
   ['TRACELIGHT_UPLOAD_LIMIT_BYTES', '1048576', 'Largest code-scorer upload; larger gets 413.'],
-  ['TRACELIGHT_RATE_LIMIT_PER_MINUTE', '6000', 'Requests per minute per credential (0: none); beyond it 429 with Retry-After.'],
+  ['TRACELIGHT_RATE_LIMIT_PER_MINUTE', '6000', 'Requests per minute per credential (0: none); beyond it 429 with Retry-After. Failed authentications and sign-ins count per client address.'],
+  ['TRACELIGHT_TRUST_PROXY', 'false', '`true` behind a reverse proxy: the client address (rate limit) and the scheme (the Secure cookie) come from X-Forwarded-For and X-Forwarded-Proto.'],
   ['TRACELIGHT_REQUEST_TIMEOUT_MS', '30000', 'Longest time to receive a whole request.'],
   ['TRACELIGHT_MAX_RECORDS_PER_REQUEST', '10000', 'Most traces and spans one ingest request may carry (else 422: split the batch).'],
   ['TRACELIGHT_PAGE_BYTES', '16mb', 'A page of records (search) or scorer versions ends early (next_starting_token set) once what it holds reaches this size.'],
@@ -79,7 +81,8 @@ const database = (env: Env, dataDir: string): E.Either<string, DatabaseConfig> =
     const file = raw.slice('sqlite:'.length).replace(/^\/\//, '');
     return file ? E.right({ engine: 'sqlite', path: path.resolve(file) }) : E.left('TRACELIGHT_DATABASE_URL sqlite: needs a file path');
   }
-  return E.left(`TRACELIGHT_DATABASE_URL must start with sqlite:, mongodb:// or mongodb+srv://, got ${JSON.stringify(raw)}`);
+  // A URL may carry a password: the message shows the scheme it got, never the rest.
+  return E.left(`TRACELIGHT_DATABASE_URL must start with sqlite:, mongodb:// or mongodb+srv://, got one starting ${JSON.stringify(raw.slice(0, Math.max(0, raw.search(/[:/@]|$/)) + 1))}`);
 };
 
 /** Collects every problem, not just the first, so one restart fixes them all. */
@@ -103,6 +106,8 @@ export const loadConfig = (env: Env): E.Either<ReadonlyArray<string>, ServerConf
   const dataDir = path.resolve(env['TRACELIGHT_DATA_DIR'] || './.tracelight');
   const sync = env['TRACELIGHT_SQLITE_SYNCHRONOUS'] || 'FULL';
   if (sync !== 'FULL' && sync !== 'NORMAL') problems.push(`TRACELIGHT_SQLITE_SYNCHRONOUS must be FULL or NORMAL, got ${JSON.stringify(sync)}`);
+  const trustProxy = env['TRACELIGHT_TRUST_PROXY'] || 'false';
+  if (trustProxy !== 'true' && trustProxy !== 'false') problems.push(`TRACELIGHT_TRUST_PROXY must be true or false, got ${JSON.stringify(trustProxy)}`);
   const writer = env['TRACELIGHT_SQLITE_WRITER'] || 'thread';
   if (writer !== 'thread' && writer !== 'inline') problems.push(`TRACELIGHT_SQLITE_WRITER must be thread or inline, got ${JSON.stringify(writer)}`);
   const adminEmail = env['TRACELIGHT_ADMIN_EMAIL'] || undefined;
@@ -132,6 +137,7 @@ export const loadConfig = (env: Env): E.Either<ReadonlyArray<string>, ServerConf
     bodyLimitBytes: bodyLimitBytes ?? 0,
     uploadLimitBytes: take(integer('TRACELIGHT_UPLOAD_LIMIT_BYTES', 1, 1 << 30, 1 << 20)(env), 1 << 20),
     rateLimitPerMinute: take(integer('TRACELIGHT_RATE_LIMIT_PER_MINUTE', 0, 10_000_000, 6000)(env), 6000),
+    trustProxy: trustProxy === 'true',
     requestTimeoutMs: take(integer('TRACELIGHT_REQUEST_TIMEOUT_MS', 1000, 3_600_000, 30_000)(env), 30_000),
     maxRecordsPerRequest: take(integer('TRACELIGHT_MAX_RECORDS_PER_REQUEST', 1, 1_000_000, 10_000)(env), 10_000),
     pageBytes: pageBytes ?? 0,

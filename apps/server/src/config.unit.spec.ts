@@ -38,11 +38,24 @@ describe('configuration from the environment', () => {
       TRACELIGHT_ADMIN_EMAIL: 'only-the-email@example.com',
       TRACELIGHT_TOKEN_TTL_SECONDS: '0',
       TRACELIGHT_BODY_LIMIT: '2gb',
+      TRACELIGHT_TRUST_PROXY: 'yes',
     });
     expect(E.isLeft(result)).toBe(true);
     const problems = E.isLeft(result) ? result.left.join('\n') : '';
-    for (const name of ['TRACELIGHT_PORT', 'TRACELIGHT_DATABASE_URL', 'TRACELIGHT_SQLITE_SYNCHRONOUS', 'TRACELIGHT_SQLITE_WRITER', 'TRACELIGHT_ADMIN_PASSWORD', 'TRACELIGHT_TOKEN_TTL_SECONDS', 'TRACELIGHT_BODY_LIMIT'])
+    for (const name of ['TRACELIGHT_PORT', 'TRACELIGHT_DATABASE_URL', 'TRACELIGHT_SQLITE_SYNCHRONOUS', 'TRACELIGHT_SQLITE_WRITER', 'TRACELIGHT_ADMIN_PASSWORD', 'TRACELIGHT_TOKEN_TTL_SECONDS', 'TRACELIGHT_BODY_LIMIT', 'TRACELIGHT_TRUST_PROXY'])
       expect(problems).toContain(name);
+  });
+
+  it('never repeats a mistyped database URL, which may hold a password', () => {
+    const result = loadConfig({ TRACELIGHT_DATABASE_URL: 'mongodb:/admin:S3cretDbPass@db1/tl' });
+    const problems = E.isLeft(result) ? result.left.join('\n') : '';
+    expect(problems).toContain('TRACELIGHT_DATABASE_URL must start with sqlite:, mongodb:// or mongodb+srv://, got one starting "mongodb:"');
+    expect(problems).not.toContain('S3cret');
+  });
+
+  it('believes forwarding headers only when told to', () => {
+    expect(loadConfig({})).toEqual(E.right(expect.objectContaining({ trustProxy: false })));
+    expect(loadConfig({ TRACELIGHT_TRUST_PROXY: 'true' })).toEqual(E.right(expect.objectContaining({ trustProxy: true })));
   });
 
   it('reads the body limit in bytes, kilobytes or megabytes', () => {

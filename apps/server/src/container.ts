@@ -65,7 +65,7 @@ export const buildContainer = async (config: ServerConfig, logger: HttpLogger): 
     }),
     engine.module,
     useCasesModule({ maxRecordsPerRequest: config.maxRecordsPerRequest, pageBytes: config.pageBytes, credentialCacheMs: config.credentialCacheMs }),
-    httpModule({ bodyLimitBytes: config.bodyLimitBytes, uploadLimitBytes: config.uploadLimitBytes, rateLimitPerMinute: config.rateLimitPerMinute }, logger, metrics),
+    httpModule({ bodyLimitBytes: config.bodyLimitBytes, uploadLimitBytes: config.uploadLimitBytes, rateLimitPerMinute: config.rateLimitPerMinute, trustProxy: config.trustProxy }, logger, metrics),
   );
   const pool = config.offloadWorkers > 0 ? new OffloadPool(config, config.offloadMinBytes, config.offloadWorkers) : undefined;
   if (pool) container.bind(RouteOffload).toConstantValue(pool);

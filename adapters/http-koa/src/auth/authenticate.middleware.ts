@@ -1,37 +1,35 @@
-// Resolves the caller from any of the four credential schemes, or answers 401.
+// Resolves the caller from any of the four credential schemes, or answers 401. With a rate limit, a
+// caller is charged to its credential once known, and a failure to the client's address (rate-limit.ts).
 import type { IdentityUseCases } from '@tracelight/use-cases';
 import * as E from 'fp-ts/Either';
 import type { Next } from 'koa';
 import { toHttpError } from '../errors/domain-error.mapper';
 import type { AppContext } from '../shared/context';
+import { addressKey, credentialKey, type RateLimiter, refusedByLimit } from '../shared/rate-limit';
 import { presentedCredentials } from './presented-credentials';
 
 const CHALLENGE = 'Bearer, Basic realm="tracelight"';
 
+const unauthorized = (ctx: AppContext, limiter: RateLimiter | undefined, status: number, body: unknown): void => {
+  if (refusedByLimit(ctx, limiter, () => addressKey(ctx))) return;
+  ctx.status = status;
+  ctx.set('WWW-Authenticate', CHALLENGE);
+  ctx.body = body;
+};
+
 export const authenticate =
-  (identity: IdentityUseCases) =>
+  (identity: IdentityUseCases, limiter?: RateLimiter) =>
   async (ctx: AppContext, next: Next): Promise<void> => {
     const credentials = presentedCredentials((name) => ctx.get(name) || undefined);
-    if (credentials === undefined) {
-      ctx.status = 401;
-      ctx.set('WWW-Authenticate', CHALLENGE);
-      ctx.body = { detail: 'Not authenticated' };
-      return;
-    }
-    if (credentials === 'malformed') {
-      ctx.status = 401;
-      ctx.set('WWW-Authenticate', CHALLENGE);
-      ctx.body = { detail: 'Could not validate credentials' };
-      return;
-    }
+    if (credentials === undefined) return unauthorized(ctx, limiter, 401, { detail: 'Not authenticated' });
+    if (credentials === 'malformed') return unauthorized(ctx, limiter, 401, { detail: 'Could not validate credentials' });
     const result = await identity.authenticate(credentials)();
     if (E.isLeft(result)) {
       const error = toHttpError(result.left);
-      ctx.status = error.status;
-      ctx.set('WWW-Authenticate', CHALLENGE);
-      ctx.body = error.body;
-      return;
+      return unauthorized(ctx, limiter, error.status, error.body);
     }
-    ctx.state.principal = result.right;
+    const principal = result.right;
+    if (refusedByLimit(ctx, limiter, () => credentialKey(credentials, principal))) return;
+    ctx.state.principal = principal;
     await next();
   };

@@ -12,5 +12,7 @@ export interface HttpOptions {
   readonly uploadLimitBytes: number;
   /** Requests per minute per credential (0: no limit). */
   readonly rateLimitPerMinute: number;
+  /** Behind a reverse proxy: X-Forwarded-For and X-Forwarded-Proto are believed. */
+  readonly trustProxy?: boolean;
 }
 export const HttpOptions = Symbol.for('tracelight.HttpOptions');

@@ -31,6 +31,8 @@ export interface Route<P = unknown, Q = unknown, B = unknown, A = unknown> {
   readonly path: string;
   readonly summary: string;
   readonly auth: 'required' | 'none';
+  /** Left out of the rate limit: the probes, which an orchestrator calls from one address. */
+  readonly unlimited?: boolean;
   readonly params?: Decoder<P>;
   readonly query?: Decoder<Q>;
   readonly body?: Decoder<B>;

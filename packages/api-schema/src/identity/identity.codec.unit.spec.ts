@@ -15,7 +15,7 @@ describe('LoginRequest and ApiKeyLoginRequest', () => {
     ]);
   });
   it('report a wrong type', () => {
-    expect(detailOf(ApiKeyLoginRequest, { api_key: 5 })).toEqual([{ loc: ['body', 'api_key'], msg: 'Input should be a valid string', type: 'string_type', input: 5 }]);
+    expect(detailOf(ApiKeyLoginRequest, { api_key: 5 })).toEqual([{ loc: ['body', 'api_key'], msg: 'Input should be a valid string', type: 'string_type', input: '**********' }]);
   });
 });
 
@@ -36,7 +36,7 @@ describe('CreateUserRequest', () => {
         input: 'nope',
         ctx: { reason: 'An email address must have an @-sign.' },
       },
-      { loc: ['body', 'password'], msg: 'String should have at least 8 characters', type: 'string_too_short', input: 'short', ctx: { min_length: 8 } },
+      { loc: ['body', 'password'], msg: 'String should have at least 8 characters', type: 'string_too_short', input: '**********', ctx: { min_length: 8 } },
       {
         loc: ['body', 'role'],
         msg: "Input should be 'admin', 'manager', 'user' or 'read_only'",
