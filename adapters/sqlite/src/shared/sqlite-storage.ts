@@ -34,17 +34,31 @@ const routeWrites = (reads: Repositories, writer: SqliteWriter): Repositories =>
     }
     routed[name] = repository;
   }
-  // Version numbers: number from the latest committed version, let the unique key arbitrate, and
-  // renumber after losing a race (to this process's other requests or to another process).
+  // Version numbers: this process hands out numbers above both the latest committed version and the
+  // ones its appends still in flight hold, so its own concurrent appends never collide (numbering from
+  // the committed version alone, all but one of a group commit's appends lost the race and retried:
+  // quadratic, and past 100 at once they gave up with 503). The unique key still arbitrates against
+  // other processes: a lost race renumbers from what was committed.
   const versions = reads.scorerVersions;
+  const inFlight = new Map<ScorerId, { next: number; pending: number }>();
   (routed.scorerVersions as Record<string, unknown>)['appendNext'] =
     (scorerId: ScorerId, build: (version: number) => ScorerVersion): Result<ScorerVersion> =>
     async () => {
       for (let attempt = 0; attempt < MAX_RENUMBERING; attempt++) {
         const latest = await versions.findLatest(scorerId)();
         if (E.isLeft(latest)) return latest;
-        const next = O.isSome(latest.right) ? latest.right.value.version + 1 : 1;
-        const stored = (await writer.write('scorerVersions', 'insertExact', [build(next)])) as E.Either<DomainError, ScorerVersion>;
+        const committed = O.isSome(latest.right) ? latest.right.value.version : 0;
+        const slot = inFlight.get(scorerId) ?? { next: 1, pending: 0 };
+        inFlight.set(scorerId, slot);
+        const number = Math.max(slot.next, committed + 1);
+        slot.next = number + 1;
+        slot.pending++;
+        let stored: E.Either<DomainError, ScorerVersion>;
+        try {
+          stored = (await writer.write('scorerVersions', 'insertExact', [build(number)])) as E.Either<DomainError, ScorerVersion>;
+        } finally {
+          if (--slot.pending === 0) inFlight.delete(scorerId);
+        }
         if (E.isRight(stored) || stored.left._tag !== 'Conflict') return stored;
       }
       return E.left({ _tag: 'Unavailable', message: 'too much contention for scorer version numbers; try again' });
