@@ -81,6 +81,18 @@ describe('error shapes', () => {
     expect(extra.status).toBe(200);
   });
 
+  it('refuses names with control characters or unpaired surrogates, which could not be told apart once stored', async () => {
+    const project = await w.project(w.admin);
+    // Written by hand: JSON.stringify would escape the lone surrogates the same way, but say so plainly.
+    const named = (path: string, name: string) => w.call('POST', path, { auth: w.admin, raw: `{"name":${JSON.stringify(name)},"scorer_type":"llm"}`, headers: { 'content-type': 'application/json' } });
+    for (const path of ['/v2/projects', `/v2/projects/${project}/log_streams`, '/v2/scorers'])
+      for (const name of ['line\nbreak', 'half\ud800-a', 'half\ud801-a', 'nul\u0000']) {
+        const r = await named(path, name);
+        expect([path, JSON.stringify(name), r.status, r.body.detail?.[0]?.type]).toEqual([path, JSON.stringify(name), 422, 'string_pattern_mismatch']);
+      }
+    expect((await named('/v2/projects', `ok 🚀 ${Date.now()}`)).status).toBe(200);
+  });
+
   it('answers the healthcheck without credentials', async () => {
     const r = await w.call('GET', '/healthcheck');
     expect(r.status).toBe(200);

@@ -42,7 +42,7 @@ const EXPRESSIONS: Readonly<Record<string, string>> = {
   selector_path: 'selector_path',
 };
 
-const METRIC = /^metrics\/(.+)$/;
+const METRIC = /^metrics\/([\s\S]+)$/;
 
 /** The SQL for a column, and a parameter it needs (the metric's JSON path). */
 const expression = (columnId: string, params: unknown[]): string => {

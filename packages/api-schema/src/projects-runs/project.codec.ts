@@ -1,13 +1,13 @@
 // Projects and their runs (log streams and experiments).
 import { PROJECT_TYPES } from '@tracelight/domain';
 import * as t from 'io-ts';
-import { Bool, Enum, Obj, Str, StrQuery, UuidString } from '../shared/primitives.codec';
+import { Bool, Enum, Name, Obj, StrQuery, UuidString } from '../shared/primitives.codec';
 
 export const ProjectType = Enum(PROJECT_TYPES, 'ProjectType');
 /** `POST /v2/projects`: `type` defaults to `gen_ai`. */
 export const ProjectCreateRequest = Obj(
   'ProjectCreateRequest',
-  { name: Str({ min: 1, max: 255, name: 'NonEmptyString' }) },
+  { name: Name },
   { type: ProjectType, create_example_templates: Bool },
   { type: 'gen_ai' as const },
 );
@@ -23,7 +23,7 @@ export const ProjectResponse = t.type(
 );
 
 /** `POST /v2/projects/{project_id}/log_streams` and `/experiments`. */
-export const RunCreateRequest = Obj('RunCreateRequest', { name: Str({ min: 1, max: 255, name: 'NonEmptyString' }) });
+export const RunCreateRequest = Obj('RunCreateRequest', { name: Name });
 export type RunCreateRequest = t.TypeOf<typeof RunCreateRequest>;
 const runFields = { id: t.string, name: t.string, project_id: t.string, created_by: t.string, created_at: t.string, updated_at: t.string };
 export const RunResponse = t.type(runFields, 'RunResponse');

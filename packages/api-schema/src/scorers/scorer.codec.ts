@@ -15,6 +15,7 @@ import {
   JsonObject,
   List,
   Mapped,
+  Name,
   NonEmptyString,
   Nullable,
   Obj,
@@ -70,7 +71,7 @@ export const ColumnThresholdRequest = Checked(
 
 const CreateScorerFields = Obj(
   'CreateScorerRequest',
-  { name: Str({ min: 1, max: 255, name: 'NonEmptyString' }), scorer_type: ScorerType },
+  { name: Name, scorer_type: ScorerType },
   {
     // Bounded: a scorer is listed whole with the others, so its metadata stays small.
     description: Str({ max: 10_000, name: 'ScorerDescription' }),

@@ -268,6 +268,14 @@ export const Str = (opts: StrOptions = {}) =>
 /** A string of at least one character: `string_type`, `string_too_short`. */
 export const NonEmptyString = Str({ min: 1, name: 'NonEmptyString' });
 
+/**
+ * The name of a project, run or scorer: 1 to 255 characters, none of them a control character, a line
+ * or paragraph separator, or half of a surrogate pair. Names are labels and keys (a scorer's name is
+ * its metric column's id); an unpaired surrogate cannot be stored as UTF-8 and would come back as
+ * U+FFFD, making distinct names equal.
+ */
+export const Name = Str({ min: 1, max: 255, pattern: /^[^\p{Cc}\p{Cs}\u2028\u2029]*$/u, name: 'Name' });
+
 /** A string query parameter (the last one when repeated). */
 export const StrQuery = describeCodec(new t.Type<string, string, unknown>(
   'StrQuery',

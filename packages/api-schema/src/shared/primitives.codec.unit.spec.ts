@@ -9,6 +9,7 @@ import {
   Int,
   IntFromQuery,
   List,
+  Name,
   NonEmptyString,
   Nullable,
   Obj,
@@ -280,5 +281,20 @@ describe('List and OneOrList', () => {
   it('report a value that is neither as the item would, and a non-list as list_type', () => {
     expect(at(OneOrList(t.string, { max: 3 }), 7)).toEqual([{ loc: ['body', 'v'], msg: 'Input should be a valid string', type: 'string_type', input: 7 }]);
     expect(at(L, 'x')).toEqual([{ loc: ['body', 'v'], msg: 'Input should be a valid list', type: 'list_type', input: 'x' }]);
+  });
+});
+
+describe('Name', () => {
+  it('takes any printable text up to 255 characters: emoji, right-to-left marks, slashes, quotes', () => {
+    for (const name of ['chatbot', 'prod / eu', '🚀 launch', 'مشروع\u200f', 'say "hi"', ' padded ', 'x'.repeat(255)])
+      expect(Name.decode(name)).toEqual(E.right(name));
+  });
+
+  it('refuses control characters, line and paragraph separators, and unpaired surrogates', () => {
+    for (const name of ['line\nbreak', 'nul\u0000', 'tab\there', 'del\u007f', 'sep\u2028', 'half\ud800', 'half\udfff-x', ''])
+      expect(E.isLeft(Name.decode(name))).toBe(true);
+    expect(at(Name, 'a\nb')).toEqual([
+      { loc: ['body', 'v'], msg: expect.stringMatching(/^String should match pattern/), type: 'string_pattern_mismatch', input: 'a\nb', ctx: { pattern: expect.any(String) } },
+    ]);
   });
 });
