@@ -48,6 +48,11 @@ const main = async (): Promise<void> => {
   });
 
   let stopping = false;
+  // While stopping, each answer closes its connection: a keep-alive client (every SDK's) would
+  // otherwise go on sending requests on it, and the server would never finish closing.
+  server.prependListener('request', (_req, res) => {
+    if (stopping) res.setHeader('Connection', 'close');
+  });
   const stop = (signal: string) => {
     if (stopping) return;
     stopping = true;
@@ -55,7 +60,9 @@ const main = async (): Promise<void> => {
     server.close(() => {
       void storage.close().finally(() => flushLogs().finally(() => process.exit(0)));
     });
+    // Connections idle now close now; those that go idle between requests, as they do.
     server.closeIdleConnections();
+    setInterval(() => server.closeIdleConnections(), 100).unref();
     setTimeout(() => exit(1), 10_000).unref();
   };
   process.on('SIGTERM', () => stop('SIGTERM'));
