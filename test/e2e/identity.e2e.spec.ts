@@ -40,6 +40,20 @@ describe('POST /login (OAuth2 password flow)', () => {
   });
 });
 
+describe('answers that carry a credential', () => {
+  it('say Cache-Control: no-store (sign-in, API-key exchange, refresh, a new API key), and others do not', async () => {
+    const key = await w.apiKey(w.admin);
+    const replies = {
+      login: await w.call('POST', '/login', { form: { username: ADMIN.email, password: ADMIN.password } }),
+      apiKeyLogin: await w.call('POST', '/login/api_key', { json: { api_key: key } }),
+      refresh: await w.call('POST', '/v2/refresh_token', { auth: w.admin }),
+      newKey: await w.call('POST', '/v2/users/api_keys', { auth: w.admin, json: { description: 'no-store' } }),
+    };
+    for (const [name, r] of Object.entries(replies)) expect([name, r.status, r.headers.get('cache-control')]).toEqual([name, 200, 'no-store']);
+    expect((await w.call('GET', '/v2/projects', { auth: w.admin })).headers.get('cache-control')).toBeNull();
+  });
+});
+
 describe('POST /v2/refresh_token', () => {
   it('takes no body: one sent, even malformed, is not read', async () => {
     const r = await w.call('POST', '/v2/refresh_token', { auth: w.admin, raw: '{bad', headers: { 'content-type': 'application/json' } });

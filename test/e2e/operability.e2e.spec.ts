@@ -73,6 +73,39 @@ describe('operability', () => {
   });
 });
 
+describe('answers at the edges of HTTP', () => {
+  it('405 with Allow for a method a path is not served under, known to the router or not; 404 for what is not there', async () => {
+    for (const [method, path, allow] of [
+      ['GET', '/v2/refresh_token', 'POST'],
+      ['PROPFIND', '/v2/projects', 'POST, HEAD, GET'],
+    ] as const) {
+      const r = await w.call(method, path, { auth: w.admin });
+      expect([method, path, r.status, r.body, r.headers.get('allow')]).toEqual([method, path, 405, { detail: 'Method Not Allowed' }, allow]);
+    }
+    for (const [method, path] of [['PROPFIND', '/nowhere'], ['GET', '/nowhere'], ['GET', '/docs/constructor'], ['GET', '/docs/toString']] as const) {
+      const r = await w.call(method, path);
+      expect([method, path, r.status, r.body]).toEqual([method, path, 404, { detail: 'Not Found' }]);
+    }
+  });
+
+  it('422 for a body its Content-Encoding does not describe', async () => {
+    const r = await w.call('POST', '/v2/projects', { auth: w.admin, raw: '{"name":"not gzip"}', headers: { 'content-type': 'application/json', 'content-encoding': 'gzip' } });
+    expect(r.status).toBe(422);
+    expect(r.body.detail).toEqual([{ loc: ['body'], msg: 'Value error, Malformed compressed body', type: 'value_error', input: null }]);
+  });
+
+  it('closes the connection after refusing a body as too large, so what was left unread is not taken for the next request', async () => {
+    const small = await startWorld({ TRACELIGHT_BODY_LIMIT: '1kb' });
+    try {
+      const r = await small.call('POST', '/v2/projects', { auth: small.admin, json: { name: 'x'.repeat(5_000) } });
+      expect(r.status).toBe(413);
+      expect(r.headers.get('connection')).toBe('close');
+    } finally {
+      await small.server.stop();
+    }
+  });
+});
+
 describe('rate limit on callers not known', () => {
   let v: World;
   beforeAll(async () => {

@@ -7,7 +7,6 @@ import Koa, { type Middleware } from 'koa';
 import bodyParser from 'koa-bodyparser';
 import type { IncomingMessage } from 'node:http';
 import { authenticate } from './auth/authenticate.middleware';
-import type { HttpError } from './errors/domain-error.mapper';
 import { errorMiddleware } from './errors/error.middleware';
 import { accessLog } from './shared/access-log.middleware';
 import { batchResponses } from './shared/batch-responses.middleware';
@@ -22,7 +21,7 @@ import { RawBodyError, readRawBody } from './shared/raw-body';
 import { API_KEY_HEADERS } from './auth/presented-credentials';
 import { RouteOffload } from './shared/offload';
 import { PresentedBodies } from './shared/presented-body';
-import { sendError } from './shared/respond';
+import { bodyFailure, sendError } from './shared/respond';
 import { type Route, RouteGroup } from './shared/route';
 import { routeKey, runRoute } from './shared/route-runner';
 
@@ -47,11 +46,6 @@ const routeLabel = (path: string): Middleware => {
 /** Never handed to an offload worker: the caller is already resolved into a principal. */
 const CREDENTIAL_HEADERS = new Set<string>([...API_KEY_HEADERS, 'authorization', 'cookie']);
 
-/** A body that could not be read: 413 and 415 say so in words; a 422 keeps the spec's detail[] shape. */
-const bodyFailure = (status: 413 | 415 | 422, message: string): HttpError =>
-  status === 422
-    ? { status, body: { detail: [{ loc: ['body'], msg: `Value error, ${message}`, type: 'value_error', input: null }] } }
-    : { status, body: { detail: message } };
 
 /** A request with a body to read: chunked, or a Content-Length above 0. An empty body is no body. */
 const carriesBody = (req: IncomingMessage): boolean =>
@@ -138,13 +132,29 @@ export class HttpApp {
       ctx.body = asset.body;
       return undefined;
     });
-    root.use(api.routes(), api.allowedMethods());
+    root.use(api.routes());
+    // What no route answered: 404, or 405 (with Allow) for a path served under other methods, also
+    // for a method the router does not know at all (it would say 501, a server error, to a client's).
+    app.use(async (ctx, next) => {
+      await next();
+      if (ctx.body !== undefined && ctx.body !== null) return;
+      if (ctx.status === 501) {
+        const allowed = [...new Set(root.match(ctx.path, 'GET').path.flatMap((layer) => layer.methods))];
+        ctx.status = allowed.length > 0 ? 405 : 404;
+        ctx.remove('Allow');
+        if (allowed.length > 0) ctx.set('Allow', allowed.join(', '));
+      }
+      // The status is set again before the body: Koa would otherwise take a body for a 200.
+      if (ctx.status === 405) {
+        ctx.status = 405;
+        ctx.body = { detail: 'Method Not Allowed' };
+      } else if (ctx.status === 404) {
+        ctx.status = 404;
+        ctx.body = { detail: 'Not Found' };
+      }
+    });
     app.use(root.routes());
     app.use(root.allowedMethods());
-    app.use((ctx) => {
-      ctx.status = 404;
-      ctx.body = { detail: 'Not Found' };
-    });
     return app;
   }
 
@@ -204,6 +214,8 @@ export class HttpApp {
       header: (name: string) => ctx.get(name) || undefined,
     });
     if (!outcome.ok) return sendError(ctx, outcome.error);
+    // No cache, shared or private, may keep a credential (RFC 6749 §5.1).
+    if (r.answersSecret) ctx.set('Cache-Control', 'no-store');
     if (r.write) return r.write(ctx, outcome.result);
     ctx.status = outcome.status;
     const presented = this.presented.of(r, outcome.result);

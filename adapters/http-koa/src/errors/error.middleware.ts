@@ -2,7 +2,7 @@
 import type { Next } from 'koa';
 import type { AppContext } from '../shared/context';
 import type { HttpLogger } from '../shared/logger';
-import { sendError } from '../shared/respond';
+import { bodyFailure, sendError } from '../shared/respond';
 import { malformedJson } from './malformed-json';
 
 interface ParserError {
@@ -16,6 +16,10 @@ interface ParserError {
 
 const asParserError = (e: unknown): ParserError => (typeof e === 'object' && e !== null ? (e as ParserError) : {});
 
+/** zlib's errors (Z_DATA_ERROR, …) and brotli's (ERR__ERROR_FORMAT_…), as the body parser's inflation throws them. */
+const isDecompressionError = (e: ParserError & { code?: unknown }): boolean =>
+  typeof e.code === 'string' && (e.code.startsWith('Z_') || e.code.startsWith('ERR__ERROR') || e.code.startsWith('ERR_BROTLI') || e.code === 'ERR_ZLIB_INITIALIZATION_FAILED');
+
 export const errorMiddleware =
   (logger: HttpLogger) =>
   async (ctx: AppContext, next: Next): Promise<void> => {
@@ -28,8 +32,10 @@ export const errorMiddleware =
       if (thrown instanceof SyntaxError && status === 400 && typeof e.body === 'string') {
         sendError(ctx, malformedJson(e.body, thrown));
       } else if (status === 413) {
-        ctx.status = 413;
-        ctx.body = { detail: 'Request body too large' };
+        sendError(ctx, { status: 413, body: { detail: 'Request body too large' } });
+      } else if (isDecompressionError(e)) {
+        // A body its Content-Encoding does not describe (gzip that is not gzip, say).
+        sendError(ctx, bodyFailure(422, 'Malformed compressed body'));
       } else if (status === 415 || e.type === 'encoding.unsupported' || e.type === 'charset.unsupported') {
         ctx.status = 415;
         ctx.body = { detail: 'Unsupported request encoding' };

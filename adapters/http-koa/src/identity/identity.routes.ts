@@ -60,6 +60,7 @@ export class IdentityRoutes implements RouteGroup {
         handle: ({ body }) => identity.login(body.username, body.password),
         present: (s) => presentToken(s.access),
         write: writeSignedIn,
+        answersSecret: true,
       }),
       route({
         method: 'post',
@@ -71,6 +72,7 @@ export class IdentityRoutes implements RouteGroup {
         handle: ({ body }) => identity.loginWithApiKey(body.api_key),
         present: (s) => presentToken(s.access),
         write: writeSignedIn,
+        answersSecret: true,
       }),
       route({
         method: 'post',
@@ -88,6 +90,7 @@ export class IdentityRoutes implements RouteGroup {
         },
         present: (s) => presentToken(s.access),
         write: writeSignedIn,
+        answersSecret: true,
       }),
       route({
         method: 'get',
@@ -116,6 +119,7 @@ export class IdentityRoutes implements RouteGroup {
         handle: ({ principal, body }) =>
           identity.createApiKey(principal, { description: body.description, expiresAt: body.expires_at ?? null }),
         present: presentCreatedApiKey,
+        answersSecret: true,
       }),
       route({
         method: 'get',

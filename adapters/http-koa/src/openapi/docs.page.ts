@@ -37,6 +37,7 @@ export const DOCS_INIT = `window.ui = SwaggerUIBundle({
 
 /** An asset's bytes and type, or undefined for anything not on the list (no path traversal). */
 export const docsAsset = (name: string): { body: Buffer; type: string } | undefined => {
-  const type = ASSETS[name];
+  // Own keys only: `constructor` or `toString` are not assets.
+  const type = Object.hasOwn(ASSETS, name) ? ASSETS[name] : undefined;
   return type ? { body: fs.readFileSync(path.join(assetDir(), name)), type } : undefined;
 };

@@ -4,9 +4,18 @@ import type { AppContext } from './context';
 
 export const sendError = (ctx: AppContext, error: HttpError): void => {
   ctx.status = error.status;
+  // A body refused as too large may not have been read to its end: the connection cannot carry
+  // another request after it.
+  if (error.status === 413) ctx.set('Connection', 'close');
   for (const [name, value] of Object.entries(error.headers ?? {})) ctx.set(name, value);
   ctx.body = error.body;
 };
+
+/** A body that could not be read: 413 and 415 say so in words; a 422 keeps the spec's detail[] shape. */
+export const bodyFailure = (status: 413 | 415 | 422, message: string): HttpError =>
+  status === 422
+    ? { status, body: { detail: [{ loc: ['body'], msg: `Value error, ${message}`, type: 'value_error', input: null }] } }
+    : { status, body: { detail: message } };
 
 export const iso = (d: Date): string => d.toISOString();
 export const isoOrNull = (d: Date | null): string | null => (d === null ? null : d.toISOString());

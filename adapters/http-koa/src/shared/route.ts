@@ -33,6 +33,8 @@ export interface Route<P = unknown, Q = unknown, B = unknown, A = unknown> {
   readonly auth: 'required' | 'none';
   /** Left out of the rate limit: the probes, which an orchestrator calls from one address. */
   readonly unlimited?: boolean;
+  /** Its answer holds a credential (a token, a new API key): sent with `Cache-Control: no-store`. */
+  readonly answersSecret?: boolean;
   readonly params?: Decoder<P>;
   readonly query?: Decoder<Q>;
   readonly body?: Decoder<B>;
