@@ -64,6 +64,27 @@ describe('another user', () => {
     expect((await w.call('GET', '/v2/projects', { auth: { apiKey: o.key } })).status).toBe(200);
   });
 
+  it('cannot learn of, block or touch the owner’s records by sending records with the same ids into a run of their own', async () => {
+    const other = await w.user(`namesake-${Date.now()}@example.com`);
+    const theirProject = await w.project(other.auth);
+    const theirRun = await w.run(other.auth, theirProject, 'log_streams');
+    const a = w.admin;
+    const traces = async (auth: typeof a, project: string, run: string) =>
+      w.ok(await w.call('POST', `/v2/projects/${project}/traces/search`, { auth, json: { log_stream_id: run } })).records as Array<{ id: string; has_children: boolean; input: string }>;
+    const [mine] = await traces(a, owner.project, owner.run);
+    expect(mine).toMatchObject({ input: 'private input', has_children: false });
+    // The same id, and a span naming the owner's trace as its parent: answered as any new record would be.
+    const ingest = await w.call('POST', `/v2/projects/${theirProject}/traces`, {
+      auth: other.auth,
+      json: { log_stream_id: theirRun, traces: [{ id: mine!.id, input: 'theirs', spans: [{ type: 'llm', input: 'q', parent_id: mine!.id }] }] },
+    });
+    expect(ingest.status).toBe(200);
+    expect((await traces(a, owner.project, owner.run)).map((r) => [r.id, r.input, r.has_children])).toEqual([[mine!.id, 'private input', false]]);
+    expect((await traces(other.auth, theirProject, theirRun)).map((r) => [r.id, r.input])).toEqual([[mine!.id, 'theirs']]);
+    // And the owner can still ingest that id, again and again.
+    expect((await w.call('POST', `/v2/projects/${owner.project}/traces`, { auth: a, json: { log_stream_id: owner.run, traces: [{ id: mine!.id, input: 'private input', spans: [] }] } })).status).toBe(200);
+  });
+
   it('cannot use a revoked key, a tampered or foreign token, or another user’s password', async () => {
     const key = w.ok(await w.call('POST', '/v2/users/api_keys', { auth: w.admin, json: { description: 'to revoke' } }));
     // Used first, so the server has resolved (and remembers) it: revoking through the API still stops it at once.

@@ -8,8 +8,8 @@ let logStreamId: string;
 
 const ingest = (body: Record<string, unknown>, project = projectId) =>
   w.call('POST', `/v2/projects/${project}/traces`, { auth: w.admin, json: body });
-const search = (kind: 'spans' | 'traces', body: Record<string, unknown>) =>
-  w.call('POST', `/v2/projects/${projectId}/${kind}/search`, { auth: w.admin, json: { log_stream_id: logStreamId, ...body } });
+const search = (kind: 'spans' | 'traces', body: Record<string, unknown>, runId = logStreamId) =>
+  w.call('POST', `/v2/projects/${projectId}/${kind}/search`, { auth: w.admin, json: { log_stream_id: runId, ...body } });
 
 const MESSAGES = [{ role: 'user', content: 'What is the capital of France? «Ünïcödé» ✓' }];
 const aTrace = (over: Record<string, unknown> = {}) => {
@@ -144,16 +144,18 @@ describe.each([
       expect(w.ok(await search('traces', { filters: [{ column_id: 'name', type: 'text', operator: 'one_of', value: ['dup-a', 'dup-b'] }] })).records).toEqual([]);
     });
 
-    it('replaces a record sent again (client retries), and refuses an id of another run', async () => {
+    it('replaces a record sent again (client retries); the same id in another run is a record of that run', async () => {
       const trace = aTrace({ name: 'retry-me' });
       w.ok(await ingest({ log_stream_id: logStreamId, traces: [trace] }));
       w.ok(await ingest({ log_stream_id: logStreamId, traces: [{ ...trace, output: 'Paris, France' }] }));
-      const found = w.ok(await search('traces', { filters: [{ column_id: 'name', type: 'text', operator: 'eq', value: 'retry-me' }] }));
+      const named = { filters: [{ column_id: 'name', type: 'text', operator: 'eq', value: 'retry-me' }] };
+      const found = w.ok(await search('traces', named));
       expect(found.records.map((r: { output: string }) => r.output)).toEqual(['Paris, France']);
 
       const other = await w.run(w.admin, projectId, 'log_streams');
-      const r = await ingest({ log_stream_id: other, traces: [{ ...trace, spans: [] }] });
-      expect(r.status).toBe(409);
+      w.ok(await ingest({ log_stream_id: other, traces: [{ ...trace, output: 'Lyon', spans: [] }] }));
+      expect(w.ok(await search('traces', named, other)).records.map((r: { output: string }) => r.output)).toEqual(['Lyon']);
+      expect(w.ok(await search('traces', named)).records.map((r: { output: string }) => r.output)).toEqual(['Paris, France']);
     });
 
     it('answers 422 unless exactly one run id is given, 404 for a run that is not there or not the caller’s', async () => {

@@ -8,7 +8,7 @@ import { SqliteDatabase } from './shared/sqlite-database';
 import { MIGRATIONS } from './shared/migrations';
 import { SQLITE_REPOSITORIES, SQLITE_WRITES, sqliteRepositories } from './sqlite.module';
 import { SqliteStorage } from './shared/sqlite-storage';
-import { RECORD_COLUMNS } from './tracing/log-record.mapper';
+import { RECORD_COLUMNS, recordToValues } from './tracing/log-record.mapper';
 
 const tempFile = () => path.join(fs.mkdtempSync(path.join(os.tmpdir(), 'tracelight-sqlite-')), 'nested', 'tracelight.db');
 
@@ -124,6 +124,42 @@ describe('SqliteDatabase', () => {
     const applied = again.db.prepare('SELECT version FROM schema_migrations').pluck().all();
     expect(applied).toEqual(MIGRATIONS.map((m) => m.version));
     again.close();
+  });
+
+  it('upgrades a database of schema 3 (record ids unique across runs) keeping every record, then keys records by run', async () => {
+    const file = tempFile();
+    // Rows written as schema 3 stored them: today's repositories are prepared for today's schema.
+    const old = new SqliteDatabase({ path: file }, MIGRATIONS.filter((m) => m.version <= 3));
+    const owner = aUser();
+    const project = aProject(owner.id);
+    const [run, other] = [aRun(project), aRun(project)];
+    old.db.prepare('INSERT INTO users VALUES (?, ?, ?, ?, ?, ?)').run(owner.id, owner.email, 'user', 'h', 0, 0);
+    old.db.prepare('INSERT INTO projects VALUES (?, ?, ?, ?, ?, ?)').run(project.id, project.name, 'gen_ai', owner.id, 0, 0);
+    for (const r of [run, other]) old.db.prepare('INSERT INTO runs VALUES (?, ?, ?, ?, ?, ?, ?)').run(r.id, project.id, r.name, 'log_stream', owner.id, 0, 0);
+    const parent = aRecord(run, { name: 'parent', hasChildren: true });
+    const records = [parent, aRecord(run, { type: 'llm', traceId: parent.id, parentId: parent.id }), aRecord(run, { name: 'lone' })];
+    const insert = old.db.prepare(`INSERT INTO log_records (${RECORD_COLUMNS.join(', ')}) VALUES (${RECORD_COLUMNS.map(() => '?').join(', ')})`);
+    for (const r of records) insert.run(recordToValues(r));
+    // Under schema 3 the id was taken for every run.
+    expect(() => insert.run(recordToValues({ ...records[2]!, runId: other.id }))).toThrow(/UNIQUE constraint failed: log_records.id/);
+    old.close();
+
+    const upgraded = new SqliteDatabase({ path: file });
+    const now = sqliteRepositories(upgraded);
+    const all = (runId: string, scope: 'traces' | 'spans') =>
+      now.logRecords.search({ runId: runId as never, scope, filters: [], sort: { columnId: 'name', ascending: true }, page: { startingToken: 0, limit: 10 }, maxBytes: 1 << 20 });
+    expect((await right(all(run.id, 'traces'))).items).toEqual([records[2], parent].sort((a, b) => (a.name < b.name ? -1 : 1)));
+    expect((await right(all(run.id, 'spans'))).items).toEqual([records[1]]);
+    await right(now.logRecords.ingest(other.id, [{ ...records[2]!, runId: other.id, name: 'namesake' }], []));
+    expect((await right(all(other.id, 'traces'))).items.map((r) => r.name)).toEqual(['namesake']);
+    expect(upgraded.db.prepare("SELECT name FROM sqlite_master WHERE type = 'index' AND tbl_name = 'log_records' ORDER BY name").pluck().all()).toEqual([
+      'log_records_by_parent',
+      'log_records_by_run_time',
+      'log_records_by_trace',
+      'sqlite_autoindex_log_records_1',
+    ]);
+    expect(upgraded.db.pragma('integrity_check', { simple: true })).toBe('ok');
+    upgraded.close();
   });
 
   it('maps records to the log_records columns in table order', () => {

@@ -330,7 +330,7 @@ export const describeRepositoryContract = (engine: string, harness: RepositoryHa
         expect(await right(r.logRecords.presentColumns(run.id))).toEqual(new Set(['input', 'metrics/toxicity', 'tags']));
       });
 
-      it('replaces a record sent again in the same run, and refuses, wholly, an id of another run', async () => {
+      it('replaces a record sent again in the same run, and keeps the same id in another run a record of its own', async () => {
         const run = await aRunWithRecords();
         const other = await aRunWithRecords();
         const rec = aRecord(run);
@@ -338,11 +338,25 @@ export const describeRepositoryContract = (engine: string, harness: RepositoryHa
         const again = { ...rec, output: 'changed' };
         await right(r.logRecords.ingest(run.id, [again], []));
         expect(await found(query(run))).toEqual([again]);
-        const fresh = aRecord(other);
-        const error = await left(r.logRecords.ingest(other.id, [fresh, { ...rec, runId: other.id, projectId: other.projectId }], ['name']));
-        expect(error._tag).toBe('Conflict');
-        expect(await found(query(other))).toEqual([]);
-        expect(await right(r.logRecords.presentColumns(other.id))).toEqual(new Set());
+        // Another run (another user's, say) may hold the same id: neither sees nor touches the other.
+        const theirs = { ...rec, runId: other.id, projectId: other.projectId, output: 'theirs' };
+        await right(r.logRecords.ingest(other.id, [theirs], ['name']));
+        expect(await found(query(other))).toEqual([theirs]);
+        expect(await found(query(run))).toEqual([again]);
+        expect(await right(r.logRecords.presentColumns(run.id))).toEqual(new Set());
+      });
+
+      it('links parents and children within their run only', async () => {
+        const run = await aRunWithRecords();
+        const other = await aRunWithRecords();
+        const parent = aRecord(run, { name: 'parent' });
+        const childOfAbsent = aRecord(run, { type: 'llm', name: 'orphan', traceId: parent.id, parentId: 'not-in-this-run' });
+        await right(r.logRecords.ingest(run.id, [parent, childOfAbsent], []));
+        // A child naming that parent from another run, and a record there with the id the orphan names.
+        await right(r.logRecords.ingest(other.id, [aRecord(other, { type: 'llm', traceId: parent.id, parentId: parent.id })], []));
+        await right(r.logRecords.ingest(other.id, [aRecord(other, { id: 'not-in-this-run', name: 'namesake' })], []));
+        expect((await found(query(run))).map((x) => [x.name, x.hasChildren])).toEqual([['parent', false]]);
+        expect((await found(query(other))).map((x) => [x.name, x.hasChildren])).toEqual([['namesake', false]]);
       });
 
       it('keeps hasChildren true whichever of parent and child arrives first', async () => {

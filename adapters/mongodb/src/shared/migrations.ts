@@ -1,6 +1,6 @@
 // Versioned set-up of collections and indexes. Append only. Unique indexes enforce what the domain
 // relies on, so concurrent writers on several server processes cannot break it.
-import type { Db } from 'mongodb';
+import type { AnyBulkWriteOperation, Db, Document } from 'mongodb';
 
 export interface MongoMigration {
   readonly version: number;
@@ -48,6 +48,41 @@ export const MIGRATIONS: ReadonlyArray<MongoMigration> = [
           await db.createCollection(name);
         } catch (e) {
           if ((e as { code?: unknown }).code !== 48) throw e; // NamespaceExists: already there
+        }
+      }
+    },
+  },
+  {
+    version: 5,
+    name: 'record ids are unique per run, not across every user (the same id in two runs is two documents)',
+    // A record's _id becomes `<run id>:<record id>`, its id moving to `recordId`. _id cannot change in
+    // place, so each record of the old form is written again under its new _id, then the old one
+    // removed, a thousand at a time. Safe to run again from any point: what has no recordId is old.
+    up: async (db) => {
+      const records = db.collection<Document & { _id: string }>('log_records');
+      await records.createIndex({ runId: 1, recordId: 1 }, { name: 'log_records_by_run_id' });
+      await records.createIndex({ runId: 1, traceId: 1 }, { name: 'log_records_by_run_trace' });
+      await records.createIndex({ runId: 1, parentId: 1 }, { name: 'log_records_by_run_parent' });
+      for (;;) {
+        const batch = await records.find({ recordId: { $exists: false } }).limit(1_000).toArray();
+        if (batch.length === 0) break;
+        await records.bulkWrite(
+          batch.map(({ _id, ...rest }): AnyBulkWriteOperation<Document & { _id: string }> => ({
+            replaceOne: {
+              filter: { _id: `${String(rest['runId'])}:${_id}`, runId: rest['runId'], projectId: rest['projectId'] },
+              replacement: { ...rest, recordId: _id },
+              upsert: true,
+            },
+          })),
+          { ordered: false },
+        );
+        await records.deleteMany({ _id: { $in: batch.map((d) => d._id) }, recordId: { $exists: false } });
+      }
+      for (const name of ['log_records_by_trace', 'log_records_by_parent']) {
+        try {
+          await records.dropIndex(name);
+        } catch (e) {
+          if ((e as { code?: unknown }).code !== 27) throw e; // IndexNotFound: already gone
         }
       }
     },

@@ -1,6 +1,6 @@
 // Log records in MongoDB: one document per node, written in a multi-document transaction
 // (replica set required), searched with a query compiled from the catalogue's column ids.
-import { type FoundPage, type Json, type LogRecord, type ProjectId, type RecordFilter, type RunId, NODE_TYPES, conflict, takePageAsync, textOf } from '@tracelight/domain';
+import { type FoundPage, type Json, type LogRecord, type ProjectId, type RecordFilter, type RunId, NODE_TYPES, takePageAsync, textOf } from '@tracelight/domain';
 import type { LogRecordRepository, RecordQuery, Result } from '@tracelight/ports';
 import * as t from 'io-ts';
 import { inject, injectable } from 'inversify';
@@ -46,11 +46,19 @@ const mapKeys = <V>(o: Readonly<Record<string, V>>, f: (k: string) => string): R
   return out;
 };
 
-/** The stored document: the record, plus derived fields that make filtering plain indexed queries. */
+/**
+ * A record's `_id`: its id within its run. Ids are the client's, and a record is its run's, so the same
+ * id in two runs (two users') is two documents, neither reachable from the other's writes. Run ids are
+ * UUIDs, without a `:`.
+ */
+export const recordKey = (runId: string, id: string): string => `${runId}:${id}`;
+
+/** The stored document: the record (its id as `recordId`), plus derived fields that make filtering plain indexed queries. */
 const toDocument = (r: LogRecord) => {
   const { id, ...rest } = r;
   return {
-    _id: id,
+    _id: recordKey(r.runId, id),
+    recordId: id,
     ...rest,
     metrics: mapKeys(r.metrics, encodeMetricKey),
     isTrace: r.type === 'trace',
@@ -69,7 +77,8 @@ const storedSize = (d: Document): number => {
 };
 
 const fromDocument = (d: Document): LogRecord => {
-  const doc: Record<string, unknown> = { ...d };
+  const doc: Record<string, unknown> = { ...d, _id: d['recordId'] };
+  delete doc['recordId'];
   for (const k of DERIVED) delete doc[k];
   const metrics = doc['metrics'];
   if (typeof metrics === 'object' && metrics !== null) doc['metrics'] = mapKeys(metrics as Record<string, unknown>, decodeMetricKey);
@@ -78,7 +87,7 @@ const fromDocument = (d: Document): LogRecord => {
 
 /** Catalogue column id → document field. */
 const FIELDS: Readonly<Record<string, string>> = {
-  input: 'inputText', output: 'outputText', name: 'name', created_at: 'createdAt', id: '_id', external_id: 'externalId',
+  input: 'inputText', output: 'outputText', name: 'name', created_at: 'createdAt', id: 'recordId', external_id: 'externalId',
   progress_message: 'progressMessage', error_message: 'errorMessage', tags: 'tags', status_code: 'statusCode',
   dataset_input: 'datasetInput', dataset_output: 'datasetOutput', session_id: 'sessionId', project_id: 'projectId',
   run_id: 'runId', updated_at: 'updatedAt', has_children: 'hasChildren', is_complete: 'isComplete', type: 'type',
@@ -188,13 +197,12 @@ export class MongoLogRecordRepository implements LogRecordRepository {
         await session.withTransaction(async () => {
           if (records.length > 0)
             await this.records.bulkWrite(
-              // Filtering on the run too: a retry replaces its own record; another run's id cannot be
-              // matched, so the upsert's insert hits the unique _id and the whole write is refused.
-              // The project too: with a sharded collection, an upsert names the whole shard key.
-              records.map((r) => ({ replaceOne: { filter: { _id: r.id, runId, projectId: r.projectId }, replacement: toDocument(r), upsert: true } })),
+              // A retry replaces its own record. The run and project too: with a sharded collection, an
+              // upsert names the whole shard key.
+              records.map((r) => ({ replaceOne: { filter: { _id: recordKey(runId, r.id), runId, projectId: r.projectId }, replacement: toDocument(r), upsert: true } })),
               { session, ordered: true },
             );
-          await this.link(records, session);
+          await this.link(runId, records, session);
           if (presentColumns.length > 0)
             await this.columns.updateOne({ _id: runId }, { $addToSet: { columns: { $each: [...presentColumns] } } }, { upsert: true, session });
         });
@@ -205,21 +213,26 @@ export class MongoLogRecordRepository implements LogRecordRepository {
       // two concurrent ingests each miss the other, write different documents, and both commit. Each
       // ingest links again once its own commit is acknowledged (w: majority) and reads majority-committed
       // data: whichever of the two links last sees both commits.
-      if (records.length > 0) await this.link(records);
-    }, 'a record with one of these ids belongs to another run');
+      if (records.length > 0) await this.link(runId, records);
+    }, 'two requests wrote one of these records at once; send it again');
   }
 
-  /** Out of order: a parent stored earlier learns of its new children; a parent arriving late finds its own. */
-  private async link(records: ReadonlyArray<LogRecord>, session?: ClientSession): Promise<void> {
+  /**
+   * Out of order: a parent stored earlier learns of its new children; a parent arriving late finds its
+   * own. Within the run only: a parent id names a record of the same run.
+   */
+  private async link(runId: RunId, records: ReadonlyArray<LogRecord>, session?: ClientSession): Promise<void> {
     const options = session ? { session } : {};
-    const parents = [...new Set(records.flatMap((r) => (r.parentId ? [r.parentId] : [])))];
+    const parents = [...new Set(records.flatMap((r) => (r.parentId ? [recordKey(runId, r.parentId)] : [])))];
     if (parents.length > 0) await this.records.updateMany({ _id: { $in: parents }, hasChildren: false }, { $set: { hasChildren: true } }, options);
     const childless = records.filter((r) => !r.hasChildren).map((r) => r.id);
     if (childless.length === 0) return;
     // An aggregation, not `distinct`, which a transaction on a sharded collection refuses.
     const withChildren = (
-      await this.records.aggregate<{ _id: string }>([{ $match: { parentId: { $in: childless } } }, { $group: { _id: '$parentId' } }], options).toArray()
-    ).map((d) => d._id);
+      await this.records
+        .aggregate<{ _id: string }>([{ $match: { runId, parentId: { $in: childless } } }, { $group: { _id: '$parentId' } }], options)
+        .toArray()
+    ).map((d) => recordKey(runId, d._id));
     if (withChildren.length > 0)
       await this.records.updateMany({ _id: { $in: withChildren }, hasChildren: false }, { $set: { hasChildren: true } }, options);
   }

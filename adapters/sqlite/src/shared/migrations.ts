@@ -156,4 +156,61 @@ export const MIGRATIONS: ReadonlyArray<Migration> = [
     name: 'find children by parent, to link records that arrive out of order',
     up: 'CREATE INDEX log_records_by_parent ON log_records (parent_id);',
   },
+  {
+    version: 4,
+    name: 'record ids are unique per run, not across every user (the same id in two runs is two records)',
+    // The primary key changes, so the table is rebuilt: a copy of every record, in this one transaction.
+    up: `
+      CREATE TABLE log_records_per_run (
+        id TEXT NOT NULL,
+        run_id TEXT NOT NULL REFERENCES runs(id) ON DELETE CASCADE,
+        project_id TEXT NOT NULL,
+        type TEXT NOT NULL,
+        is_trace INTEGER NOT NULL,
+        trace_id TEXT,
+        parent_id TEXT,
+        session_id TEXT,
+        name TEXT NOT NULL,
+        input TEXT NOT NULL,
+        input_text TEXT,
+        output TEXT NOT NULL,
+        output_text TEXT,
+        created_at INTEGER NOT NULL,
+        updated_at INTEGER,
+        tags TEXT NOT NULL,
+        user_metadata TEXT NOT NULL,
+        status_code INTEGER,
+        external_id TEXT,
+        dataset_input TEXT,
+        dataset_output TEXT,
+        dataset_metadata TEXT NOT NULL,
+        metrics TEXT NOT NULL,
+        is_complete INTEGER NOT NULL,
+        has_children INTEGER NOT NULL,
+        step_number INTEGER,
+        progress_message TEXT,
+        error_message TEXT,
+        attributes TEXT NOT NULL,
+        model TEXT,
+        temperature REAL,
+        finish_reason TEXT,
+        tools TEXT,
+        tool_call_id TEXT,
+        agent_type TEXT,
+        control_id INTEGER,
+        agent_name TEXT,
+        check_stage TEXT,
+        applies_to TEXT,
+        evaluator_name TEXT,
+        selector_path TEXT,
+        PRIMARY KEY (run_id, id)
+      ) STRICT;
+      INSERT INTO log_records_per_run SELECT * FROM log_records;
+      DROP TABLE log_records;
+      ALTER TABLE log_records_per_run RENAME TO log_records;
+      CREATE INDEX log_records_by_run_time ON log_records (run_id, is_trace, created_at, id);
+      CREATE INDEX log_records_by_trace ON log_records (run_id, trace_id);
+      CREATE INDEX log_records_by_parent ON log_records (run_id, parent_id);
+    `,
+  },
 ];

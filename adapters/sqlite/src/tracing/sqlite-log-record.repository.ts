@@ -1,8 +1,8 @@
-import { type FoundPage, type LogRecord, type RunId, conflict, takePage } from '@tracelight/domain';
+import { type FoundPage, type LogRecord, type RunId, takePage } from '@tracelight/domain';
 import type { LogRecordRepository, RecordQuery, Result } from '@tracelight/ports';
 import type Database from 'better-sqlite3';
 import { inject, injectable } from 'inversify';
-import { Abort, run } from '../shared/run';
+import { run } from '../shared/run';
 import { SqliteDatabase, SqliteDatabaseToken } from '../shared/sqlite-database';
 import { RECORD_COLUMNS, type RecordValues, VALUE_INDEX, recordFromRow, recordToValues } from './log-record.mapper';
 import { SIZE_COLUMN, compileSearch } from './record-query.sql';
@@ -19,20 +19,22 @@ export class SqliteLogRecordRepository implements LogRecordRepository {
   constructor(@inject(SqliteDatabaseToken) { db }: SqliteDatabase) {
     this.db = db;
     const updates = RECORD_COLUMNS.filter((c) => c !== 'id' && c !== 'run_id').map((c) => `${c} = excluded.${c}`);
-    // A retried record replaces itself; the WHERE keeps a record of another run untouched (changes = 0).
+    // A record is its run's: a retried one replaces itself, and the same id in another run (another
+    // user's, say) is another record, never touched from here.
     this.upsert = db.prepare(
       `INSERT INTO log_records (${RECORD_COLUMNS.join(', ')}) VALUES (${RECORD_COLUMNS.map(() => '?').join(', ')})
-       ON CONFLICT (id) DO UPDATE SET ${updates.join(', ')} WHERE log_records.run_id = excluded.run_id`,
+       ON CONFLICT (run_id, id) DO UPDATE SET ${updates.join(', ')}`,
     );
     this.mark = db.prepare('INSERT OR IGNORE INTO run_columns (run_id, column_id) VALUES (?, ?)');
     this.present = db.prepare('SELECT column_id FROM run_columns WHERE run_id = ?').pluck();
     // One statement per batch each (ids passed as a JSON array): the loops stay in SQLite's C code.
+    // Parents and children are linked within the run only.
     this.markParents = db.prepare(
-      'UPDATE log_records SET has_children = 1 WHERE has_children = 0 AND id IN (SELECT value FROM json_each(?))',
+      'UPDATE log_records SET has_children = 1 WHERE run_id = ? AND has_children = 0 AND id IN (SELECT value FROM json_each(?))',
     );
     this.markFoundParents = db.prepare(
-      `UPDATE log_records SET has_children = 1 WHERE has_children = 0 AND id IN (
-         SELECT parent_id FROM log_records WHERE parent_id IN (SELECT value FROM json_each(?)))`,
+      `UPDATE log_records SET has_children = 1 WHERE run_id = @run AND has_children = 0 AND id IN (
+         SELECT parent_id FROM log_records WHERE run_id = @run AND parent_id IN (SELECT value FROM json_each(@ids)))`,
     );
   }
 
@@ -46,9 +48,7 @@ export class SqliteLogRecordRepository implements LogRecordRepository {
    */
   ingestRows(runId: RunId, rows: ReadonlyArray<RecordValues>, presentColumns: ReadonlyArray<string>): Result<void> {
     const write = this.db.transaction(() => {
-      for (const row of rows) {
-        if (this.upsert.run(row).changes !== 1) throw new Abort(conflict(`record ${String(row[VALUE_INDEX.id])} belongs to another run`));
-      }
+      for (const row of rows) this.upsert.run(row);
       // Out of order: a parent stored earlier learns of its new children; a parent arriving late finds its own.
       const parents = new Set<string>();
       const childless: string[] = [];
@@ -57,8 +57,8 @@ export class SqliteLogRecordRepository implements LogRecordRepository {
         if (typeof parentId === 'string') parents.add(parentId);
         if (row[VALUE_INDEX.hasChildren] === 0) childless.push(row[VALUE_INDEX.id] as string);
       }
-      if (parents.size > 0) this.markParents.run(JSON.stringify([...parents]));
-      if (childless.length > 0) this.markFoundParents.run(JSON.stringify(childless));
+      if (parents.size > 0) this.markParents.run(runId, JSON.stringify([...parents]));
+      if (childless.length > 0) this.markFoundParents.run({ run: runId, ids: JSON.stringify(childless) });
       for (const c of presentColumns) this.mark.run(runId, c);
     });
     return run(() => write());
