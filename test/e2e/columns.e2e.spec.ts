@@ -128,6 +128,11 @@ describe('available columns', () => {
     expect(r.body.detail).toEqual([{ loc: ['body'], msg: expect.any(String), type: 'value_error', input: body, ctx: { error: expect.any(String) } }]);
   });
 
+  it('answers 404 for a project id that is no UUID (the spec types it a string), as for any project not the caller’s', async () => {
+    const r = await w.call('POST', '/v2/projects/not-a-project/spans/available_columns', { auth: w.admin, json: { log_stream_id: logStreamId } });
+    expect(r.status).toBe(404);
+  });
+
   it('answers 422 for an id that is not a UUID', async () => {
     const r = await columnsOf({ log_stream_id: 'abc' });
     expect(r.status).toBe(422);

@@ -1,5 +1,5 @@
 // Spans Available Columns (spec operation 4).
-import { ProjectPath, SpansAvailableColumnsRequest, SpansAvailableColumnsResponse } from '@tracelight/api-schema';
+import { ColumnsProjectPath, SpansAvailableColumnsRequest, SpansAvailableColumnsResponse } from '@tracelight/api-schema';
 import { ColumnUseCases } from '@tracelight/use-cases';
 import { inject, injectable } from 'inversify';
 import { type Route, type RouteGroup, route } from '../shared/route';
@@ -18,7 +18,7 @@ export class ColumnRoutes implements RouteGroup {
         path: '/projects/{project_id}/spans/available_columns',
         summary: 'The columns that can be shown, filtered or sorted for the traces and spans of one run',
         auth: 'required',
-        params: ProjectPath,
+        params: ColumnsProjectPath,
         body: SpansAvailableColumnsRequest,
         response: SpansAvailableColumnsResponse,
         handle: ({ principal, params, body }) => {

@@ -9,6 +9,7 @@ import {
   RunPath,
   RunScorerSettingsRequest,
   ScorerPath,
+  ScorerVersionsPath,
 } from '@tracelight/api-schema';
 import { type ProjectId, type RunId, type ScorerId, asId } from '@tracelight/domain';
 import { ScorerUseCases } from '@tracelight/use-cases';
@@ -63,7 +64,7 @@ export class ScorerRoutes implements RouteGroup {
         path: '/scorers/{scorer_id}/versions',
         summary: 'List All Versions For Scorer, by version ascending',
         auth: 'required',
-        params: ScorerPath,
+        params: ScorerVersionsPath,
         query: ListScorerVersionsQuery,
         response: ListScorerVersionsResponse,
         handle: ({ principal, params, query }) =>

@@ -1,7 +1,7 @@
 // Projects and their runs (log streams and experiments).
 import { PROJECT_TYPES } from '@tracelight/domain';
 import * as t from 'io-ts';
-import { Bool, Enum, Name, Obj, StrQuery, UuidString } from '../shared/primitives.codec';
+import { Bool, Enum, Name, NonEmptyString, Obj, StrQuery, UuidString } from '../shared/primitives.codec';
 
 export const ProjectType = Enum(PROJECT_TYPES, 'ProjectType');
 /** `POST /v2/projects`: `type` defaults to `gen_ai`. */
@@ -17,6 +17,11 @@ export const ProjectsQuery = t.partial({ project_name: StrQuery, type: ProjectTy
 export type ProjectsQuery = t.TypeOf<typeof ProjectsQuery>;
 /** Path of `/v2/projects/{project_id}…`. */
 export const ProjectPath = t.type({ project_id: UuidString }, 'ProjectPath');
+/**
+ * The path of spec operation 4, whose `project_id` the spec types as a plain string: any string is
+ * taken, and one that names no project of the caller's (a UUID or not) is 404.
+ */
+export const ColumnsProjectPath = t.type({ project_id: NonEmptyString }, 'ColumnsProjectPath');
 export const ProjectResponse = t.type(
   { id: t.string, name: t.string, type: ProjectType, created_by: t.string, created_at: t.string, updated_at: t.string },
   'ProjectResponse',

@@ -36,6 +36,11 @@ export const LunaOutputType = Enum(['float', 'string', 'string_list'] as const, 
 
 /** Path of `/v2/scorers/{scorer_id}…`. */
 export const ScorerPath = t.type({ scorer_id: UuidString }, 'ScorerPath');
+/**
+ * The path of spec operation 5, whose `scorer_id` the spec types as a plain string: any string is taken,
+ * and one that names no scorer of the caller's (a UUID or not) is 404.
+ */
+export const ScorerVersionsPath = t.type({ scorer_id: NonEmptyString }, 'ScorerVersionsPath');
 
 // ---------------------------------------------------------------------------------------------
 // Creating a scorer
