@@ -185,6 +185,13 @@ export const DateTimeWithOffset = describeCodec(new t.Type<Date, string, unknown
     if (!parsed.ok)
       return fail(u, c, { type: 'datetime_parsing', msg: `Input should be a valid datetime, ${parsed.error}`, ctx: { error: parsed.error } });
     if (!parsed.aware) return fail(u, c, { type: 'timezone_aware', msg: 'Input should have timezone info' });
+    // Stored and answered in UTC: a time whose UTC year leaves 1..9999 would come back in a form
+    // (`+010000-…`) that is no ISO 8601 date-time, nor accepted here.
+    const year = parsed.date.getUTCFullYear();
+    if (year < 1 || year > 9999) {
+      const error = 'year out of range once in UTC (1 to 9999)';
+      return fail(u, c, { type: 'datetime_parsing', msg: `Input should be a valid datetime, ${error}`, ctx: { error } });
+    }
     return t.success(parsed.date);
   },
   (d) => d.toISOString(),

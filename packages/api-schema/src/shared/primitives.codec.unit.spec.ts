@@ -74,6 +74,7 @@ describe('DateTimeWithOffset', () => {
     ['2026-01-02t03:04z', '2026-01-02T03:04:00.000Z'],
     ['2024-02-29T00:00:00+0530', '2024-02-28T18:30:00.000Z'],
     ['0001-01-01T00:00:00Z', '0001-01-01T00:00:00.000Z'],
+    ['9999-12-31T23:59:59+01:00', '9999-12-31T22:59:59.000Z'],
   ])('decodes %s to a Date and encodes it in UTC ISO form', (input, iso) => {
     const d = ok(DateTimeWithOffset, input);
     expect(d).toBeInstanceOf(Date);
@@ -93,6 +94,9 @@ describe('DateTimeWithOffset', () => {
     ['2026-01-02T25:00:00Z', 'hour value is outside expected range of 0-23'],
     ['2026-01-02T03:04:05+25:00', 'timezone offset must be less than 24 hours'],
     ['2026-01-02T03:04:05Zjunk', 'unexpected extra characters at the end of the input'],
+    // Valid, but outside years 1..9999 once in UTC, where it would be answered as `+010000-…`.
+    ['9999-12-31T23:59:59-01:00', 'year out of range once in UTC (1 to 9999)'],
+    ['0001-01-01T00:00:00+01:00', 'year out of range once in UTC (1 to 9999)'],
   ])('refuses %j: datetime_parsing with the reason', (input, error) => {
     expect(at(DateTimeWithOffset, input)).toEqual(parsing(input, error));
   });
