@@ -175,6 +175,19 @@ describe('scorer versions', () => {
     expect(r.body.detail).toEqual([expect.objectContaining({ loc, type: expect.any(String), msg: expect.any(String) })]);
   });
 
+  it('lists the caller’s scorers each with its latest version, as GET of one scorer shows it', async () => {
+    const u = await w.user(`lister-${Date.now()}@example.com`);
+    const made = async (name: string, versions: number) => {
+      const id = w.ok(await w.call('POST', '/v2/scorers', { auth: u.auth, json: { name, scorer_type: 'llm' } })).id as string;
+      for (let i = 0; i < versions; i++) w.ok(await w.call('POST', `/v2/scorers/${id}/version/llm`, { auth: u.auth, json: { instructions: `v${i + 1}` } }));
+      return id;
+    };
+    const ids = [await made('none', 0), await made('one', 1), await made('three', 3)];
+    const listed = w.ok(await w.call('GET', '/v2/scorers', { auth: u.auth })) as Array<{ id: string; latest_version: { version: number } | null }>;
+    expect(listed.map((s) => [s.id, s.latest_version?.version ?? null])).toEqual([[ids[0], null], [ids[1], 1], [ids[2], 3]]);
+    for (const s of listed) expect(s).toEqual(w.ok(await w.call('GET', `/v2/scorers/${s.id}`, { auth: u.auth })));
+  });
+
   it('answers 404 for an unknown scorer, another user’s scorer, and an id that is no UUID (the spec types it a string)', async () => {
     expect((await versions('', w.admin, randomUUID())).status).toBe(404);
     const other = await w.user(`scorers-${Date.now()}@example.com`);

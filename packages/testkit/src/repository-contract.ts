@@ -269,6 +269,15 @@ export const describeRepositoryContract = (engine: string, harness: RepositoryHa
         expect(await right(r.scorerVersions.findLatest(s.id, 'code'))).toEqual(O.some(code2));
         expect(await right(r.scorerVersions.findLatest(s.id, 'luna'))).toEqual(O.none);
       });
+      it('finds the latest of each of several scorers at once, leaving out those without versions', async () => {
+        const u = await someUser();
+        const [a, b, none] = [await right(r.scorers.insert(aScorer(u.id))), await right(r.scorers.insert(aScorer(u.id))), await right(r.scorers.insert(aScorer(u.id)))];
+        await right(r.scorerVersions.appendNext(a.id, (n) => anLlmVersion(a, n)));
+        const a2 = await right(r.scorerVersions.appendNext(a.id, (n) => aCodeVersion(a, n)));
+        const b1 = await right(r.scorerVersions.appendNext(b.id, (n) => anLlmVersion(b, n)));
+        expect(await right(r.scorerVersions.findLatestOfEach([a.id, b.id, none.id]))).toEqual(new Map([[a.id, a2], [b.id, b1]]));
+        expect(await right(r.scorerVersions.findLatestOfEach([]))).toEqual(new Map());
+      });
       it('gives concurrent creations distinct consecutive numbers', async () => {
         const s = await right(r.scorers.insert(aScorer((await someUser()).id)));
         const n = options.concurrentAppends ?? 10;

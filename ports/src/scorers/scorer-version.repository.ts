@@ -21,6 +21,8 @@ export interface ScorerVersionRepository {
   listFrom(scorerId: ScorerId, page: PageRequest, maxBytes: number): Result<FoundPage<ScorerVersion>>;
   /** The highest version, optionally only among versions of one kind. */
   findLatest(scorerId: ScorerId, kind?: ScorerVersionKind): Result<Option<ScorerVersion>>;
+  /** The highest version of each of these scorers that has one (a scorer without versions is left out). */
+  findLatestOfEach(scorerIds: ReadonlyArray<ScorerId>): Result<ReadonlyMap<ScorerId, ScorerVersion>>;
   findByNumber(scorerId: ScorerId, version: number): Result<Option<ScorerVersion>>;
 }
 export const ScorerVersionRepository = Symbol.for('tracelight.ScorerVersionRepository');

@@ -48,7 +48,7 @@ export class ScorerRoutes implements RouteGroup {
         summary: 'List the caller’s scorers',
         auth: 'required',
         handle: ({ principal }) => scorers.list(principal),
-        present: (ss) => ss.map((s) => presentScorer(s)),
+        present: (ss) => ss.map(presentScorerWithLatest),
       }),
       route({
         method: 'get',

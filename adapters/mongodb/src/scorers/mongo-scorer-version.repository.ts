@@ -84,6 +84,25 @@ export class MongoScorerVersionRepository implements ScorerVersionRepository {
     );
   }
 
+  findLatestOfEach(scorerIds: ReadonlyArray<ScorerId>): Result<ReadonlyMap<ScorerId, ScorerVersion>> {
+    return run(async () => {
+      const latest = new Map<ScorerId, ScorerVersion>();
+      if (scorerIds.length === 0) return latest;
+      const docs = await this.versions
+        .aggregate([
+          { $match: { scorerId: { $in: [...scorerIds] } } },
+          { $sort: { scorerId: 1, version: -1 } },
+          { $group: { _id: '$scorerId', latest: { $first: '$$ROOT' } } },
+        ])
+        .toArray();
+      for (const d of docs) {
+        const v = scorerVersionFromDoc(d['latest']);
+        latest.set(v.scorerId, v);
+      }
+      return latest;
+    });
+  }
+
   findByNumber(scorerId: ScorerId, version: number): Result<O.Option<ScorerVersion>> {
     return run(async () => O.map(scorerVersionFromDoc)(O.fromNullable(await this.versions.findOne({ scorerId, version }))));
   }

@@ -15,6 +15,7 @@ export class SqliteScorerVersionRepository implements ScorerVersionRepository {
   private readonly page;
   private readonly latest;
   private readonly latestOfKind;
+  private readonly latestOfEach;
   private readonly byNumber;
 
   constructor(@inject(SqliteDatabaseToken) { db }: SqliteDatabase) {
@@ -25,6 +26,11 @@ export class SqliteScorerVersionRepository implements ScorerVersionRepository {
     this.latest = db.prepare('SELECT body FROM scorer_versions WHERE scorer_id = ? ORDER BY version DESC LIMIT 1');
     this.latestOfKind = db.prepare('SELECT body FROM scorer_versions WHERE scorer_id = ? AND kind = ? ORDER BY version DESC LIMIT 1');
     this.byNumber = db.prepare('SELECT body FROM scorer_versions WHERE scorer_id = ? AND version = ?');
+    // One statement for a whole list (ids as a JSON array); the unique (scorer_id, version) index finds each MAX.
+    this.latestOfEach = db.prepare(
+      `SELECT body FROM scorer_versions v WHERE scorer_id IN (SELECT value FROM json_each(?))
+         AND version = (SELECT MAX(version) FROM scorer_versions WHERE scorer_id = v.scorer_id)`,
+    );
   }
 
   appendNext(scorerId: ScorerId, build: (version: number) => ScorerVersion): Result<ScorerVersion> {
@@ -60,6 +66,18 @@ export class SqliteScorerVersionRepository implements ScorerVersionRepository {
     return run(() =>
       O.map(versionFromRow)(O.fromNullable(kind ? this.latestOfKind.get(scorerId, kind) : this.latest.get(scorerId))),
     );
+  }
+
+  findLatestOfEach(scorerIds: ReadonlyArray<ScorerId>): Result<ReadonlyMap<ScorerId, ScorerVersion>> {
+    return run(() => {
+      const latest = new Map<ScorerId, ScorerVersion>();
+      if (scorerIds.length === 0) return latest;
+      for (const row of this.latestOfEach.iterate(JSON.stringify(scorerIds))) {
+        const v = versionFromRow(row);
+        latest.set(v.scorerId, v);
+      }
+      return latest;
+    });
   }
 
   findByNumber(scorerId: ScorerId, version: number): Result<O.Option<ScorerVersion>> {

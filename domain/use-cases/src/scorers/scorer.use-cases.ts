@@ -149,8 +149,17 @@ export class ScorerUseCases {
     });
   }
 
-  list(principal: Principal): UseCase<ReadonlyArray<Scorer>> {
-    return this.deps.scorers.listByOwner(principal.userId);
+  /** The caller's scorers, each with its latest version (null before the first). */
+  list(principal: Principal): UseCase<ReadonlyArray<ScorerWithLatest>> {
+    return pipe(
+      this.deps.scorers.listByOwner(principal.userId),
+      flatMap((scorers) =>
+        pipe(
+          this.deps.versions.findLatestOfEach(scorers.map((s) => s.id)),
+          TE.map((latest) => scorers.map((scorer) => ({ scorer, latestVersion: latest.get(scorer.id) ?? null }))),
+        ),
+      ),
+    );
   }
 
   get(principal: Principal, scorerId: ScorerId): UseCase<Scorer> {
