@@ -215,6 +215,21 @@ describe('scorer versions', () => {
     expect(r.status).toBe(415);
   });
 
+  it('refuses a code upload that is not UTF-8 text (it would come back changed), and keeps one that is, byte for byte', async () => {
+    const id = w.ok(await w.call('POST', '/v2/scorers', { auth: w.admin, json: { name: `utf8-${Date.now()}`, scorer_type: 'code' } })).id;
+    const upload = (bytes: Uint8Array) => {
+      const form = new FormData();
+      form.append('file', new Blob([bytes]), 'scorer.py');
+      return w.call('POST', `/v2/scorers/${id}/version/code`, { auth: w.admin, multipart: form });
+    };
+    const bad = await upload(new Uint8Array([0x00, 0xff, 0xfe, 0x80]));
+    expect(bad.status).toBe(422);
+    expect(bad.body.detail).toEqual([expect.objectContaining({ loc: ['body', 'file'], type: 'value_error', input: 'scorer.py', msg: 'Value error, the uploaded file is not UTF-8 text' })]);
+    const text = 'print("héllo ✓ 🚀")\n';
+    expect((await upload(new TextEncoder().encode(text))).status).toBe(200);
+    expect((await w.call('GET', `/v2/scorers/${id}/version/code`, { auth: w.admin })).text).toBe(text);
+  });
+
   it('answers 422 to an upload cut off inside its file part, and goes on serving', async () => {
     const cut = '--cut\r\nContent-Disposition: form-data; name="file"; filename="scorer.py"\r\n\r\nprint(1)';
     const r = await w.call('POST', `/v2/scorers/${scorerId}/version/code`, {

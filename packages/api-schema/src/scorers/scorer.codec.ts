@@ -210,14 +210,29 @@ export interface UploadedFile {
 const isUploadedFile = (u: unknown): u is UploadedFile =>
   typeof u === 'object' && u !== null && Buffer.isBuffer((u as UploadedFile).content) && typeof (u as UploadedFile).filename === 'string';
 
-/** The `file` part of a multipart upload, as the multipart parser hands it over. */
+const UTF8 = new TextDecoder('utf-8', { fatal: true });
+const isUtf8 = (bytes: Buffer): boolean => {
+  try {
+    UTF8.decode(bytes);
+    return true;
+  } catch {
+    return false;
+  }
+};
+
+/**
+ * The `file` part of a multipart upload, as the multipart parser hands it over: a scorer's source, so
+ * UTF-8 text (other bytes would be stored as U+FFFD and come back changed). A failure echoes the file's
+ * name, not its bytes.
+ */
 export const UploadedFile = describeCodec(new t.Type<UploadedFile, UploadedFile, unknown>(
   'UploadedFile',
   isUploadedFile,
-  (u, c) =>
-    isUploadedFile(u)
-      ? t.success(u)
-      : fail(typeof u === 'string' ? u : null, c, valueErrorInfo(`Expected UploadFile, received: ${typeof u === 'string' ? "<class 'str'>" : typeof u}`)),
+  (u, c) => {
+    if (!isUploadedFile(u))
+      return fail(typeof u === 'string' ? u : null, c, valueErrorInfo(`Expected UploadFile, received: ${typeof u === 'string' ? "<class 'str'>" : typeof u}`));
+    return isUtf8(u.content) ? t.success(u) : fail(u.filename, c, valueErrorInfo('the uploaded file is not UTF-8 text'));
+  },
   t.identity,
 ), { type: 'string', format: 'binary' });
 
