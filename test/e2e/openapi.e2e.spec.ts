@@ -51,6 +51,21 @@ describe('responses against the OpenAPI document', () => {
     conforms('/v2/scorers/{scorer_id}/versions', 'get', await w.call('GET', `/v2/scorers/${scorer.id}/versions?limit=0`, { auth: a }));
     conforms('/v2/projects/{project_id}/traces', 'post', await w.call('POST', `/v2/projects/${projectId}/traces`, { auth: a, json: { log_stream_id: runId, traces: [{ input: 'x', spans: [{ type: 'llm', input: 'q' }] }] } }));
     conforms('/v2/projects/{project_id}/spans/available_columns', 'post', await w.call('POST', `/v2/projects/${projectId}/spans/available_columns`, { json: { log_stream_id: runId } }));
+    // The errors besides 401/404/422: each documented where it can be answered, and shaped as documented.
+    conforms('/v2/refresh_token', 'post', await w.call('POST', '/v2/refresh_token'));
+    conforms('/v2/projects', 'post', await w.call('POST', '/v2/projects', { auth: a, json: { name: 'oa-dup' } }));
+    conforms('/v2/projects', 'post', await w.call('POST', '/v2/projects', { auth: a, json: { name: 'oa-dup' } }));
+    conforms('/v2/projects', 'post', await w.call('POST', '/v2/projects', { auth: a, raw: 'name=x', headers: { 'content-type': 'text/plain' } }));
+    conforms('/v2/users', 'post', await w.call('POST', '/v2/users', { auth: (await w.user(`oa-${Date.now()}@example.com`)).auth, json: { email: 'z@example.com', password: 'long enough' } }));
+  });
+
+  it('documents 401 and the bearer scheme on refresh_token, which checks its own credential', () => {
+    const refresh = doc.paths['/v2/refresh_token']!['post'] as unknown as { responses: Record<string, unknown>; security: unknown };
+    expect(Object.keys(refresh.responses)).toEqual(expect.arrayContaining(['200', '401', '429', '503']));
+    expect(refresh.security).toEqual([{ OAuth2PasswordBearer: [] }]);
+    const patch = doc.paths['/v2/projects/{project_id}/runs/{run_id}/insights-settings']!['patch']!;
+    expect(Object.keys(patch.responses).sort()).toEqual(['200', '401', '403', '404', '413', '415', '422', '429', '503']);
+    expect(Object.keys(doc.paths['/healthcheck']!['get']!.responses).sort()).toEqual(['200', '404', '422']);
   });
 });
 

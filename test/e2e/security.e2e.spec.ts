@@ -85,6 +85,41 @@ describe('another user', () => {
     expect((await w.call('POST', `/v2/projects/${owner.project}/traces`, { auth: a, json: { log_stream_id: owner.run, traces: [{ id: mine!.id, input: 'private input', spans: [] }] } })).status).toBe(200);
   });
 
+  it('with the read_only role reads and manages its API keys, and changes no data (403)', async () => {
+    const email = `reader-${Date.now()}@example.com`;
+    w.ok(await w.call('POST', '/v2/users', { auth: w.admin, json: { email, password: 'reader password', role: 'read_only' } }));
+    const reader = { bearer: await w.login(email, 'reader password') };
+    const key = w.ok(await w.call('POST', '/v2/users/api_keys', { auth: reader, json: { description: 'reading' } }));
+    expect((await w.call('GET', '/v2/projects', { auth: { apiKey: key.api_key } })).status).toBe(200);
+    expect((await w.call('GET', '/v2/scorers', { auth: reader })).status).toBe(200);
+    const writes: Array<[string, string, unknown]> = [
+      ['POST', '/v2/projects', { name: 'not allowed' }],
+      ['POST', '/v2/scorers', { name: 'not allowed', scorer_type: 'llm' }],
+      ['PUT', '/v2/integrations/gateway', { token: 't', endpoint: 'https://gw.example.com/r', use_case: 'READER' }],
+      // Ids of the owner's: refused for the role before anything is looked up, so nothing is told.
+      ['PATCH', `/v2/projects/${owner.project}/runs/${owner.run}/insights-settings`, {}],
+      ['POST', `/v2/projects/${owner.project}/traces`, { log_stream_id: owner.run, traces: [{ input: 'x' }] }],
+      ['POST', `/v2/scorers/${owner.scorer}/version/llm`, { instructions: 'x' }],
+      ['POST', '/v2/users', { email: `made-by-reader-${Date.now()}@example.com`, password: 'long enough', role: 'user' }],
+    ];
+    for (const [method, path, json] of writes) {
+      const r = await w.call(method, path, { auth: reader, json });
+      expect([method, path, r.status]).toEqual([method, path, 403]);
+    }
+    expect(w.ok(await w.call('GET', '/v2/projects', { auth: reader }))).toEqual([]);
+  });
+
+  it('with the manager role creates users and read-only users, not admins or managers', async () => {
+    const email = `manager-${Date.now()}@example.com`;
+    w.ok(await w.call('POST', '/v2/users', { auth: w.admin, json: { email, password: 'manager password', role: 'manager' } }));
+    const manager = { bearer: await w.login(email, 'manager password') };
+    const create = (role: string) => w.call('POST', '/v2/users', { auth: manager, json: { email: `${role}-by-manager-${Date.now()}@example.com`, password: 'long enough', role } });
+    expect((await create('user')).status).toBe(200);
+    expect((await create('read_only')).status).toBe(200);
+    expect((await create('admin')).status).toBe(403);
+    expect((await create('manager')).status).toBe(403);
+  });
+
   it('cannot use a revoked key, a tampered or foreign token, or another user’s password', async () => {
     const key = w.ok(await w.call('POST', '/v2/users/api_keys', { auth: w.admin, json: { description: 'to revoke' } }));
     // Used first, so the server has resolved (and remembers) it: revoking through the API still stops it at once.

@@ -54,6 +54,7 @@ export class IdentityRoutes implements RouteGroup {
         path: '/login',
         summary: 'OAuth2 password flow: email and password (form-encoded or JSON) for an access token',
         auth: 'none',
+        checksCredential: 'body',
         bodyKind: 'form',
         body: LoginRequest,
         response: TokenResponse,
@@ -67,6 +68,7 @@ export class IdentityRoutes implements RouteGroup {
         path: '/login/api_key',
         summary: 'Exchange an API key for an access token',
         auth: 'none',
+        checksCredential: 'body',
         body: ApiKeyLoginRequest,
         response: TokenResponse,
         handle: ({ body }) => identity.loginWithApiKey(body.api_key),
@@ -79,6 +81,7 @@ export class IdentityRoutes implements RouteGroup {
         path: '/refresh_token',
         summary: 'Exchange a valid bearer token (or the refresh_token cookie set at sign-in) for a new access token',
         auth: 'none',
+        checksCredential: 'bearer',
         response: TokenResponse,
         handle: ({ header }) => {
           const c = presentedCredentials((name) => (name === 'authorization' ? header(name) : undefined));
@@ -103,8 +106,9 @@ export class IdentityRoutes implements RouteGroup {
       route({
         method: 'post',
         path: '/users',
-        summary: 'Create a user (admins only)',
+        summary: 'Create a user (admins; managers for the roles user and read_only)',
         auth: 'required',
+        conflict: 'A user with that email exists',
         body: CreateUserRequest,
         handle: ({ principal, body }) =>
           identity.createUser(principal, { email: body.email, password: body.password, role: body.role ?? 'user' }),

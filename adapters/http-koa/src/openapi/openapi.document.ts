@@ -24,6 +24,7 @@ export const openApiDocument = (routes: ReadonlyArray<Route>, version: string): 
   // The error shapes come from the schema package's codecs like everything else.
   const ERROR = schemas.schemaOf(ErrorResponse);
   const VALIDATION_ERROR = schemas.schemaOf(HTTPValidationErrorCodec);
+  const error = (description: string) => ({ description, content: { 'application/json': { schema: ERROR } } });
   const paths: Record<string, Record<string, unknown>> = {};
   for (const r of routes) {
     const parameters = [
@@ -51,13 +52,20 @@ export const openApiDocument = (routes: ReadonlyArray<Route>, version: string): 
           description: 'Successful Response',
           content: { 'application/json': { schema: r.response ? schemas.schemaOf(r.response) : {} } },
         },
-        ...(r.auth === 'required' ? { '401': { description: 'Missing or wrong credentials', content: { 'application/json': { schema: ERROR } } } } : {}),
-        '404': { description: 'Not found, or not the caller’s', content: { 'application/json': { schema: ERROR } } },
+        ...(r.auth === 'required' || r.checksCredential ? { '401': error('Missing or wrong credentials') } : {}),
+        ...(r.auth === 'required' && r.method !== 'get' ? { '403': error('The caller’s role may not do this (a read-only user changes no data)') } : {}),
+        '404': error('Not found, or not the caller’s'),
+        ...(r.conflict ? { '409': error(r.conflict) } : {}),
+        ...(r.body ? { '413': error('Request body too large'), '415': error('A body of another content type than the route takes') } : {}),
         '422': { description: 'Validation Error', content: { 'application/json': { schema: VALIDATION_ERROR } } },
+        ...(r.unlimited ? {} : { '429': error('Past the rate limit: try again after Retry-After seconds') }),
+        ...(r.path === '/healthcheck' ? {} : { '503': error('Storage unavailable: try again') }),
       },
       ...(r.auth === 'required'
         ? { security: [{ ClassicAPIKeyHeader: [] }, { APIKeyHeader: [] }, { OAuth2PasswordBearer: [] }, { HTTPBasic: [] }] }
-        : {}),
+        : r.checksCredential === 'bearer'
+          ? { security: [{ OAuth2PasswordBearer: [] }] }
+          : {}),
     };
     paths[documentedPath(r)] = { ...paths[documentedPath(r)], [r.method]: operation };
   }

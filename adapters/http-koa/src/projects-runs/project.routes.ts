@@ -26,6 +26,7 @@ export class ProjectRoutes implements RouteGroup {
         path: '/projects',
         summary: 'Create a project owned by the caller',
         auth: 'required',
+        conflict: 'The caller has a project of that name',
         body: ProjectCreateRequest,
         handle: ({ principal, body }) => projects.create(principal, { name: body.name, type: body.type ?? 'gen_ai' }),
         present: presentProject,
@@ -58,6 +59,7 @@ export class ProjectRoutes implements RouteGroup {
           path: `/projects/{project_id}/${collection}`,
           summary: `Create a ${noun} in a project`,
           auth: 'required',
+          conflict: `The project has a ${noun} of that name`,
           params: ProjectPath,
           body: RunCreateRequest,
           handle: ({ principal, params, body }) =>

@@ -38,6 +38,7 @@ export class ScorerRoutes implements RouteGroup {
         path: '/scorers',
         summary: 'Create a scorer',
         auth: 'required',
+        conflict: 'The caller has a scorer of that name',
         body: CreateScorerRequest,
         handle: ({ principal, body }) => scorers.create(principal, toCreateScorer(body)),
         present: (s) => presentScorer(s),

@@ -35,6 +35,13 @@ export interface Route<P = unknown, Q = unknown, B = unknown, A = unknown> {
   readonly unlimited?: boolean;
   /** Its answer holds a credential (a token, a new API key): sent with `Cache-Control: no-store`. */
   readonly answersSecret?: boolean;
+  /**
+   * For documentation: a route without `auth: 'required'` that still checks a credential of its own
+   * (sign-in, refresh) and so answers 401; `bearer` when that credential is a bearer token.
+   */
+  readonly checksCredential?: 'bearer' | 'body';
+  /** For documentation: when the route answers 409. */
+  readonly conflict?: string;
   readonly params?: Decoder<P>;
   readonly query?: Decoder<Q>;
   readonly body?: Decoder<B>;

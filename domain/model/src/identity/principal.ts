@@ -11,6 +11,18 @@ export interface Principal {
   readonly scheme: CredentialScheme;
 }
 
+/**
+ * What a role may do. Every user reads and changes only their own data (and manages their own API keys);
+ * beyond that:
+ * - `admin` creates users of any role;
+ * - `manager` creates users of the roles below it (`user`, `read_only`);
+ * - `user` has no more;
+ * - `read_only` reads, signs in and manages its API keys, and changes no data.
+ */
+export const mayChangeData = (p: Principal): boolean => p.role !== 'read_only';
+export const mayCreateUser = (actor: Principal, role: UserRole): boolean =>
+  actor.role === 'admin' || (actor.role === 'manager' && (role === 'user' || role === 'read_only'));
+
 /** The credentials a request presented, already split out of its headers by the HTTP edge. */
 export type PresentedCredentials =
   | { readonly scheme: 'api_key'; readonly apiKey: string }

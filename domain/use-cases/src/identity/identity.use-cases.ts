@@ -17,6 +17,7 @@ import {
   MIN_PASSWORD_LENGTH,
   normaliseEmail,
   unauthorized,
+  mayCreateUser,
 } from '@tracelight/domain';
 import type {
   ApiKeyMinter,
@@ -104,8 +105,10 @@ export class IdentityUseCases {
   }
 
   /** Only admins create users. */
+  /** An admin creates users of any role; a manager, users and read-only users (mayCreateUser). */
   createUser(actor: Principal, input: NewUser): UseCase<User> {
-    return actor.role === 'admin' ? this.register(input) : TE.left(forbidden('Only an admin can create users'));
+    if (mayCreateUser(actor, input.role)) return this.register(input);
+    return TE.left(forbidden(actor.role === 'manager' ? `A manager cannot create a user with the role ${input.role}` : 'Only an admin or a manager can create users'));
   }
 
   currentUser(principal: Principal): UseCase<User> {

@@ -8,13 +8,14 @@ import {
   type RunInsights,
   completeInsights,
   DEFAULT_INSIGHTS,
+  mayChangeData,
 } from '@tracelight/domain';
 import type { Clock, InsightsRepository } from '@tracelight/ports';
 import * as O from 'fp-ts/Option';
 import * as TE from 'fp-ts/TaskEither';
 import { pipe } from 'fp-ts/function';
 import type { ProjectUseCases } from '../projects-runs/project.use-cases';
-import { type UseCase, flatMap } from '../shared/te';
+import { type UseCase, flatMap, readOnly } from '../shared/te';
 
 export interface InsightsDeps {
   readonly projects: ProjectUseCases;
@@ -45,6 +46,7 @@ export class InsightsUseCases {
 
   /** Create or replace (never merge): what the request leaves out takes the spec's defaults. */
   replace(principal: Principal, projectId: ProjectId, runId: RunId, input: InsightsInput | null): UseCase<RunInsights> {
+    if (!mayChangeData(principal)) return readOnly();
     return pipe(
       this.deps.projects.getRun(principal, projectId, runId),
       flatMap(() =>

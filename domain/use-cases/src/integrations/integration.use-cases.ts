@@ -7,11 +7,12 @@ import {
   asId,
   invalid,
   USE_CASE,
+  mayChangeData,
 } from '@tracelight/domain';
 import type { Clock, IdGenerator, IntegrationRepository, SecretSealer } from '@tracelight/ports';
 import * as TE from 'fp-ts/TaskEither';
 import { pipe } from 'fp-ts/function';
-import { type UseCase, flatMap } from '../shared/te';
+import { type UseCase, flatMap, readOnly } from '../shared/te';
 
 export interface IntegrationDeps {
   readonly integrations: IntegrationRepository;
@@ -43,6 +44,7 @@ export class IntegrationUseCases {
 
   /** The first call creates the integration; later calls update the same one (same id and created_at). */
   upsertGateway(principal: Principal, input: GatewayIntegrationInput): UseCase<Integration> {
+    if (!mayChangeData(principal)) return readOnly();
     return pipe(
       validateGateway(input),
       flatMap((valid) => {

@@ -10,12 +10,13 @@ import {
   type RunKind,
   asId,
   isVisibleTo,
+  mayChangeData,
 } from '@tracelight/domain';
 import type { Clock, IdGenerator, ProjectRepository, RunRepository } from '@tracelight/ports';
 import * as TE from 'fp-ts/TaskEither';
 import { pipe } from 'fp-ts/function';
 import { ExpiringCache } from '../shared/expiring-cache';
-import { type UseCase, orNotFound, readThrough, visibleOr, flatMap } from '../shared/te';
+import { type UseCase, orNotFound, readThrough, visibleOr, flatMap, readOnly } from '../shared/te';
 
 export interface ProjectDeps {
   readonly projects: ProjectRepository;
@@ -37,6 +38,7 @@ export class ProjectUseCases {
   constructor(private readonly deps: ProjectDeps) {}
 
   create(principal: Principal, input: NewProject): UseCase<Project> {
+    if (!mayChangeData(principal)) return readOnly();
     const now = this.deps.clock.now();
     return this.deps.projects.insert({
       id: asId<ProjectId>(this.deps.ids.next()),
@@ -61,6 +63,7 @@ export class ProjectUseCases {
   }
 
   createRun(principal: Principal, projectId: ProjectId, kind: RunKind, name: string): UseCase<Run> {
+    if (!mayChangeData(principal)) return readOnly();
     return pipe(
       this.get(principal, projectId),
       flatMap(() => {

@@ -23,6 +23,7 @@ import {
   isValidThreshold,
   notFound,
   pageFromFound,
+  mayChangeData,
 } from '@tracelight/domain';
 import type {
   Clock,
@@ -37,7 +38,7 @@ import * as TE from 'fp-ts/TaskEither';
 import { pipe } from 'fp-ts/function';
 import type { ProjectUseCases } from '../projects-runs/project.use-cases';
 import { ExpiringCache } from '../shared/expiring-cache';
-import { type UseCase, orNotFound, readThrough, visibleOr, flatMap } from '../shared/te';
+import { type UseCase, orNotFound, readThrough, visibleOr, flatMap, readOnly } from '../shared/te';
 
 export interface ScorerDeps {
   readonly projects: ProjectUseCases;
@@ -135,6 +136,7 @@ export class ScorerUseCases {
   constructor(private readonly deps: ScorerDeps) {}
 
   create(principal: Principal, input: NewScorer): UseCase<Scorer> {
+    if (!mayChangeData(principal)) return readOnly();
     if (input.display.threshold && !isValidThreshold(input.display.threshold))
       return TE.left(
         invalid(['threshold'], 'display_value_levels must have one more entry than buckets, and buckets must ascend'),
@@ -205,6 +207,7 @@ export class ScorerUseCases {
   }
 
   createLlmVersion(principal: Principal, scorerId: ScorerId, input: LlmVersionInput): UseCase<ScorerVersion> {
+    if (!mayChangeData(principal)) return readOnly();
     if (input.instructions === undefined && input.userPrompt === undefined && input.chainPollTemplate === undefined)
       return TE.left(invalid([], 'one of instructions, user_prompt or chain_poll_template is required'));
     return pipe(
@@ -216,6 +219,7 @@ export class ScorerUseCases {
   }
 
   createCodeVersion(principal: Principal, scorerId: ScorerId, input: CodeVersionInput): UseCase<ScorerVersion> {
+    if (!mayChangeData(principal)) return readOnly();
     if (input.code.trim().length === 0) return TE.left(invalid(['file'], 'the uploaded file is empty'));
     return pipe(
       this.get(principal, scorerId),
@@ -247,6 +251,7 @@ export class ScorerUseCases {
   }
 
   createLunaVersion(principal: Principal, scorerId: ScorerId, input: LunaVersionInput): UseCase<ScorerVersion> {
+    if (!mayChangeData(principal)) return readOnly();
     return pipe(
       this.get(principal, scorerId),
       flatMap((scorer) =>
@@ -306,6 +311,7 @@ export class ScorerUseCases {
     runId: RunId,
     selections: ReadonlyArray<ScorerSelection>,
   ): UseCase<RunScorerSettings> {
+    if (!mayChangeData(principal)) return readOnly();
     const unique = A.uniq({ equals: (a: ScorerSelection, b: ScorerSelection) => a.scorerId === b.scorerId })([
       ...selections,
     ]);

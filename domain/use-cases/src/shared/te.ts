@@ -1,5 +1,5 @@
 // Small TaskEither helpers shared by the use cases.
-import { type DomainError, notFound } from '@tracelight/domain';
+import { type DomainError, forbidden, notFound } from '@tracelight/domain';
 import type { ExpiringCache } from './expiring-cache';
 import * as E from 'fp-ts/Either';
 import * as O from 'fp-ts/Option';
@@ -80,3 +80,6 @@ export const readThrough = <A>(cache: ExpiringCache<A>, key: string, read: () =>
     }),
   );
 };
+
+/** The answer to a read-only user's attempt to change data (see mayChangeData). */
+export const readOnly = <A>(): UseCase<A> => TE.left(forbidden('A read-only user cannot change data'));

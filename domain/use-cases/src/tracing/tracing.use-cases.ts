@@ -23,13 +23,14 @@ import {
   presentColumns,
   presentColumnsOfAll,
   validateSearch,
+  mayChangeData,
 } from '@tracelight/domain';
 import type { Clock, IdGenerator, LogRecordRepository } from '@tracelight/ports';
 import * as TE from 'fp-ts/TaskEither';
 import { pipe } from 'fp-ts/function';
 import type { ColumnUseCases } from '../columns/columns.use-cases';
 import type { ProjectUseCases } from '../projects-runs/project.use-cases';
-import { type UseCase, flatMap, filterOrElse } from '../shared/te';
+import { type UseCase, flatMap, filterOrElse, readOnly } from '../shared/te';
 
 export interface TracingDeps {
   readonly projects: ProjectUseCases;
@@ -78,6 +79,7 @@ export class TracingUseCases {
   constructor(private readonly deps: TracingDeps) {}
 
   ingestTraces(principal: Principal, scope: RunScope, input: IngestTraces): UseCase<IngestResult> {
+    if (!mayChangeData(principal)) return readOnly();
     return pipe(
       this.deps.projects.getRun(principal, scope.projectId, scope.runId, scope.kind),
       flatMap(() =>
@@ -111,6 +113,7 @@ export class TracingUseCases {
 
   /** A session groups traces (a conversation, a job); traces name it by `session_id`. */
   createSession(principal: Principal, scope: RunScope, input: NewSession): UseCase<LogRecord> {
+    if (!mayChangeData(principal)) return readOnly();
     return pipe(
       this.deps.projects.getRun(principal, scope.projectId, scope.runId, scope.kind),
       flatMap(() => {
@@ -157,6 +160,7 @@ export class TracingUseCases {
    * name; created on first use, as exporters cannot create one).
    */
   ingestOtel(principal: Principal, projectRef: string, logStreamName: string, spans: ReadonlyArray<OtelSpan>): UseCase<{ readonly spansCount: number }> {
+    if (!mayChangeData(principal)) return readOnly();
     return pipe(
       this.resolveLogStream(principal, projectRef, logStreamName),
       filterOrElse(
