@@ -1,6 +1,6 @@
 // Versioned set-up of collections and indexes. Append only. Unique indexes enforce what the domain
 // relies on, so concurrent writers on several server processes cannot break it.
-import type { AnyBulkWriteOperation, Db, Document } from 'mongodb';
+import { type AnyBulkWriteOperation, BSON, type Db, type Document } from 'mongodb';
 
 export interface MongoMigration {
   readonly version: number;
@@ -57,26 +57,40 @@ export const MIGRATIONS: ReadonlyArray<MongoMigration> = [
     name: 'record ids are unique per run, not across every user (the same id in two runs is two documents)',
     // A record's _id becomes `<run id>:<record id>`, its id moving to `recordId`. _id cannot change in
     // place, so each record of the old form is written again under its new _id, then the old one
-    // removed, a thousand at a time. Safe to run again from any point: what has no recordId is old.
+    // removed. Safe to run again from any point: what has no recordId is of the old form.
     up: async (db) => {
-      const records = db.collection<Document & { _id: string }>('log_records');
+      type Old = Document & { _id: string };
+      const records = db.collection<Old>('log_records');
       await records.createIndex({ runId: 1, recordId: 1 }, { name: 'log_records_by_run_id' });
       await records.createIndex({ runId: 1, traceId: 1 }, { name: 'log_records_by_run_trace' });
       await records.createIndex({ runId: 1, parentId: 1 }, { name: 'log_records_by_run_parent' });
-      for (;;) {
-        const batch = await records.find({ recordId: { $exists: false } }).limit(1_000).toArray();
-        if (batch.length === 0) break;
+      const target = (d: Old): string => `${String(d['runId'])}:${d._id}`;
+      // An old _id can have the form of a new one (an id `<run id>:…` brought in by an import): a
+      // record of the old form sitting on a target is moved first, so no record is overwritten and no
+      // upsert meets a duplicate _id. It ends: each step's targets are longer than its _ids.
+      const move = async (docs: ReadonlyArray<Old>): Promise<void> => {
+        if (docs.length === 0) return;
+        await move(await records.find({ _id: { $in: docs.map(target) }, recordId: { $exists: false } }).toArray());
         await records.bulkWrite(
-          batch.map(({ _id, ...rest }): AnyBulkWriteOperation<Document & { _id: string }> => ({
-            replaceOne: {
-              filter: { _id: `${String(rest['runId'])}:${_id}`, runId: rest['runId'], projectId: rest['projectId'] },
-              replacement: { ...rest, recordId: _id },
-              upsert: true,
-            },
-          })),
+          docs.map(({ _id, ...rest }): AnyBulkWriteOperation<Old> => {
+            const key = `${String(rest['runId'])}:${_id}`;
+            return { replaceOne: { filter: { _id: key, runId: rest['runId'], projectId: rest['projectId'] }, replacement: { _id: key, ...rest, recordId: _id }, upsert: true } };
+          }),
           { ordered: false },
         );
-        await records.deleteMany({ _id: { $in: batch.map((d) => d._id) }, recordId: { $exists: false } });
+        await records.deleteMany({ _id: { $in: docs.map((d) => d._id) }, recordId: { $exists: false } });
+      };
+      for (;;) {
+        // At most 1,000 records or 16 MiB at a time: a record can be several MiB.
+        const batch: Old[] = [];
+        let bytes = 0;
+        for await (const d of records.find({ recordId: { $exists: false } }, { batchSize: 100 })) {
+          batch.push(d);
+          bytes += BSON.calculateObjectSize(d);
+          if (batch.length >= 1_000 || bytes >= 16 * 2 ** 20) break;
+        }
+        if (batch.length === 0) break;
+        await move(batch);
       }
       for (const name of ['log_records_by_trace', 'log_records_by_parent']) {
         try {

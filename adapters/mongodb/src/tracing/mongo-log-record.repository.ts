@@ -57,9 +57,9 @@ export const recordKey = (runId: string, id: string): string => `${runId}:${id}`
 const toDocument = (r: LogRecord) => {
   const { id, ...rest } = r;
   return {
+    ...rest,
     _id: recordKey(r.runId, id),
     recordId: id,
-    ...rest,
     metrics: mapKeys(r.metrics, encodeMetricKey),
     isTrace: r.type === 'trace',
     inputText: textOf(r.input),
@@ -77,7 +77,8 @@ const storedSize = (d: Document): number => {
 };
 
 const fromDocument = (d: Document): LogRecord => {
-  const doc: Record<string, unknown> = { ...d, _id: d['recordId'] };
+  // A document without recordId is of the form before migration 5 (written by a process of an older build).
+  const doc: Record<string, unknown> = { ...d, _id: d['recordId'] ?? d['_id'] };
   delete doc['recordId'];
   for (const k of DERIVED) delete doc[k];
   const metrics = doc['metrics'];
@@ -199,7 +200,10 @@ export class MongoLogRecordRepository implements LogRecordRepository {
             await this.records.bulkWrite(
               // A retry replaces its own record. The run and project too: with a sharded collection, an
               // upsert names the whole shard key.
-              records.map((r) => ({ replaceOne: { filter: { _id: recordKey(runId, r.id), runId, projectId: r.projectId }, replacement: toDocument(r), upsert: true } })),
+              records.map((r) => {
+                const d = toDocument(r);
+                return { replaceOne: { filter: { _id: d._id, runId: d.runId, projectId: d.projectId }, replacement: d, upsert: true } };
+              }),
               { session, ordered: true },
             );
           await this.link(runId, records, session);
@@ -214,7 +218,7 @@ export class MongoLogRecordRepository implements LogRecordRepository {
       // ingest links again once its own commit is acknowledged (w: majority) and reads majority-committed
       // data: whichever of the two links last sees both commits.
       if (records.length > 0) await this.link(runId, records);
-    }, 'two requests wrote one of these records at once; send it again');
+    }, 'a record of this request names another run or project than it was sent to');
   }
 
   /**
@@ -222,19 +226,24 @@ export class MongoLogRecordRepository implements LogRecordRepository {
    * own. Within the run only: a parent id names a record of the same run.
    */
   private async link(runId: RunId, records: ReadonlyArray<LogRecord>, session?: ClientSession): Promise<void> {
+    const projectId = records[0]?.projectId;
+    if (projectId === undefined) return;
     const options = session ? { session } : {};
+    // The project and run too: on a sharded collection the shard key's prefix sends each query to the
+    // run's shard alone.
+    const scope = { projectId, runId };
     const parents = [...new Set(records.flatMap((r) => (r.parentId ? [recordKey(runId, r.parentId)] : [])))];
-    if (parents.length > 0) await this.records.updateMany({ _id: { $in: parents }, hasChildren: false }, { $set: { hasChildren: true } }, options);
+    if (parents.length > 0) await this.records.updateMany({ ...scope, _id: { $in: parents }, hasChildren: false }, { $set: { hasChildren: true } }, options);
     const childless = records.filter((r) => !r.hasChildren).map((r) => r.id);
     if (childless.length === 0) return;
     // An aggregation, not `distinct`, which a transaction on a sharded collection refuses.
     const withChildren = (
       await this.records
-        .aggregate<{ _id: string }>([{ $match: { runId, parentId: { $in: childless } } }, { $group: { _id: '$parentId' } }], options)
+        .aggregate<{ _id: string }>([{ $match: { ...scope, parentId: { $in: childless } } }, { $group: { _id: '$parentId' } }], options)
         .toArray()
     ).map((d) => recordKey(runId, d._id));
     if (withChildren.length > 0)
-      await this.records.updateMany({ _id: { $in: withChildren }, hasChildren: false }, { $set: { hasChildren: true } }, options);
+      await this.records.updateMany({ ...scope, _id: { $in: withChildren }, hasChildren: false }, { $set: { hasChildren: true } }, options);
   }
 
   presentColumns(runId: RunId): Result<ReadonlySet<string>> {
@@ -244,6 +253,7 @@ export class MongoLogRecordRepository implements LogRecordRepository {
   search(q: RecordQuery): Result<FoundPage<LogRecord>> {
     return run(async () => {
       const filter: Filter<StringIdDoc> = {
+        projectId: q.projectId,
         runId: q.runId,
         isTrace: q.scope === 'traces',
         ...(q.scope === 'spans' ? { type: { $ne: 'session' } } : q.scope === 'sessions' ? { type: 'session' } : {}),
