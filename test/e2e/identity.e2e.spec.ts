@@ -1,4 +1,6 @@
 // Sign-in, tokens, API keys and the spec's four credential schemes, over real HTTP.
+// The credentials adapter signs the tokens a test needs with the server's own key: no mock, the real signer.
+import { JwtTokenSigner, loadOrCreateSecretKey } from '../../adapters/credentials/src';
 import { ADMIN } from '../support/server';
 import { startWorld, type World } from '../support/world';
 
@@ -81,6 +83,33 @@ describe('POST /v2/refresh_token', () => {
     const r = await w.call('POST', '/v2/refresh_token', { headers });
     expect(r.status).toBe(401);
     expect(r.body).toEqual({ detail: expect.any(String) });
+  });
+
+  it('keeps a session within its longest life: a token of a sign-in older than the refresh token’s lifetime is not renewed', async () => {
+    // A token as this server signs them (its own key, from its data dir), of a session begun 8 days ago.
+    const key = loadOrCreateSecretKey({ dataDir: w.server.dataDir });
+    const signer = new JwtTokenSigner({ secretKey: key, tokenTtlSeconds: 3600, refreshTokenTtlSeconds: 604_800, passwordCacheTtlSeconds: 0 });
+    const me = w.ok(await w.call('GET', '/v2/current_user', { auth: w.admin }));
+    const session = (startedAt: Date) => signer.issue(me.id, new Date(), { startedAt, apiKeyId: null }).accessToken;
+    const old = session(new Date(Date.now() - 8 * 86_400_000));
+    // Still a valid token until it expires, but not renewable.
+    expect((await w.call('GET', '/v2/current_user', { auth: { bearer: old } })).status).toBe(200);
+    const r = await w.call('POST', '/v2/refresh_token', { auth: { bearer: old } });
+    expect(r.status).toBe(401);
+    expect(r.body).toEqual({ detail: 'session expired: sign in again' });
+    expect((await w.call('POST', '/v2/refresh_token', { auth: { bearer: session(new Date(Date.now() - 6 * 86_400_000)) } })).status).toBe(200);
+  });
+
+  it('renews a token exchanged for an API key only while the key is valid', async () => {
+    const created = w.ok(await w.call('POST', '/v2/users/api_keys', { auth: w.admin, json: { description: 'exchanged' } }));
+    const token = w.ok(await w.call('POST', '/login/api_key', { json: { api_key: created.api_key } })).access_token;
+    const renewed = w.ok(await w.call('POST', '/v2/refresh_token', { auth: { bearer: token } })).access_token;
+    expect(w.ok(await w.call('DELETE', `/v2/users/api_keys/${created.id}`, { auth: w.admin }))).toBeDefined();
+    for (const t of [token, renewed]) {
+      const r = await w.call('POST', '/v2/refresh_token', { auth: { bearer: t } });
+      expect(r.status).toBe(401);
+      expect(r.body).toEqual({ detail: 'the API key this session began with is revoked or expired' });
+    }
   });
 
   it('answers 401 for a tampered token', async () => {

@@ -1,4 +1,4 @@
-import type { UserId } from '@tracelight/domain';
+import { type ApiKeyId, type UserId, asId } from '@tracelight/domain';
 import * as E from 'fp-ts/Either';
 import * as crypto from 'node:crypto';
 import * as fs from 'node:fs';
@@ -99,27 +99,49 @@ describe('HmacApiKeyMinter', () => {
 describe('JwtTokenSigner', () => {
   const signer = new JwtTokenSigner(config({ tokenTtlSeconds: 600 }));
   const now = new Date('2026-11-23T10:00:00Z');
+  const SESSION = { startedAt: now, apiKeyId: null };
 
   it('round-trips, and is a standard JWT with a numeric exp', () => {
-    const t = signer.issue(USER, now);
+    const t = signer.issue(USER, now, SESSION);
     const payload = JSON.parse(Buffer.from(t.accessToken.split('.')[1]!, 'base64url').toString());
-    expect(payload).toMatchObject({ sub: USER, iat: now.getTime() / 1000, exp: now.getTime() / 1000 + 600 });
+    expect(payload).toMatchObject({ sub: USER, iat: now.getTime() / 1000, exp: now.getTime() / 1000 + 600, auth_time: now.getTime() / 1000 });
+    expect(payload.akid).toBeUndefined();
     expect(JSON.parse(Buffer.from(t.accessToken.split('.')[0]!, 'base64url').toString())).toEqual({ alg: 'HS256', typ: 'JWT' });
     expect(signer.verify(t.accessToken, now)).toEqual(
-      E.right({ userId: USER, issuedAt: now, expiresAt: new Date(now.getTime() + 600_000) }),
+      E.right({ userId: USER, issuedAt: now, expiresAt: new Date(now.getTime() + 600_000), session: SESSION }),
     );
   });
 
+  it('carries its session on: when it began and with which API key, through a refresh', () => {
+    const began = new Date('2026-11-20T08:00:00Z');
+    const session = { startedAt: began, apiKeyId: asId<ApiKeyId>('key-1') };
+    const t = signer.issue(USER, now, session);
+    expect(E.map((c: { session: unknown }) => c.session)(signer.verify(t.accessToken, now))).toEqual(E.right(session));
+    const r = signer.issueRefresh(USER, now, session);
+    expect(E.map((c: { session: unknown }) => c.session)(signer.verifyRefresh(r.token, now))).toEqual(E.right(session));
+  });
+
+  it('reads a token of an older build, without a session, as a session begun when it was issued', () => {
+    const c = config();
+    const own = new JwtTokenSigner(c);
+    const t = own.issue(USER, now, SESSION).accessToken;
+    const [h, p] = t.split('.') as [string, string, string];
+    const { auth_time: _dropped, ...older } = JSON.parse(Buffer.from(p, 'base64url').toString());
+    const payload = Buffer.from(JSON.stringify(older)).toString('base64url');
+    const signature = crypto.createHmac('sha256', deriveKey(c.secretKey, 'access-token')).update(`${h}.${payload}`).digest('base64url');
+    expect(E.map((claims: { session: unknown }) => claims.session)(own.verify(`${h}.${payload}.${signature}`, now))).toEqual(E.right(SESSION));
+  });
+
   it('keeps access and refresh tokens apart', () => {
-    const refresh = signer.issueRefresh(USER, now);
+    const refresh = signer.issueRefresh(USER, now, SESSION);
     expect(refresh.expiresAt).toEqual(new Date(now.getTime() + 86_400_000));
     expect(E.isRight(signer.verifyRefresh(refresh.token, now))).toBe(true);
     expect(E.isLeft(signer.verify(refresh.token, now))).toBe(true);
-    expect(E.isLeft(signer.verifyRefresh(signer.issue(USER, now).accessToken, now))).toBe(true);
+    expect(E.isLeft(signer.verifyRefresh(signer.issue(USER, now, SESSION).accessToken, now))).toBe(true);
   });
 
   it('rejects expired, tampered, foreign-key and alg-none tokens', () => {
-    const t = signer.issue(USER, now).accessToken;
+    const t = signer.issue(USER, now, SESSION).accessToken;
     expect(E.isLeft(signer.verify(t, new Date(now.getTime() + 600_000)))).toBe(true);
     const [h, p, s] = t.split('.') as [string, string, string];
     const claims = JSON.parse(Buffer.from(p, 'base64url').toString());

@@ -1,6 +1,7 @@
-// Access tokens: compact JWS (HS256) with sub, iat, exp and jti. Any server process holding the same
-// secret key verifies them, so server processes stay stateless.
-import { type AccessToken, type TokenClaims, type UserId, asId } from '@tracelight/domain';
+// Access tokens: compact JWS (HS256) with sub, iat, exp and jti, and the session they continue:
+// auth_time (when the user signed in, as OIDC names it) and akid (the API key exchanged, if any). Any
+// server process holding the same secret key verifies them, so server processes stay stateless.
+import { type AccessToken, type ApiKeyId, type Session, type TokenClaims, type UserId, asId } from '@tracelight/domain';
 import { TokenSigner } from '@tracelight/ports';
 import * as E from 'fp-ts/Either';
 import * as crypto from 'node:crypto';
@@ -21,6 +22,10 @@ interface Claims {
   jti: string;
   /** What the token may be used for: an access token never refreshes, a refresh token never authorises. */
   use: Use;
+  /** The session's start, in seconds; absent from tokens issued before sessions were kept (then `iat`). */
+  auth_time?: number;
+  /** The API key the session began with. */
+  akid?: string;
 }
 
 const isClaims = (x: unknown): x is Claims => {
@@ -31,7 +36,9 @@ const isClaims = (x: unknown): x is Claims => {
     Number.isInteger(c['iat']) &&
     Number.isInteger(c['exp']) &&
     typeof c['jti'] === 'string' &&
-    (c['use'] === 'access' || c['use'] === 'refresh')
+    (c['use'] === 'access' || c['use'] === 'refresh') &&
+    (c['auth_time'] === undefined || Number.isInteger(c['auth_time'])) &&
+    (c['akid'] === undefined || typeof c['akid'] === 'string')
   );
 };
 
@@ -45,13 +52,13 @@ export class JwtTokenSigner implements TokenSigner {
     this.ttlSeconds = { access: config.tokenTtlSeconds, refresh: config.refreshTokenTtlSeconds };
   }
 
-  issue(userId: UserId, now: Date): AccessToken {
-    const { token, expiresAt } = this.make(userId, now, 'access');
+  issue(userId: UserId, now: Date, session: Session): AccessToken {
+    const { token, expiresAt } = this.make(userId, now, session, 'access');
     return { accessToken: token, tokenType: 'bearer', expiresAt };
   }
 
-  issueRefresh(userId: UserId, now: Date): { readonly token: string; readonly expiresAt: Date } {
-    return this.make(userId, now, 'refresh');
+  issueRefresh(userId: UserId, now: Date, session: Session): { readonly token: string; readonly expiresAt: Date } {
+    return this.make(userId, now, session, 'refresh');
   }
 
   verify(token: string, now: Date): E.Either<string, TokenClaims> {
@@ -62,9 +69,17 @@ export class JwtTokenSigner implements TokenSigner {
     return this.check(token, now, 'refresh');
   }
 
-  private make(userId: UserId, now: Date, use: Use): { token: string; expiresAt: Date } {
+  private make(userId: UserId, now: Date, session: Session, use: Use): { token: string; expiresAt: Date } {
     const iat = Math.floor(now.getTime() / 1000);
-    const claims: Claims = { sub: userId, iat, exp: iat + this.ttlSeconds[use], jti: randomBytes(12).toString('base64url'), use };
+    const claims: Claims = {
+      sub: userId,
+      iat,
+      exp: iat + this.ttlSeconds[use],
+      jti: randomBytes(12).toString('base64url'),
+      use,
+      auth_time: Math.floor(session.startedAt.getTime() / 1000),
+      ...(session.apiKeyId !== null ? { akid: session.apiKeyId } : {}),
+    };
     const payload = Buffer.from(JSON.stringify(claims)).toString('base64url');
     const signingInput = `${HEADER}.${payload}`;
     return { token: `${signingInput}.${this.sign(signingInput)}`, expiresAt: new Date(claims.exp * 1000) };
@@ -89,7 +104,12 @@ export class JwtTokenSigner implements TokenSigner {
     const nowSeconds = Math.floor(now.getTime() / 1000);
     if (claims.exp <= nowSeconds) return E.left('token expired');
     if (claims.iat > nowSeconds + CLOCK_SKEW_SECONDS) return E.left('token issued in the future');
-    return E.right({ userId: asId<UserId>(claims.sub), issuedAt: new Date(claims.iat * 1000), expiresAt: new Date(claims.exp * 1000) });
+    return E.right({
+      userId: asId<UserId>(claims.sub),
+      issuedAt: new Date(claims.iat * 1000),
+      expiresAt: new Date(claims.exp * 1000),
+      session: { startedAt: new Date((claims.auth_time ?? claims.iat) * 1000), apiKeyId: claims.akid === undefined ? null : asId<ApiKeyId>(claims.akid) },
+    });
   }
 
   private sign(input: string): string {

@@ -172,7 +172,7 @@ describe('SqliteDatabase', () => {
   it('creates its files readable by the owner only', () => {
     const file = tempFile();
     const db = new SqliteDatabase({ path: file });
-    db.db.prepare('INSERT INTO users VALUES (?, ?, ?, ?, ?, ?)').run('u', 'u@example.com', 'user', 'h', 0, 0);
+    db.db.prepare('INSERT INTO users (id, email, role, password_hash, created_at, updated_at) VALUES (?, ?, ?, ?, ?, ?)').run('u', 'u@example.com', 'user', 'h', 0, 0);
     for (const f of [file, `${file}-wal`, `${file}-shm`]) expect([f, fs.statSync(f).mode & 0o777]).toEqual([f, 0o600]);
     db.close();
   });

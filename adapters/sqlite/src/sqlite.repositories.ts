@@ -31,7 +31,7 @@ export const SQLITE_REPOSITORIES: RepositoryClasses<SqliteDatabase> = {
  * that every port method is either here or a read.
  */
 export const SQLITE_WRITES: { readonly [K in keyof Repositories]: ReadonlyArray<keyof Repositories[K] & string> } = {
-  users: ['insert'],
+  users: ['insert', 'revokeSessions'],
   apiKeys: ['insert', 'revoke', 'touch'],
   projects: ['insert'],
   runs: ['insert'],

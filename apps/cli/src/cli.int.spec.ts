@@ -68,6 +68,42 @@ describe('tracelight-admin', () => {
     }
   });
 
+  it('revokes a user’s sessions: every token signed in before stops working, on the server, at once with no cache', async () => {
+    const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'tracelight-cli-'));
+    await admin(dataDir, 'create-user', '--email', 'lost-laptop@example.com', '--password', 'laptop password');
+    const server = execFile(process.execPath, [SERVER], {
+      env: { PATH: process.env['PATH'] ?? '', TRACELIGHT_DATA_DIR: dataDir, TRACELIGHT_PORT: '0', TRACELIGHT_CREDENTIAL_CACHE_MS: '0' },
+    });
+    try {
+      const port = await new Promise<number>((resolve) =>
+        server.stdout!.on('data', (c: Buffer) => {
+          const m = /"port":(\d+)/.exec(c.toString());
+          if (m) resolve(Number(m[1]));
+        }),
+      );
+      const base = `http://127.0.0.1:${port}`;
+      const signIn = async () =>
+        ((await (await fetch(`${base}/login`, { method: 'POST', body: new URLSearchParams({ username: 'lost-laptop@example.com', password: 'laptop password' }) })).json()) as { access_token: string }).access_token;
+      const me = (token: string) => fetch(`${base}/v2/current_user`, { headers: { Authorization: `Bearer ${token}` } });
+      const refresh = (token: string) => fetch(`${base}/v2/refresh_token`, { method: 'POST', headers: { Authorization: `Bearer ${token}` } });
+      const stolen = await signIn();
+      const renewed = ((await (await refresh(stolen)).json()) as { access_token: string }).access_token;
+      expect((await me(renewed)).status).toBe(200);
+      // Tokens carry their session's start in whole seconds: revoke in a later second than the sign-in.
+      await new Promise((r) => setTimeout(r, 1_100));
+      expect((await admin(dataDir, 'revoke-sessions', '--email', 'lost-laptop@example.com')).stdout).toBe('sessions revoked: sign-ins before now no longer work\n');
+      for (const token of [stolen, renewed]) {
+        expect((await me(token)).status).toBe(401);
+        expect((await refresh(token)).status).toBe(401);
+      }
+      // A new sign-in works.
+      await new Promise((r) => setTimeout(r, 1_100));
+      expect((await me(await signIn())).status).toBe(200);
+    } finally {
+      server.kill('SIGTERM');
+    }
+  });
+
   it('exports a project and imports it into another database with every record intact', async () => {
     const everything = async (base: string, key: string, projectId: string, runId: string) => ({
       insights: await call(base, key, 'GET', `/v2/projects/${projectId}/runs/${runId}/insights-settings`),

@@ -16,6 +16,7 @@ const USAGE = `tracelight-admin <command> [--flag value …]
   create-api-key --email E --description D [--expires-at ISO]   prints the key once
   list-api-keys --email E
   revoke-api-key --email E --id KEY_ID
+  revoke-sessions --email E                    every token and refresh token signed in before now stops working
   export-project --email E --project PROJECT_ID [--out FILE]   JSON Lines (stdout without --out)
   import-project --email E --in FILE           ids kept: also moves a project between engines (v1 or v2 exports)
   backup --out FILE                            SQLite: a consistent copy while the server runs (new file, 0600)
@@ -93,6 +94,12 @@ const main = async (argv: ReadonlyArray<string>): Promise<number> => {
         const done = await app.identity.revokeApiKey(await as(need(f, 'email')), asId<ApiKeyId>(need(f, 'id')))();
         if (E.isLeft(done)) return fail(done.left);
         process.stdout.write('revoked\n');
+        return 0;
+      }
+      case 'revoke-sessions': {
+        const done = await app.identity.revokeSessions((await as(need(f, 'email'))).userId)();
+        if (E.isLeft(done)) return fail(done.left);
+        process.stdout.write('sessions revoked: sign-ins before now no longer work\n');
         return 0;
       }
       case 'export-project': {

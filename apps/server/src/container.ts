@@ -64,7 +64,13 @@ export const buildContainer = async (config: ServerConfig, logger: HttpLogger): 
       passwordCacheTtlSeconds: config.passwordCacheTtlSeconds,
     }),
     engine.module,
-    useCasesModule({ maxRecordsPerRequest: config.maxRecordsPerRequest, pageBytes: config.pageBytes, credentialCacheMs: config.credentialCacheMs }),
+    useCasesModule({
+      maxRecordsPerRequest: config.maxRecordsPerRequest,
+      pageBytes: config.pageBytes,
+      credentialCacheMs: config.credentialCacheMs,
+      // A session lives as long as the refresh token its sign-in gave, however often it is renewed.
+      sessionMaxAgeSeconds: config.refreshTokenTtlSeconds,
+    }),
     httpModule({ bodyLimitBytes: config.bodyLimitBytes, uploadLimitBytes: config.uploadLimitBytes, rateLimitPerMinute: config.rateLimitPerMinute, trustProxy: config.trustProxy }, logger, metrics),
   );
   const pool = config.offloadWorkers > 0 ? new OffloadPool(config, config.offloadMinBytes, config.offloadWorkers) : undefined;

@@ -28,7 +28,7 @@ import {
 } from '@tracelight/use-cases';
 import { ContainerModule } from 'inversify';
 
-export const useCasesModule = (limits: { maxRecordsPerRequest: number; pageBytes: number; credentialCacheMs: number }) => new ContainerModule(({ bind }) => {
+export const useCasesModule = (limits: { maxRecordsPerRequest: number; pageBytes: number; credentialCacheMs: number; sessionMaxAgeSeconds: number }) => new ContainerModule(({ bind }) => {
   bind(IdentityUseCases)
     .toDynamicValue(
       (c) =>
@@ -41,6 +41,7 @@ export const useCasesModule = (limits: { maxRecordsPerRequest: number; pageBytes
           clock: c.get(Clock),
           ids: c.get(IdGenerator),
           credentialCacheMs: limits.credentialCacheMs,
+          sessionMaxAgeSeconds: limits.sessionMaxAgeSeconds,
         }),
     )
     .inSingletonScope();

@@ -34,6 +34,7 @@ export const aUser = (over: Partial<User> = {}): User => ({
   passwordHash: 'scrypt$32768$8$1$c2FsdA$aGFzaA',
   createdAt: T0,
   updatedAt: T0,
+  sessionsValidFrom: null,
   ...over,
 });
 

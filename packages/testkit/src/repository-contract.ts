@@ -75,6 +75,13 @@ export const describeRepositoryContract = (engine: string, harness: RepositoryHa
         await someUser();
         expect(await right(r.users.count())).toBe(before + 2);
       });
+      it('revokes a user’s sessions from a moment on, and answers NotFound for an unknown user', async () => {
+        const u = await someUser();
+        const at = new Date('2026-11-23T10:00:00.123Z');
+        await right(r.users.revokeSessions(u.id, at));
+        expect(await right(r.users.findById(u.id))).toEqual(O.some({ ...u, sessionsValidFrom: at, updatedAt: at }));
+        expect((await left(r.users.revokeSessions(asId<UserId>(randomUUID()), at)))._tag).toBe('NotFound');
+      });
     });
 
     describe('ApiKeyRepository', () => {

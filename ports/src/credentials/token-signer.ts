@@ -1,13 +1,14 @@
 // Signed, expiring access tokens (JWT) that any server process sharing the key can verify.
-import type { AccessToken, TokenClaims, UserId } from '@tracelight/domain';
+import type { AccessToken, Session, TokenClaims, UserId } from '@tracelight/domain';
 import type { Either } from 'fp-ts/Either';
 
 export interface TokenSigner {
-  issue(userId: UserId, now: Date): AccessToken;
+  /** An access token of `session` (a token of an earlier one carries that on when refreshed). */
+  issue(userId: UserId, now: Date, session: Session): AccessToken;
   /** Left with a reason for a malformed, tampered or expired token, or a refresh token. */
   verify(token: string, now: Date): Either<string, TokenClaims>;
   /** A longer-lived token that can only be exchanged for access tokens (the refresh cookie). */
-  issueRefresh(userId: UserId, now: Date): { readonly token: string; readonly expiresAt: Date };
+  issueRefresh(userId: UserId, now: Date, session: Session): { readonly token: string; readonly expiresAt: Date };
   /** Left for anything but a valid, unexpired refresh token. */
   verifyRefresh(token: string, now: Date): Either<string, TokenClaims>;
 }

@@ -8,5 +8,7 @@ export interface UserRepository {
   findById(id: UserId): Result<Option<User>>;
   findByEmail(email: string): Result<Option<User>>;
   count(): Result<number>;
+  /** Sets `sessionsValidFrom`: sessions begun before `from` are refused from then on. NotFound for an unknown id. */
+  revokeSessions(id: UserId, from: Date): Result<void>;
 }
 export const UserRepository = Symbol.for('tracelight.UserRepository');

@@ -1,6 +1,8 @@
-import type { User, UserId } from '@tracelight/domain';
+import { type User, type UserId, notFound } from '@tracelight/domain';
 import type { Result, UserRepository } from '@tracelight/ports';
 import * as O from 'fp-ts/Option';
+import * as TE from 'fp-ts/TaskEither';
+import { pipe } from 'fp-ts/function';
 import { inject, injectable } from 'inversify';
 import type { Collection } from 'mongodb';
 import { userFromDoc } from '../shared/codecs';
@@ -32,5 +34,12 @@ export class MongoUserRepository implements UserRepository {
 
   count(): Result<number> {
     return run(() => this.users.countDocuments({}));
+  }
+
+  revokeSessions(id: UserId, from: Date): Result<void> {
+    return pipe(
+      run(async () => (await this.users.updateOne({ _id: id }, { $set: { sessionsValidFrom: from, updatedAt: from } })).matchedCount),
+      TE.flatMap((n) => (n === 1 ? TE.right(undefined) : TE.left(notFound('user', id)))),
+    );
   }
 }

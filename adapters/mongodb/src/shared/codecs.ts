@@ -25,12 +25,12 @@ import {
   USER_ROLES,
 } from '@tracelight/domain';
 import * as t from 'io-ts';
-import { BsonDate, brandedString, fromDoc, nullable, oneOf } from './run';
+import { BsonDate, brandedString, fromDoc, nullable, nullWhenMissing, oneOf } from './run';
 
 const stamps = { createdAt: BsonDate, updatedAt: BsonDate };
 
 export const userFromDoc = fromDoc<User>(
-  t.type({ id: brandedString<UserId>(), email: t.string, role: oneOf(USER_ROLES), passwordHash: t.string, ...stamps }),
+  t.type({ id: brandedString<UserId>(), email: t.string, role: oneOf(USER_ROLES), passwordHash: t.string, ...stamps, sessionsValidFrom: nullWhenMissing(BsonDate) }),
 );
 
 export const apiKeyFromDoc = fromDoc<ApiKey>(

@@ -63,5 +63,13 @@ export const fromDoc = <A>(codec: t.Decoder<unknown, A>) => (doc: unknown): A =>
 
 export const brandedString = <B>() => t.string as unknown as t.Type<B, string, unknown>;
 export const nullable = <C extends t.Mixed>(c: C) => t.union([c, t.null]);
+/** A field documents written before it existed lack: missing reads as null. */
+export const nullWhenMissing = <A>(c: t.Type<A, unknown, unknown>) =>
+  new t.Type<A | null, unknown, unknown>(
+    `${c.name} | null`,
+    (u): u is A | null => u === null || c.is(u),
+    (u, ctx) => (u === undefined || u === null ? t.success(null) : c.validate(u, ctx)),
+    (a) => (a === null ? null : c.encode(a)),
+  );
 export const oneOf = <T extends string>(values: ReadonlyArray<T>) =>
   t.keyof(Object.fromEntries(values.map((v) => [v, null])) as Record<T, null>);

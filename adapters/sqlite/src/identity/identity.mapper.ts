@@ -10,11 +10,20 @@ const UserRow = row({
   password_hash: t.string,
   created_at: MsDate,
   updated_at: MsDate,
+  sessions_valid_from: nullable(MsDate),
 });
 
 export const userFromRow = (stored: unknown): User => {
   const r = decodeOrThrow(UserRow, stored);
-  return { id: r.id, email: r.email, role: r.role, passwordHash: r.password_hash, createdAt: r.created_at, updatedAt: r.updated_at };
+  return {
+    id: r.id,
+    email: r.email,
+    role: r.role,
+    passwordHash: r.password_hash,
+    createdAt: r.created_at,
+    updatedAt: r.updated_at,
+    sessionsValidFrom: r.sessions_valid_from,
+  };
 };
 
 export const userToRow = (u: User) => ({
@@ -24,6 +33,7 @@ export const userToRow = (u: User) => ({
   password_hash: u.passwordHash,
   created_at: u.createdAt.getTime(),
   updated_at: u.updatedAt.getTime(),
+  sessions_valid_from: u.sessionsValidFrom === null ? null : u.sessionsValidFrom.getTime(),
 });
 
 const ApiKeyRow = row({

@@ -1,8 +1,8 @@
-import type { User, UserId } from '@tracelight/domain';
+import { type User, type UserId, notFound } from '@tracelight/domain';
 import type { Result, UserRepository } from '@tracelight/ports';
 import * as O from 'fp-ts/Option';
 import { inject, injectable } from 'inversify';
-import { run } from '../shared/run';
+import { Abort, run } from '../shared/run';
 import { SqliteDatabase, SqliteDatabaseToken } from '../shared/sqlite-database';
 import { userFromRow, userToRow } from './identity.mapper';
 
@@ -12,14 +12,16 @@ export class SqliteUserRepository implements UserRepository {
   private readonly byId;
   private readonly byEmail;
   private readonly countStmt;
+  private readonly revokeStmt;
 
   constructor(@inject(SqliteDatabaseToken) { db }: SqliteDatabase) {
     this.insertStmt = db.prepare(
-      'INSERT INTO users (id, email, role, password_hash, created_at, updated_at) VALUES (@id, @email, @role, @password_hash, @created_at, @updated_at)',
+      'INSERT INTO users (id, email, role, password_hash, created_at, updated_at, sessions_valid_from) VALUES (@id, @email, @role, @password_hash, @created_at, @updated_at, @sessions_valid_from)',
     );
     this.byId = db.prepare('SELECT * FROM users WHERE id = ?');
     this.byEmail = db.prepare('SELECT * FROM users WHERE email = ?');
     this.countStmt = db.prepare('SELECT COUNT(*) AS n FROM users').pluck();
+    this.revokeStmt = db.prepare('UPDATE users SET sessions_valid_from = ?, updated_at = ? WHERE id = ?');
   }
 
   insert(user: User): Result<User> {
@@ -39,5 +41,11 @@ export class SqliteUserRepository implements UserRepository {
 
   count(): Result<number> {
     return run(() => this.countStmt.get() as number);
+  }
+
+  revokeSessions(id: UserId, from: Date): Result<void> {
+    return run(() => {
+      if (this.revokeStmt.run(from.getTime(), from.getTime(), id).changes === 0) throw new Abort(notFound('user', id));
+    });
   }
 }

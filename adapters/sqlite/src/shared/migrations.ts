@@ -213,4 +213,9 @@ export const MIGRATIONS: ReadonlyArray<Migration> = [
       CREATE INDEX log_records_by_parent ON log_records (run_id, parent_id);
     `,
   },
+  {
+    version: 5,
+    name: 'a user\'s sessions can be revoked: those begun before sessions_valid_from are refused',
+    up: 'ALTER TABLE users ADD COLUMN sessions_valid_from INTEGER;',
+  },
 ];

@@ -1,5 +1,5 @@
 // Who is calling, and through which of the spec's credential schemes.
-import type { UserId } from '../shared/ids';
+import type { ApiKeyId, UserId } from '../shared/ids';
 import type { UserRole } from './user';
 
 export type CredentialScheme = 'api_key' | 'bearer' | 'basic';
@@ -29,11 +29,23 @@ export type PresentedCredentials =
   | { readonly scheme: 'bearer'; readonly token: string }
   | { readonly scheme: 'basic'; readonly email: string; readonly password: string };
 
-/** What a signed access token asserts. */
+/**
+ * A sign-in and the tokens that continue it: refreshing a token carries its session on, so a session
+ * has one start however often its tokens are renewed.
+ */
+export interface Session {
+  /** When the user signed in (with a password or an API key). */
+  readonly startedAt: Date;
+  /** The API key exchanged for the session's first token, if that is how it began. */
+  readonly apiKeyId: ApiKeyId | null;
+}
+
+/** What a signed token asserts. */
 export interface TokenClaims {
   readonly userId: UserId;
   readonly issuedAt: Date;
   readonly expiresAt: Date;
+  readonly session: Session;
 }
 
 export interface AccessToken {

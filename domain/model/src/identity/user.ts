@@ -11,6 +11,11 @@ export interface User {
   readonly passwordHash: string;
   readonly createdAt: Date;
   readonly updatedAt: Date;
+  /**
+   * Sessions (tokens and refresh tokens) begun before this moment are refused: set when the user's
+   * sessions are revoked (a stolen token, a departing device). Null: none ever were.
+   */
+  readonly sessionsValidFrom: Date | null;
 }
 
 /** Emails are compared case-insensitively; we store them normalised. */

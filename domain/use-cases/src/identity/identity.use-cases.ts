@@ -5,6 +5,8 @@ import {
   type ApiKeyId,
   type Principal,
   type PresentedCredentials,
+  type Session,
+  type TokenClaims,
   type User,
   type UserId,
   type UserRole,
@@ -49,6 +51,11 @@ export interface IdentityDeps {
    * at once; one revoked elsewhere (another process on the same database) works for at most this long.
    */
   readonly credentialCacheMs?: number;
+  /**
+   * The longest a session lives, in seconds from sign-in, however often its tokens are refreshed (so a
+   * stolen token cannot be renewed for ever). Undefined: no bound.
+   */
+  readonly sessionMaxAgeSeconds?: number;
 }
 
 export interface NewUser {
@@ -75,6 +82,14 @@ export interface CreatedApiKey {
 }
 
 const WRONG_CREDENTIALS = 'Incorrect username or password';
+
+/**
+ * Whether the user's sessions were revoked after `session` began. Tokens carry their session's start
+ * in whole seconds, so the comparison is in seconds: a sign-in in the very second of a revocation
+ * still works.
+ */
+const isRevoked = (user: User, session: Session): boolean =>
+  user.sessionsValidFrom !== null && Math.floor(session.startedAt.getTime() / 1000) < Math.floor(user.sessionsValidFrom.getTime() / 1000);
 
 export class IdentityUseCases {
   /** A real hash of nothing, verified against when the email is unknown so both paths cost the same. */
@@ -123,30 +138,79 @@ export class IdentityUseCases {
     return pipe(this.verifyPassword(email, password), TE.map((user) => this.signIn(user)));
   }
 
+  /** A session begun with an API key: its tokens can be refreshed only while the key is valid. */
   loginWithApiKey(secret: string): UseCase<SignedIn> {
-    return pipe(this.userOfApiKey(secret), TE.map((user) => this.signIn(user)));
+    return pipe(this.apiKeyOf(secret), TE.map(({ key, user }) => this.signIn(user, key.id)));
   }
 
-  /** The cookie flow: a valid refresh token (of a user who still exists) for new tokens. */
+  /** The cookie flow: a valid refresh token (of a user who still exists) for new tokens of the same session. */
   refreshWithRefreshToken(token: string): UseCase<SignedIn> {
+    const now = this.deps.clock.now();
+    const claims = this.deps.tokens.verifyRefresh(token, now);
+    if (E.isLeft(claims)) return TE.left(unauthorized(claims.left));
     return pipe(
-      TE.fromEither(pipe(this.deps.tokens.verifyRefresh(token, this.deps.clock.now()), E.mapLeft((m) => unauthorized(m)))),
-      flatMap((claims) => this.deps.users.findById(claims.userId)),
+      this.deps.users.findById(claims.right.userId),
       flatMap(TE.fromOption(() => unauthorized())),
-      TE.map((user) => this.signIn(user)),
+      flatMap((user) => this.continuable(user, claims.right.session, now)),
+      TE.map((user) => this.tokensOf(user, claims.right.session, now)),
     );
   }
 
-  private signIn(user: User): SignedIn {
+  private signIn(user: User, apiKeyId: ApiKeyId | null = null): SignedIn {
     const now = this.deps.clock.now();
-    return { access: this.deps.tokens.issue(user.id, now), refresh: this.deps.tokens.issueRefresh(user.id, now) };
+    return this.tokensOf(user, { startedAt: now, apiKeyId }, now);
   }
 
-  /** A valid, unexpired token (of a user who still exists) for a new one with a fresh expiry. */
+  private tokensOf(user: User, session: Session, now: Date): SignedIn {
+    return { access: this.deps.tokens.issue(user.id, now, session), refresh: this.deps.tokens.issueRefresh(user.id, now, session) };
+  }
+
+  /**
+   * A valid, unexpired token (of a user who still exists) for a new one with a fresh expiry, in the same
+   * session: refused once the session is past its longest life, or its API key is gone.
+   */
   refresh(token: string): UseCase<AccessToken> {
+    const now = this.deps.clock.now();
+    const claims = this.deps.tokens.verify(token, now);
+    if (E.isLeft(claims)) return TE.left(unauthorized(claims.left));
     return pipe(
-      this.userOfToken(token),
-      TE.map((user) => this.deps.tokens.issue(user.id, this.deps.clock.now())),
+      this.userOfClaims(claims.right, now),
+      flatMap((user) => this.continuable(user, claims.right.session, now)),
+      TE.map((user) => this.deps.tokens.issue(user.id, now, claims.right.session)),
+    );
+  }
+
+  /** Whether `session` may go on: not revoked, not past its longest life, and its API key (if any) still valid. */
+  private continuable(user: User, session: Session, now: Date): UseCase<User> {
+    if (isRevoked(user, session)) return TE.left(unauthorized('session revoked: sign in again'));
+    const maxAge = this.deps.sessionMaxAgeSeconds;
+    if (maxAge !== undefined && now.getTime() - session.startedAt.getTime() > maxAge * 1000)
+      return TE.left(unauthorized('session expired: sign in again'));
+    if (session.apiKeyId === null) return TE.right(user);
+    const keyId = session.apiKeyId;
+    return pipe(
+      this.deps.apiKeys.listByUser(user.id),
+      flatMap((keys) => {
+        const key = keys.find((k) => k.id === keyId);
+        return key !== undefined && isApiKeyUsable(key, now)
+          ? TE.right(user)
+          : TE.left(unauthorized('the API key this session began with is revoked or expired'));
+      }),
+    );
+  }
+
+  /**
+   * Refuses every session of the user begun before now (and so every token and refresh token of
+   * them): for a stolen token or a lost device. Later sign-ins are not affected. Other processes see
+   * it within the credential cache's time, as with a revoked key.
+   */
+  revokeSessions(userId: UserId): UseCase<void> {
+    return pipe(
+      this.deps.users.revokeSessions(userId, this.deps.clock.now()),
+      tap(() => {
+        this.tokenUsers.deleteWhere((u) => u.id === userId);
+        return TE.right(undefined);
+      }),
     );
   }
 
@@ -217,6 +281,7 @@ export class IdentityUseCases {
           passwordHash,
           createdAt: now,
           updatedAt: now,
+          sessionsValidFrom: null,
         });
       }),
     );
@@ -237,6 +302,13 @@ export class IdentityUseCases {
   }
 
   private userOfApiKey(secret: string): UseCase<User> {
+    return pipe(
+      this.apiKeyOf(secret),
+      TE.map(({ user }) => user),
+    );
+  }
+
+  private apiKeyOf(secret: string): UseCase<{ readonly key: ApiKey; readonly user: User }> {
     const hash = this.deps.minter.hashOf(secret);
     const now = this.deps.clock.now();
     // The hash is looked up by equality here: it is an HMAC of the secret, which a caller cannot steer.
@@ -245,7 +317,7 @@ export class IdentityUseCases {
       if (!isApiKeyUsable(cached.key, now)) return TE.left(unauthorized('Invalid API key'));
       return pipe(
         this.touch(hash, cached.key, now),
-        TE.map(() => cached.user),
+        TE.map(() => cached),
       );
     }
     const revocations = this.revocations;
@@ -266,6 +338,7 @@ export class IdentityUseCases {
             if (this.revocations === revocations) this.apiKeys.set(hash, { key, user }, now.getTime());
             return this.touch(hash, key, now);
           }),
+          TE.map((user) => ({ key, user })),
         ),
       ),
     );
@@ -285,16 +358,30 @@ export class IdentityUseCases {
     const now = this.deps.clock.now();
     const claims = this.deps.tokens.verify(token, now);
     if (E.isLeft(claims)) return TE.left(unauthorized(claims.left));
-    const userId = claims.right.userId;
+    return this.userOfClaims(claims.right, now);
+  }
+
+  /** The user a verified token names, unless its session was revoked. */
+  private userOfClaims(claims: TokenClaims, now: Date): UseCase<User> {
+    const userId = claims.userId;
     const cached = this.tokenUsers.get(userId, now.getTime());
-    if (cached !== undefined) return TE.right(cached);
+    const user =
+      cached !== undefined
+        ? TE.right(cached)
+        : pipe(
+            this.deps.users.findById(userId),
+            flatMap(TE.fromOption(() => unauthorized())),
+            tap((found) => {
+              this.tokenUsers.set(userId, found, now.getTime());
+              return TE.right(undefined);
+            }),
+          );
     return pipe(
-      this.deps.users.findById(userId),
-      flatMap(TE.fromOption(() => unauthorized())),
-      tap((user) => {
-        this.tokenUsers.set(userId, user, now.getTime());
-        return TE.right(undefined);
-      }),
+      user,
+      filterOrElse(
+        (u) => !isRevoked(u, claims.session),
+        () => unauthorized('session revoked: sign in again'),
+      ),
     );
   }
 
