@@ -156,19 +156,37 @@ describe('JwtTokenSigner', () => {
 });
 
 describe('AesGcmSecretSealer', () => {
+  const CTX = 'integration/gateway/user-1';
   it('round-trips, randomises and detects tampering or another key', () => {
     const cfg = config();
     const sealer = new AesGcmSecretSealer(cfg);
-    const a = sealer.seal('gateway-token');
+    const a = sealer.seal('gateway-token', CTX);
     expect(a).not.toContain('gateway-token');
-    expect(sealer.seal('gateway-token')).not.toBe(a);
-    expect(sealer.open(a)).toEqual(E.right('gateway-token'));
+    expect(a.startsWith('v2.')).toBe(true);
+    expect(sealer.seal('gateway-token', CTX)).not.toBe(a);
+    expect(sealer.open(a, CTX)).toEqual(E.right('gateway-token'));
     const parts = a.split('.');
     const data = Buffer.from(parts[2]!, 'base64url');
     data[0] = data[0]! ^ 1;
-    expect(E.isLeft(sealer.open([parts[0], parts[1], data.toString('base64url'), parts[3]].join('.')))).toBe(true);
-    expect(E.isLeft(new AesGcmSecretSealer(config()).open(a))).toBe(true);
-    expect(E.isLeft(sealer.open('v1.x.y'))).toBe(true);
+    expect(E.isLeft(sealer.open([parts[0], parts[1], data.toString('base64url'), parts[3]].join('.'), CTX))).toBe(true);
+    expect(E.isLeft(new AesGcmSecretSealer(config()).open(a, CTX))).toBe(true);
+    expect(E.isLeft(sealer.open('v1.x.y', CTX))).toBe(true);
+  });
+
+  it('opens a sealed value only under the context it was sealed for (a copy in another user’s row does not open)', () => {
+    const sealer = new AesGcmSecretSealer(config());
+    const a = sealer.seal('gateway-token', CTX);
+    expect(sealer.open(a, 'integration/gateway/user-2')).toEqual(E.left('sealed secret failed authentication'));
+  });
+
+  it('still opens values sealed before contexts (v1), whatever the context', () => {
+    const cfg = config();
+    const key = deriveKey(cfg.secretKey, 'secret-sealing');
+    const iv = crypto.randomBytes(12);
+    const cipher = crypto.createCipheriv('aes-256-gcm', key, iv).setAAD(Buffer.from('tracelight/sealed-secret/v1'));
+    const data = Buffer.concat([cipher.update('older token', 'utf8'), cipher.final()]);
+    const v1 = ['v1', iv.toString('base64url'), data.toString('base64url'), cipher.getAuthTag().toString('base64url')].join('.');
+    expect(new AesGcmSecretSealer(cfg).open(v1, CTX)).toEqual(E.right('older token'));
   });
 });
 

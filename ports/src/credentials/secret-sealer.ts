@@ -2,8 +2,12 @@
 import type { Either } from 'fp-ts/Either';
 
 export interface SecretSealer {
-  seal(plain: string): string;
-  /** Left when the sealed value was tampered with or sealed under another key. */
-  open(sealed: string): Either<string, string>;
+  /**
+   * `context` names what the secret belongs to (e.g. `integration/gateway/<user id>`): a sealed value
+   * opens only under the same context, so one copied to another row (another user's) does not open.
+   */
+  seal(plain: string, context: string): string;
+  /** Left when the sealed value was tampered with, sealed under another key, or for another context. */
+  open(sealed: string, context: string): Either<string, string>;
 }
 export const SecretSealer = Symbol.for('tracelight.SecretSealer');

@@ -4,6 +4,7 @@ import {
   type Integration,
   type IntegrationId,
   type Principal,
+  type UserId,
   asId,
   invalid,
   USE_CASE,
@@ -39,6 +40,9 @@ export const validateGateway = (input: GatewayIntegrationInput): UseCase<Gateway
   return TE.right(input);
 };
 
+/** What a user's gateway token is sealed under (see SecretSealer). */
+export const gatewaySecretContext = (userId: UserId): string => `integration/gateway/${userId}`;
+
 export class IntegrationUseCases {
   constructor(private readonly deps: IntegrationDeps) {}
 
@@ -57,7 +61,8 @@ export class IntegrationUseCases {
           createdAt: now,
           updatedAt: now,
           settings: { endpoint: valid.endpoint, use_case: valid.useCase },
-          sealedSecret: this.deps.sealer.seal(valid.token),
+          // Bound to its owner: a sealed token copied to another user's row does not open there.
+          sealedSecret: this.deps.sealer.seal(valid.token, gatewaySecretContext(principal.userId)),
           permissions: [],
           isSelected: false,
           isDisabled: false,
