@@ -11,24 +11,31 @@ import { jsonInvalid, type ValidationError, valueError } from './validation-erro
  */
 export const MAX_JSON_DEPTH = 100;
 
-/** Whether `value` nests arrays and objects deeper than `max`. Iterative: the input chooses the shape. */
-export const nestsDeeperThan = (value: unknown, max: number): boolean => {
-  const values: unknown[] = [value];
-  const depths: number[] = [0];
-  while (values.length > 0) {
-    const v = values.pop();
-    const depth = depths.pop()!;
-    // Bytes (an upload, a protobuf body) are a leaf.
-    if (typeof v !== 'object' || v === null || ArrayBuffer.isView(v)) continue;
-    if (depth >= max) return true;
-    for (const child of Array.isArray(v) ? v : Object.values(v)) {
-      if (typeof child !== 'object' || child === null) continue;
-      values.push(child);
-      depths.push(depth + 1);
+/** Arrays and objects, not bytes (an upload, a protobuf body), which are a leaf. */
+const isContainer = (v: unknown): v is object => typeof v === 'object' && v !== null && !ArrayBuffer.isView(v);
+
+/** Whether `v`, itself at `depth`, holds a container at `max` or deeper. Recurses at most `max` deep, whatever the input. */
+const reaches = (v: object, depth: number, max: number): boolean => {
+  if (depth >= max) return true;
+  if (Array.isArray(v)) {
+    for (let i = 0; i < v.length; i++) {
+      const child: unknown = v[i];
+      if (isContainer(child) && reaches(child, depth + 1, max)) return true;
     }
+    return false;
+  }
+  for (const key in v) {
+    const child: unknown = (v as Record<string, unknown>)[key];
+    if (isContainer(child) && reaches(child, depth + 1, max)) return true;
   }
   return false;
 };
+
+/**
+ * Whether `value` nests arrays and objects deeper than `max`. On every request body, so a plain walk
+ * (no copies of keys or values); its recursion stops at `max`, so the input cannot choose its depth.
+ */
+export const nestsDeeperThan = (value: unknown, max: number): boolean => isContainer(value) && reaches(value, 0, max);
 
 /** The entry for a body nested deeper than MAX_JSON_DEPTH; its `input` is left out, as it is the problem. */
 export const tooDeep = (where: 'body' | 'query' = 'body'): ValidationError =>
