@@ -100,3 +100,49 @@ describe('OTLP errors', () => {
     expect(badIds.body.detail[0]).toMatchObject({ loc: ['body'], type: 'value_error' });
   });
 });
+
+describe('OTLP/JSON exports with hostile or odd values', () => {
+  const traceId = () => Array.from({ length: 32 }, () => '0123456789abcdef'[Math.floor(Math.random() * 16)]).join('');
+  const export1 = (attributes: Record<string, string>, span: Record<string, unknown> = {}) => ({
+    resourceSpans: [{ scopeSpans: [{ spans: [{ traceId: traceId(), spanId: 'b7ad6b7169203331', name: 'odd', startTimeUnixNano: '1700000000000000000', endTimeUnixNano: '1700000001000000000', attributes: Object.entries(attributes).map(([k, v]) => ({ key: k, value: { stringValue: v } })), ...span }] }] }],
+  });
+  const send = (logstream: string, body: unknown) => w.call('POST', '/v1/traces', { auth: { apiKey: key }, json: body, headers: { project: projectName, logstream } });
+  const spansOf = async (logstream: string) => {
+    const runs = w.ok(await w.call('GET', `/v2/projects/${projectId}/log_streams?name=${encodeURIComponent(logstream)}`, { auth: w.admin })) as Array<{ id: string }>;
+    if (runs.length === 0) return undefined;
+    return w.ok(await w.call('POST', `/v2/projects/${projectId}/spans/search`, { auth: w.admin, json: { log_stream_id: runs[0]!.id } })).records as Array<Record<string, unknown>>;
+  };
+
+  it('takes an operation name every object inherits (toString, constructor, __proto__) as no known operation, and goes on serving', async () => {
+    for (const name of ['toString', 'constructor', '__proto__', 'hasOwnProperty']) {
+      const r = await send('inherited', export1({ 'gen_ai.operation.name': name }));
+      expect([name, r.status]).toEqual([name, 200]);
+    }
+    expect((await w.call('GET', '/healthcheck')).status).toBe(200);
+    expect((await spansOf('inherited'))!.map((s) => s['type'])).toEqual(['workflow', 'workflow', 'workflow', 'workflow']);
+  });
+
+  it('keeps text inputs as text, reads JSON ones by their mime type, and keeps a JSON document nested too deep as the text it came as', async () => {
+    const deep = `${'['.repeat(5_000)}${']'.repeat(5_000)}`;
+    expect((await send('values', export1({ 'input.value': '42', 'output.value': 'null', 'input.mime_type': 'text/plain' }))).status).toBe(200);
+    expect((await send('values', export1({ 'input.value': '{"q":"json"}', 'input.mime_type': 'application/json', 'output.value': 'true' }))).status).toBe(200);
+    expect((await send('values', export1({ 'input.value': '[1,2]', 'output.value': deep }))).status).toBe(200);
+    const found = (await spansOf('values'))!.map((s) => [s['input'], s['output']]);
+    expect(found).toEqual(expect.arrayContaining([['42', 'null'], [{ q: 'json' }, 'true'], [[1, 2], deep]]));
+  });
+
+  it('refuses timestamps beyond a fixed64, a log stream name a log stream may not have, and too many spans, creating no log stream', async () => {
+    const late = await send('late-times', export1({}, { startTimeUnixNano: '99999999999999999999999', endTimeUnixNano: '99999999999999999999999' }));
+    expect(late.status).toBe(422);
+    expect(await spansOf('late-times')).toBeUndefined();
+    const longName = await send('x'.repeat(300), export1({}));
+    expect(longName.status).toBe(422);
+    expect(longName.body.detail[0]).toMatchObject({ loc: ['header', 'logstream'], type: 'string_too_long' });
+    expect((await send('line\nbreak'.replace('\n', '\t'), export1({}))).status).toBe(422);
+    const tooMany = export1({});
+    const one = tooMany.resourceSpans[0]!.scopeSpans[0]!.spans[0]!;
+    tooMany.resourceSpans[0]!.scopeSpans[0]!.spans = Array.from({ length: 10_001 }, (_, i) => ({ ...one, spanId: (i + 1).toString(16).padStart(16, '0') }));
+    expect((await send('too-many', tooMany)).status).toBe(422);
+    expect(await spansOf('too-many')).toBeUndefined();
+  });
+});

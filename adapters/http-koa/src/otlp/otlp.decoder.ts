@@ -16,6 +16,8 @@ const hexOf = (x: unknown): string => {
   return '';
 };
 
+const MAX_FIXED64 = (1n << 64n) - 1n;
+
 const nanos = (x: unknown): bigint => {
   if (typeof x === 'bigint') return x;
   if (typeof x === 'number' && Number.isFinite(x)) return BigInt(Math.trunc(x));
@@ -68,13 +70,17 @@ export const spansOfRequest = (request: unknown): OtelSpan[] => {
         if (!HEX_TRACE.test(traceId) || /^0+$/.test(traceId)) throw new OtlpDecodeFailure(`span ${i} has no valid traceId`);
         if (!HEX_SPAN.test(spanId) || /^0+$/.test(spanId)) throw new OtlpDecodeFailure(`span ${i} has no valid spanId`);
         const status = isObj(s['status']) ? s['status'] : {};
+        const startTimeUnixNano = nanos(s['startTimeUnixNano']);
+        const endTimeUnixNano = nanos(s['endTimeUnixNano']);
+        // fixed64 in protobuf; OTLP/JSON writes it as a string, which can hold any number of digits.
+        if (startTimeUnixNano > MAX_FIXED64 || endTimeUnixNano > MAX_FIXED64) throw new OtlpDecodeFailure(`span ${i} has a timestamp out of range`);
         spans.push({
           traceId,
           spanId,
           parentSpanId: HEX_SPAN.test(parent) && !/^0+$/.test(parent) ? parent : null,
           name: String(s['name'] ?? ''),
-          startTimeUnixNano: nanos(s['startTimeUnixNano']),
-          endTimeUnixNano: nanos(s['endTimeUnixNano']),
+          startTimeUnixNano,
+          endTimeUnixNano,
           attributes: attributes(s['attributes']),
           status: { code: Number(status['code'] ?? 0), message: String(status['message'] ?? '') },
           resource,

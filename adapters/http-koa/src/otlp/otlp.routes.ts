@@ -1,7 +1,8 @@
 // OTLP/HTTP trace ingestion: the origin's path (/otel/traces) and the standard one (/v1/traces),
 // protobuf or JSON, gzip accepted. The project and log stream come from the `project` and
 // `logstream` headers, as the origin's SDKs send them.
-import { type ValidationError, describeCodec } from '@tracelight/api-schema';
+import { Name, type ValidationError, describeCodec, reportValidationErrors } from '@tracelight/api-schema';
+import * as E from 'fp-ts/Either';
 import type { OtelSpan } from '@tracelight/domain';
 import { TracingUseCases } from '@tracelight/use-cases';
 import * as t from 'io-ts';
@@ -34,6 +35,15 @@ const missingHeader = (name: string): ValidationError => ({
   input: null,
 });
 
+/**
+ * The `logstream` header names a log stream created on first use: it follows the rules of a name
+ * given to POST …/log_streams (1 to 255 characters, no control characters).
+ */
+const badLogStreamName = (name: string): ValidationError[] => {
+  const decoded = Name.decode(name);
+  return E.isLeft(decoded) ? reportValidationErrors(decoded.left, 'body').map((e) => ({ ...e, loc: ['header', 'logstream'] })) : [];
+};
+
 @injectable()
 export class OtlpRoutes implements RouteGroup {
   constructor(@inject(TracingUseCases) private readonly tracing: TracingUseCases) {}
@@ -50,7 +60,7 @@ export class OtlpRoutes implements RouteGroup {
         body: OtlpExport,
         refine: ({ header }) => [
           ...(header('project') ? [] : [missingHeader('project')]),
-          ...(header('logstream') ? [] : [missingHeader('logstream')]),
+          ...(header('logstream') ? badLogStreamName(header('logstream')!) : [missingHeader('logstream')]),
         ],
         handle: ({ principal, header, body }) => tracing.ingestOtel(principal, header('project')!, header('logstream')!, body),
         present: () => ({}),

@@ -1,6 +1,6 @@
 // The server thread's end of the SQLite writer thread: sends writes, resolves them when their batch is
 // committed, and restarts the thread if it ever dies (failing only the writes that were in flight).
-import { type DomainError, unavailable } from '@tracelight/domain';
+import { type DomainError, invalid, unavailable } from '@tracelight/domain';
 import * as E from 'fp-ts/Either';
 import * as path from 'node:path';
 import { Worker } from 'node:worker_threads';
@@ -49,8 +49,24 @@ export class SqliteWriter {
     const writes = this.outbox;
     this.outbox = [];
     if (writes.length === 0) return;
-    if (this.worker) this.worker.postMessage({ type: 'writes', writes } satisfies ToWriter);
-    else for (const { id } of writes) this.settle(id, E.left(unavailable('the storage writer is restarting; try again')));
+    if (!this.worker) {
+      for (const { id } of writes) this.settle(id, E.left(unavailable('the storage writer is restarting; try again')));
+      return;
+    }
+    try {
+      this.worker.postMessage({ type: 'writes', writes } satisfies ToWriter);
+    } catch {
+      // A value the structured clone refuses (it would be a bug upstream): thrown here, in a
+      // setImmediate, it would end the process. Each write goes alone, and only the one that cannot
+      // be sent is refused.
+      for (const write of writes) {
+        try {
+          this.worker.postMessage({ type: 'writes', writes: [write] } satisfies ToWriter);
+        } catch {
+          this.settle(write.id, E.left(invalid(['body'], 'a value of this request cannot be stored')));
+        }
+      }
+    }
   }
 
   private settle(id: number, outcome: WriteOutcome): void {

@@ -3,6 +3,7 @@
 // (gen_ai.*), then the Vercel AI SDK (ai.*). Pure: no decoding, no I/O.
 import type { SpanType } from '../columns/column';
 import type { ProjectId, RunId } from '../shared/ids';
+import { MAX_JSON_DEPTH, nestsDeeperThan } from '../shared/json-depth';
 import type { Json, LogRecord, TypedAttributes } from './log-record';
 
 export type OtelValue = string | number | boolean | null | ReadonlyArray<OtelValue> | { readonly [k: string]: OtelValue };
@@ -28,20 +29,44 @@ const str = (key: string): Reader<string> => (a) => {
   const v = a[key];
   return typeof v === 'string' ? v : typeof v === 'number' || typeof v === 'boolean' ? String(v) : undefined;
 };
+/** A finite number (NaN and the infinities, which a doubleValue can carry, are no measure). */
 const num = (key: string): Reader<number> => (a) => {
   const v = a[key];
-  return typeof v === 'number' ? v : typeof v === 'string' && v.trim() !== '' && Number.isFinite(Number(v)) ? Number(v) : undefined;
+  const n = typeof v === 'number' ? v : typeof v === 'string' && v.trim() !== '' ? Number(v) : NaN;
+  return Number.isFinite(n) ? n : undefined;
+};
+/**
+ * The JSON document a string holds, or the string itself: when it is not JSON, when `structuredOnly`
+ * and it is not an object or a list (so `"42"` stays text), or when it nests deeper than a request
+ * body may (it could be stored but not written back).
+ */
+const parsed = (v: string, structuredOnly: boolean): Json => {
+  if (structuredOnly && !/^\s*[[{]/.test(v)) return v;
+  try {
+    const doc = JSON.parse(v) as Json;
+    return nestsDeeperThan(doc, MAX_JSON_DEPTH) ? v : doc;
+  } catch {
+    return v;
+  }
 };
 /** A JSON document carried in a string attribute (message lists are), or the value itself when structured. */
 const json = (key: string): Reader<Json> => (a) => {
   const v = a[key];
   if (v === undefined || v === null) return undefined;
+  return typeof v === 'string' ? parsed(v, false) : (v as Json);
+};
+/**
+ * OpenInference's `input.value` / `output.value`: read as JSON when its `*.mime_type` says
+ * application/json, kept as the text it is when it says anything else; without a mime type, only an
+ * object or a list is read as JSON, so text that happens to parse (`42`, `true`, `null`) stays text.
+ */
+const valueByMime = (key: string, mimeKey: string): Reader<Json> => (a) => {
+  const v = a[key];
+  if (v === undefined || v === null) return undefined;
   if (typeof v !== 'string') return v as Json;
-  try {
-    return JSON.parse(v) as Json;
-  } catch {
-    return v;
-  }
+  const mime = a[mimeKey];
+  if (typeof mime === 'string') return mime.toLowerCase().startsWith('application/json') ? parsed(v, false) : v;
+  return parsed(v, true);
 };
 /** OpenInference and the older GenAI convention flatten lists: prefix.0.role, prefix.0.content, … */
 const flattened = (prefix: string, fields: ReadonlyArray<readonly [string, string]>): Reader<Json> => (a) => {
@@ -80,9 +105,12 @@ const VERCEL_OPERATIONS: ReadonlyArray<readonly [RegExp, SpanType]> = [
   [/^ai\./, 'workflow'],
 ];
 
+/** A table's own entry: a name every object inherits (`toString`, `constructor`, `__proto__`) is no kind. */
+const own = <V>(table: Readonly<Record<string, V>>, key: string): V | undefined => (Object.hasOwn(table, key) ? table[key] : undefined);
+
 const typeOf: Reader<SpanType> = first<SpanType>(
-  (a) => OPENINFERENCE_KINDS[String(a['openinference.span.kind'] ?? '').toUpperCase()],
-  (a) => GENAI_OPERATIONS[String(a['gen_ai.operation.name'] ?? '')],
+  (a) => own(OPENINFERENCE_KINDS, String(a['openinference.span.kind'] ?? '').toUpperCase()),
+  (a) => own(GENAI_OPERATIONS, String(a['gen_ai.operation.name'] ?? '')),
   (a) => {
     const op = str('ai.operationId')(a);
     return op ? VERCEL_OPERATIONS.find(([re]) => re.test(op))?.[1] : undefined;
@@ -95,8 +123,8 @@ const PROMPT = [['role', 'role'], ['content', 'content']] as const;
 
 /** Field → its readers, highest priority first. */
 export const OTEL_FIELDS = {
-  input: first<Json>(json('input.value'), flattened('llm.input_messages', MESSAGE), json('gen_ai.input.messages'), flattened('gen_ai.prompt', PROMPT), json('ai.prompt.messages'), json('ai.prompt'), json('ai.toolCall.args'), json('gen_ai.tool.call.arguments')),
-  output: first<Json>(json('output.value'), flattened('llm.output_messages', MESSAGE), json('gen_ai.output.messages'), flattened('gen_ai.completion', PROMPT), str('ai.response.text'), json('ai.response.object'), json('ai.toolCall.result'), json('gen_ai.tool.call.result')),
+  input: first<Json>(valueByMime('input.value', 'input.mime_type'), flattened('llm.input_messages', MESSAGE), json('gen_ai.input.messages'), flattened('gen_ai.prompt', PROMPT), json('ai.prompt.messages'), json('ai.prompt'), json('ai.toolCall.args'), json('gen_ai.tool.call.arguments')),
+  output: first<Json>(valueByMime('output.value', 'output.mime_type'), flattened('llm.output_messages', MESSAGE), json('gen_ai.output.messages'), flattened('gen_ai.completion', PROMPT), str('ai.response.text'), json('ai.response.object'), json('ai.toolCall.result'), json('gen_ai.tool.call.result')),
   model: first(str('llm.model_name'), str('gen_ai.response.model'), str('gen_ai.request.model'), str('ai.model.id')),
   temperature: first<number>(
     (a) => {

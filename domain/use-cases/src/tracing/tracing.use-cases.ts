@@ -161,12 +161,11 @@ export class TracingUseCases {
    */
   ingestOtel(principal: Principal, projectRef: string, logStreamName: string, spans: ReadonlyArray<OtelSpan>): UseCase<{ readonly spansCount: number }> {
     if (!mayChangeData(principal)) return readOnly();
+    // Refused before the log stream is looked up: a refused export creates none.
+    if (spans.length > this.deps.maxRecordsPerRequest)
+      return TE.left(invalid([], `this export carries ${spans.length} spans; send at most ${this.deps.maxRecordsPerRequest} per request`));
     return pipe(
       this.resolveLogStream(principal, projectRef, logStreamName),
-      filterOrElse(
-        () => spans.length <= this.deps.maxRecordsPerRequest,
-        () => invalid([], `this export carries ${spans.length} spans; send at most ${this.deps.maxRecordsPerRequest} per request`),
-      ),
       flatMap((run) => {
         const records = otelToRecords(spans, { projectId: run.projectId, runId: run.id, now: this.deps.clock.now() });
         return pipe(

@@ -1,41 +1,11 @@
 // Malformed JSON bodies, reported as FastAPI reports them: where parsing stopped, in the words of
 // Python's json module ("Expecting value", "Expecting ',' delimiter", …).
 import * as E from 'fp-ts/Either';
+import { MAX_JSON_DEPTH } from '@tracelight/domain';
 import { jsonInvalid, type ValidationError, valueError } from './validation-error';
 
-/**
- * How deep a request's JSON may nest arrays and objects. Far beyond any trace's shape (a chat's
- * messages nest about five deep, a tool's JSON schema a dozen), and far below the depth at which
- * writing the value back (a response, an error's `input`) would exhaust the stack: a body nested a
- * few thousand deep is a few kilobytes.
- */
-export const MAX_JSON_DEPTH = 100;
-
-/** Arrays and objects, not bytes (an upload, a protobuf body), which are a leaf. */
-const isContainer = (v: unknown): v is object => typeof v === 'object' && v !== null && !ArrayBuffer.isView(v);
-
-/** Whether `v`, itself at `depth`, holds a container at `max` or deeper. Recurses at most `max` deep, whatever the input. */
-const reaches = (v: object, depth: number, max: number): boolean => {
-  if (depth >= max) return true;
-  if (Array.isArray(v)) {
-    for (let i = 0; i < v.length; i++) {
-      const child: unknown = v[i];
-      if (isContainer(child) && reaches(child, depth + 1, max)) return true;
-    }
-    return false;
-  }
-  for (const key in v) {
-    const child: unknown = (v as Record<string, unknown>)[key];
-    if (isContainer(child) && reaches(child, depth + 1, max)) return true;
-  }
-  return false;
-};
-
-/**
- * Whether `value` nests arrays and objects deeper than `max`. On every request body, so a plain walk
- * (no copies of keys or values); its recursion stops at `max`, so the input cannot choose its depth.
- */
-export const nestsDeeperThan = (value: unknown, max: number): boolean => isContainer(value) && reaches(value, 0, max);
+// The depth rule is the domain's (a value nested deeper could be stored but not written back).
+export { MAX_JSON_DEPTH, nestsDeeperThan } from '@tracelight/domain';
 
 /** The entry for a body nested deeper than MAX_JSON_DEPTH; its `input` is left out, as it is the problem. */
 export const tooDeep = (where: 'body' | 'query' = 'body'): ValidationError =>
