@@ -22,6 +22,9 @@ describe('tracelight-admin', () => {
     );
     return { child, base: `http://127.0.0.1:${port}` };
   };
+  /** A new API key of owner@example.com, who setUp made. */
+  const keyOf = async (dataDir: string) =>
+    JSON.parse((await admin(dataDir, 'create-api-key', '--email', 'owner@example.com', '--description', 'again')).stdout).api_key as string;
   const setUp = async (dataDir: string) => {
     await admin(dataDir, 'create-user', '--email', 'owner@example.com', '--password', 'owner password!');
     return JSON.parse((await admin(dataDir, 'create-api-key', '--email', 'owner@example.com', '--description', 'k')).stdout).api_key as string;
@@ -89,8 +92,7 @@ describe('tracelight-admin', () => {
       const stolen = await signIn();
       const renewed = ((await (await refresh(stolen)).json()) as { access_token: string }).access_token;
       expect((await me(renewed)).status).toBe(200);
-      // Tokens carry their session's start in whole seconds: revoke in a later second than the sign-in.
-      await new Promise((r) => setTimeout(r, 1_100));
+      // Revoked at once, even within the second of the sign-in (tokens carry their start in whole seconds).
       expect((await admin(dataDir, 'revoke-sessions', '--email', 'lost-laptop@example.com')).stdout).toBe('sessions revoked: sign-ins before now no longer work\n');
       for (const token of [stolen, renewed]) {
         expect((await me(token)).status).toBe(401);
@@ -172,6 +174,44 @@ describe('tracelight-admin', () => {
     const [head, runLine, ...recordLines] = lines;
     fs.writeFileSync(v1, `${JSON.stringify({ format: 'tracelight.project.v1', project: head.project, runs: [{ run: runLine.run, insights: runLine.insights, records: recordLines.map((l) => l.record) }] })}\n`);
     await importsWhole(v1);
+
+    // A file edited by hand: a wrong type is refused, naming the line and the field, before anything is written.
+    const bad = path.join(from, 'export-bad.jsonl');
+    fs.writeFileSync(bad, [head, runLine, ...recordLines.slice(0, 2), { record: { ...recordLines[2].record, tags: 'not a list' } }].map((l) => JSON.stringify(l)).join('\n'));
+    const clean = fs.mkdtempSync(path.join(os.tmpdir(), 'tracelight-import-'));
+    await setUp(clean);
+    await expect(admin(clean, 'import-project', '--email', 'owner@example.com', '--in', bad)).rejects.toMatchObject({ code: 1, stderr: expect.stringMatching(/line 5: record\.tags: Input should be a valid list/) });
+    expect((await admin(clean, 'import-project', '--email', 'owner@example.com', '--in', file)).stdout).toBe('imported 1 runs, 3 records\n');
+
+    // Ids edited to name another user's project, run and records: what is imported lands in the
+    // importer's new project all the same, and nothing of the other user's changes.
+    const victimBefore = await (async () => {
+      const server = await serve(clean);
+      try {
+        return await everything(server.base, await keyOf(clean), projectId, runId);
+      } finally {
+        server.child.kill('SIGTERM');
+      }
+    })();
+    const hostile = path.join(from, 'export-hostile.jsonl');
+    const newProject = '0190f7a4-0000-7000-8000-00000000beef';
+    const newRun = '0190f7a4-0000-7000-8000-00000000cafe';
+    fs.writeFileSync(
+      hostile,
+      [
+        { ...head, project: { ...head.project, id: newProject, name: 'hostile' } },
+        { run: { ...runLine.run, id: newRun, name: 'injected' }, insights: { ...runLine.insights, runId, insights: { logstream: { enabled: false, startTime: null } } } },
+        ...recordLines.map((l) => ({ record: { ...l.record, name: 'OVERWRITTEN' } })),
+      ].map((l) => JSON.stringify(l)).join('\n'),
+    );
+    await admin(clean, 'create-user', '--email', 'mallory@example.com', '--password', 'mallory password');
+    expect((await admin(clean, 'import-project', '--email', 'mallory@example.com', '--in', hostile)).stdout).toBe('imported 1 runs, 3 records\n');
+    const server = await serve(clean);
+    try {
+      expect(await everything(server.base, await keyOf(clean), projectId, runId)).toEqual(victimBefore);
+    } finally {
+      server.child.kill('SIGTERM');
+    }
   });
 
   it('backs up a live database: the copy is private, refuses to overwrite, and serves what was written, with the key', async () => {
@@ -222,5 +262,24 @@ describe('tracelight-admin', () => {
     await expect(admin(dataDir, 'create-user', '--email', 'not-an-email', '--password', 'long enough')).rejects.toMatchObject({ code: 1, stderr: expect.stringMatching(/valid email/) });
     await expect(admin(dataDir, 'create-api-key', '--email', 'nobody@example.com', '--description', 'x')).rejects.toMatchObject({ code: 1, stderr: expect.stringMatching(/no user/) });
     await expect(admin(dataDir, 'frobnicate')).rejects.toMatchObject({ code: 2 });
+    // An unknown command or flag is refused before the database is opened: nothing is created.
+    const untouched = fs.mkdtempSync(path.join(os.tmpdir(), 'tracelight-cli-'));
+    await expect(admin(untouched, 'constructor')).rejects.toMatchObject({ code: 2 });
+    await expect(admin(untouched, 'create-user', '--email', 'a@example.com', '--password', 'long enough', '--rol', 'admin')).rejects.toMatchObject({
+      code: 1,
+      stderr: expect.stringMatching(/create-user takes --email, --password, --role; not --rol/),
+    });
+    expect(fs.readdirSync(untouched)).toEqual([]);
+    // Errors in words, and an export never over a file that exists.
+    await admin(dataDir, 'create-user', '--email', 'someone@example.com', '--password', 'long enough');
+    await expect(admin(dataDir, 'revoke-api-key', '--email', 'someone@example.com', '--id', '0190f7a4-0000-7000-8000-000000000001')).rejects.toMatchObject({
+      stderr: 'tracelight-admin: no API key 0190f7a4-0000-7000-8000-000000000001\n',
+    });
+    const precious = path.join(dataDir, 'precious.txt');
+    fs.writeFileSync(precious, 'precious');
+    await expect(admin(dataDir, 'export-project', '--email', 'someone@example.com', '--project', 'p', '--out', precious)).rejects.toMatchObject({ stderr: expect.stringMatching(/EEXIST/) });
+    expect(fs.readFileSync(precious, 'utf8')).toBe('precious');
+    await expect(admin(dataDir, 'export-project', '--email', 'someone@example.com', '--project', 'p', '--out', path.join(dataDir, 'none.jsonl'))).rejects.toMatchObject({ code: 1 });
+    expect(fs.existsSync(path.join(dataDir, 'none.jsonl'))).toBe(false);
   });
 });

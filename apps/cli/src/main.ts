@@ -23,6 +23,19 @@ const USAGE = `tracelight-admin <command> [--flag value …]
 
 Uses TRACELIGHT_DATA_DIR, TRACELIGHT_DATABASE_URL and TRACELIGHT_SECRET_KEY like the server.`;
 
+/** Each command and the flags it takes: anything else is refused before the database is opened. */
+const FLAGS: Readonly<Record<string, ReadonlyArray<string>>> = {
+  migrate: [],
+  'create-user': ['email', 'password', 'role'],
+  'create-api-key': ['email', 'description', 'expires-at'],
+  'list-api-keys': ['email'],
+  'revoke-api-key': ['email', 'id'],
+  'revoke-sessions': ['email'],
+  'export-project': ['email', 'project', 'out'],
+  'import-project': ['email', 'in'],
+  backup: ['out'],
+};
+
 const flags = (args: ReadonlyArray<string>): Record<string, string> => {
   const out: Record<string, string> = {};
   for (let i = 0; i < args.length; i += 2) {
@@ -40,8 +53,11 @@ const need = (f: Record<string, string>, name: string): string => {
   return v;
 };
 
+/** A domain error in words: `NotFound` names what was not found, the others carry a message. */
 const fail = (what: unknown): never => {
-  throw new Error(typeof what === 'object' && what !== null && 'message' in what ? String((what as { message: unknown }).message) : JSON.stringify(what));
+  const e = (typeof what === 'object' && what !== null ? what : {}) as { _tag?: unknown; message?: unknown; entity?: unknown; id?: unknown };
+  if (e._tag === 'NotFound') throw new Error(`no ${String(e.entity)} ${String(e.id)}`);
+  throw new Error(e.message !== undefined ? String(e.message) : JSON.stringify(what));
 };
 
 const main = async (argv: ReadonlyArray<string>): Promise<number> => {
@@ -50,7 +66,15 @@ const main = async (argv: ReadonlyArray<string>): Promise<number> => {
     process.stdout.write(`${USAGE}\n`);
     return command ? 0 : 2;
   }
+  const known = Object.hasOwn(FLAGS, command) ? FLAGS[command] : undefined;
+  if (known === undefined) {
+    process.stderr.write(`unknown command ${command}\n${USAGE}\n`);
+    return 2;
+  }
   const f = flags(rest);
+  // A misspelt flag would otherwise be ignored (`--rol admin` made a plain user).
+  const unknown = Object.keys(f).filter((name) => !known.includes(name));
+  if (unknown.length > 0) throw new Error(`${command} takes ${known.map((k) => `--${k}`).join(', ') || 'no flags'}; not ${unknown.map((k) => `--${k}`).join(', ')}`);
   const app = await buildCliContainer(environment(process.env));
   try {
     /** Acts as the named user (the CLI is trusted with the database itself). */
@@ -78,7 +102,8 @@ const main = async (argv: ReadonlyArray<string>): Promise<number> => {
       }
       case 'create-api-key': {
         const expires = f['expires-at'] ? new Date(f['expires-at']) : null;
-        if (expires && Number.isNaN(expires.getTime())) return fail({ message: '--expires-at must be an ISO 8601 date-time' });
+        if (expires && (Number.isNaN(expires.getTime()) || expires.getUTCFullYear() > 9999))
+          return fail({ message: '--expires-at must be an ISO 8601 date-time before the year 10000' });
         const created = await app.identity.createApiKey(await as(need(f, 'email')), { description: need(f, 'description'), expiresAt: expires })();
         if (E.isLeft(created)) return fail(created.left);
         process.stdout.write(`${JSON.stringify({ id: created.right.key.id, api_key: created.right.secret, truncated: created.right.key.truncated })}\n`);
@@ -104,10 +129,21 @@ const main = async (argv: ReadonlyArray<string>): Promise<number> => {
       }
       case 'export-project': {
         const owner = (await as(need(f, 'email'))).userId;
-        const out = f['out'] ? fs.createWriteStream(f['out'], { mode: 0o600 }) : process.stdout;
+        // Created 0600 and never over a file that exists (as backup): an export holds every input and output.
+        const out = f['out'] ? fs.createWriteStream('', { fd: fs.openSync(f['out'], 'wx', 0o600) }) : process.stdout;
         // Line by line, waiting whenever the stream asks to (its buffer is full).
         const write = (line: string) => (out.write(line) ? Promise.resolve() : new Promise<void>((resolve) => out.once('drain', resolve)));
-        const done = await exportProject(app.repositories, owner, need(f, 'project'), write);
+        let done: { runs: number; records: number };
+        try {
+          done = await exportProject(app.repositories, owner, need(f, 'project'), write);
+        } catch (e) {
+          // No file left behind for an export that did not happen (no such project, say).
+          if (out !== process.stdout) {
+            (out as fs.WriteStream).destroy();
+            fs.rmSync(f['out']!, { force: true });
+          }
+          throw e;
+        }
         if (out !== process.stdout) {
           await new Promise<void>((resolve, reject) => (out as fs.WriteStream).end((e?: Error | null) => (e ? reject(e) : resolve())));
           process.stdout.write(`exported ${done.runs} runs, ${done.records} records\n`);

@@ -12,12 +12,16 @@ import {
   type RunInsights,
   type RecordScope,
   type UserId,
+  NODE_TYPES,
+  PROJECT_TYPES,
   presentColumnsOfAll,
   RUN_KINDS,
 } from '@tracelight/domain';
+import { Name, reportValidationErrors } from '@tracelight/api-schema';
 import type { Repositories, Result } from '@tracelight/ports';
 import * as E from 'fp-ts/Either';
 import * as O from 'fp-ts/Option';
+import * as t from 'io-ts';
 
 export const FORMAT = 'tracelight.project.v2';
 const FORMAT_V1 = 'tracelight.project.v1';
@@ -74,29 +78,86 @@ export const exportProject = async (
   return { runs, records };
 };
 
-const date = (s: unknown): Date => {
-  const d = new Date(String(s));
-  if (Number.isNaN(d.getTime())) throw new Error(`not a date: ${JSON.stringify(s)}`);
-  return d;
-};
-const dateOrNull = (s: unknown): Date | null => (s === null || s === undefined ? null : date(s));
+// The lines of an export, decoded whole (types, dates, names) before anything is written: a file edited
+// by hand cannot store what the API would refuse. Dates are revived field by field, never inside user
+// data such as inputs.
+const DateText = new t.Type<Date, string, unknown>(
+  'DateText',
+  (u): u is Date => u instanceof Date,
+  (u, c) => (typeof u === 'string' && /^\d{4}-\d{2}-\d{2}T/.test(u) && !Number.isNaN(Date.parse(u)) ? t.success(new Date(u)) : t.failure(u, c, 'not a date')),
+  (d) => d.toISOString(),
+);
+const keys = <K extends string>(values: ReadonlyArray<K>) => t.keyof(Object.fromEntries(values.map((v) => [v, null])) as Record<K, null>);
+const orNull = <C extends t.Mixed>(c: C) => t.union([c, t.null]);
+const Strings = t.record(t.string, t.string);
+const ProjectC = t.type({ id: t.string, name: Name, type: keys(PROJECT_TYPES), createdBy: t.string, createdAt: DateText, updatedAt: DateText });
+const RunC = t.type({ id: t.string, projectId: t.string, name: Name, kind: keys(RUN_KINDS), createdBy: t.string, createdAt: DateText, updatedAt: DateText });
+const InsightsC = t.type({
+  runId: t.string,
+  insights: t.type({ logstream: t.type({ enabled: t.boolean, startTime: orNull(DateText) }) }),
+  updatedAt: DateText,
+});
+const RecordC = t.type({
+  id: t.string,
+  type: keys(NODE_TYPES),
+  projectId: t.string,
+  runId: t.string,
+  traceId: orNull(t.string),
+  parentId: orNull(t.string),
+  sessionId: orNull(t.string),
+  name: t.string,
+  input: t.unknown,
+  output: t.unknown,
+  createdAt: DateText,
+  updatedAt: orNull(DateText),
+  tags: t.array(t.string),
+  userMetadata: Strings,
+  statusCode: orNull(t.number),
+  externalId: orNull(t.string),
+  datasetInput: orNull(t.string),
+  datasetOutput: orNull(t.string),
+  datasetMetadata: Strings,
+  metrics: t.record(t.string, orNull(t.number)),
+  isComplete: t.boolean,
+  hasChildren: t.boolean,
+  stepNumber: orNull(t.number),
+  progressMessage: orNull(t.string),
+  errorMessage: orNull(t.string),
+  attributes: t.record(t.string, t.unknown),
+});
+const HeaderLine = t.type({ format: t.literal(FORMAT), project: ProjectC });
+const RunLine = t.type({ run: RunC, insights: orNull(InsightsC) });
+const RecordLine = t.type({ record: RecordC });
 
-// Dates revived field by field, never inside user data such as inputs.
-const projectOf = (p: Project): Project => ({ ...p, createdAt: date(p.createdAt), updatedAt: date(p.updatedAt) });
-const runOf = (r: Run): Run => ({ ...r, createdAt: date(r.createdAt), updatedAt: date(r.updatedAt) });
-const insightsOf = (i: RunInsights | null): RunInsights | null =>
-  i ? { ...i, updatedAt: date(i.updatedAt), insights: { logstream: { ...i.insights.logstream, startTime: dateOrNull(i.insights.logstream.startTime) } } } : null;
-const recordOf = (x: LogRecord): LogRecord => ({ ...x, createdAt: date(x.createdAt), updatedAt: dateOrNull(x.updatedAt) });
+/** `line` decoded by `codec`, or an error naming the line and the first field at fault. */
+const decodeLine = <A>(codec: t.Decoder<unknown, A>, line: unknown, n: number): A => {
+  const r = codec.decode(line);
+  if (E.isRight(r)) return r.right;
+  const [first] = reportValidationErrors(r.left, 'body');
+  throw new Error(`line ${n}: ${first ? `${first.loc.slice(1).join('.')}: ${first.msg}` : 'not as an export writes it'}`);
+};
 
 /** Records are stored a batch at a time: at most this many, or this many bytes of JSON. */
 const IMPORT_BATCH = 1000;
 const IMPORT_BATCH_BYTES = 16 * 2 ** 20;
 
+const V1Export = t.type({
+  format: t.literal(FORMAT_V1),
+  project: ProjectC,
+  runs: t.array(t.type({ run: RunC, insights: orNull(InsightsC), records: t.array(RecordC) })),
+});
+
+type Line =
+  | { readonly kind: 'header'; readonly project: Project }
+  | { readonly kind: 'run'; readonly run: Run; readonly insights: RunInsights | null }
+  | { readonly kind: 'record'; readonly record: LogRecord; readonly bytes: number }
+  | { readonly kind: 'v1'; readonly data: t.TypeOf<typeof V1Export> };
+
 /**
- * Reads the whole export once without writing anything: a file cut short or edited by hand is refused
- * before any of it is imported.
+ * The export's lines decoded, in order: a header (or a whole v1 document), then runs each followed by
+ * their records. Throws, naming the line, at the first that is not as an export writes it.
  */
-const checkExport = async (lines: AsyncIterable<string>): Promise<void> => {
+async function* decodedLines(lines: AsyncIterable<string>): AsyncGenerator<Line> {
   let header = false;
   let run = false;
   let n = 0;
@@ -110,15 +171,49 @@ const checkExport = async (lines: AsyncIterable<string>): Promise<void> => {
       throw new Error(`line ${n} is not JSON: ${e instanceof Error ? e.message : String(e)}`);
     }
     if (!header) {
-      if (l['format'] === FORMAT_V1) return;
-      if (l['format'] !== FORMAT || typeof l['project'] !== 'object') throw new Error(`not a ${FORMAT} export`);
+      if (l['format'] === FORMAT_V1) {
+        yield { kind: 'v1', data: decodeLine(V1Export, l, n) };
+        return;
+      }
+      if (l['format'] !== FORMAT) throw new Error(`not a ${FORMAT} export`);
       header = true;
-    } else if ('run' in l) run = true;
-    else if (!('record' in l)) throw new Error(`line ${n} is neither a run nor a record`);
+      yield { kind: 'header', project: decodeLine(HeaderLine, l, n).project as unknown as Project };
+    } else if ('run' in l) {
+      run = true;
+      const { run: r, insights } = decodeLine(RunLine, l, n);
+      yield { kind: 'run', run: r as unknown as Run, insights: insights as unknown as RunInsights | null };
+    } else if (!('record' in l)) throw new Error(`line ${n} is neither a run nor a record`);
     else if (!run) throw new Error(`line ${n}: a record before any run`);
+    else yield { kind: 'record', record: decodeLine(RecordLine, l, n).record as unknown as LogRecord, bytes: text.length };
   }
   if (!header) throw new Error(`not a ${FORMAT} export`);
+}
+
+/**
+ * Reads the whole export once without writing anything: a file cut short or edited by hand (a wrong
+ * type, a bad date, a name the API would refuse, a run twice) is refused before any of it is imported.
+ */
+const checkExport = async (lines: AsyncIterable<string>): Promise<void> => {
+  // Run ids only: a project has few runs, and a record sent twice replaces itself, as over HTTP.
+  const runs = new Set<string>();
+  const once = (id: string) => {
+    if (runs.has(id)) throw new Error(`run ${id} is in the file twice`);
+    runs.add(id);
+  };
+  for await (const l of decodedLines(lines)) {
+    if (l.kind === 'run') once(l.run.id);
+    else if (l.kind === 'v1') for (const r of l.data.runs) once(r.run.id);
+  }
 };
+
+/**
+ * Everything imported belongs where the file puts it in the importer's hands, whatever ids its lines
+ * name: a run to the imported project, its insights to that run, a record to the run line above it.
+ * An edited file cannot write into another user's project, run or settings.
+ */
+const pinRun = (run: Run, project: Project, owner: UserId): Run => ({ ...run, projectId: project.id, createdBy: owner });
+const pinInsights = (insights: RunInsights | null, run: Run): RunInsights | null => (insights ? { ...insights, runId: run.id } : null);
+const pinRecord = (record: LogRecord, run: Run): LogRecord => ({ ...record, runId: run.id, projectId: run.projectId });
 
 /**
  * Imports the export read from `lines()` (called twice: the file is checked whole before anything is
@@ -129,6 +224,7 @@ export const importProject = async (repos: Repositories, owner: UserId, lines: (
   await checkExport(lines());
   let runs = 0;
   let records = 0;
+  let project: Project | undefined;
   let current: Run | undefined;
   let batch: LogRecord[] = [];
   let batchBytes = 0;
@@ -139,26 +235,21 @@ export const importProject = async (repos: Repositories, owner: UserId, lines: (
     batch = [];
     batchBytes = 0;
   };
-  const startRun = async (run: Run, insights: RunInsights | null) => {
-    await flush();
-    current = run;
-    await must(repos.runs.insert({ ...run, createdBy: owner }));
-    if (insights) await must(repos.insights.replace(insights));
-    runs += 1;
-  };
-  let header = false;
-  for await (const text of lines()) {
-    if (text.trim() === '') continue;
-    const l = JSON.parse(text) as Record<string, unknown>;
-    if (!header) {
-      if (l['format'] === FORMAT_V1) return importV1(repos, owner, l as unknown as V1Export);
-      header = true;
-      await must(repos.projects.insert({ ...projectOf(l['project'] as Project), createdBy: owner }));
-    } else if ('run' in l) {
-      await startRun(runOf(l['run'] as Run), insightsOf(l['insights'] as RunInsights | null));
+  for await (const l of decodedLines(lines())) {
+    if (l.kind === 'v1') return importV1(repos, owner, l.data as unknown as V1);
+    if (l.kind === 'header') {
+      project = { ...l.project, createdBy: owner };
+      await must(repos.projects.insert(project));
+    } else if (l.kind === 'run') {
+      await flush();
+      current = pinRun(l.run, project!, owner);
+      await must(repos.runs.insert(current));
+      const insights = pinInsights(l.insights, current);
+      if (insights) await must(repos.insights.replace(insights));
+      runs += 1;
     } else {
-      batch.push(recordOf(l['record'] as LogRecord));
-      batchBytes += text.length;
+      batch.push(pinRecord(l.record, current!));
+      batchBytes += l.bytes;
       if (batch.length >= IMPORT_BATCH || batchBytes >= IMPORT_BATCH_BYTES) await flush();
     }
   }
@@ -166,21 +257,23 @@ export const importProject = async (repos: Repositories, owner: UserId, lines: (
   return { runs, records };
 };
 
-interface V1Export {
+interface V1 {
   readonly project: Project;
   readonly runs: ReadonlyArray<{ readonly run: Run; readonly insights: RunInsights | null; readonly records: ReadonlyArray<LogRecord> }>;
 }
 
 /** The v1 export: everything in one document. */
-const importV1 = async (repos: Repositories, owner: UserId, data: V1Export): Promise<{ runs: number; records: number }> => {
-  await must(repos.projects.insert({ ...projectOf(data.project), createdBy: owner }));
+const importV1 = async (repos: Repositories, owner: UserId, data: V1): Promise<{ runs: number; records: number }> => {
+  const project = { ...data.project, createdBy: owner };
+  await must(repos.projects.insert(project));
   let records = 0;
-  for (const { run, insights, records: rs } of data.runs) {
-    await must(repos.runs.insert({ ...runOf(run), createdBy: owner }));
-    const revived = insightsOf(insights);
-    if (revived) await must(repos.insights.replace(revived));
+  for (const { run: given, insights, records: rs } of data.runs) {
+    const run = pinRun(given, project, owner);
+    await must(repos.runs.insert(run));
+    const pinned = pinInsights(insights, run);
+    if (pinned) await must(repos.insights.replace(pinned));
     for (let i = 0; i < rs.length; i += IMPORT_BATCH) {
-      const chunk = rs.slice(i, i + IMPORT_BATCH).map(recordOf);
+      const chunk = rs.slice(i, i + IMPORT_BATCH).map((r) => pinRecord(r, run));
       await must(repos.logRecords.ingest(run.id, chunk, presentColumnsOfAll(chunk)));
     }
     records += rs.length;

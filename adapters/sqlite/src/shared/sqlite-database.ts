@@ -35,8 +35,11 @@ export class SqliteDatabase {
     this.db.pragma('journal_mode = WAL');
     this.db.pragma(`synchronous = ${options.synchronous ?? 'FULL'}`);
     this.db.pragma('foreign_keys = ON');
-    this.db.pragma('busy_timeout = 5000');
+    // Another process may be applying a long migration (rebuilding a large table): wait for it, up to
+    // ten minutes, rather than fail to start after the usual five seconds.
+    this.db.pragma('busy_timeout = 600000');
     migrate(this.db, migrations);
+    this.db.pragma('busy_timeout = 5000');
   }
 
   close(): void {

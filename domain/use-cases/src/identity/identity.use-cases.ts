@@ -85,11 +85,11 @@ const WRONG_CREDENTIALS = 'Incorrect username or password';
 
 /**
  * Whether the user's sessions were revoked after `session` began. Tokens carry their session's start
- * in whole seconds, so the comparison is in seconds: a sign-in in the very second of a revocation
- * still works.
+ * in whole seconds, so the comparison is in seconds and errs on the side of refusing: a session begun
+ * in the very second of a revocation is revoked too (a sign-in a second later works).
  */
 const isRevoked = (user: User, session: Session): boolean =>
-  user.sessionsValidFrom !== null && Math.floor(session.startedAt.getTime() / 1000) < Math.floor(user.sessionsValidFrom.getTime() / 1000);
+  user.sessionsValidFrom !== null && Math.floor(session.startedAt.getTime() / 1000) <= Math.floor(user.sessionsValidFrom.getTime() / 1000);
 
 export class IdentityUseCases {
   /** A real hash of nothing, verified against when the email is unknown so both paths cost the same. */
