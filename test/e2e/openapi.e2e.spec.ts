@@ -51,12 +51,40 @@ describe('responses against the OpenAPI document', () => {
     conforms('/v2/scorers/{scorer_id}/versions', 'get', await w.call('GET', `/v2/scorers/${scorer.id}/versions?limit=0`, { auth: a }));
     conforms('/v2/projects/{project_id}/traces', 'post', await w.call('POST', `/v2/projects/${projectId}/traces`, { auth: a, json: { log_stream_id: runId, traces: [{ input: 'x', spans: [{ type: 'llm', input: 'q' }] }] } }));
     conforms('/v2/projects/{project_id}/spans/available_columns', 'post', await w.call('POST', `/v2/projects/${projectId}/spans/available_columns`, { json: { log_stream_id: runId } }));
+    // The routes around the spec's, whose answers the codecs describe too.
+    conforms('/v2/current_user', 'get', await w.call('GET', '/v2/current_user', { auth: a }));
+    conforms('/v2/projects', 'get', await w.call('GET', '/v2/projects', { auth: a }));
+    conforms('/v2/projects/{project_id}/log_streams', 'get', await w.call('GET', `/v2/projects/${projectId}/log_streams`, { auth: a }));
+    conforms('/v2/users/api_keys', 'get', await w.call('GET', '/v2/users/api_keys', { auth: a }));
+    conforms('/v2/scorers', 'get', await w.call('GET', '/v2/scorers', { auth: a }));
+    conforms('/v2/scorers/{scorer_id}', 'get', await w.call('GET', `/v2/scorers/${scorer.id}`, { auth: a }));
+    conforms('/v2/projects/{project_id}/sessions', 'post', await w.call('POST', `/v2/projects/${projectId}/sessions`, { auth: a, json: { log_stream_id: runId, name: 's' } }));
+    for (const scope of ['traces', 'spans', 'sessions'])
+      conforms(`/v2/projects/{project_id}/${scope}/search`, 'post', await w.call('POST', `/v2/projects/${projectId}/${scope}/search`, { auth: a, json: { log_stream_id: runId } }));
+    conforms('/healthcheck', 'get', await w.call('GET', '/healthcheck'));
+    conforms('/readyz', 'get', await w.call('GET', '/readyz'));
     // The errors besides 401/404/422: each documented where it can be answered, and shaped as documented.
     conforms('/v2/refresh_token', 'post', await w.call('POST', '/v2/refresh_token'));
     conforms('/v2/projects', 'post', await w.call('POST', '/v2/projects', { auth: a, json: { name: 'oa-dup' } }));
     conforms('/v2/projects', 'post', await w.call('POST', '/v2/projects', { auth: a, json: { name: 'oa-dup' } }));
     conforms('/v2/projects', 'post', await w.call('POST', '/v2/projects', { auth: a, raw: 'name=x', headers: { 'content-type': 'text/plain' } }));
     conforms('/v2/users', 'post', await w.call('POST', '/v2/users', { auth: (await w.user(`oa-${Date.now()}@example.com`)).auth, json: { email: 'z@example.com', password: 'long enough' } }));
+  });
+
+  it('gives every success a schema from the codecs, and marks required the bodies an empty one would not do for', () => {
+    const operations = Object.entries(doc.paths).flatMap(([p, methods]) => Object.entries(methods).map(([m, op]) => [`${m.toUpperCase()} ${p}`, op] as const));
+    expect(operations.length).toBeGreaterThan(30);
+    for (const [name, op] of operations) {
+      const success = Object.entries(op.responses).filter(([status]) => status.startsWith('2'));
+      expect([name, success.length]).toEqual([name, 1]);
+      for (const media of Object.values(success[0]![1].content ?? {})) expect([name, JSON.stringify(media.schema)]).not.toEqual([name, '{}']);
+    }
+    const body = (key: string, method: string) => (doc.paths[key]![method] as unknown as { requestBody?: { required: boolean } }).requestBody?.required;
+    expect(body('/v2/integrations/gateway', 'put')).toBe(true);
+    expect(body('/v2/projects/{project_id}/spans/available_columns', 'post')).toBe(true);
+    expect(body('/v2/projects/{project_id}/runs/{run_id}/insights-settings', 'patch')).toBe(false);
+    expect(Object.keys(doc.paths['/v2/scorers/{scorer_id}/version/code']!['get']!.responses['200']!.content!)).toEqual(['text/x-python']);
+    expect(doc.paths['/readyz']).toBeDefined();
   });
 
   it('documents 401 and the bearer scheme on refresh_token, which checks its own credential', () => {

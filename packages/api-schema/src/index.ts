@@ -4,6 +4,7 @@ export * from './shared/json-body';
 export * from './shared/primitives.codec';
 export * from './shared/decode';
 export * from './shared/error.codec';
+export * from './shared/system.codec';
 export * from './shared/json-schema';
 export * from './identity/identity.codec';
 export * from './projects-runs/project.codec';

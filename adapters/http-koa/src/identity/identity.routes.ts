@@ -4,9 +4,14 @@ import {
   ApiKeyPath,
   ApiKeyLoginRequest,
   CreateUserRequest,
+  ApiKeyCreateResponse,
+  ApiKeyResponse,
   LoginRequest,
+  MessageResponse,
   TokenResponse,
+  UserResponse,
 } from '@tracelight/api-schema';
+import * as t from 'io-ts';
 import { type AccessToken, type ApiKeyId, asId, unauthorized } from '@tracelight/domain';
 import { IdentityUseCases, type SignedIn } from '@tracelight/use-cases';
 import { pipe } from 'fp-ts/function';
@@ -100,6 +105,7 @@ export class IdentityRoutes implements RouteGroup {
         path: '/current_user',
         summary: 'The calling user',
         auth: 'required',
+        response: UserResponse,
         handle: ({ principal }) => identity.currentUser(principal),
         present: presentUser,
       }),
@@ -110,6 +116,7 @@ export class IdentityRoutes implements RouteGroup {
         auth: 'required',
         conflict: 'A user with that email exists',
         body: CreateUserRequest,
+        response: UserResponse,
         handle: ({ principal, body }) =>
           identity.createUser(principal, { email: body.email, password: body.password, role: body.role ?? 'user' }),
         present: presentUser,
@@ -120,6 +127,7 @@ export class IdentityRoutes implements RouteGroup {
         summary: 'Create an API key; the key is returned once, in `api_key`',
         auth: 'required',
         body: ApiKeyCreateRequest,
+        response: ApiKeyCreateResponse,
         handle: ({ principal, body }) =>
           identity.createApiKey(principal, { description: body.description, expiresAt: body.expires_at ?? null }),
         present: presentCreatedApiKey,
@@ -130,6 +138,7 @@ export class IdentityRoutes implements RouteGroup {
         path: '/users/api_keys',
         summary: 'List the caller’s API keys (never the secrets)',
         auth: 'required',
+        response: t.array(ApiKeyResponse),
         handle: ({ principal }) => identity.listApiKeys(principal),
         present: (keys) => keys.map(presentApiKey),
       }),
@@ -139,6 +148,7 @@ export class IdentityRoutes implements RouteGroup {
         summary: 'Revoke an API key: it is rejected at once afterwards',
         auth: 'required',
         params: ApiKeyPath,
+        response: MessageResponse,
         handle: ({ principal, params }) => identity.revokeApiKey(principal, asId<ApiKeyId>(params.api_key_id)),
         present: () => ({ message: 'API key revoked' }),
       }),

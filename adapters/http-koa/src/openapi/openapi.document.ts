@@ -1,11 +1,12 @@
 // The OpenAPI 3.1 document, generated from the route table and the io-ts codecs that validate the
 // requests: one source of truth, never a hand-kept copy.
 import { ErrorResponse, HTTPValidationErrorCodec, type JsonSchema, SchemaBuilder } from '@tracelight/api-schema';
+import * as E from 'fp-ts/Either';
 import type * as t from 'io-ts';
 import type { Route } from '../shared/route';
 
-/** Served without the /v2 prefix in the document (the spec's token URL, liveness, OTLP). */
-const UNVERSIONED = /^\/(login|healthcheck|otel|v1)(\/|$)/;
+/** Served without the /v2 prefix in the document (the spec's token URL, the probes, OTLP). */
+const UNVERSIONED = /^\/(login|healthcheck|readyz|otel|v1)(\/|$)/;
 
 export const documentedPath = (route: Route): string => (UNVERSIONED.test(route.path) ? route.path : `/v2${route.path}`);
 
@@ -17,6 +18,13 @@ const BODY_TYPES: Record<string, ReadonlyArray<string>> = {
   form: ['application/x-www-form-urlencoded', 'application/json'],
   multipart: ['multipart/form-data'],
   bytes: ['application/x-protobuf', 'application/json'],
+};
+
+/** A success's media types: JSON, or what the route writes instead; OTLP answers in the request's encoding. */
+const successContent = (r: Route, schema: JsonSchema): Record<string, { schema: JsonSchema }> => {
+  if (r.responseType) return { [r.responseType]: { schema } };
+  if (r.bodyKind === 'bytes') return { 'application/json': { schema }, 'application/x-protobuf': { schema: { type: 'string', format: 'binary' } } };
+  return { 'application/json': { schema } };
 };
 
 export const openApiDocument = (routes: ReadonlyArray<Route>, version: string): JsonSchema => {
@@ -42,7 +50,9 @@ export const openApiDocument = (routes: ReadonlyArray<Route>, version: string): 
       ...(bodySchema
         ? {
             requestBody: {
-              required: r.bodyKind === 'multipart' || r.bodyKind === 'bytes',
+              // Required where an empty body is refused: by its codec (a required field) or by a rule
+              // across fields (`refine`), as the spec's PATCH of insights settings, all optional, is not.
+              required: r.bodyKind === 'multipart' || r.bodyKind === 'bytes' || r.refine !== undefined || (r.body !== undefined && E.isLeft(r.body.decode({}))),
               content: Object.fromEntries((BODY_TYPES[r.bodyKind ?? 'json'] ?? BODY_TYPES['json']!).map((type) => [type, { schema: bodySchema }])),
             },
           }
@@ -50,7 +60,7 @@ export const openApiDocument = (routes: ReadonlyArray<Route>, version: string): 
       responses: {
         [String(r.status ?? 200)]: {
           description: 'Successful Response',
-          content: { 'application/json': { schema: r.response ? schemas.schemaOf(r.response) : {} } },
+          content: successContent(r, r.response ? schemas.schemaOf(r.response) : {}),
         },
         ...(r.auth === 'required' || r.checksCredential ? { '401': error('Missing or wrong credentials') } : {}),
         ...(r.auth === 'required' && r.method !== 'get' ? { '403': error('The caller’s role may not do this (a read-only user changes no data)') } : {}),

@@ -1,7 +1,7 @@
 // OTLP/HTTP trace ingestion: the origin's path (/otel/traces) and the standard one (/v1/traces),
 // protobuf or JSON, gzip accepted. The project and log stream come from the `project` and
 // `logstream` headers, as the origin's SDKs send them.
-import { Name, type ValidationError, describeCodec, reportValidationErrors } from '@tracelight/api-schema';
+import { Name, OtlpExportResponse, type ValidationError, describeCodec, reportValidationErrors } from '@tracelight/api-schema';
 import * as E from 'fp-ts/Either';
 import type { OtelSpan } from '@tracelight/domain';
 import { TracingUseCases } from '@tracelight/use-cases';
@@ -58,6 +58,7 @@ export class OtlpRoutes implements RouteGroup {
         auth: 'required',
         bodyKind: 'bytes',
         body: OtlpExport,
+        response: OtlpExportResponse,
         refine: ({ header }) => [
           ...(header('project') ? [] : [missingHeader('project')]),
           ...(header('logstream') ? badLogStreamName(header('logstream')!) : [missingHeader('logstream')]),

@@ -1,5 +1,5 @@
 // Projects and their runs: log streams and experiments.
-import { ProjectCreateRequest, ProjectPath, ProjectsQuery, RunCreateRequest } from '@tracelight/api-schema';
+import { ProjectCreateRequest, ProjectPath, ProjectResponse, ProjectsQuery, RunCreateRequest, RunResponse } from '@tracelight/api-schema';
 import { type ProjectId, type RunKind, asId } from '@tracelight/domain';
 import { ProjectUseCases } from '@tracelight/use-cases';
 import * as t from 'io-ts';
@@ -28,6 +28,7 @@ export class ProjectRoutes implements RouteGroup {
         auth: 'required',
         conflict: 'The caller has a project of that name',
         body: ProjectCreateRequest,
+        response: ProjectResponse,
         handle: ({ principal, body }) => projects.create(principal, { name: body.name, type: body.type ?? 'gen_ai' }),
         present: presentProject,
       }),
@@ -37,6 +38,7 @@ export class ProjectRoutes implements RouteGroup {
         summary: 'List the caller’s projects, optionally by name and type',
         auth: 'required',
         query: ProjectsQuery,
+        response: t.array(ProjectResponse),
         handle: ({ principal, query }) =>
           projects.list(principal, {
             ...(query.project_name !== undefined ? { name: query.project_name } : {}),
@@ -50,6 +52,7 @@ export class ProjectRoutes implements RouteGroup {
         summary: 'One project',
         auth: 'required',
         params: ProjectPath,
+        response: ProjectResponse,
         handle: ({ principal, params }) => projects.get(principal, asId<ProjectId>(params.project_id)),
         present: presentProject,
       }),
@@ -62,6 +65,7 @@ export class ProjectRoutes implements RouteGroup {
           conflict: `The project has a ${noun} of that name`,
           params: ProjectPath,
           body: RunCreateRequest,
+          response: RunResponse,
           handle: ({ principal, params, body }) =>
             projects.createRun(principal, asId<ProjectId>(params.project_id), kind, body.name),
           present: presentRun,
@@ -73,6 +77,7 @@ export class ProjectRoutes implements RouteGroup {
           auth: 'required',
           params: ProjectPath,
           query: RunsQuery,
+          response: t.array(RunResponse),
           handle: ({ principal, params, query }) =>
             projects.listRuns(principal, asId<ProjectId>(params.project_id), kind, query.name),
           present: (runs) => runs.map(presentRun),

@@ -6,6 +6,9 @@ import {
   CreateScorerRequest,
   ListScorerVersionsQuery,
   ListScorerVersionsResponse,
+  RunScorerSettingsResponse,
+  ScorerResponse,
+  ScorerVersion,
   RunPath,
   RunScorerSettingsRequest,
   ScorerPath,
@@ -13,6 +16,7 @@ import {
 } from '@tracelight/api-schema';
 import { type ProjectId, type RunId, type ScorerId, asId } from '@tracelight/domain';
 import { ScorerUseCases } from '@tracelight/use-cases';
+import * as t from 'io-ts';
 import { inject, injectable } from 'inversify';
 import { type Route, type RouteGroup, route } from '../shared/route';
 import {
@@ -40,6 +44,7 @@ export class ScorerRoutes implements RouteGroup {
         auth: 'required',
         conflict: 'The caller has a scorer of that name',
         body: CreateScorerRequest,
+        response: ScorerResponse,
         handle: ({ principal, body }) => scorers.create(principal, toCreateScorer(body)),
         present: (s) => presentScorer(s),
       }),
@@ -49,6 +54,7 @@ export class ScorerRoutes implements RouteGroup {
         summary: 'List the caller’s scorers',
         auth: 'required',
         handle: ({ principal }) => scorers.list(principal),
+        response: t.array(ScorerResponse),
         present: (ss) => ss.map(presentScorerWithLatest),
       }),
       route({
@@ -57,6 +63,7 @@ export class ScorerRoutes implements RouteGroup {
         summary: 'One scorer, with its latest version',
         auth: 'required',
         params: ScorerPath,
+        response: ScorerResponse,
         handle: ({ principal, params }) => scorers.getWithLatest(principal, scorerId(params)),
         present: presentScorerWithLatest,
       }),
@@ -79,6 +86,7 @@ export class ScorerRoutes implements RouteGroup {
         auth: 'required',
         params: ScorerPath,
         body: CreateLLMScorerVersionRequest,
+        response: ScorerVersion,
         handle: ({ principal, params, body }) => scorers.createLlmVersion(principal, scorerId(params), toLlmVersion(body)),
         present: presentVersion,
       }),
@@ -90,6 +98,7 @@ export class ScorerRoutes implements RouteGroup {
         params: ScorerPath,
         bodyKind: 'multipart',
         body: CodeScorerVersionForm,
+        response: ScorerVersion,
         handle: ({ principal, params, body }) =>
           scorers.createCodeVersion(principal, scorerId(params), {
             fileName: body.file.filename,
@@ -104,6 +113,8 @@ export class ScorerRoutes implements RouteGroup {
         summary: 'The source file of the latest code version',
         auth: 'required',
         params: ScorerPath,
+        response: t.string,
+        responseType: 'text/x-python',
         handle: ({ principal, params }) => scorers.latestCode(principal, scorerId(params)),
         present: (r) => r.code,
         write: (ctx, r) => {
@@ -120,6 +131,7 @@ export class ScorerRoutes implements RouteGroup {
         auth: 'required',
         params: ScorerPath,
         body: CreateLunaScorerVersionRequest,
+        response: ScorerVersion,
         handle: ({ principal, params, body }) => scorers.createLunaVersion(principal, scorerId(params), toLunaVersion(body)),
         present: presentVersion,
       }),
@@ -130,6 +142,7 @@ export class ScorerRoutes implements RouteGroup {
         auth: 'required',
         params: RunPath,
         body: RunScorerSettingsRequest,
+        response: RunScorerSettingsResponse,
         handle: ({ principal, params, body }) =>
           scorers.replaceRunScorers(
             principal,
@@ -145,6 +158,7 @@ export class ScorerRoutes implements RouteGroup {
         summary: 'The scorers that run on a run',
         auth: 'required',
         params: RunPath,
+        response: RunScorerSettingsResponse,
         handle: ({ principal, params }) =>
           scorers.getRunScorers(principal, asId<ProjectId>(params.project_id), asId<RunId>(params.run_id)),
         present: presentRunScorers,

@@ -42,6 +42,8 @@ export interface Route<P = unknown, Q = unknown, B = unknown, A = unknown> {
   readonly checksCredential?: 'bearer' | 'body';
   /** For documentation: when the route answers 409. */
   readonly conflict?: string;
+  /** For documentation: the media type of a success that is not JSON (a `write` sends it). */
+  readonly responseType?: string;
   readonly params?: Decoder<P>;
   readonly query?: Decoder<Q>;
   readonly body?: Decoder<B>;

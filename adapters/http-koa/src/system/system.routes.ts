@@ -1,4 +1,5 @@
 // Liveness and readiness, for orchestrators: both answer without credentials.
+import { HealthResponse, ReadyResponse } from '@tracelight/api-schema';
 import { StorageHealth } from '@tracelight/ports';
 import * as TE from 'fp-ts/TaskEither';
 import { pipe } from 'fp-ts/function';
@@ -18,6 +19,7 @@ export class SystemRoutes implements RouteGroup {
         summary: 'Liveness: the process answers',
         auth: 'none',
         unlimited: true,
+        response: HealthResponse,
         handle: () => TE.right({ api_version: 'v2', message: 'ok' }),
         present: (x) => x,
       }),
@@ -27,7 +29,8 @@ export class SystemRoutes implements RouteGroup {
         summary: 'Readiness: the database answers (503 when it does not)',
         auth: 'none',
         unlimited: true,
-        handle: () => pipe(storage.ping(), TE.map(() => ({ status: 'ready' }))),
+        response: ReadyResponse,
+        handle: () => pipe(storage.ping(), TE.map(() => ({ status: 'ready' as const }))),
         present: (x) => x,
       }),
     ];

@@ -1,5 +1,5 @@
 // Trace ingestion and record search.
-import { LogTracesIngestRequest, LogTracesIngestResponse, ProjectPath, RecordSearchRequest, SessionCreateRequest } from '@tracelight/api-schema';
+import { LogTracesIngestRequest, LogTracesIngestResponse, ProjectPath, RecordSearchRequest, RecordSearchResponse, SessionCreateRequest, SessionResponse } from '@tracelight/api-schema';
 import type { RecordScope } from '@tracelight/domain';
 import { TracingUseCases } from '@tracelight/use-cases';
 import * as TE from 'fp-ts/TaskEither';
@@ -24,6 +24,7 @@ export class TracingRoutes implements RouteGroup {
         auth: 'required',
         params: ProjectPath,
         body: RecordSearchRequest,
+        response: RecordSearchResponse,
         refine: ({ body }) => checkRunScope(body),
         handle: ({ principal, params, body }) =>
           tracing.search(principal, runScopeIn(params.project_id, body), {
@@ -73,6 +74,7 @@ export class TracingRoutes implements RouteGroup {
         auth: 'required',
         params: ProjectPath,
         body: SessionCreateRequest,
+        response: SessionResponse,
         refine: ({ body }) => checkRunScope(body),
         handle: ({ principal, params, body }) =>
           tracing.createSession(principal, runScopeIn(params.project_id, body), {

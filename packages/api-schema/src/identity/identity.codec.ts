@@ -73,3 +73,6 @@ const apiKeyFields = {
 export const ApiKeyResponse = t.type(apiKeyFields, 'ApiKeyResponse');
 /** The one response that carries the key itself, in `api_key`. */
 export const ApiKeyCreateResponse = t.type({ ...apiKeyFields, api_key: t.string }, 'ApiKeyCreateResponse');
+
+/** What a revocation answers. */
+export const MessageResponse = t.type({ message: t.string }, 'MessageResponse');

@@ -1,6 +1,6 @@
 // Trace ingestion and record search, in the origin service's shapes (its SDKs' Trace, LlmSpan,
 // ToolSpan, RetrieverSpan, WorkflowSpan, AgentSpan and LogRecordsSearchRequest models).
-import { SPAN_TYPES } from '@tracelight/domain';
+import { NODE_TYPES, SPAN_TYPES } from '@tracelight/domain';
 import * as t from 'io-ts';
 import { Bool, DateTimeWithOffset, Enum, Int, List, Nullable, Obj, OneOrList, UuidString } from '../shared/primitives.codec';
 import { describeCodec } from '../shared/json-schema';
@@ -164,3 +164,49 @@ export const RecordSearchRequest = Obj(
     limit: Int({ min: 1, max: 1000 }),
   },
 );
+
+// ---------------------------------------------------------------------------------------------
+// Responses
+
+const NullableStr = t.union([t.string, t.null]);
+/** A stored trace, span or session, every field as it was sent; the typed attributes of its type (model, tools, …) besides. */
+export const RecordResponse = t.type(
+  {
+    type: Enum(NODE_TYPES, 'NodeType'),
+    id: t.string,
+    trace_id: NullableStr,
+    parent_id: NullableStr,
+    session_id: NullableStr,
+    project_id: t.string,
+    run_id: t.string,
+    name: t.string,
+    input: JsonValue,
+    output: JsonValue,
+    created_at: t.string,
+    updated_at: NullableStr,
+    tags: t.array(t.string),
+    user_metadata: t.record(t.string, t.string),
+    status_code: t.union([t.number, t.null]),
+    external_id: NullableStr,
+    dataset_input: NullableStr,
+    dataset_output: NullableStr,
+    dataset_metadata: t.record(t.string, t.string),
+    metrics: t.record(t.string, t.union([t.number, t.null])),
+    is_complete: t.boolean,
+    has_children: t.boolean,
+    step_number: t.union([t.number, t.null]),
+    progress_message: NullableStr,
+    error_message: NullableStr,
+  },
+  'RecordResponse',
+);
+export const RecordSearchResponse = t.type(
+  { records: t.array(RecordResponse), starting_token: t.number, limit: t.number, paginated: t.boolean, next_starting_token: t.union([t.number, t.null]) },
+  'RecordSearchResponse',
+);
+export const SessionResponse = t.type(
+  { id: t.string, name: t.string, project_id: t.string, run_id: t.string, external_id: NullableStr, created_at: t.string },
+  'SessionResponse',
+);
+/** An accepted OTLP export, as OTLP/HTTP's ExportTraceServiceResponse: empty (nothing is ever partly rejected). */
+export const OtlpExportResponse = t.type({}, 'ExportTraceServiceResponse');
