@@ -46,7 +46,6 @@ const routeLabel = (path: string): Middleware => {
 /** Never handed to an offload worker: the caller is already resolved into a principal. */
 const CREDENTIAL_HEADERS = new Set<string>([...API_KEY_HEADERS, 'authorization', 'cookie']);
 
-
 /** A request with a body to read: chunked, or a Content-Length above 0. An empty body is no body. */
 const carriesBody = (req: IncomingMessage): boolean =>
   req.headers['transfer-encoding'] !== undefined || Number(req.headers['content-length']) > 0;
