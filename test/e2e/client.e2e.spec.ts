@@ -1,14 +1,106 @@
-// The typed client against the running server: the whole flow, the four schemes, automatic refresh.
+// The typed client against the running server: the whole flow, the four schemes, token renewal,
+// timeouts and errors. Where a failure has to be provoked (a refresh that gets no answer, a response
+// that arrives late) a fetch wrapper does it; everything else is the real server's answer.
+import { execFile } from 'node:child_process';
+import * as net from 'node:net';
+import * as path from 'node:path';
+import { promisify } from 'node:util';
 import { TracelightClient, TracelightError } from '@tracelight/client';
-import { ADMIN } from '../support/server';
+import * as ts from 'typescript';
+import { ADMIN, type RunningServer, startServer } from '../support/server';
 import { startWorld, type World } from '../support/world';
 
+const ROOT = path.resolve(__dirname, '../..');
+const CLI = path.join(ROOT, 'apps/cli/dist/main.js');
+
 let w: World;
+/** Tokens live 8 s, so the client refreshes them in their last 2 s (a quarter); revocation is seen at once. */
+let short: World;
 beforeAll(async () => {
-  // Tokens live 33 s: inside the client's 30 s refresh margin after ~3 s.
-  w = await startWorld({ TRACELIGHT_TOKEN_TTL_SECONDS: '33' });
+  [w, short] = await Promise.all([startWorld(), startWorld({ TRACELIGHT_TOKEN_TTL_SECONDS: '8', TRACELIGHT_CREDENTIAL_CACHE_MS: '0' })]);
 });
-afterAll(() => w.server.stop());
+afterAll(() => Promise.all([w.server.stop(), short.server.stop()]));
+
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+const unique = (prefix: string) => `${prefix}-${process.pid}-${Date.now()}-${Math.random().toString(36).slice(2, 6)}`;
+const failureOf = (call: Promise<unknown>): Promise<TracelightError> =>
+  call.then(
+    () => {
+      throw new Error('the call succeeded');
+    },
+    (e: unknown) => e as TracelightError,
+  );
+
+interface Sent {
+  readonly path: string;
+  readonly token: string | undefined;
+  readonly body: RequestInit['body'];
+}
+/** A fetch that notes each request (path, bearer token, body) and hands it to `send`, the real server by default. */
+const recording = (baseUrl: string, send: (path: string, input: string, init: RequestInit | undefined) => Promise<Response> = (_, input, init) => fetch(input, init)) => {
+  const sent: Sent[] = [];
+  const impl: typeof fetch = (input, init) => {
+    const url = String(input);
+    const path = url.replace(baseUrl, '');
+    sent.push({ path, token: new Headers(init?.headers).get('authorization')?.replace(/^Bearer /, ''), body: init?.body });
+    return send(path, url, init);
+  };
+  return { sent, fetch: impl, paths: () => sent.map((s) => s.path) };
+};
+
+/** A port nothing listens on: connecting to it is refused. */
+const closedPort = async (): Promise<number> => {
+  const server = net.createServer();
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as net.AddressInfo;
+  await new Promise((resolve) => server.close(resolve));
+  return port;
+};
+
+/** Freezes the server: connections are still accepted, nothing answers. Thawed by the returned function, or after 10 s. */
+const freeze = (server: RunningServer): (() => void) => {
+  process.kill(server.pid, 'SIGSTOP');
+  const thaw = () => {
+    clearTimeout(timer);
+    process.kill(server.pid, 'SIGCONT');
+  };
+  const timer = setTimeout(thaw, 10_000);
+  return thaw;
+};
+
+const revokeSessions = (server: RunningServer, email: string) =>
+  promisify(execFile)(process.execPath, [CLI, 'revoke-sessions', '--email', email], { env: { PATH: process.env['PATH'] ?? '', ...server.storageEnv } });
+
+/**
+ * The lines of `source` on which TypeScript reports an error, compiled against the built client's
+ * declarations. Jest strips types without checking them, so this is how a test sees the client's types.
+ */
+const lineOfTypeErrors = (source: string): number[] => {
+  const file = path.join(ROOT, 'test/e2e/client-types.check.ts');
+  const options: ts.CompilerOptions = {
+    strict: true,
+    exactOptionalPropertyTypes: true,
+    noEmit: true,
+    skipLibCheck: true,
+    target: ts.ScriptTarget.ES2022,
+    module: ts.ModuleKind.CommonJS,
+    moduleResolution: ts.ModuleResolutionKind.Node10,
+    lib: ['lib.es2022.d.ts', 'lib.dom.d.ts'],
+    types: ['node'],
+    typeRoots: [path.join(ROOT, 'node_modules/@types')],
+    baseUrl: ROOT,
+    paths: { '@tracelight/client': ['packages/client/dist/index.d.ts'] },
+  };
+  const host = ts.createCompilerHost(options);
+  const readFile = host.readFile.bind(host);
+  const fileExists = host.fileExists.bind(host);
+  host.readFile = (name) => (name === file ? source : readFile(name));
+  host.fileExists = (name) => name === file || fileExists(name);
+  const program = ts.createProgram([file], options, host);
+  return ts
+    .getPreEmitDiagnostics(program)
+    .map((d) => (d.file?.fileName === file && d.start !== undefined ? d.file.getLineAndCharacterOfPosition(d.start).line + 1 : -1));
+};
 
 describe('TracelightClient', () => {
   it('walks the spec operations with every credential scheme', async () => {
@@ -37,21 +129,201 @@ describe('TracelightClient', () => {
     }
   });
 
-  it('refreshes a login token before it expires, and reports errors as TracelightError', async () => {
-    const seen: string[] = [];
-    const recording: typeof fetch = (input, init) => {
-      seen.push(String(input).replace(w.server.baseUrl, ''));
-      return fetch(input, init);
-    };
-    const c = new TracelightClient(w.server.baseUrl, { login: { email: ADMIN.email, password: ADMIN.password } }, recording);
-    await c.listProjects();
-    await new Promise((r) => setTimeout(r, 3500));
-    await c.listProjects();
-    expect(seen).toEqual(['/login', '/v2/projects', '/v2/refresh_token', '/v2/projects']);
+  it('reaches run scorer settings, a code version’s source, session search, readiness and runs by name', async () => {
+    const rec = recording(w.server.baseUrl);
+    const c = new TracelightClient(w.server.baseUrl, { bearer: w.adminToken }, { fetch: rec.fetch });
+    expect(await c.readyz()).toEqual({ status: 'ready' });
 
-    const error = await c.getProject('not-a-uuid').catch((e: unknown) => e);
+    const project = await c.createProject({ name: unique('client-routes'), type: 'llm_monitor', create_example_templates: false });
+    expect(project.type).toBe('llm_monitor');
+    const stream = await c.createLogStream(project.id, 'prod');
+    await c.createLogStream(project.id, 'staging');
+    expect((await c.listLogStreams(project.id, { name: 'prod' })).map((r) => r.id)).toEqual([stream.id]);
+    const experiment = await c.createExperiment(project.id, 'nightly');
+    await c.createExperiment(project.id, 'weekly');
+    expect((await c.listExperiments(project.id, { name: 'nightly' })).map((r) => r.id)).toEqual([experiment.id]);
+
+    const scorer = await c.createScorer({ name: unique('code-scorer'), scorer_type: 'code' });
+    const source = 'def scorer_fn(**kw):\n    return 1\n';
+    const version = await c.createCodeVersion(scorer.id, 'scorer.py', source, { validation_result: '{"result":"ok"}', scoreable_node_types: ['llm', 'tool'] });
+    expect(version.scoreable_node_types).toEqual(['llm', 'tool']);
+    // The server keeps validation_result without showing it: look at the form the client sent.
+    const form = rec.sent.find((s) => s.path === `/v2/scorers/${scorer.id}/version/code`)?.body as FormData;
+    expect(form.get('validation_result')).toBe('{"result":"ok"}');
+    expect(await c.getScorerCode(scorer.id)).toBe(source);
+
+    expect(await c.getRunScorers(project.id, stream.id)).toEqual({ run_id: stream.id, scorers: [] });
+    await c.setRunScorers(project.id, stream.id, [{ scorer_id: scorer.id, version: 1 }]);
+    expect(await c.getRunScorers(project.id, stream.id)).toEqual({ run_id: stream.id, scorers: [{ scorer_id: scorer.id, version: 1 }] });
+
+    const first = await c.createSession(project.id, { log_stream_id: stream.id, name: 'first' });
+    const second = await c.createSession(project.id, {
+      log_stream_id: stream.id,
+      name: 'second',
+      previous_session_id: first.id,
+      user_metadata: { team: 'search' },
+    });
+    const sessions = await c.searchSessions(project.id, { log_stream_id: stream.id }, { sort: { column_id: 'created_at', ascending: true } });
+    expect(sessions.records.map((r) => r['id'])).toEqual([first.id, second.id]);
+    expect(sessions.records[1]).toMatchObject({ name: 'second', user_metadata: { team: 'search' } });
+  });
+
+  it('types roles, project types and request fields as the codecs do', () => {
+    const source = [
+      "import { TracelightClient } from '@tracelight/client';",
+      'declare const c: TracelightClient;',
+      "void c.createProject({ name: 'p', type: 'llm_monitor', create_example_templates: true });",
+      "void c.createProject({ name: 'p', type: 'chat' }); // ✗",
+      "void c.listProjects({ type: 'prompt_evaluation' });",
+      "void c.listProjects({ type: 'chat' }); // ✗",
+      "void c.createUser({ email: 'a@example.com', password: 'long enough', role: 'read_only' });",
+      "void c.createUser({ email: 'a@example.com', password: 'long enough', role: 'god' }); // ✗",
+      "void c.createSession('p', { log_stream_id: 'r', previous_session_id: 's', user_metadata: { team: 't' } });",
+      "void c.createCodeVersion('s', 'f.py', 'code', { validation_result: '{}', scoreable_node_types: ['llm'] });",
+      "void c.listLogStreams('p', { name: 'prod' }, { signal: AbortSignal.timeout(1000) });",
+      'const code: Promise<string> = c.getScorerCode(\'s\');',
+      'void code;',
+    ].join('\n');
+    const marked = source.split('\n').flatMap((line, i) => (line.endsWith('// ✗') ? [i + 1] : []));
+    expect(lineOfTypeErrors(source)).toEqual(marked);
+  });
+
+  it('bounds every exchange: a timeout, an aborted call and a refused connection are TracelightErrors with status 0', async () => {
+    const { api_key } = await w.client.createApiKey({ description: 'frozen' });
+    const keyed = new TracelightClient(w.server.baseUrl, { apiKey: api_key }, { timeoutMs: 300 });
+    const signingIn = new TracelightClient(w.server.baseUrl, { login: ADMIN }, { timeoutMs: 300 });
+    const patient = new TracelightClient(w.server.baseUrl, { apiKey: api_key });
+    const thaw = freeze(w.server);
+    try {
+      const timedOut = await failureOf(keyed.listProjects());
+      expect(timedOut).toBeInstanceOf(TracelightError);
+      expect(timedOut).toMatchObject({ name: 'TracelightError', status: 0, detail: 'timed out after 300 ms' });
+      expect(await failureOf(signingIn.currentUser())).toMatchObject({ status: 0, detail: 'timed out after 300 ms' });
+      const controller = new AbortController();
+      setTimeout(() => controller.abort(), 200);
+      expect(await failureOf(patient.listProjects({}, { signal: controller.signal }))).toMatchObject({ status: 0, detail: 'the call was aborted' });
+    } finally {
+      thaw();
+    }
+    expect(await keyed.listProjects()).toEqual(expect.any(Array));
+
+    const nowhere = new TracelightClient(`http://127.0.0.1:${await closedPort()}`, { apiKey: api_key });
+    const refused = await failureOf(nowhere.healthcheck());
+    expect(refused).toBeInstanceOf(TracelightError);
+    expect(refused).toMatchObject({ status: 0, detail: expect.stringMatching(/^network error: connect ECONNREFUSED/) });
+  });
+
+  it('reports errors as TracelightError, with Retry-After on a 429; a trailing slash on the base URL is fine', async () => {
+    const slashed = new TracelightClient(`${w.server.baseUrl}/`, { bearer: w.adminToken });
+    expect((await slashed.currentUser()).email).toBe(ADMIN.email);
+
+    const error = await failureOf(slashed.getProject('not-a-uuid'));
     expect(error).toBeInstanceOf(TracelightError);
-    expect((error as TracelightError).status).toBe(422);
-    expect((error as TracelightError).detail).toEqual([expect.objectContaining({ loc: ['path', 'project_id'], type: 'uuid_parsing' })]);
+    expect(error.name).toBe('TracelightError');
+    expect(error.status).toBe(422);
+    expect(error.retryAfter).toBeUndefined();
+    expect(error.detail).toEqual([expect.objectContaining({ loc: ['path', 'project_id'], type: 'uuid_parsing' })]);
+
+    const limited = await startServer({ TRACELIGHT_RATE_LIMIT_PER_MINUTE: '1' });
+    try {
+      const c = new TracelightClient(limited.baseUrl, { basic: ADMIN });
+      await c.currentUser();
+      const tooMany = await failureOf(c.currentUser());
+      expect(tooMany).toMatchObject({ name: 'TracelightError', status: 429, detail: 'Too many requests' });
+      expect(tooMany.retryAfter).toBeGreaterThanOrEqual(1);
+      expect(tooMany.retryAfter).toBeLessThanOrEqual(60);
+    } finally {
+      await limited.stop();
+    }
+  });
+
+  it('goes on with the token refreshToken() returns', async () => {
+    const rec = recording(w.server.baseUrl);
+    const c = new TracelightClient(w.server.baseUrl, { login: ADMIN }, { fetch: rec.fetch });
+    await c.currentUser();
+    const { access_token } = await c.refreshToken();
+    await c.currentUser();
+    expect(rec.paths()).toEqual(['/login', '/v2/current_user', '/v2/refresh_token', '/v2/current_user']);
+    expect(access_token).not.toBe(rec.sent[1]?.token);
+    expect(rec.sent[3]?.token).toBe(access_token);
+  });
+
+  it('refreshes a login token a quarter of its lifetime before it expires, not on every request', async () => {
+    const rec = recording(short.server.baseUrl);
+    const c = new TracelightClient(short.server.baseUrl, { login: ADMIN }, { fetch: rec.fetch });
+    await c.listProjects();
+    await c.listProjects();
+    expect(rec.paths()).toEqual(['/login', '/v2/projects', '/v2/projects']);
+    // Past 6 s of its 8 the token is within its last quarter, and not yet expired.
+    await sleep(6_300);
+    await c.listProjects();
+    expect(rec.paths()).toEqual(['/login', '/v2/projects', '/v2/projects', '/v2/refresh_token', '/v2/projects']);
+    expect(rec.sent[4]?.token).not.toBe(rec.sent[2]?.token);
+  });
+
+  it('keeps its token while a refresh gets no answer or a 5xx, and takes the next refreshed one', async () => {
+    let refresh: 'refused connection' | '503' | 'working' = 'refused connection';
+    const nowhere = `http://127.0.0.1:${await closedPort()}`;
+    const rec = recording(short.server.baseUrl, (path, input, init) => {
+      if (path !== '/v2/refresh_token' || refresh === 'working') return fetch(input, init);
+      if (refresh === '503') return Promise.resolve(Response.json({ detail: 'Service temporarily unavailable' }, { status: 503 }));
+      return fetch(`${nowhere}${path}`, init);
+    });
+    const c = new TracelightClient(short.server.baseUrl, { login: ADMIN }, { fetch: rec.fetch });
+    await c.listProjects();
+    const first = rec.sent[1]?.token;
+    await sleep(6_300);
+    await c.listProjects();
+    refresh = '503';
+    await c.listProjects();
+    refresh = 'working';
+    await c.listProjects();
+    expect(rec.sent.map((s) => [s.path, s.token === first ? 'first' : 'other'])).toEqual([
+      ['/login', 'other'],
+      ['/v2/projects', 'first'],
+      ['/v2/refresh_token', 'first'],
+      ['/v2/projects', 'first'],
+      ['/v2/refresh_token', 'first'],
+      ['/v2/projects', 'first'],
+      ['/v2/refresh_token', 'first'],
+      ['/v2/projects', 'other'],
+    ]);
+  });
+
+  it('signs in again for a 401, but not for a late 401 of a token it has already replaced', async () => {
+    const user = { email: `${unique('late')}@example.com`, password: 'a late password' };
+    await new TracelightClient(short.server.baseUrl, { login: ADMIN }).createUser(user);
+    let release = () => {};
+    const released = new Promise<void>((resolve) => (release = resolve));
+    let heldBack = false;
+    const rec = recording(short.server.baseUrl, async (path, input, init) => {
+      const res = await fetch(input, init);
+      // The first answer to the "late" request waits until the other request is done.
+      if (path.includes('project_name=late') && !heldBack) {
+        heldBack = true;
+        await released;
+      }
+      return res;
+    });
+    const c = new TracelightClient(short.server.baseUrl, { login: user }, { fetch: rec.fetch });
+    await c.currentUser();
+    // Tokens carry their session's start in whole seconds: revoke in a later second than the sign-in.
+    await sleep(1_100);
+    await revokeSessions(short.server, user.email);
+
+    const late = c.listProjects({ project_name: 'late' });
+    await c.listProjects();
+    release();
+    await late;
+    expect(rec.paths()).toEqual([
+      '/login',
+      '/v2/current_user',
+      '/v2/projects?project_name=late',
+      '/v2/projects',
+      '/login',
+      '/v2/projects',
+      '/v2/projects?project_name=late',
+    ]);
+    expect(rec.sent[6]?.token).toBe(rec.sent[5]?.token);
   });
 });

@@ -10,6 +10,8 @@ export const ADMIN = { email: 'admin@example.com', password: 'correct horse batt
 export interface RunningServer {
   readonly baseUrl: string;
   readonly dataDir: string;
+  /** The server's process id: SIGSTOP freezes it (connections are still accepted, nothing answers), SIGCONT resumes it. */
+  readonly pid: number;
   /** The variables that chose this server's storage: `startServer(first.storageEnv)` shares it. */
   readonly storageEnv: Readonly<Record<string, string>>;
   /** Every line the server wrote, stdout and stderr, for assertions about logs. */
@@ -95,6 +97,7 @@ export const startServer = async (env: Record<string, string> = {}, dataDir?: st
   return {
     baseUrl: `http://127.0.0.1:${port}`,
     dataDir: dir,
+    pid: child.pid!,
     storageEnv: {
       TRACELIGHT_DATA_DIR: dir,
       ...(storageEnv.TRACELIGHT_DATABASE_URL === undefined ? {} : { TRACELIGHT_DATABASE_URL: storageEnv.TRACELIGHT_DATABASE_URL }),

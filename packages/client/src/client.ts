@@ -1,5 +1,6 @@
-// A typed client for the Tracelight API: the four credential schemes, and tokens that refresh
-// themselves. Response types come from the same io-ts codecs the server documents them with.
+// A typed client for the Tracelight API: the four credential schemes, tokens that refresh themselves,
+// and a bound on every exchange. Response types come from the same io-ts codecs the server documents
+// them with.
 import type {
   ApiKeyCreateResponse,
   ApiKeyResponse,
@@ -7,6 +8,7 @@ import type {
   ListScorerVersionsResponse,
   LogTracesIngestResponse,
   ProjectResponse,
+  ProjectType,
   RunInsightsResponse,
   RunResponse,
   RunScorerSettingsResponse,
@@ -15,6 +17,7 @@ import type {
   SpansAvailableColumnsResponse,
   TokenResponse,
   UserResponse,
+  UserRole,
   ValidationError,
 } from '@tracelight/api-schema';
 import type * as t from 'io-ts';
@@ -24,16 +27,47 @@ export type Credentials =
   | { readonly bearer: string }
   | { readonly basic: { readonly email: string; readonly password: string } }
   /** Signs in with the password flow, then keeps a fresh bearer token (refreshed before it expires). */
-  | { readonly login: { readonly email: string; readonly password: string } };
+  | { readonly login: Login };
+type Login = { readonly email: string; readonly password: string };
 
+export interface ClientOptions {
+  /** Milliseconds one HTTP exchange (sign-in and refresh included) may take before it is abandoned; 30 s by default. */
+  readonly timeoutMs?: number;
+  /** The fetch to send with (a recording one in tests, say); the global fetch by default. */
+  readonly fetch?: typeof fetch;
+}
+
+/** Per call: a signal that abandons the call (its sign-in or refresh wait included). */
+export interface CallOptions {
+  readonly signal?: AbortSignal;
+}
+
+/**
+ * Any failure of a call. `status` is the HTTP status, or 0 when no answer came: a timeout, an
+ * aborted call or a network failure (the underlying error is the `cause`). `retryAfter` is the
+ * server's Retry-After in seconds, on a 429 or 503 that sent one.
+ */
 export class TracelightError extends Error {
+  override readonly name = 'TracelightError';
+  readonly retryAfter: number | undefined;
+
   constructor(
     readonly status: number,
     readonly detail: string | ReadonlyArray<ValidationError>,
+    options: { readonly retryAfter?: number; readonly cause?: unknown } = {},
   ) {
-    super(`Tracelight answered ${status}: ${typeof detail === 'string' ? detail : detail.map((d) => `${d.loc.join('.')}: ${d.msg}`).join('; ')}`);
+    super(
+      status === 0
+        ? `No answer from Tracelight: ${String(detail)}`
+        : `Tracelight answered ${status}: ${typeof detail === 'string' ? detail : detail.map((d) => `${d.loc.join('.')}: ${d.msg}`).join('; ')}`,
+      'cause' in options ? { cause: options.cause } : undefined,
+    );
+    this.retryAfter = options.retryAfter;
   }
 }
+
+export type UserRoleName = t.TypeOf<typeof UserRole>;
+export type ProjectTypeName = t.TypeOf<typeof ProjectType>;
 
 type RunKind = { log_stream_id: string } | { experiment_id: string } | { metrics_testing_id: string };
 export type RecordFilter = {
@@ -56,144 +90,366 @@ export interface RecordPage {
   paginated: boolean;
   next_starting_token: number | null;
 }
+/** The fields of `SessionCreateRequest` beside the run. */
+export interface SessionCreate {
+  name?: string | null;
+  external_id?: string | null;
+  previous_session_id?: string | null;
+  user_metadata?: Record<string, string> | null;
+}
+export interface SessionResponse {
+  id: string;
+  name: string;
+  project_id: string;
+  run_id: string;
+  external_id: string | null;
+  created_at: string;
+}
+/** The form fields of `POST /v2/scorers/{scorer_id}/version/code` beside the file. */
+export interface CodeVersionFields {
+  /** A validation result already obtained, as JSON text: kept as sent. */
+  validation_result?: string;
+  scoreable_node_types?: ReadonlyArray<string>;
+}
 
-interface RequestOptions {
+interface RequestOptions extends CallOptions {
   readonly json?: unknown;
   readonly form?: Record<string, string>;
   readonly body?: FormData;
   readonly query?: Record<string, string | number | undefined>;
   readonly anonymous?: boolean;
+  /** `text`: the answer is returned as text, not parsed as JSON. */
+  readonly answer?: 'json' | 'text';
 }
 
-/** Seconds before expiry at which a login token is refreshed. */
-const REFRESH_MARGIN_SECONDS = 30;
+/** One exchange's outcome: the response with its body read, and the login token it carried. */
+interface Exchanged {
+  readonly res: Response;
+  readonly text: string;
+  readonly token: string | undefined;
+}
 
-const expiryOf = (token: string): number => {
+interface HeldToken {
+  readonly value: string;
+  /** Seconds since the epoch. */
+  readonly expiresAt: number;
+  readonly refreshAt: number;
+}
+
+const DEFAULT_TIMEOUT_MS = 30_000;
+/** At most this many seconds before expiry a login token is refreshed… */
+const REFRESH_MARGIN_SECONDS = 30;
+/** …and at most this share of its lifetime, so that short-lived tokens are not refreshed on every request. */
+const REFRESH_MARGIN_SHARE = 0.25;
+
+const claimsOf = (token: string): { exp?: number; iat?: number } => {
   try {
-    return (JSON.parse(Buffer.from(token.split('.')[1] ?? '', 'base64url').toString('utf8')) as { exp?: number }).exp ?? 0;
+    return JSON.parse(Buffer.from(token.split('.')[1] ?? '', 'base64url').toString('utf8')) as { exp?: number; iat?: number };
   } catch {
-    return 0;
+    return {};
   }
 };
 
+const held = (token: string): HeldToken => {
+  const { exp = 0, iat } = claimsOf(token);
+  const margin = iat === undefined ? REFRESH_MARGIN_SECONDS : Math.min(REFRESH_MARGIN_SECONDS, (exp - iat) * REFRESH_MARGIN_SHARE);
+  return { value: token, expiresAt: exp, refreshAt: exp - margin };
+};
+
+const nowSeconds = () => Date.now() / 1000;
+
 export class TracelightClient {
-  private token: string | undefined;
-  private signingIn: Promise<string> | undefined;
+  private readonly baseUrl: string;
+  private readonly timeoutMs: number;
+  private readonly fetchImpl: typeof fetch;
+  private token: HeldToken | undefined;
+  /** The sign-in or refresh under way, shared by every request waiting for a token. */
+  private renewing: Promise<string> | undefined;
 
   constructor(
-    private readonly baseUrl: string,
+    baseUrl: string,
     private readonly credentials: Credentials,
-    private readonly fetchImpl: typeof fetch = fetch,
-  ) {}
+    options: ClientOptions = {},
+  ) {
+    // Paths start with a slash: `http://host/` + `/v2/…` would ask for `//v2/…`, which no route serves.
+    this.baseUrl = baseUrl.replace(/\/+$/, '');
+    this.timeoutMs = options.timeoutMs ?? DEFAULT_TIMEOUT_MS;
+    this.fetchImpl = options.fetch ?? fetch;
+  }
 
   // — identity —
-  login = (email: string, password: string) =>
-    this.request<t.TypeOf<typeof TokenResponse>>('POST', '/login', { form: { username: email, password }, anonymous: true });
-  exchangeApiKey = (apiKey: string) => this.request<t.TypeOf<typeof TokenResponse>>('POST', '/login/api_key', { json: { api_key: apiKey }, anonymous: true });
-  refreshToken = () => this.request<t.TypeOf<typeof TokenResponse>>('POST', '/v2/refresh_token');
-  currentUser = () => this.request<t.TypeOf<typeof UserResponse>>('GET', '/v2/current_user');
-  createUser = (user: { email: string; password: string; role?: string }) => this.request<t.TypeOf<typeof UserResponse>>('POST', '/v2/users', { json: user });
-  createApiKey = (key: { description: string; expires_at?: string | null }) => this.request<t.TypeOf<typeof ApiKeyCreateResponse>>('POST', '/v2/users/api_keys', { json: key });
-  listApiKeys = () => this.request<Array<t.TypeOf<typeof ApiKeyResponse>>>('GET', '/v2/users/api_keys');
-  revokeApiKey = (id: string) => this.request<{ message: string }>('DELETE', `/v2/users/api_keys/${enc(id)}`);
+  login = (email: string, password: string, call: CallOptions = {}) =>
+    this.request<t.TypeOf<typeof TokenResponse>>('POST', '/login', { ...call, form: { username: email, password }, anonymous: true });
+  exchangeApiKey = (apiKey: string, call: CallOptions = {}) =>
+    this.request<t.TypeOf<typeof TokenResponse>>('POST', '/login/api_key', { ...call, json: { api_key: apiKey }, anonymous: true });
+  /** A new access token; a client that signs in (`login` credentials) goes on with it. */
+  refreshToken = async (call: CallOptions = {}) => {
+    const answer = await this.request<t.TypeOf<typeof TokenResponse>>('POST', '/v2/refresh_token', call);
+    if ('login' in this.credentials) this.adopt(answer.access_token);
+    return answer;
+  };
+  currentUser = (call: CallOptions = {}) => this.request<t.TypeOf<typeof UserResponse>>('GET', '/v2/current_user', call);
+  createUser = (user: { email: string; password: string; role?: UserRoleName }, call: CallOptions = {}) =>
+    this.request<t.TypeOf<typeof UserResponse>>('POST', '/v2/users', { ...call, json: user });
+  createApiKey = (key: { description: string; expires_at?: string | null }, call: CallOptions = {}) =>
+    this.request<t.TypeOf<typeof ApiKeyCreateResponse>>('POST', '/v2/users/api_keys', { ...call, json: key });
+  listApiKeys = (call: CallOptions = {}) => this.request<Array<t.TypeOf<typeof ApiKeyResponse>>>('GET', '/v2/users/api_keys', call);
+  revokeApiKey = (id: string, call: CallOptions = {}) => this.request<{ message: string }>('DELETE', `/v2/users/api_keys/${enc(id)}`, call);
 
   // — projects and runs —
-  createProject = (project: { name: string; type?: string }) => this.request<t.TypeOf<typeof ProjectResponse>>('POST', '/v2/projects', { json: project });
-  listProjects = (filter: { project_name?: string; type?: string } = {}) => this.request<Array<t.TypeOf<typeof ProjectResponse>>>('GET', '/v2/projects', { query: filter });
-  getProject = (id: string) => this.request<t.TypeOf<typeof ProjectResponse>>('GET', `/v2/projects/${enc(id)}`);
-  createLogStream = (projectId: string, name: string) => this.request<t.TypeOf<typeof RunResponse>>('POST', `/v2/projects/${enc(projectId)}/log_streams`, { json: { name } });
-  listLogStreams = (projectId: string) => this.request<Array<t.TypeOf<typeof RunResponse>>>('GET', `/v2/projects/${enc(projectId)}/log_streams`);
-  createExperiment = (projectId: string, name: string) => this.request<t.TypeOf<typeof RunResponse>>('POST', `/v2/projects/${enc(projectId)}/experiments`, { json: { name } });
-  listExperiments = (projectId: string) => this.request<Array<t.TypeOf<typeof RunResponse>>>('GET', `/v2/projects/${enc(projectId)}/experiments`);
+  createProject = (project: { name: string; type?: ProjectTypeName; create_example_templates?: boolean }, call: CallOptions = {}) =>
+    this.request<t.TypeOf<typeof ProjectResponse>>('POST', '/v2/projects', { ...call, json: project });
+  listProjects = (filter: { project_name?: string; type?: ProjectTypeName } = {}, call: CallOptions = {}) =>
+    this.request<Array<t.TypeOf<typeof ProjectResponse>>>('GET', '/v2/projects', { ...call, query: filter });
+  getProject = (id: string, call: CallOptions = {}) => this.request<t.TypeOf<typeof ProjectResponse>>('GET', `/v2/projects/${enc(id)}`, call);
+  createLogStream = (projectId: string, name: string, call: CallOptions = {}) =>
+    this.request<t.TypeOf<typeof RunResponse>>('POST', `/v2/projects/${enc(projectId)}/log_streams`, { ...call, json: { name } });
+  listLogStreams = (projectId: string, filter: { name?: string } = {}, call: CallOptions = {}) =>
+    this.request<Array<t.TypeOf<typeof RunResponse>>>('GET', `/v2/projects/${enc(projectId)}/log_streams`, { ...call, query: filter });
+  createExperiment = (projectId: string, name: string, call: CallOptions = {}) =>
+    this.request<t.TypeOf<typeof RunResponse>>('POST', `/v2/projects/${enc(projectId)}/experiments`, { ...call, json: { name } });
+  listExperiments = (projectId: string, filter: { name?: string } = {}, call: CallOptions = {}) =>
+    this.request<Array<t.TypeOf<typeof RunResponse>>>('GET', `/v2/projects/${enc(projectId)}/experiments`, { ...call, query: filter });
 
   // — the spec's operations —
-  upsertInsights = (projectId: string, runId: string, body?: { insights?: { logstream?: { enabled?: boolean; start_time?: string | null } | null } | null }) =>
-    this.request<t.TypeOf<typeof RunInsightsResponse>>('PATCH', `/v2/projects/${enc(projectId)}/runs/${enc(runId)}/insights-settings`, body === undefined ? {} : { json: body });
-  getInsights = (projectId: string, runId: string) =>
-    this.request<t.TypeOf<typeof RunInsightsResponse>>('GET', `/v2/projects/${enc(projectId)}/runs/${enc(runId)}/insights-settings`);
-  upsertGatewayIntegration = (body: { token: string; endpoint: string; use_case: string }) =>
-    this.request<t.TypeOf<typeof IntegrationRecord>>('PUT', '/v2/integrations/gateway', { json: body });
-  availableColumns = (projectId: string, run: RunKind) =>
-    this.request<t.TypeOf<typeof SpansAvailableColumnsResponse>>('POST', `/v2/projects/${enc(projectId)}/spans/available_columns`, { json: run });
-  listScorerVersions = (scorerId: string, page: { starting_token?: number; limit?: number } = {}) =>
-    this.request<t.TypeOf<typeof ListScorerVersionsResponse>>('GET', `/v2/scorers/${enc(scorerId)}/versions`, { query: page });
+  upsertInsights = (
+    projectId: string,
+    runId: string,
+    body?: { insights?: { logstream?: { enabled?: boolean; start_time?: string | null } | null } | null },
+    call: CallOptions = {},
+  ) =>
+    this.request<t.TypeOf<typeof RunInsightsResponse>>(
+      'PATCH',
+      `/v2/projects/${enc(projectId)}/runs/${enc(runId)}/insights-settings`,
+      body === undefined ? call : { ...call, json: body },
+    );
+  getInsights = (projectId: string, runId: string, call: CallOptions = {}) =>
+    this.request<t.TypeOf<typeof RunInsightsResponse>>('GET', `/v2/projects/${enc(projectId)}/runs/${enc(runId)}/insights-settings`, call);
+  upsertGatewayIntegration = (body: { token: string; endpoint: string; use_case: string }, call: CallOptions = {}) =>
+    this.request<t.TypeOf<typeof IntegrationRecord>>('PUT', '/v2/integrations/gateway', { ...call, json: body });
+  availableColumns = (projectId: string, run: RunKind, call: CallOptions = {}) =>
+    this.request<t.TypeOf<typeof SpansAvailableColumnsResponse>>('POST', `/v2/projects/${enc(projectId)}/spans/available_columns`, { ...call, json: run });
+  listScorerVersions = (scorerId: string, page: { starting_token?: number; limit?: number } = {}, call: CallOptions = {}) =>
+    this.request<t.TypeOf<typeof ListScorerVersionsResponse>>('GET', `/v2/scorers/${enc(scorerId)}/versions`, { ...call, query: page });
 
   // — scorers —
-  createScorer = (scorer: { name: string; scorer_type: string } & Record<string, unknown>) => this.request<t.TypeOf<typeof ScorerResponse>>('POST', '/v2/scorers', { json: scorer });
-  listScorers = () => this.request<Array<t.TypeOf<typeof ScorerResponse>>>('GET', '/v2/scorers');
-  getScorer = (id: string) => this.request<t.TypeOf<typeof ScorerResponse>>('GET', `/v2/scorers/${enc(id)}`);
-  createLlmVersion = (id: string, version: Record<string, unknown>) => this.request<t.TypeOf<typeof ScorerVersion>>('POST', `/v2/scorers/${enc(id)}/version/llm`, { json: version });
-  createLunaVersion = (id: string, version: { lora_task_id: number; prompt: string } & Record<string, unknown>) =>
-    this.request<t.TypeOf<typeof ScorerVersion>>('POST', `/v2/scorers/${enc(id)}/version/luna`, { json: version });
-  createCodeVersion = (id: string, fileName: string, source: string) => {
-    const form = new FormData();
-    form.append('file', new Blob([source]), fileName);
-    return this.request<t.TypeOf<typeof ScorerVersion>>('POST', `/v2/scorers/${enc(id)}/version/code`, { body: form });
-  };
-  setRunScorers = (projectId: string, runId: string, scorers: Array<{ scorer_id: string; version?: number | null }>) =>
-    this.request<t.TypeOf<typeof RunScorerSettingsResponse>>('POST', `/v2/projects/${enc(projectId)}/runs/${enc(runId)}/scorer-settings`, { json: { scorers } });
+  createScorer = (scorer: { name: string; scorer_type: string } & Record<string, unknown>, call: CallOptions = {}) =>
+    this.request<t.TypeOf<typeof ScorerResponse>>('POST', '/v2/scorers', { ...call, json: scorer });
+  listScorers = (call: CallOptions = {}) => this.request<Array<t.TypeOf<typeof ScorerResponse>>>('GET', '/v2/scorers', call);
+  getScorer = (id: string, call: CallOptions = {}) => this.request<t.TypeOf<typeof ScorerResponse>>('GET', `/v2/scorers/${enc(id)}`, call);
+  createLlmVersion = (id: string, version: Record<string, unknown>, call: CallOptions = {}) =>
+    this.request<t.TypeOf<typeof ScorerVersion>>('POST', `/v2/scorers/${enc(id)}/version/llm`, { ...call, json: version });
+  createLunaVersion = (id: string, version: { lora_task_id: number; prompt: string } & Record<string, unknown>, call: CallOptions = {}) =>
+    this.request<t.TypeOf<typeof ScorerVersion>>('POST', `/v2/scorers/${enc(id)}/version/luna`, { ...call, json: version });
+  createCodeVersion = (id: string, fileName: string, source: string, fields: CodeVersionFields = {}, call: CallOptions = {}) =>
+    this.request<t.TypeOf<typeof ScorerVersion>>('POST', `/v2/scorers/${enc(id)}/version/code`, { ...call, body: codeForm(fileName, source, fields) });
+  /** The source file of the scorer's latest code version, as text. */
+  getScorerCode = (id: string, call: CallOptions = {}) =>
+    this.request<string>('GET', `/v2/scorers/${enc(id)}/version/code`, { ...call, answer: 'text' });
+  setRunScorers = (projectId: string, runId: string, scorers: Array<{ scorer_id: string; version?: number | null }>, call: CallOptions = {}) =>
+    this.request<t.TypeOf<typeof RunScorerSettingsResponse>>('POST', `/v2/projects/${enc(projectId)}/runs/${enc(runId)}/scorer-settings`, {
+      ...call,
+      json: { scorers },
+    });
+  getRunScorers = (projectId: string, runId: string, call: CallOptions = {}) =>
+    this.request<t.TypeOf<typeof RunScorerSettingsResponse>>('GET', `/v2/projects/${enc(projectId)}/runs/${enc(runId)}/scorer-settings`, call);
 
   // — tracing —
-  ingestTraces = (projectId: string, body: RunKind & { traces: unknown[]; session_id?: string; is_complete?: boolean; include_trace_ids?: boolean }) =>
-    this.request<t.TypeOf<typeof LogTracesIngestResponse> & { trace_ids?: string[] }>('POST', `/v2/projects/${enc(projectId)}/traces`, { json: body });
-  createSession = (projectId: string, body: RunKind & { name?: string; external_id?: string }) =>
-    this.request<{ id: string; name: string }>('POST', `/v2/projects/${enc(projectId)}/sessions`, { json: body });
-  searchSpans = (projectId: string, run: RunKind, search: RecordSearch = {}) =>
-    this.request<RecordPage>('POST', `/v2/projects/${enc(projectId)}/spans/search`, { json: { ...run, ...search } });
-  searchTraces = (projectId: string, run: RunKind, search: RecordSearch = {}) =>
-    this.request<RecordPage>('POST', `/v2/projects/${enc(projectId)}/traces/search`, { json: { ...run, ...search } });
+  ingestTraces = (
+    projectId: string,
+    body: RunKind & { traces: unknown[]; session_id?: string; is_complete?: boolean; include_trace_ids?: boolean },
+    call: CallOptions = {},
+  ) =>
+    this.request<t.TypeOf<typeof LogTracesIngestResponse> & { trace_ids?: string[] }>('POST', `/v2/projects/${enc(projectId)}/traces`, { ...call, json: body });
+  createSession = (projectId: string, body: RunKind & SessionCreate, call: CallOptions = {}) =>
+    this.request<SessionResponse>('POST', `/v2/projects/${enc(projectId)}/sessions`, { ...call, json: body });
+  searchSpans = (projectId: string, run: RunKind, search: RecordSearch = {}, call: CallOptions = {}) =>
+    this.request<RecordPage>('POST', `/v2/projects/${enc(projectId)}/spans/search`, { ...call, json: { ...run, ...search } });
+  searchTraces = (projectId: string, run: RunKind, search: RecordSearch = {}, call: CallOptions = {}) =>
+    this.request<RecordPage>('POST', `/v2/projects/${enc(projectId)}/traces/search`, { ...call, json: { ...run, ...search } });
+  searchSessions = (projectId: string, run: RunKind, search: RecordSearch = {}, call: CallOptions = {}) =>
+    this.request<RecordPage>('POST', `/v2/projects/${enc(projectId)}/sessions/search`, { ...call, json: { ...run, ...search } });
 
   // — system —
-  healthcheck = () => this.request<{ api_version: string; message: string }>('GET', '/healthcheck', { anonymous: true });
+  healthcheck = (call: CallOptions = {}) => this.request<{ api_version: string; message: string }>('GET', '/healthcheck', { ...call, anonymous: true });
+  /** Readiness: resolves while the database answers; a TracelightError with status 503 when it does not. */
+  readyz = (call: CallOptions = {}) => this.request<{ status: 'ready' }>('GET', '/readyz', { ...call, anonymous: true });
 
-  /** One request; a login token is refreshed first when close to expiry, and once more on a 401. */
+  /**
+   * One request. A login token is renewed first when close to expiry; on a 401 the request is sent
+   * once more, after signing in again if the refused token is still the one held.
+   */
   async request<T>(method: string, path: string, options: RequestOptions = {}): Promise<T> {
-    const send = async (forceSignIn: boolean) => {
-      const headers: Record<string, string> = options.anonymous ? {} : await this.authHeaders(forceSignIn);
-      let body: BodyInit | undefined;
-      if (options.json !== undefined) {
-        headers['content-type'] = 'application/json';
-        body = JSON.stringify(options.json);
-      } else if (options.form) body = new URLSearchParams(options.form);
-      else if (options.body) body = options.body;
-      const query = Object.entries(options.query ?? {}).filter(([, v]) => v !== undefined);
-      const url = `${this.baseUrl}${path}${query.length ? `?${new URLSearchParams(query.map(([k, v]) => [k, String(v)]))}` : ''}`;
-      return this.fetchImpl(url, { method, headers, ...(body !== undefined ? { body } : {}) });
-    };
-    let res = await send(false);
-    if (res.status === 401 && 'login' in this.credentials && !options.anonymous) res = await send(true);
-    const text = await res.text();
-    const parsed: unknown = text ? safeJson(text) : undefined;
-    if (!res.ok) throw new TracelightError(res.status, (parsed as { detail?: string | ValidationError[] } | undefined)?.detail ?? text);
-    return parsed as T;
-  }
-
-  private async authHeaders(forceSignIn: boolean): Promise<Record<string, string>> {
+    const url = `${this.baseUrl}${path}${queryString(options.query)}`;
+    const sent = await this.send(method, url, options, await this.authorization(options));
     const c = this.credentials;
-    if ('apiKey' in c) return { [c.header ?? 'Service-API-Key']: c.apiKey };
-    if ('bearer' in c) return { authorization: `Bearer ${c.bearer}` };
-    if ('basic' in c) return { authorization: `Basic ${Buffer.from(`${c.basic.email}:${c.basic.password}`).toString('base64')}` };
-    return { authorization: `Bearer ${await this.freshToken(c.login, forceSignIn)}` };
+    if (sent.res.status !== 401 || sent.token === undefined || !('login' in c)) return answerOf<T>(sent, options);
+    return answerOf<T>(await this.send(method, url, options, await this.afterRefusal(c.login, sent.token, options.signal)), options);
   }
 
-  private async freshToken(login: { email: string; password: string }, forceSignIn: boolean): Promise<string> {
-    const now = Date.now() / 1000;
-    if (!forceSignIn && this.token && expiryOf(this.token) - REFRESH_MARGIN_SECONDS > now) return this.token;
-    // One sign-in or refresh at a time, however many requests are waiting for it.
-    this.signingIn ??= (async () => {
-      try {
-        if (!forceSignIn && this.token && expiryOf(this.token) > now) {
-          const refreshed = await this.fetchImpl(`${this.baseUrl}/v2/refresh_token`, { method: 'POST', headers: { authorization: `Bearer ${this.token}` } });
-          if (refreshed.ok) return (this.token = ((await refreshed.json()) as { access_token: string }).access_token);
-        }
-        return (this.token = (await this.login(login.email, login.password)).access_token);
-      } finally {
-        this.signingIn = undefined;
+  private async send(method: string, url: string, options: RequestOptions, auth: Authorization): Promise<Exchanged> {
+    const headers: Record<string, string> = { ...auth.headers };
+    let body: BodyInit | undefined;
+    if (options.json !== undefined) {
+      headers['content-type'] = 'application/json';
+      body = JSON.stringify(options.json);
+    } else if (options.form) body = new URLSearchParams(options.form);
+    else if (options.body) body = options.body;
+    const { res, text } = await this.exchange(url, { method, headers, ...(body !== undefined ? { body } : {}) }, options.signal);
+    return { res, text, token: auth.token };
+  }
+
+  /**
+   * One HTTP exchange, response body included, bounded by the client's timeout and the caller's
+   * signal. Whatever keeps it from an answer becomes a TracelightError with status 0.
+   */
+  private async exchange(url: string, init: RequestInit, signal: AbortSignal | undefined): Promise<{ res: Response; text: string }> {
+    const timeout = AbortSignal.timeout(this.timeoutMs);
+    try {
+      const res = await this.fetchImpl(url, { ...init, signal: signal ? AbortSignal.any([timeout, signal]) : timeout });
+      return { res, text: await res.text() };
+    } catch (error) {
+      if (signal?.aborted) throw abortedError(signal);
+      if (timeout.aborted) throw new TracelightError(0, `timed out after ${this.timeoutMs} ms`, { cause: error });
+      throw new TracelightError(0, `network error: ${causeOf(error)}`, { cause: error });
+    }
+  }
+
+  private async authorization(options: RequestOptions): Promise<Authorization> {
+    const c = this.credentials;
+    if (options.anonymous) return { headers: {} };
+    if ('apiKey' in c) return { headers: { [c.header ?? 'Service-API-Key']: c.apiKey } };
+    if ('bearer' in c) return { headers: { authorization: `Bearer ${c.bearer}` } };
+    if ('basic' in c) return { headers: { authorization: `Basic ${Buffer.from(`${c.basic.email}:${c.basic.password}`).toString('base64')}` } };
+    return bearer(await this.freshToken(c.login, options.signal));
+  }
+
+  private async afterRefusal(login: Login, refused: string, signal: AbortSignal | undefined): Promise<Authorization> {
+    // A late 401 for a token already replaced says nothing of the current one: send again with that.
+    if (this.token !== undefined && this.token.value !== refused) return bearer(await this.freshToken(login, signal));
+    return bearer(await this.shared(() => this.signIn(login), signal));
+  }
+
+  private freshToken(login: Login, signal: AbortSignal | undefined): Promise<string> {
+    const token = this.token;
+    if (token && nowSeconds() < token.refreshAt) return Promise.resolve(token.value);
+    return this.shared(() => this.renew(login), signal);
+  }
+
+  /**
+   * One sign-in or refresh at a time, however many requests wait for it. It is bounded by the
+   * client's timeout only: a caller's signal stops that caller's wait, not the others'.
+   */
+  private shared(renewal: () => Promise<string>, signal: AbortSignal | undefined): Promise<string> {
+    this.renewing ??= renewal().finally(() => {
+      this.renewing = undefined;
+    });
+    return abortable(this.renewing, signal);
+  }
+
+  /**
+   * Refreshes a token that has not expired; a refresh refused (4xx) means signing in again. A refresh
+   * that gets no answer, a 5xx or a 429 says nothing against the token held, so it is kept while it
+   * lasts (the next request tries again); once it has expired, only signing in again is left.
+   */
+  private async renew(login: Login): Promise<string> {
+    const current = this.token;
+    if (current === undefined || nowSeconds() >= current.expiresAt) return this.signIn(login);
+    const refreshed = await this.refreshed(current.value);
+    if (refreshed === 'unavailable') return current.value;
+    if (refreshed !== 'refused') return refreshed;
+    return this.signIn(login);
+  }
+
+  private async refreshed(token: string): Promise<string | 'refused' | 'unavailable'> {
+    try {
+      const { res, text } = await this.exchange(`${this.baseUrl}/v2/refresh_token`, { method: 'POST', headers: bearer(token).headers }, undefined);
+      if (res.ok) {
+        const token = (safeJson(text) as Partial<t.TypeOf<typeof TokenResponse>> | undefined)?.access_token;
+        return typeof token === 'string' ? this.adopt(token) : 'unavailable';
       }
-    })();
-    return this.signingIn;
+      return res.status >= 500 || res.status === 429 ? 'unavailable' : 'refused';
+    } catch (error) {
+      if (error instanceof TracelightError) return 'unavailable';
+      throw error;
+    }
+  }
+
+  private async signIn(login: Login): Promise<string> {
+    return this.adopt((await this.login(login.email, login.password)).access_token);
+  }
+
+  private adopt(token: string): string {
+    this.token = held(token);
+    return token;
   }
 }
+
+interface Authorization {
+  readonly headers: Record<string, string>;
+  /** The login token sent, to tell on a 401 whether it is still the one held. */
+  readonly token?: string;
+}
+
+const bearer = (token: string): Authorization => ({ headers: { authorization: `Bearer ${token}` }, token });
+
+const answerOf = <T>({ res, text }: Exchanged, options: RequestOptions): T => {
+  const parsed: unknown = text ? safeJson(text) : undefined;
+  if (!res.ok) {
+    const detail = (parsed as { detail?: string | ValidationError[] } | undefined)?.detail ?? text;
+    const retryAfter = res.status === 429 || res.status === 503 ? retryAfterOf(res.headers.get('retry-after')) : undefined;
+    throw new TracelightError(res.status, detail, retryAfter === undefined ? {} : { retryAfter });
+  }
+  return (options.answer === 'text' ? text : parsed) as T;
+};
+
+/** Retry-After in seconds: given as seconds, or as an HTTP date. */
+const retryAfterOf = (header: string | null): number | undefined => {
+  if (header === null || header.trim() === '') return undefined;
+  const seconds = Number(header);
+  if (Number.isFinite(seconds)) return Math.max(0, seconds);
+  const at = Date.parse(header);
+  return Number.isNaN(at) ? undefined : Math.max(0, Math.ceil((at - Date.now()) / 1000));
+};
+
+const queryString = (query: RequestOptions['query']): string => {
+  const entries = Object.entries(query ?? {}).flatMap(([k, v]) => (v === undefined ? [] : [[k, String(v)]]));
+  return entries.length ? `?${new URLSearchParams(entries)}` : '';
+};
+
+const codeForm = (fileName: string, source: string, fields: CodeVersionFields): FormData => {
+  const form = new FormData();
+  form.append('file', new Blob([source]), fileName);
+  if (fields.validation_result !== undefined) form.append('validation_result', fields.validation_result);
+  // The form field takes a JSON array (or comma-separated names): JSON keeps a name with a comma whole.
+  if (fields.scoreable_node_types !== undefined) form.append('scoreable_node_types', JSON.stringify(fields.scoreable_node_types));
+  return form;
+};
+
+const abortedError = (signal: AbortSignal) => new TracelightError(0, 'the call was aborted', { cause: signal.reason });
+
+/** `work`, or a TracelightError as soon as `signal` aborts; `work` itself goes on for whoever else waits. */
+const abortable = <T>(work: Promise<T>, signal: AbortSignal | undefined): Promise<T> => {
+  if (signal === undefined) return work;
+  if (signal.aborted) return Promise.reject(abortedError(signal));
+  return new Promise<T>((resolve, reject) => {
+    const onAbort = () => reject(abortedError(signal));
+    signal.addEventListener('abort', onAbort, { once: true });
+    void work.then(resolve, reject).finally(() => signal.removeEventListener('abort', onAbort));
+  });
+};
+
+/**
+ * fetch reports a refused connection as "fetch failed", with the reason in its cause. Read by shape,
+ * not `instanceof`: the error can come from another realm (a test runner's sandbox, say).
+ */
+const causeOf = (error: unknown): string => {
+  const field = (value: unknown, key: string): unknown => (typeof value === 'object' && value !== null ? (value as Record<string, unknown>)[key] : undefined);
+  const inner = field(error, 'cause') ?? error;
+  const message = field(inner, 'message');
+  // An AggregateError (every address of a host refused) has an empty message but a code.
+  return typeof message === 'string' && message !== '' ? message : String(field(inner, 'code') ?? inner);
+};
 
 const enc = encodeURIComponent;
 const safeJson = (text: string): unknown => {
