@@ -94,12 +94,28 @@ describe('answers at the edges of HTTP', () => {
     expect(r.body.detail).toEqual([{ loc: ['body'], msg: 'Value error, Malformed compressed body', type: 'value_error', input: null }]);
   });
 
-  it('closes the connection after refusing a body as too large, so what was left unread is not taken for the next request', async () => {
+  it('closes the connection after refusing a chunked body as too large, so what was left unread is not taken for the next request', async () => {
     const small = await startWorld({ TRACELIGHT_BODY_LIMIT: '1kb' });
     try {
-      const r = await small.call('POST', '/v2/projects', { auth: small.admin, json: { name: 'x'.repeat(5_000) } });
+      // A stream: sent chunked, with no length.
+      const chunked = new ReadableStream({
+        start(c) {
+          c.enqueue(new TextEncoder().encode(JSON.stringify({ name: 'x'.repeat(5_000) })));
+          c.close();
+        },
+      });
+      const r = await fetch(`${small.server.baseUrl}/v2/projects`, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${small.adminToken}`, 'content-type': 'application/json' },
+        body: chunked,
+        duplex: 'half',
+      } as RequestInit);
       expect(r.status).toBe(413);
       expect(r.headers.get('connection')).toBe('close');
+      // One of a stated length keeps its connection: the client gets its 413, not a broken pipe.
+      const sized = await small.call('POST', '/v2/projects', { auth: small.admin, json: { name: 'x'.repeat(5_000) } });
+      expect(sized.status).toBe(413);
+      expect(sized.headers.get('connection')).not.toBe('close');
     } finally {
       await small.server.stop();
     }

@@ -4,9 +4,11 @@ import type { AppContext } from './context';
 
 export const sendError = (ctx: AppContext, error: HttpError): void => {
   ctx.status = error.status;
-  // A body refused as too large may not have been read to its end: the connection cannot carry
-  // another request after it.
-  if (error.status === 413) ctx.set('Connection', 'close');
+  // A chunked body refused as too large is left unread, and nothing says where it ends: the
+  // connection cannot carry another request after it. (One of a stated length is read out and
+  // dropped by Node, and the connection kept: closing it while the client still sends would cost the
+  // client its 413, as a broken pipe.)
+  if (error.status === 413 && ctx.req.headers['content-length'] === undefined) ctx.set('Connection', 'close');
   for (const [name, value] of Object.entries(error.headers ?? {})) ctx.set(name, value);
   ctx.body = error.body;
 };
