@@ -113,7 +113,8 @@ describe('JwtTokenSigner', () => {
   });
 
   it('carries its session on: when it began and with which API key, through a refresh', () => {
-    const began = new Date('2026-11-20T08:00:00Z');
+    // To the millisecond: a revocation tells apart a sign-in in the same second.
+    const began = new Date('2026-11-20T08:00:00.123Z');
     const session = { startedAt: began, apiKeyId: asId<ApiKeyId>('key-1') };
     const t = signer.issue(USER, now, session);
     expect(E.map((c: { session: unknown }) => c.session)(signer.verify(t.accessToken, now))).toEqual(E.right(session));

@@ -22,7 +22,11 @@ interface Claims {
   jti: string;
   /** What the token may be used for: an access token never refreshes, a refresh token never authorises. */
   use: Use;
-  /** The session's start, in seconds; absent from tokens issued before sessions were kept (then `iat`). */
+  /**
+   * The session's start, in seconds with the milliseconds as a fraction (a NumericDate may have one,
+   * RFC 7519 §2), so a revocation tells apart a sign-in in the same second; absent from tokens issued
+   * before sessions were kept (then `iat`).
+   */
   auth_time?: number;
   /** The API key the session began with. */
   akid?: string;
@@ -37,7 +41,7 @@ const isClaims = (x: unknown): x is Claims => {
     Number.isInteger(c['exp']) &&
     typeof c['jti'] === 'string' &&
     (c['use'] === 'access' || c['use'] === 'refresh') &&
-    (c['auth_time'] === undefined || Number.isInteger(c['auth_time'])) &&
+    (c['auth_time'] === undefined || (typeof c['auth_time'] === 'number' && Number.isFinite(c['auth_time']))) &&
     (c['akid'] === undefined || typeof c['akid'] === 'string')
   );
 };
@@ -77,7 +81,7 @@ export class JwtTokenSigner implements TokenSigner {
       exp: iat + this.ttlSeconds[use],
       jti: randomBytes(12).toString('base64url'),
       use,
-      auth_time: Math.floor(session.startedAt.getTime() / 1000),
+      auth_time: session.startedAt.getTime() / 1000,
       ...(session.apiKeyId !== null ? { akid: session.apiKeyId } : {}),
     };
     const payload = Buffer.from(JSON.stringify(claims)).toString('base64url');
@@ -108,7 +112,7 @@ export class JwtTokenSigner implements TokenSigner {
       userId: asId<UserId>(claims.sub),
       issuedAt: new Date(claims.iat * 1000),
       expiresAt: new Date(claims.exp * 1000),
-      session: { startedAt: new Date((claims.auth_time ?? claims.iat) * 1000), apiKeyId: claims.akid === undefined ? null : asId<ApiKeyId>(claims.akid) },
+      session: { startedAt: new Date(Math.round((claims.auth_time ?? claims.iat) * 1000)), apiKeyId: claims.akid === undefined ? null : asId<ApiKeyId>(claims.akid) },
     });
   }
 

@@ -83,13 +83,9 @@ export interface CreatedApiKey {
 
 const WRONG_CREDENTIALS = 'Incorrect username or password';
 
-/**
- * Whether the user's sessions were revoked after `session` began. Tokens carry their session's start
- * in whole seconds, so the comparison is in seconds and errs on the side of refusing: a session begun
- * in the very second of a revocation is revoked too (a sign-in a second later works).
- */
+/** Whether the user's sessions were revoked after `session` began (to the millisecond: a sign-in right after a revocation works). */
 const isRevoked = (user: User, session: Session): boolean =>
-  user.sessionsValidFrom !== null && Math.floor(session.startedAt.getTime() / 1000) <= Math.floor(user.sessionsValidFrom.getTime() / 1000);
+  user.sessionsValidFrom !== null && session.startedAt.getTime() < user.sessionsValidFrom.getTime();
 
 export class IdentityUseCases {
   /** A real hash of nothing, verified against when the email is unknown so both paths cost the same. */
