@@ -4,16 +4,20 @@
 import type {
   ApiKeyCreateResponse,
   ApiKeyResponse,
+  HealthResponse,
   IntegrationRecord,
   ListScorerVersionsResponse,
   LogTracesIngestResponse,
   ProjectResponse,
   ProjectType,
+  ReadyResponse,
+  RecordSearchResponse,
   RunInsightsResponse,
   RunResponse,
   RunScorerSettingsResponse,
   ScorerResponse,
   ScorerVersion,
+  SessionResponse as SessionResponseCodec,
   SpansAvailableColumnsResponse,
   TokenResponse,
   UserResponse,
@@ -83,13 +87,8 @@ export interface RecordSearch {
   starting_token?: number;
   limit?: number;
 }
-export interface RecordPage {
-  records: Array<Record<string, unknown>>;
-  starting_token: number;
-  limit: number;
-  paginated: boolean;
-  next_starting_token: number | null;
-}
+/** A page of records (a record keeps the typed attributes of its type besides the listed fields). */
+export type RecordPage = t.TypeOf<typeof RecordSearchResponse>;
 /** The fields of `SessionCreateRequest` beside the run. */
 export interface SessionCreate {
   name?: string | null;
@@ -97,14 +96,7 @@ export interface SessionCreate {
   previous_session_id?: string | null;
   user_metadata?: Record<string, string> | null;
 }
-export interface SessionResponse {
-  id: string;
-  name: string;
-  project_id: string;
-  run_id: string;
-  external_id: string | null;
-  created_at: string;
-}
+export type SessionResponse = t.TypeOf<typeof SessionResponseCodec>;
 /** The form fields of `POST /v2/scorers/{scorer_id}/version/code` beside the file. */
 export interface CodeVersionFields {
   /** A validation result already obtained, as JSON text: kept as sent. */
@@ -271,9 +263,9 @@ export class TracelightClient {
     this.request<RecordPage>('POST', `/v2/projects/${enc(projectId)}/sessions/search`, { ...call, json: { ...run, ...search } });
 
   // — system —
-  healthcheck = (call: CallOptions = {}) => this.request<{ api_version: string; message: string }>('GET', '/healthcheck', { ...call, anonymous: true });
+  healthcheck = (call: CallOptions = {}) => this.request<t.TypeOf<typeof HealthResponse>>('GET', '/healthcheck', { ...call, anonymous: true });
   /** Readiness: resolves while the database answers; a TracelightError with status 503 when it does not. */
-  readyz = (call: CallOptions = {}) => this.request<{ status: 'ready' }>('GET', '/readyz', { ...call, anonymous: true });
+  readyz = (call: CallOptions = {}) => this.request<t.TypeOf<typeof ReadyResponse>>('GET', '/readyz', { ...call, anonymous: true });
 
   /**
    * One request. A login token is renewed first when close to expiry; on a 401 the request is sent
