@@ -74,30 +74,37 @@ describe.each([
 });
 
 describe('OTLP errors', () => {
-  it('answers 422 without the project and logstream headers, 404 for an unknown project, 401 without a key', async () => {
+  it('answers as OTLP/HTTP asks, with a google.rpc.Status: 400 without the project and logstream headers, 404 for an unknown project, 401 without a key', async () => {
     const body = { resourceSpans: [] };
     const noHeaders = await w.call('POST', '/v1/traces', { auth: { apiKey: key }, json: body });
-    expect(noHeaders.status).toBe(422);
-    expect(noHeaders.body.detail.map((d: { loc: unknown }) => d.loc)).toEqual([['header', 'project'], ['header', 'logstream']]);
+    expect(noHeaders.status).toBe(400);
+    expect(noHeaders.body).toEqual({ code: 3, message: 'header.project: Field required; header.logstream: Field required' });
     const unknown = await w.call('POST', '/v1/traces', { auth: { apiKey: key }, json: body, headers: { project: 'no-such-project', logstream: 'x' } });
     expect(unknown.status).toBe(404);
-    expect((await w.call('POST', '/v1/traces', { json: body, headers: { project: projectName, logstream: 'x' } })).status).toBe(401);
+    expect(unknown.body).toEqual({ code: 5, message: 'Project not found' });
+    const anonymous = await w.call('POST', '/v1/traces', { json: body, headers: { project: projectName, logstream: 'x' } });
+    expect([anonymous.status, anonymous.body.code]).toEqual([401, 16]);
   });
 
-  it('answers 422 for bytes that are not an OTLP export, and for spans without valid ids', async () => {
+  it('answers 400 for bytes that are not an OTLP export (a protobuf Status to a protobuf request), and for spans without valid ids', async () => {
     const garbage = await w.call('POST', '/otel/traces', {
       auth: { apiKey: key },
       raw: Buffer.from([0xff, 0xff, 0xff, 0x01, 0x02]),
       headers: { 'content-type': 'application/x-protobuf', project: projectName, logstream: 'bad' },
     });
-    expect(garbage.status).toBe(422);
+    expect(garbage.status).toBe(400);
+    expect(garbage.headers.get('content-type')).toBe('application/x-protobuf');
+    // google.rpc.Status: field 1, code 3 (INVALID_ARGUMENT); field 2, the message.
+    const status = Buffer.from(garbage.text, 'latin1');
+    expect([status[0], status[1], status[2]]).toEqual([0x08, 3, 0x12]);
+    expect(status.subarray(4).toString('utf8')).toMatch(/not an OTLP protobuf trace export/);
     const badIds = await w.call('POST', '/v1/traces', {
       auth: { apiKey: key },
       json: { resourceSpans: [{ scopeSpans: [{ spans: [{ traceId: 'xyz', spanId: '1', name: 'n' }] }] }] },
       headers: { project: projectName, logstream: 'bad' },
     });
-    expect(badIds.status).toBe(422);
-    expect(badIds.body.detail[0]).toMatchObject({ loc: ['body'], type: 'value_error' });
+    expect(badIds.status).toBe(400);
+    expect(badIds.body).toEqual({ code: 3, message: expect.stringMatching(/^body: .*traceId/) });
   });
 });
 
@@ -133,16 +140,16 @@ describe('OTLP/JSON exports with hostile or odd values', () => {
 
   it('refuses timestamps beyond a fixed64, a log stream name a log stream may not have, and too many spans, creating no log stream', async () => {
     const late = await send('late-times', export1({}, { startTimeUnixNano: '99999999999999999999999', endTimeUnixNano: '99999999999999999999999' }));
-    expect(late.status).toBe(422);
+    expect(late.status).toBe(400);
     expect(await spansOf('late-times')).toBeUndefined();
     const longName = await send('x'.repeat(300), export1({}));
-    expect(longName.status).toBe(422);
-    expect(longName.body.detail[0]).toMatchObject({ loc: ['header', 'logstream'], type: 'string_too_long' });
-    expect((await send('line\nbreak'.replace('\n', '\t'), export1({}))).status).toBe(422);
+    expect(longName.status).toBe(400);
+    expect(longName.body).toEqual({ code: 3, message: 'header.logstream: String should have at most 255 characters' });
+    expect((await send('line\nbreak'.replace('\n', '\t'), export1({}))).status).toBe(400);
     const tooMany = export1({});
     const one = tooMany.resourceSpans[0]!.scopeSpans[0]!.spans[0]!;
     tooMany.resourceSpans[0]!.scopeSpans[0]!.spans = Array.from({ length: 10_001 }, (_, i) => ({ ...one, spanId: (i + 1).toString(16).padStart(16, '0') }));
-    expect((await send('too-many', tooMany)).status).toBe(422);
+    expect((await send('too-many', tooMany)).status).toBe(400);
     expect(await spansOf('too-many')).toBeUndefined();
   });
 });

@@ -13,6 +13,7 @@ import { batchResponses } from './shared/batch-responses.middleware';
 import { HttpMetrics } from './shared/metrics';
 import { limitByAddress, RateLimiter } from './shared/rate-limit';
 import { openApiDocument } from './openapi/openapi.document';
+import { otlpStatusErrors } from './otlp/otlp-status.middleware';
 import { DOCS_HTML, DOCS_INIT, docsAsset } from './openapi/docs.page';
 import type { AppContext } from './shared/context';
 import { HttpLogger, HttpOptions } from './shared/logger';
@@ -98,8 +99,10 @@ export class HttpApp {
       const path = koaPath(r.path);
       const handler = (ctx: AppContext) => this.handle(r, ctx);
       const label = routeLabel(path);
-      if (r.auth === 'required') api[r.method](`${OPTIONAL_V2}${path}`, label, auth, handler);
-      else api[r.method](`${OPTIONAL_V2}${path}`, label, ...(r.unlimited ? [] : byAddress), handler);
+      // Wraps everything the route answers, refusals of credentials and limits included.
+      const errors = r.errors === 'otlp' ? [otlpStatusErrors] : [];
+      if (r.auth === 'required') api[r.method](`${OPTIONAL_V2}${path}`, label, ...errors, auth, handler);
+      else api[r.method](`${OPTIONAL_V2}${path}`, label, ...errors, ...(r.unlimited ? [] : byAddress), handler);
     }
     this.mounted = api.stack.flatMap((layer) =>
       layer.methods

@@ -32,7 +32,15 @@ export const openApiDocument = (routes: ReadonlyArray<Route>, version: string): 
   // The error shapes come from the schema package's codecs like everything else.
   const ERROR = schemas.schemaOf(ErrorResponse);
   const VALIDATION_ERROR = schemas.schemaOf(HTTPValidationErrorCodec);
-  const error = (description: string) => ({ description, content: { 'application/json': { schema: ERROR } } });
+  const apiError = (description: string) => ({ description, content: { 'application/json': { schema: ERROR } } });
+  // OTLP/HTTP answers its errors as a google.rpc.Status, in the request's encoding.
+  const otlpError = (description: string) => ({
+    description,
+    content: {
+      'application/json': { schema: { type: 'object', properties: { code: { type: 'integer' }, message: { type: 'string' } }, required: ['code', 'message'] } },
+      'application/x-protobuf': { schema: { type: 'string', format: 'binary', description: 'google.rpc.Status' } },
+    },
+  });
   const paths: Record<string, Record<string, unknown>> = {};
   for (const r of routes) {
     const parameters = [
@@ -43,6 +51,7 @@ export const openApiDocument = (routes: ReadonlyArray<Route>, version: string): 
         : []),
     ];
     const bodySchema = r.body ? schemas.schemaOf(r.body) : undefined;
+    const error = r.errors === 'otlp' ? otlpError : apiError;
     const operation = {
       operationId: `${r.method}_${documentedPath(r).replace(/[^A-Za-z0-9]+/g, '_').replace(/^_|_$/g, '')}`,
       summary: r.summary,
@@ -67,7 +76,9 @@ export const openApiDocument = (routes: ReadonlyArray<Route>, version: string): 
         '404': error('Not found, or not the caller’s'),
         ...(r.conflict ? { '409': error(r.conflict) } : {}),
         ...(r.body ? { '413': error('Request body too large'), '415': error('A body of another content type than the route takes') } : {}),
-        '422': { description: 'Validation Error', content: { 'application/json': { schema: VALIDATION_ERROR } } },
+        ...(r.errors === 'otlp'
+          ? { '400': otlpError('Bad data (not an OTLP export, invalid ids or headers): not to be retried') }
+          : { '422': { description: 'Validation Error', content: { 'application/json': { schema: VALIDATION_ERROR } } } }),
         ...(r.unlimited ? {} : { '429': error('Past the rate limit: try again after Retry-After seconds') }),
         ...(r.path === '/healthcheck' ? {} : { '503': error('Storage unavailable: try again') }),
       },

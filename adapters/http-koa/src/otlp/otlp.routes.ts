@@ -57,6 +57,7 @@ export class OtlpRoutes implements RouteGroup {
         summary: 'OTLP/HTTP trace export (protobuf or JSON, gzip accepted); headers `project` and `logstream` name where it goes',
         auth: 'required',
         bodyKind: 'bytes',
+        errors: 'otlp',
         body: OtlpExport,
         response: OtlpExportResponse,
         refine: ({ header }) => [

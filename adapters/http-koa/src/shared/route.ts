@@ -44,6 +44,8 @@ export interface Route<P = unknown, Q = unknown, B = unknown, A = unknown> {
   readonly conflict?: string;
   /** For documentation: the media type of a success that is not JSON (a `write` sends it). */
   readonly responseType?: string;
+  /** `otlp`: errors answered as OTLP/HTTP's google.rpc.Status (400 for bad data), not the API's bodies. */
+  readonly errors?: 'otlp';
   readonly params?: Decoder<P>;
   readonly query?: Decoder<Q>;
   readonly body?: Decoder<B>;
