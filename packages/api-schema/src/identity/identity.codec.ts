@@ -2,7 +2,7 @@
 import { isEmail, MIN_PASSWORD_LENGTH, USER_ROLES } from '@tracelight/domain';
 import * as t from 'io-ts';
 import { describeCodec } from '../shared/json-schema';
-import { DateTimeWithOffset, Enum, NonEmptyString, Nullable, Obj, Str, UuidString } from '../shared/primitives.codec';
+import { DateTimeOut, DateTimeWithOffset, Enum, NonEmptyString, Nullable, Obj, Str, UuidOut, UuidString } from '../shared/primitives.codec';
 import { fail } from '../shared/validation-error';
 
 /** The OAuth2 password flow's form (`POST /login`, JSON accepted too): `username` is the email. */
@@ -48,7 +48,7 @@ export const CreateUserRequest = Obj(
   { role: UserRole },
 );
 export type CreateUserRequest = t.TypeOf<typeof CreateUserRequest>;
-export const UserResponse = t.type({ id: t.string, email: t.string, role: UserRole, created_at: t.string }, 'UserResponse');
+export const UserResponse = t.type({ id: UuidOut, email: t.string, role: UserRole, created_at: DateTimeOut }, 'UserResponse');
 
 /** `POST /v2/users/api_keys`: `expires_at` absent or null means the key does not expire. */
 export const ApiKeyCreateRequest = Obj(
@@ -61,13 +61,13 @@ export type ApiKeyCreateRequest = t.TypeOf<typeof ApiKeyCreateRequest>;
 export const ApiKeyPath = t.type({ api_key_id: UuidString }, 'ApiKeyPath');
 
 const apiKeyFields = {
-  id: t.string,
+  id: UuidOut,
   description: t.string,
   /** A recognisable prefix…suffix of the key, never the key. */
   truncated: t.string,
-  created_at: t.string,
-  expires_at: t.union([t.string, t.null]),
-  last_used: t.union([t.string, t.null]),
+  created_at: DateTimeOut,
+  expires_at: t.union([DateTimeOut, t.null]),
+  last_used: t.union([DateTimeOut, t.null]),
 };
 /** A key as listed: never the secret. */
 export const ApiKeyResponse = t.type(apiKeyFields, 'ApiKeyResponse');

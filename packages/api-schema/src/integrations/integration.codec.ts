@@ -1,7 +1,7 @@
 // Gateway integration (spec operation 3: Create or update gateway integration).
 import { PROVIDERS, USE_CASE } from '@tracelight/domain';
 import * as t from 'io-ts';
-import { Enum, HttpUrl, NonEmptyString, Obj, Str } from '../shared/primitives.codec';
+import { DateTimeOut, Enum, HttpUrl, NonEmptyString, Obj, Str } from '../shared/primitives.codec';
 
 /**
  * `PUT /v2/integrations/gateway`: all three required; `endpoint` an absolute http(s) URL;
@@ -26,8 +26,8 @@ export const IntegrationRecord = t.type(
     id: t.string,
     name: t.string,
     provider: IntegrationProvider,
-    created_at: t.string,
-    updated_at: t.string,
+    created_at: DateTimeOut,
+    updated_at: DateTimeOut,
     created_by: t.string,
     permissions: t.array(t.unknown),
     is_selected: t.boolean,

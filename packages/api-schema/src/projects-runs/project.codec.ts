@@ -1,7 +1,7 @@
 // Projects and their runs (log streams and experiments).
 import { PROJECT_TYPES } from '@tracelight/domain';
 import * as t from 'io-ts';
-import { Bool, Enum, Name, NonEmptyString, Obj, StrQuery, UuidString } from '../shared/primitives.codec';
+import { Bool, DateTimeOut, Enum, Name, NonEmptyString, Obj, StrQuery, UuidOut, UuidString } from '../shared/primitives.codec';
 
 export const ProjectType = Enum(PROJECT_TYPES, 'ProjectType');
 /** `POST /v2/projects`: `type` defaults to `gen_ai`. */
@@ -23,14 +23,14 @@ export const ProjectPath = t.type({ project_id: UuidString }, 'ProjectPath');
  */
 export const ColumnsProjectPath = t.type({ project_id: NonEmptyString }, 'ColumnsProjectPath');
 export const ProjectResponse = t.type(
-  { id: t.string, name: t.string, type: ProjectType, created_by: t.string, created_at: t.string, updated_at: t.string },
+  { id: UuidOut, name: t.string, type: ProjectType, created_by: UuidOut, created_at: DateTimeOut, updated_at: DateTimeOut },
   'ProjectResponse',
 );
 
 /** `POST /v2/projects/{project_id}/log_streams` and `/experiments`. */
 export const RunCreateRequest = Obj('RunCreateRequest', { name: Name });
 export type RunCreateRequest = t.TypeOf<typeof RunCreateRequest>;
-const runFields = { id: t.string, name: t.string, project_id: t.string, created_by: t.string, created_at: t.string, updated_at: t.string };
+const runFields = { id: UuidOut, name: t.string, project_id: UuidOut, created_by: UuidOut, created_at: DateTimeOut, updated_at: DateTimeOut };
 export const RunResponse = t.type(runFields, 'RunResponse');
 export const LogStreamResponse = t.type(runFields, 'LogStreamResponse');
 export const ExperimentResponse = t.type(runFields, 'ExperimentResponse');

@@ -9,8 +9,10 @@ import { describeCodec } from '../shared/json-schema';
 import {
   Bool,
   Checked,
+  DateTimeOut,
   Enum,
   Int,
+  IntegerOut,
   IntFromQuery,
   JsonObject,
   List,
@@ -289,7 +291,7 @@ export const RunScorerSettingsRequest = Obj('RunScorerSettingsRequest', { scorer
 export type RunScorerSettingsRequest = t.TypeOf<typeof RunScorerSettingsRequest>;
 
 export const RunScorerSettingsResponse = t.type(
-  { run_id: t.string, scorers: t.array(t.type({ scorer_id: t.string, version: t.union([t.number, t.null]) }, 'ScorerSelectionResponse')) },
+  { run_id: t.string, scorers: t.array(t.type({ scorer_id: t.string, version: t.union([IntegerOut, t.null]) }, 'ScorerSelectionResponse')) },
   'RunScorerSettingsResponse',
 );
 
@@ -297,7 +299,7 @@ export const RunScorerSettingsResponse = t.type(
 // Responses, as the spec lists them
 
 const NullableString = t.union([t.string, t.null]);
-const stamps = { created_by: t.string, created_at: t.string, updated_at: t.string };
+const stamps = { created_by: t.string, created_at: DateTimeOut, updated_at: DateTimeOut };
 
 export const FewShotExampleResponse = t.type({ generation_prompt_and_response: t.string, evaluating_response: t.string }, 'FewShotExample');
 export const ChainPollTemplate = t.type(
@@ -315,7 +317,7 @@ export const ChainPollTemplate = t.type(
 export const ScorerConfiguration = t.type(
   {
     model_alias: t.string,
-    num_judges: t.number,
+    num_judges: IntegerOut,
     output_type: t.string,
     scoreable_node_types: Strings,
     cot_enabled: t.boolean,
@@ -348,7 +350,7 @@ export const FinetunedScorer = t.type(
   {
     id: t.string,
     name: t.string,
-    lora_task_id: t.number,
+    lora_task_id: IntegerOut,
     prompt: t.string,
     ...stamps,
     lora_weights_path: t.string,
@@ -363,15 +365,15 @@ export const FinetunedScorer = t.type(
 export const ScorerVersion = t.type(
   {
     id: t.string,
-    version: t.number,
+    version: IntegerOut,
     scorer_id: t.string,
-    created_at: t.string,
-    updated_at: t.string,
+    created_at: DateTimeOut,
+    updated_at: DateTimeOut,
     generated_scorer: t.union([GeneratedScorer, t.null]),
     registered_scorer: t.union([RegisteredScorer, t.null]),
     finetuned_scorer: t.union([FinetunedScorer, t.null]),
     model_name: NullableString,
-    num_judges: t.union([t.number, t.null]),
+    num_judges: t.union([IntegerOut, t.null]),
     scoreable_node_types: t.union([Strings, t.null]),
     cot_enabled: t.union([t.boolean, t.null]),
     output_type: NullableString,
@@ -385,10 +387,10 @@ export const ScorerVersion = t.type(
 /** `next_starting_token` is the next offset, or null at the end; `paginated` is always true. */
 export const ListScorerVersionsResponse = t.type(
   {
-    starting_token: t.number,
-    limit: t.number,
+    starting_token: IntegerOut,
+    limit: IntegerOut,
     paginated: t.literal(true),
-    next_starting_token: t.union([t.number, t.null]),
+    next_starting_token: t.union([IntegerOut, t.null]),
     versions: t.array(ScorerVersion),
   },
   'ListScorerVersionsResponse',
@@ -397,7 +399,7 @@ export const ListScorerVersionsResponse = t.type(
 export const ScorerDefaultsResponse = t.partial(
   {
     model_name: t.string,
-    num_judges: t.number,
+    num_judges: IntegerOut,
     cot_enabled: t.boolean,
     output_type: t.string,
     input_type: t.string,
@@ -416,8 +418,8 @@ export const ScorerResponse = t.intersection(
       tags: Strings,
       defaults: ScorerDefaultsResponse,
       created_by: t.string,
-      created_at: t.string,
-      updated_at: t.string,
+      created_at: DateTimeOut,
+      updated_at: DateTimeOut,
       latest_version: t.union([ScorerVersion, t.null]),
     }),
     t.partial({ label: t.string, group_label: t.string, data_unit: t.string, threshold: ColumnThreshold }),

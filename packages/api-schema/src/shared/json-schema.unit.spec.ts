@@ -28,8 +28,10 @@ describe('JSON Schema of every exported codec (the OpenAPI document is derived f
     expect(b.components['ScorerVersion']).toMatchObject({
       properties: { generated_scorer: { anyOf: [{ $ref: '#/components/schemas/GeneratedScorer' }, { type: 'null' }] } },
     });
+    // Integers, timestamps and ids in answers say so (a generated client reads them as such).
+    expect(b.components['ScorerVersion']).toMatchObject({ properties: { version: { type: 'integer' }, created_at: { type: 'string', format: 'date-time' } } });
     expect(b.components['ListScorerVersionsResponse']).toMatchObject({
-      properties: { paginated: { const: true }, next_starting_token: { anyOf: [{ type: 'number' }, { type: 'null' }] } },
+      properties: { paginated: { const: true }, next_starting_token: { anyOf: [{ type: 'integer' }, { type: 'null' }] } },
     });
   });
 });

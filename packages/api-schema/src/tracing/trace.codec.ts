@@ -2,7 +2,7 @@
 // ToolSpan, RetrieverSpan, WorkflowSpan, AgentSpan and LogRecordsSearchRequest models).
 import { NODE_TYPES, SPAN_TYPES } from '@tracelight/domain';
 import * as t from 'io-ts';
-import { Bool, DateTimeWithOffset, Enum, Int, List, Nullable, Obj, OneOrList, UuidString } from '../shared/primitives.codec';
+import { Bool, DateTimeOut, DateTimeWithOffset, Enum, Int, IntegerOut, List, Nullable, Obj, OneOrList, UuidString } from '../shared/primitives.codec';
 import { describeCodec } from '../shared/json-schema';
 import { fail } from '../shared/validation-error';
 
@@ -96,9 +96,9 @@ export const LogTracesIngestResponse = t.type(
   {
     project_id: t.string,
     session_id: t.union([t.string, t.null]),
-    records_count: t.number,
-    traces_count: t.number,
-    spans_count: t.number,
+    records_count: IntegerOut,
+    traces_count: IntegerOut,
+    spans_count: IntegerOut,
   },
   'LogTracesIngestResponse',
 );
@@ -182,8 +182,8 @@ export const RecordResponse = t.type(
     name: t.string,
     input: JsonValue,
     output: JsonValue,
-    created_at: t.string,
-    updated_at: NullableStr,
+    created_at: DateTimeOut,
+    updated_at: t.union([DateTimeOut, t.null]),
     tags: t.array(t.string),
     user_metadata: t.record(t.string, t.string),
     status_code: t.union([t.number, t.null]),
@@ -201,11 +201,11 @@ export const RecordResponse = t.type(
   'RecordResponse',
 );
 export const RecordSearchResponse = t.type(
-  { records: t.array(RecordResponse), starting_token: t.number, limit: t.number, paginated: t.boolean, next_starting_token: t.union([t.number, t.null]) },
+  { records: t.array(RecordResponse), starting_token: IntegerOut, limit: IntegerOut, paginated: t.boolean, next_starting_token: t.union([IntegerOut, t.null]) },
   'RecordSearchResponse',
 );
 export const SessionResponse = t.type(
-  { id: t.string, name: t.string, project_id: t.string, run_id: t.string, external_id: NullableStr, created_at: t.string },
+  { id: t.string, name: t.string, project_id: t.string, run_id: t.string, external_id: NullableStr, created_at: DateTimeOut },
   'SessionResponse',
 );
 /** An accepted OTLP export, as OTLP/HTTP's ExportTraceServiceResponse: empty (nothing is ever partly rejected). */
