@@ -619,9 +619,14 @@ export const OneOrList = <C extends t.Mixed>(item: C, opts: { readonly max: numb
 // ---------------------------------------------------------------------------------------------
 // Response fields: what the document says of them beyond their TypeScript type
 
+/** A codec for an answer's field: its TypeScript type as `is` says, its JSON Schema as given. */
+const outField = <A>(name: string, is: (u: unknown) => u is A, schema: JsonSchema) =>
+  describeCodec(new t.Type<A, A, unknown>(name, is, (u, c) => (is(u) ? t.success(u) : t.failure(u, c)), t.identity), schema);
+const isString = (u: unknown): u is string => typeof u === 'string';
+
 /** An integer in an answer (JSON Schema `integer`; a number to TypeScript). */
-export const IntegerOut = describeCodec(new t.Type<number, number, unknown>('IntegerOut', (u): u is number => Number.isInteger(u), (u, c) => (Number.isInteger(u) ? t.success(u as number) : t.failure(u, c)), t.identity), { type: 'integer' });
+export const IntegerOut = outField('IntegerOut', (u): u is number => Number.isInteger(u), { type: 'integer' });
 /** A timestamp in an answer: ISO 8601 in UTC (JSON Schema `date-time`; a string to TypeScript). */
-export const DateTimeOut = describeCodec(new t.Type<string, string, unknown>('DateTimeOut', (u): u is string => typeof u === 'string', (u, c) => (typeof u === 'string' ? t.success(u) : t.failure(u, c)), t.identity), { type: 'string', format: 'date-time' });
+export const DateTimeOut = outField('DateTimeOut', isString, { type: 'string', format: 'date-time' });
 /** An id in an answer (JSON Schema `uuid`; a string to TypeScript). */
-export const UuidOut = describeCodec(new t.Type<string, string, unknown>('UuidOut', (u): u is string => typeof u === 'string', (u, c) => (typeof u === 'string' ? t.success(u) : t.failure(u, c)), t.identity), { type: 'string', format: 'uuid' });
+export const UuidOut = outField('UuidOut', isString, { type: 'string', format: 'uuid' });
