@@ -61,14 +61,14 @@ describe('operability', () => {
     expect((await w.call('GET', '/v2/projects', { auth: { apiKey: other } })).status).toBe(200);
   });
 
-  it('charges a user, not a spelling of the credential: scheme case, spacing and new tokens share one bucket', async () => {
+  it('charges a user, not a spelling of the credential: scheme case, spacing and the user’s other schemes share one bucket', async () => {
     const { token } = await w.user('spellings@example.com');
     const spellings = [`Bearer ${token}`, `bearer ${token}`, `BEARER  ${token}`, `Bearer\t${token}`];
     const statuses: number[] = [];
     for (let i = 0; i < 40; i++) statuses.push((await w.call('GET', '/v2/projects', { headers: { Authorization: spellings[i % spellings.length]! } })).status);
     expect(statuses.filter((s) => s === 200).length).toBeLessThanOrEqual(31);
     expect(statuses.slice(-4)).toEqual([429, 429, 429, 429]);
-    // A token refreshed while throttled is the same user: still 429.
+    // The same user by another scheme (a Basic pair) is charged to the same bucket: still 429.
     expect((await w.call('GET', '/v2/projects', { auth: { basic: { email: 'spellings@example.com', password: 'another secret password' } } })).status).toBe(429);
   });
 });

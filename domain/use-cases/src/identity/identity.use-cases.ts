@@ -115,7 +115,6 @@ export class IdentityUseCases {
     );
   }
 
-  /** Only admins create users. */
   /** An admin creates users of any role; a manager, users and read-only users (mayCreateUser). */
   createUser(actor: Principal, input: NewUser): UseCase<User> {
     if (mayCreateUser(actor, input.role)) return this.register(input);
@@ -145,8 +144,7 @@ export class IdentityUseCases {
     const claims = this.deps.tokens.verifyRefresh(token, now);
     if (E.isLeft(claims)) return TE.left(unauthorized(claims.left));
     return pipe(
-      this.deps.users.findById(claims.right.userId),
-      flatMap(TE.fromOption(() => unauthorized())),
+      this.userOfClaims(claims.right, now),
       flatMap((user) => this.continuable(user, claims.right.session, now)),
       TE.map((user) => this.tokensOf(user, claims.right.session, now)),
     );
@@ -176,9 +174,11 @@ export class IdentityUseCases {
     );
   }
 
-  /** Whether `session` may go on: not revoked, not past its longest life, and its API key (if any) still valid. */
+  /**
+   * Whether `session` (of a user found by userOfClaims, so not revoked) may be renewed: not past its
+   * longest life, and its API key (if it began with one) still valid.
+   */
   private continuable(user: User, session: Session, now: Date): UseCase<User> {
-    if (isRevoked(user, session)) return TE.left(unauthorized('session revoked: sign in again'));
     const maxAge = this.deps.sessionMaxAgeSeconds;
     if (maxAge !== undefined && now.getTime() - session.startedAt.getTime() > maxAge * 1000)
       return TE.left(unauthorized('session expired: sign in again'));
