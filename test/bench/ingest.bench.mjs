@@ -220,15 +220,45 @@ const quietDisk = () => {
 }
 
 // --- 3. the event loop during a maximal ingest ----------------------------------------------
-// One request at TRACELIGHT_MAX_RECORDS_PER_REQUEST (10,000 records, ~10 MB) while a probe calls
-// /healthcheck every 2 ms: the probe's worst wait is how long the server could not answer anyone.
+// One request at TRACELIGHT_MAX_RECORDS_PER_REQUEST (10,000 records, ~10 MB; then an OTLP protobuf
+// export of 10,000 spans) while a probe calls /healthcheck every 2 ms: the probe's worst wait is how
+// long the server could not answer anyone.
 {
-  const maximal = async (server, label) => {
-    const run = await server.newRun(`maximal-${label}`);
-    const body = JSON.stringify({ log_stream_id: run, traces: [wireBatch(10_000)] });
+  const { ExportTraceServiceRequest } = require(path.join(ROOT, 'adapters/http-koa/dist/otlp/otlp-trace.proto.js'));
+  const hex = (bytes) => Buffer.from(Array.from({ length: bytes }, () => Math.floor(Math.random() * 256))).toString('hex');
+  const otlpExport = (n) => {
+    const traceId = Buffer.from(hex(16), 'hex');
+    const start = BigInt(Date.now()) * 1_000_000n;
+    const spans = Array.from({ length: n }, (_, i) => ({
+      traceId,
+      spanId: Buffer.from((i + 1).toString(16).padStart(16, '0'), 'hex'),
+      parentSpanId: i === 0 ? undefined : Buffer.from('1'.padStart(16, '0'), 'hex'),
+      name: `step-${i % 50}`,
+      startTimeUnixNano: String(start + BigInt(i)),
+      endTimeUnixNano: String(start + BigInt(i) + 1000n),
+      attributes: [
+        { key: 'openinference.span.kind', value: { stringValue: i === 0 ? 'AGENT' : 'LLM' } },
+        { key: 'input.value', value: { stringValue: `question ${i}: ${PADDING}` } },
+        { key: 'output.value', value: { stringValue: `answer ${i} ${PADDING.slice(0, 200)}` } },
+        { key: 'llm.model_name', value: { stringValue: 'gpt-4o-mini' } },
+        { key: 'llm.token_count.prompt', value: { intValue: 30 } },
+        { key: 'llm.token_count.completion', value: { intValue: 12 } },
+      ],
+    }));
+    return Buffer.from(ExportTraceServiceRequest.encode(ExportTraceServiceRequest.fromObject({ resourceSpans: [{ scopeSpans: [{ scope: { name: 'bench' }, spans }] }] })).finish());
+  };
+  const maximal = async (server, label, kind) => {
+    const run = await server.newRun(`maximal-${kind}-${label}`);
+    const bodies = kind === 'ingest' ? [0, 1, 2].map(() => JSON.stringify({ log_stream_id: run, traces: [wireBatch(10_000)] })) : [0, 1, 2].map(() => otlpExport(10_000));
+    const send = async (body) => {
+      if (kind === 'ingest') return server.call('POST', `/v2/projects/${server.project.id}/traces`, body, server.token);
+      const res = await fetch(`${server.base}/v1/traces`, { method: 'POST', headers: { 'content-type': 'application/x-protobuf', authorization: `Bearer ${server.token}`, project: 'bench', logstream: `otlp-${label}` }, body });
+      if (res.status !== 200) throw new Error(`OTLP export: ${res.status} ${await res.text()}`);
+      return res.arrayBuffer();
+    };
     const worst = [];
     let took = 0;
-    for (let rep = 0; rep < 3; rep++) {
+    for (const body of bodies) {
       let done = false;
       const waits = [];
       const probe = (async () => {
@@ -240,18 +270,21 @@ const quietDisk = () => {
         }
       })();
       const t0 = performance.now();
-      await server.call('POST', `/v2/projects/${server.project.id}/traces`, body, server.token);
+      await send(body);
       took += performance.now() - t0;
       done = true;
       await probe;
       worst.push(Math.max(...waits));
     }
-    console.log(`  ${label.padEnd(44)} ingest ${fmt(took / 3)} ms; /healthcheck worst wait ${worst.map((x) => fmt(x)).join(' / ')} ms`);
+    const size = kind === 'ingest' ? Buffer.byteLength(bodies[0]) : bodies[0].length;
+    console.log(`  ${`${kind === 'ingest' ? 'ingest' : 'OTLP export'}, ${label}`.padEnd(58)} ${fmt(size / 1e6)} MB, ${fmt(took / 3)} ms; /healthcheck worst wait ${worst.map((x) => fmt(x)).join(' / ')} ms`);
   };
-  console.log('\nA maximal ingest (10,000 records, ~10 MB) against a /healthcheck probe every 2 ms, three times');
-  await maximal({ base, call, token, project, newRun }, 'offload workers (default)');
+  console.log('\nA maximal ingest (10,000 records) and OTLP protobuf export (10,000 spans) against a /healthcheck probe every 2 ms, three times each');
   const inline = await startServer({ TRACELIGHT_OFFLOAD_WORKERS: '0' });
-  await maximal(inline, 'no offload worker (TRACELIGHT_OFFLOAD_WORKERS=0)');
+  for (const kind of ['ingest', 'otlp']) {
+    await maximal({ base, call, token, project, newRun }, 'offload workers (default)', kind);
+    await maximal(inline, 'no offload worker (TRACELIGHT_OFFLOAD_WORKERS=0)', kind);
+  }
   await inline.stop();
 }
 

@@ -9,13 +9,6 @@ let w: World;
 let key: string;
 let projectName: string;
 let projectId: string;
-beforeAll(async () => {
-  w = await startWorld();
-  key = await w.apiKey(w.admin);
-  projectName = `otel-${Date.now()}`;
-  projectId = w.ok(await w.call('POST', '/v2/projects', { auth: w.admin, json: { name: projectName } })).id;
-});
-afterAll(() => w.server.stop());
 
 /** An agent span (OpenInference), an LLM call (GenAI conventions) and a failed tool call (Vercel AI SDK). */
 const emit = async (encoding: 'proto' | 'json', url: string, headers: Record<string, string>, tag: string, compression: 'gzip' | 'none'): Promise<string> => {
@@ -31,125 +24,147 @@ const searchSpans = (logStreamId: string, traceRecordId: string) =>
   });
 const uuidOf = (hex: string) => `${hex.slice(0, 8)}-${hex.slice(8, 12)}-${hex.slice(12, 16)}-${hex.slice(16, 20)}-${hex.slice(20)}`;
 
+// Every assertion holds on both paths: exports decoded on the request thread, and exports handed to
+// an offload worker (here every one, with TRACELIGHT_OFFLOAD_MIN_BYTES=0), errors included.
 describe.each([
-  ['proto', '/otel/traces', 'none'],
-  ['proto', '/v1/traces', 'gzip'],
-  ['json', '/v1/traces', 'none'],
-  ['json', '/otel/traces', 'gzip'],
-] as const)('OTLP/HTTP %s at %s, compression %s', (encoding, route, compression) => {
-  it('stores the exported spans as a trace with typed, linked spans', async () => {
-    const tag = `${encoding}-${compression}-${route.replace(/\//g, '')}`;
-    const logstream = `otel-${tag}`;
-    const traceId = await emit(encoding, `${w.server.baseUrl}${route}`, { 'Service-API-Key': key, project: projectName, logstream }, tag, compression);
-    expect(traceId).toMatch(/^[0-9a-f]{32}$/);
-    const streams = w.ok(await w.call('GET', `/v2/projects/${projectId}/log_streams?name=${logstream}`, { auth: w.admin }));
-    expect(streams).toHaveLength(1);
-    const traceRecordId = uuidOf(traceId);
-    const traces = w.ok(await w.call('POST', `/v2/projects/${projectId}/traces/search`, { auth: w.admin, json: { log_stream_id: streams[0].id } }));
-    expect(traces.records.map((r: { id: string }) => r.id)).toEqual([traceRecordId]);
-    expect(traces.records[0]).toMatchObject({ type: 'trace', name: `agent-${tag}`, input: 'Plan a trip to Paris ✓', output: 'Booked.' });
+  ['decoded on the request thread', { TRACELIGHT_OFFLOAD_WORKERS: '0' }],
+  ['handed to an offload worker', { TRACELIGHT_OFFLOAD_MIN_BYTES: '0' }],
+])('OTLP exports %s', (_mode, env: Record<string, string>) => {
+  beforeAll(async () => {
+    w = await startWorld(env);
+    key = await w.apiKey(w.admin);
+    projectName = `otel-${Date.now()}`;
+    projectId = w.ok(await w.call('POST', '/v2/projects', { auth: w.admin, json: { name: projectName } })).id;
+  });
+  afterAll(() => w.server.stop());
 
-    const spans = w.ok(await searchSpans(streams[0].id, traceRecordId)).records;
-    const byType = Object.fromEntries(spans.map((s: { type: string }) => [s.type, s]));
-    expect(Object.keys(byType).sort()).toEqual(['agent', 'llm', 'tool']);
-    expect(byType.agent).toMatchObject({ parent_id: traceRecordId, has_children: true, input: 'Plan a trip to Paris ✓' });
-    expect(byType.llm).toMatchObject({
-      parent_id: byType.agent.id,
-      model: 'gpt-4o-mini',
-      temperature: 0.3,
-      finish_reason: 'tool_calls',
-      input: [{ role: 'user', parts: [{ type: 'text', content: 'Plan a trip to Paris' }] }],
-      metrics: expect.objectContaining({ num_input_tokens: 42, num_output_tokens: 7, num_total_tokens: 49 }),
+  describe.each([
+    ['proto', '/otel/traces', 'none'],
+    ['proto', '/v1/traces', 'gzip'],
+    ['json', '/v1/traces', 'none'],
+    ['json', '/otel/traces', 'gzip'],
+  ] as const)('OTLP/HTTP %s at %s, compression %s', (encoding, route, compression) => {
+    it('stores the exported spans as a trace with typed, linked spans', async () => {
+      const tag = `${encoding}-${compression}-${route.replace(/\//g, '')}`;
+      const logstream = `otel-${tag}`;
+      const traceId = await emit(encoding, `${w.server.baseUrl}${route}`, { 'Service-API-Key': key, project: projectName, logstream }, tag, compression);
+      expect(traceId).toMatch(/^[0-9a-f]{32}$/);
+      const streams = w.ok(await w.call('GET', `/v2/projects/${projectId}/log_streams?name=${logstream}`, { auth: w.admin }));
+      expect(streams).toHaveLength(1);
+      const traceRecordId = uuidOf(traceId);
+      const traces = w.ok(await w.call('POST', `/v2/projects/${projectId}/traces/search`, { auth: w.admin, json: { log_stream_id: streams[0].id } }));
+      expect(traces.records.map((r: { id: string }) => r.id)).toEqual([traceRecordId]);
+      expect(traces.records[0]).toMatchObject({ type: 'trace', name: `agent-${tag}`, input: 'Plan a trip to Paris ✓', output: 'Booked.' });
+
+      const spans = w.ok(await searchSpans(streams[0].id, traceRecordId)).records;
+      const byType = Object.fromEntries(spans.map((s: { type: string }) => [s.type, s]));
+      expect(Object.keys(byType).sort()).toEqual(['agent', 'llm', 'tool']);
+      expect(byType.agent).toMatchObject({ parent_id: traceRecordId, has_children: true, input: 'Plan a trip to Paris ✓' });
+      expect(byType.llm).toMatchObject({
+        parent_id: byType.agent.id,
+        model: 'gpt-4o-mini',
+        temperature: 0.3,
+        finish_reason: 'tool_calls',
+        input: [{ role: 'user', parts: [{ type: 'text', content: 'Plan a trip to Paris' }] }],
+        metrics: expect.objectContaining({ num_input_tokens: 42, num_output_tokens: 7, num_total_tokens: 49 }),
+      });
+      expect(byType.tool).toMatchObject({
+        parent_id: byType.agent.id,
+        name: 'book_hotel',
+        tool_call_id: `call-${tag}`,
+        input: { city: 'Paris' },
+        output: 'ok',
+        status_code: 500,
+        error_message: 'hotel full',
+      });
     });
-    expect(byType.tool).toMatchObject({
-      parent_id: byType.agent.id,
-      name: 'book_hotel',
-      tool_call_id: `call-${tag}`,
-      input: { city: 'Paris' },
-      output: 'ok',
-      status_code: 500,
-      error_message: 'hotel full',
+  });
+
+  describe('OTLP errors', () => {
+    it('answers as OTLP/HTTP asks, with a google.rpc.Status: 400 without the project and logstream headers, 404 for an unknown project, 401 without a key', async () => {
+      const body = { resourceSpans: [] };
+      const noHeaders = await w.call('POST', '/v1/traces', { auth: { apiKey: key }, json: body });
+      expect(noHeaders.status).toBe(400);
+      expect(noHeaders.body).toEqual({ code: 3, message: 'header.project: Field required; header.logstream: Field required' });
+      const unknown = await w.call('POST', '/v1/traces', { auth: { apiKey: key }, json: body, headers: { project: 'no-such-project', logstream: 'x' } });
+      expect(unknown.status).toBe(404);
+      expect(unknown.body).toEqual({ code: 5, message: 'Project not found' });
+      const anonymous = await w.call('POST', '/v1/traces', { json: body, headers: { project: projectName, logstream: 'x' } });
+      expect([anonymous.status, anonymous.body.code]).toEqual([401, 16]);
+    });
+
+    it('answers 400 for bytes that are not an OTLP export (a protobuf Status to a protobuf request), and for spans without valid ids', async () => {
+      const garbage = await w.call('POST', '/otel/traces', {
+        auth: { apiKey: key },
+        raw: Buffer.from([0xff, 0xff, 0xff, 0x01, 0x02]),
+        headers: { 'content-type': 'application/x-protobuf', project: projectName, logstream: 'bad' },
+      });
+      expect(garbage.status).toBe(400);
+      expect(garbage.headers.get('content-type')).toBe('application/x-protobuf');
+      // google.rpc.Status: field 1, code 3 (INVALID_ARGUMENT); field 2, the message.
+      const status = Buffer.from(garbage.text, 'latin1');
+      expect([status[0], status[1], status[2]]).toEqual([0x08, 3, 0x12]);
+      expect(status.subarray(4).toString('utf8')).toMatch(/not an OTLP protobuf trace export/);
+      const badIds = await w.call('POST', '/v1/traces', {
+        auth: { apiKey: key },
+        json: { resourceSpans: [{ scopeSpans: [{ spans: [{ traceId: 'xyz', spanId: '1', name: 'n' }] }] }] },
+        headers: { project: projectName, logstream: 'bad' },
+      });
+      expect(badIds.status).toBe(400);
+      expect(badIds.body).toEqual({ code: 3, message: expect.stringMatching(/^body: .*traceId/) });
     });
   });
-});
 
-describe('OTLP errors', () => {
-  it('answers as OTLP/HTTP asks, with a google.rpc.Status: 400 without the project and logstream headers, 404 for an unknown project, 401 without a key', async () => {
-    const body = { resourceSpans: [] };
-    const noHeaders = await w.call('POST', '/v1/traces', { auth: { apiKey: key }, json: body });
-    expect(noHeaders.status).toBe(400);
-    expect(noHeaders.body).toEqual({ code: 3, message: 'header.project: Field required; header.logstream: Field required' });
-    const unknown = await w.call('POST', '/v1/traces', { auth: { apiKey: key }, json: body, headers: { project: 'no-such-project', logstream: 'x' } });
-    expect(unknown.status).toBe(404);
-    expect(unknown.body).toEqual({ code: 5, message: 'Project not found' });
-    const anonymous = await w.call('POST', '/v1/traces', { json: body, headers: { project: projectName, logstream: 'x' } });
-    expect([anonymous.status, anonymous.body.code]).toEqual([401, 16]);
-  });
-
-  it('answers 400 for bytes that are not an OTLP export (a protobuf Status to a protobuf request), and for spans without valid ids', async () => {
-    const garbage = await w.call('POST', '/otel/traces', {
-      auth: { apiKey: key },
-      raw: Buffer.from([0xff, 0xff, 0xff, 0x01, 0x02]),
-      headers: { 'content-type': 'application/x-protobuf', project: projectName, logstream: 'bad' },
+  describe('OTLP/JSON exports with hostile or odd values', () => {
+    const traceId = () => Array.from({ length: 32 }, () => '0123456789abcdef'[Math.floor(Math.random() * 16)]).join('');
+    const export1 = (attributes: Record<string, string>, span: Record<string, unknown> = {}) => ({
+      resourceSpans: [{ scopeSpans: [{ spans: [{ traceId: traceId(), spanId: 'b7ad6b7169203331', name: 'odd', startTimeUnixNano: '1700000000000000000', endTimeUnixNano: '1700000001000000000', attributes: Object.entries(attributes).map(([k, v]) => ({ key: k, value: { stringValue: v } })), ...span }] }] }],
     });
-    expect(garbage.status).toBe(400);
-    expect(garbage.headers.get('content-type')).toBe('application/x-protobuf');
-    // google.rpc.Status: field 1, code 3 (INVALID_ARGUMENT); field 2, the message.
-    const status = Buffer.from(garbage.text, 'latin1');
-    expect([status[0], status[1], status[2]]).toEqual([0x08, 3, 0x12]);
-    expect(status.subarray(4).toString('utf8')).toMatch(/not an OTLP protobuf trace export/);
-    const badIds = await w.call('POST', '/v1/traces', {
-      auth: { apiKey: key },
-      json: { resourceSpans: [{ scopeSpans: [{ spans: [{ traceId: 'xyz', spanId: '1', name: 'n' }] }] }] },
-      headers: { project: projectName, logstream: 'bad' },
+    const send = (logstream: string, body: unknown) => w.call('POST', '/v1/traces', { auth: { apiKey: key }, json: body, headers: { project: projectName, logstream } });
+    const spansOf = async (logstream: string) => {
+      const runs = w.ok(await w.call('GET', `/v2/projects/${projectId}/log_streams?name=${encodeURIComponent(logstream)}`, { auth: w.admin })) as Array<{ id: string }>;
+      if (runs.length === 0) return undefined;
+      return w.ok(await w.call('POST', `/v2/projects/${projectId}/spans/search`, { auth: w.admin, json: { log_stream_id: runs[0]!.id } })).records as Array<Record<string, unknown>>;
+    };
+
+    it('takes an operation name every object inherits (toString, constructor, __proto__) as no known operation, and goes on serving', async () => {
+      for (const name of ['toString', 'constructor', '__proto__', 'hasOwnProperty']) {
+        const r = await send('inherited', export1({ 'gen_ai.operation.name': name }));
+        expect([name, r.status]).toEqual([name, 200]);
+      }
+      expect((await w.call('GET', '/healthcheck')).status).toBe(200);
+      expect((await spansOf('inherited'))!.map((s) => s['type'])).toEqual(['workflow', 'workflow', 'workflow', 'workflow']);
     });
-    expect(badIds.status).toBe(400);
-    expect(badIds.body).toEqual({ code: 3, message: expect.stringMatching(/^body: .*traceId/) });
-  });
-});
 
-describe('OTLP/JSON exports with hostile or odd values', () => {
-  const traceId = () => Array.from({ length: 32 }, () => '0123456789abcdef'[Math.floor(Math.random() * 16)]).join('');
-  const export1 = (attributes: Record<string, string>, span: Record<string, unknown> = {}) => ({
-    resourceSpans: [{ scopeSpans: [{ spans: [{ traceId: traceId(), spanId: 'b7ad6b7169203331', name: 'odd', startTimeUnixNano: '1700000000000000000', endTimeUnixNano: '1700000001000000000', attributes: Object.entries(attributes).map(([k, v]) => ({ key: k, value: { stringValue: v } })), ...span }] }] }],
-  });
-  const send = (logstream: string, body: unknown) => w.call('POST', '/v1/traces', { auth: { apiKey: key }, json: body, headers: { project: projectName, logstream } });
-  const spansOf = async (logstream: string) => {
-    const runs = w.ok(await w.call('GET', `/v2/projects/${projectId}/log_streams?name=${encodeURIComponent(logstream)}`, { auth: w.admin })) as Array<{ id: string }>;
-    if (runs.length === 0) return undefined;
-    return w.ok(await w.call('POST', `/v2/projects/${projectId}/spans/search`, { auth: w.admin, json: { log_stream_id: runs[0]!.id } })).records as Array<Record<string, unknown>>;
-  };
+    it('keeps text inputs as text, reads JSON ones by their mime type, and keeps a JSON document nested too deep as the text it came as', async () => {
+      const deep = `${'['.repeat(5_000)}${']'.repeat(5_000)}`;
+      expect((await send('values', export1({ 'input.value': '42', 'output.value': 'null', 'input.mime_type': 'text/plain' }))).status).toBe(200);
+      expect((await send('values', export1({ 'input.value': '{"q":"json"}', 'input.mime_type': 'application/json', 'output.value': 'true' }))).status).toBe(200);
+      expect((await send('values', export1({ 'input.value': '[1,2]', 'output.value': deep }))).status).toBe(200);
+      const found = (await spansOf('values'))!.map((s) => [s['input'], s['output']]);
+      expect(found).toEqual(expect.arrayContaining([['42', 'null'], [{ q: 'json' }, 'true'], [[1, 2], deep]]));
+    });
 
-  it('takes an operation name every object inherits (toString, constructor, __proto__) as no known operation, and goes on serving', async () => {
-    for (const name of ['toString', 'constructor', '__proto__', 'hasOwnProperty']) {
-      const r = await send('inherited', export1({ 'gen_ai.operation.name': name }));
-      expect([name, r.status]).toEqual([name, 200]);
-    }
-    expect((await w.call('GET', '/healthcheck')).status).toBe(200);
-    expect((await spansOf('inherited'))!.map((s) => s['type'])).toEqual(['workflow', 'workflow', 'workflow', 'workflow']);
-  });
-
-  it('keeps text inputs as text, reads JSON ones by their mime type, and keeps a JSON document nested too deep as the text it came as', async () => {
-    const deep = `${'['.repeat(5_000)}${']'.repeat(5_000)}`;
-    expect((await send('values', export1({ 'input.value': '42', 'output.value': 'null', 'input.mime_type': 'text/plain' }))).status).toBe(200);
-    expect((await send('values', export1({ 'input.value': '{"q":"json"}', 'input.mime_type': 'application/json', 'output.value': 'true' }))).status).toBe(200);
-    expect((await send('values', export1({ 'input.value': '[1,2]', 'output.value': deep }))).status).toBe(200);
-    const found = (await spansOf('values'))!.map((s) => [s['input'], s['output']]);
-    expect(found).toEqual(expect.arrayContaining([['42', 'null'], [{ q: 'json' }, 'true'], [[1, 2], deep]]));
+    it('refuses timestamps beyond a fixed64, a log stream name a log stream may not have, and too many spans, creating no log stream', async () => {
+      const late = await send('late-times', export1({}, { startTimeUnixNano: '99999999999999999999999', endTimeUnixNano: '99999999999999999999999' }));
+      expect(late.status).toBe(400);
+      expect(await spansOf('late-times')).toBeUndefined();
+      const longName = await send('x'.repeat(300), export1({}));
+      expect(longName.status).toBe(400);
+      expect(longName.body).toEqual({ code: 3, message: 'header.logstream: String should have at most 255 characters' });
+      expect((await send('line\nbreak'.replace('\n', '\t'), export1({}))).status).toBe(400);
+      const tooMany = export1({});
+      const one = tooMany.resourceSpans[0]!.scopeSpans[0]!.spans[0]!;
+      tooMany.resourceSpans[0]!.scopeSpans[0]!.spans = Array.from({ length: 10_001 }, (_, i) => ({ ...one, spanId: (i + 1).toString(16).padStart(16, '0') }));
+      expect((await send('too-many', tooMany)).status).toBe(400);
+      expect(await spansOf('too-many')).toBeUndefined();
+    });
   });
 
-  it('refuses timestamps beyond a fixed64, a log stream name a log stream may not have, and too many spans, creating no log stream', async () => {
-    const late = await send('late-times', export1({}, { startTimeUnixNano: '99999999999999999999999', endTimeUnixNano: '99999999999999999999999' }));
-    expect(late.status).toBe(400);
-    expect(await spansOf('late-times')).toBeUndefined();
-    const longName = await send('x'.repeat(300), export1({}));
-    expect(longName.status).toBe(400);
-    expect(longName.body).toEqual({ code: 3, message: 'header.logstream: String should have at most 255 characters' });
-    expect((await send('line\nbreak'.replace('\n', '\t'), export1({}))).status).toBe(400);
-    const tooMany = export1({});
-    const one = tooMany.resourceSpans[0]!.scopeSpans[0]!.spans[0]!;
-    tooMany.resourceSpans[0]!.scopeSpans[0]!.spans = Array.from({ length: 10_001 }, (_, i) => ({ ...one, spanId: (i + 1).toString(16).padStart(16, '0') }));
-    expect((await send('too-many', tooMany)).status).toBe(400);
-    expect(await spansOf('too-many')).toBeUndefined();
+  it('counts the exports handed to an offload worker in /metrics', async () => {
+    const metrics = (await w.call('GET', '/metrics')).text;
+    const offloaded = Number(/^tracelight_http_offloaded_requests_total\{route="\/v1\/traces"\} (\d+)/m.exec(metrics)?.[1] ?? 0);
+    if (env['TRACELIGHT_OFFLOAD_WORKERS'] === '0') expect(offloaded).toBe(0);
+    else expect(offloaded).toBeGreaterThan(0);
   });
 });

@@ -13,7 +13,7 @@ import { batchResponses } from './shared/batch-responses.middleware';
 import { HttpMetrics } from './shared/metrics';
 import { limitByAddress, RateLimiter } from './shared/rate-limit';
 import { openApiDocument } from './openapi/openapi.document';
-import { otlpStatusErrors } from './otlp/otlp-status.middleware';
+import { otlpAnswers } from './otlp/otlp-status.middleware';
 import { DOCS_HTML, DOCS_INIT, docsAsset } from './openapi/docs.page';
 import type { AppContext } from './shared/context';
 import { HttpLogger, HttpOptions } from './shared/logger';
@@ -100,7 +100,7 @@ export class HttpApp {
       const handler = (ctx: AppContext) => this.handle(r, ctx);
       const label = routeLabel(path);
       // Wraps everything the route answers, refusals of credentials and limits included.
-      const errors = r.errors === 'otlp' ? [otlpStatusErrors] : [];
+      const errors = r.errors === 'otlp' ? [otlpAnswers] : [];
       if (r.auth === 'required') api[r.method](`${OPTIONAL_V2}${path}`, label, ...errors, auth, handler);
       else api[r.method](`${OPTIONAL_V2}${path}`, label, ...errors, ...(r.unlimited ? [] : byAddress), handler);
     }
@@ -192,19 +192,20 @@ export class HttpApp {
       if (kind === 'bytes' && !json) {
         if (ctx.get('content-type') && !ctx.is('application/x-protobuf', 'application/octet-stream'))
           return sendError(ctx, bodyFailure(415, 'Expected application/x-protobuf or application/json'));
-        try {
-          rawBody = await readRawBody(ctx.req, this.options.uploadLimitBytes * 16);
-        } catch (e) {
-          if (!(e instanceof RawBodyError)) throw e;
-          return sendError(ctx, bodyFailure(e.status, e.message));
-        }
+        const bytes = await this.rawBody(ctx, this.options.uploadLimitBytes * 16);
+        if (!bytes) return;
+        // A large export is decoded, mapped and stored by an offload worker, as a large JSON ingest is.
+        if (r.offload && this.offload && bytes.length >= this.offload.minBytes) return this.handleOffloaded(r, ctx, this.offload, bytes, 'bytes');
+        rawBody = bytes;
       } else {
         // Anything but JSON (or a form on the login routes) would be read as no body at all: refused.
         if (!json && !(kind === 'form' && ctx.is('urlencoded')))
           return sendError(ctx, bodyFailure(415, kind === 'form' ? 'Expected application/json or application/x-www-form-urlencoded' : 'Expected application/json'));
         // A large body for a heavy route is not parsed here: an offload worker parses it.
-        if (r.offload && this.offload && json && !(Number(ctx.get('content-length')) < this.offload.minBytes))
-          return this.handleOffloaded(r, ctx, this.offload);
+        if (r.offload && this.offload && json && !(Number(ctx.get('content-length')) < this.offload.minBytes)) {
+          const text = await this.rawBody(ctx, this.options.bodyLimitBytes);
+          return text && this.handleOffloaded(r, ctx, this.offload, text, 'json');
+        }
         rawBody = await this.parsedBody(ctx, kind === 'form' ? 'form' : 'json');
       }
     }
@@ -229,15 +230,19 @@ export class HttpApp {
     ctx.body = presented.json;
   }
 
-  /** The body goes, unparsed, to an offload worker, which answers as this thread would have. */
-  private async handleOffloaded(r: Route, ctx: AppContext, offload: RouteOffload): Promise<void> {
-    let body: Buffer;
+  /** The body's bytes (inflated), or undefined when it was refused (too large, bad encoding) and the refusal answered. */
+  private async rawBody(ctx: AppContext, limitBytes: number): Promise<Buffer | undefined> {
     try {
-      body = await readRawBody(ctx.req, this.options.bodyLimitBytes);
+      return await readRawBody(ctx.req, limitBytes);
     } catch (e) {
       if (!(e instanceof RawBodyError)) throw e;
-      return sendError(ctx, bodyFailure(e.status, e.message));
+      sendError(ctx, bodyFailure(e.status, e.message));
+      return undefined;
     }
+  }
+
+  /** The body goes, unparsed, to an offload worker, which answers as this thread would have. */
+  private async handleOffloaded(r: Route, ctx: AppContext, offload: RouteOffload, body: Buffer, bodyType: 'json' | 'bytes'): Promise<void> {
     const headers: Record<string, string> = {};
     for (const [name, value] of Object.entries(ctx.headers))
       if (typeof value === 'string' && !CREDENTIAL_HEADERS.has(name)) headers[name] = value;
@@ -247,6 +252,7 @@ export class HttpApp {
       params: ctx.params,
       query: ctx.query,
       body,
+      bodyType,
       principal: ctx.state.principal,
       headers,
     });

@@ -1,7 +1,8 @@
-// OTLP/HTTP's errors: every 4xx and 5xx body is a google.rpc.Status, protobuf-encoded for a protobuf
-// request and JSON-encoded for a JSON one, and bad data is 400, not the API's 422. The answer itself is
-// made as on any route (validation, credentials, limits); this turns it into the protocol's form on the
-// way out, keeping headers such as Retry-After.
+// OTLP/HTTP's answers: every 4xx and 5xx body is a google.rpc.Status, protobuf-encoded for a protobuf
+// request and JSON-encoded for a JSON one, and bad data is 400, not the API's 422; a success to a
+// protobuf request is an empty (protobuf) ExportTraceServiceResponse. The answer itself is made as on
+// any route (validation, credentials, limits; on the request thread or by an offload worker); this
+// turns it into the protocol's form on the way out, keeping headers such as Retry-After.
 import type { Next } from 'koa';
 import type { AppContext } from '../shared/context';
 
@@ -52,7 +53,7 @@ export const encodeStatus = (code: number, message: string): Buffer => {
   return Buffer.concat([Buffer.from([0x08, ...varint(code), 0x12, ...varint(text.length)]), text]);
 };
 
-export const otlpStatusErrors = async (ctx: AppContext, next: Next): Promise<void> => {
+export const otlpAnswers = async (ctx: AppContext, next: Next): Promise<void> => {
   try {
     await next();
   } catch (thrown) {
@@ -63,7 +64,13 @@ export const otlpStatusErrors = async (ctx: AppContext, next: Next): Promise<voi
     ctx.status = status;
     ctx.body = { detail: typeof e.message === 'string' ? e.message : 'request refused' };
   }
-  if (ctx.status < 400) return;
+  if (ctx.status < 400) {
+    if (!ctx.is('json')) {
+      ctx.type = 'application/x-protobuf';
+      ctx.body = Buffer.alloc(0);
+    }
+    return;
+  }
   const { status, code } = otlpStatusOf(ctx.status);
   const message = messageOf(ctx.body);
   ctx.status = status;

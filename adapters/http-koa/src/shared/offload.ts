@@ -1,5 +1,5 @@
-// Large bodies of heavy routes (trace ingestion) are parsed, validated and stored off the request
-// thread, so that one 10 MB batch does not hold every other request up. The request thread still
+// Large bodies of heavy routes (trace ingestion, OTLP exports) are parsed, validated and stored off
+// the request thread, so that one 10 MB batch does not hold every other request up. The request thread still
 // authenticates, limits, logs and times the request; an offload worker (its own container, the same
 // routes and use cases) does the rest with `serveOffloaded`.
 import * as bourne from '@hapi/bourne';
@@ -16,6 +16,8 @@ export interface OffloadedRequest {
   readonly query: Readonly<Record<string, unknown>>;
   /** The body as received (inflated), not yet parsed. */
   readonly body: Uint8Array;
+  /** `json`: parsed as the request thread's JSON parser would; `bytes`: handed to the route as a Buffer (a protobuf export). */
+  readonly bodyType: 'json' | 'bytes';
   readonly principal: Principal | undefined;
   /** Request headers, lower-case, without credentials. */
   readonly headers: Readonly<Record<string, string>>;
@@ -51,7 +53,8 @@ const reply = (error: HttpError): OffloadedReply => ({ status: error.status, bod
 export const serveOffloaded = async (routes: ReadonlyMap<string, Route>, request: OffloadedRequest): Promise<OffloadedReply> => {
   const r = routes.get(request.route);
   if (!r) return { status: 404, body: { detail: 'Not Found' } };
-  const parsed = parseJson(Buffer.from(request.body.buffer, request.body.byteOffset, request.body.byteLength).toString('utf8'));
+  const bytes = Buffer.from(request.body.buffer, request.body.byteOffset, request.body.byteLength);
+  const parsed = request.bodyType === 'bytes' ? { ok: true as const, value: bytes } : parseJson(bytes.toString('utf8'));
   if (!parsed.ok) return reply(parsed.error);
   const outcome = await runRoute(r, {
     params: request.params,

@@ -44,7 +44,7 @@ export interface Route<P = unknown, Q = unknown, B = unknown, A = unknown> {
   readonly conflict?: string;
   /** For documentation: the media type of a success that is not JSON (a `write` sends it). */
   readonly responseType?: string;
-  /** `otlp`: errors answered as OTLP/HTTP's google.rpc.Status (400 for bad data), not the API's bodies. */
+  /** `otlp`: answered as OTLP/HTTP asks: errors as a google.rpc.Status (400 for bad data), not the API's bodies, and in the request's encoding. */
   readonly errors?: 'otlp';
   readonly params?: Decoder<P>;
   readonly query?: Decoder<Q>;
@@ -58,11 +58,12 @@ export interface Route<P = unknown, Q = unknown, B = unknown, A = unknown> {
   readonly handle: (input: RouteInput<P, Q, B>) => UseCase<A>;
   readonly present: (result: A) => unknown;
   /**
-   * Heavy JSON routes (trace ingestion): a body of RouteOffload.minBytes or more is parsed, validated
-   * and handled by an offload worker, off the request thread.
+   * Heavy routes (trace ingestion, OTLP exports): a body of RouteOffload.minBytes or more is parsed,
+   * validated and handled by an offload worker, off the request thread. Such a route answers with its
+   * presented result (no `write`), which is what crosses back from the worker.
    */
   readonly offload?: boolean;
-  /** For responses that are not JSON (a scorer's source file): writes the body itself. */
+  /** For responses that are not JSON (a scorer's source file): writes the body itself. Not with `offload`. */
   readonly write?: (ctx: AppContext, result: A) => void;
 }
 
