@@ -1,6 +1,8 @@
 // One MongoClient per process; collections and indexes set up by versioned, idempotent migrations.
+import { randomUUID } from 'node:crypto';
 import { type Db, MongoClient } from 'mongodb';
 import { MIGRATIONS, type MongoMigration } from './migrations';
+import { isDuplicateKey } from './run';
 
 export interface MongoOptions {
   readonly url: string;
@@ -9,6 +11,16 @@ export interface MongoOptions {
   /** Overrides the database named in the URL path (default `tracelight`). */
   readonly databaseName?: string;
 }
+
+interface MigrationLease {
+  readonly _id: string;
+  readonly owner: string;
+  readonly expiresAt: Date;
+}
+const LEASE_ID = 'migrations';
+/** How long a migration lease lasts unless renewed (it is renewed every quarter of this). */
+export const MIGRATION_LEASE_MS = 60_000;
+const MIGRATION_LEASE_POLL_MS = 250;
 
 export class MongoDatabase {
   readonly client: MongoClient;
@@ -42,16 +54,55 @@ export class MongoDatabase {
         'MongoDB is a standalone server: Tracelight needs a replica set (or a sharded cluster) for transactions. ' +
           'A single node will do: start mongod with --replSet rs0 and run rs.initiate() once.',
       );
-    const applied = this.db.collection<{ _id: number; name: string; appliedAt: Date }>('schema_migrations');
-    const done = new Set((await applied.find({}).toArray()).map((m) => m._id));
-    const known = Math.max(0, ...migrations.map((m) => m.version));
-    const newest = Math.max(0, ...done);
-    if (newest > known)
-      throw new Error(`the database is at schema version ${newest}, newer than this build knows (${known}): upgrade Tracelight`);
-    for (const m of [...migrations].sort((a, b) => a.version - b.version)) {
-      if (done.has(m.version)) continue;
-      await m.up(this.db); // idempotent: createIndex with the same spec is a no-op
-      await applied.updateOne({ _id: m.version }, { $setOnInsert: { name: m.name, appliedAt: new Date() } }, { upsert: true });
+    await this.holdingMigrationLease(async () => {
+      const applied = this.db.collection<{ _id: number; name: string; appliedAt: Date }>('schema_migrations');
+      const done = new Set((await applied.find({}).toArray()).map((m) => m._id));
+      const known = Math.max(0, ...migrations.map((m) => m.version));
+      const newest = Math.max(0, ...done);
+      if (newest > known)
+        throw new Error(`the database is at schema version ${newest}, newer than this build knows (${known}): upgrade Tracelight`);
+      for (const m of [...migrations].sort((a, b) => a.version - b.version)) {
+        if (done.has(m.version)) continue;
+        await m.up(this.db); // idempotent, and resumable where it moves data (migration 5)
+        await applied.updateOne({ _id: m.version }, { $setOnInsert: { name: m.name, appliedAt: new Date() } }, { upsert: true });
+      }
+    });
+  }
+
+  /**
+   * Runs `work` while this process holds the migration lease: one process at a time migrates, however
+   * many start together; the others wait, then find the migrations applied. The lease is a document
+   * renewed while the work runs, so a process that dies holding it keeps the others out for at most
+   * MIGRATION_LEASE_MS (migrations are idempotent and resumable, so the next one goes on).
+   */
+  private async holdingMigrationLease(work: () => Promise<void>): Promise<void> {
+    const leases = this.db.collection<MigrationLease>('schema_migration_lease');
+    const owner = randomUUID();
+    const lease = () => ({ $set: { owner, expiresAt: new Date(Date.now() + MIGRATION_LEASE_MS) } });
+    for (;;) {
+      try {
+        // Takes the lease when there is none or it has expired; a live one makes the upsert's insert
+        // collide on `_id`, which means: someone else is migrating.
+        await leases.updateOne({ _id: LEASE_ID, expiresAt: { $lt: new Date() } }, lease(), { upsert: true });
+        break;
+      } catch (e) {
+        if (!isDuplicateKey(e)) throw e;
+      }
+      await new Promise((resolve) => setTimeout(resolve, MIGRATION_LEASE_POLL_MS));
+    }
+    let renewal = Promise.resolve();
+    const timer = setInterval(() => {
+      renewal = leases.updateOne({ _id: LEASE_ID, owner }, lease()).then(
+        () => undefined,
+        () => undefined, // the next renewal tries again; the lease outlives a few failures
+      );
+    }, MIGRATION_LEASE_MS / 4);
+    try {
+      await work();
+    } finally {
+      clearInterval(timer);
+      await renewal;
+      await leases.deleteOne({ _id: LEASE_ID, owner }).catch(() => undefined); // else it expires
     }
   }
 
