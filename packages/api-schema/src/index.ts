@@ -6,6 +6,7 @@ export * from './shared/decode';
 export * from './shared/error.codec';
 export * from './shared/system.codec';
 export * from './shared/json-schema';
+export * from './shared/field-rule';
 export * from './identity/identity.codec';
 export * from './projects-runs/project.codec';
 export * from './insights/insights.codec';

@@ -3,14 +3,18 @@ import { RUN_KINDS, type RunKind } from '@tracelight/domain';
 import * as E from 'fp-ts/Either';
 import * as t from 'io-ts';
 import { decodeBody } from '../shared/decode';
-import { Checked, Nullable, Obj, UuidString } from '../shared/primitives.codec';
-import { type ValidationError, valueErrorInfo } from '../shared/validation-error';
+import { exactlyOneOf, WithRule } from '../shared/field-rule';
+import { Nullable, Obj, UuidString } from '../shared/primitives.codec';
+import type { ValidationError } from '../shared/validation-error';
 
 /** The three body members that name a run, in the order of RUN_KINDS. */
 export const RUN_SCOPE_FIELDS = ['log_stream_id', 'experiment_id', 'metrics_testing_id'] as const;
 export type RunScopeField = (typeof RUN_SCOPE_FIELDS)[number];
 
 export const RUN_SCOPE_MESSAGE = 'exactly one of log_stream_id, experiment_id or metrics_testing_id must be provided';
+
+/** Every body that names a run (columns, traces, sessions, searches) names exactly one: checked and documented from this. */
+export const RUN_SCOPE_RULE = exactlyOneOf(RUN_SCOPE_FIELDS, RUN_SCOPE_MESSAGE);
 
 /** The run a body names (after the exactly-one rule held). */
 export interface RunScope {
@@ -37,9 +41,7 @@ const SpansAvailableColumnsFields = Obj(
  * Three optional UUIDs, exactly one of them non-null: otherwise one `value_error` at the object
  * itself (`loc: ['body']`, input the body as sent), after the UUIDs themselves decoded.
  */
-export const SpansAvailableColumnsRequest = Checked(SpansAvailableColumnsFields, (body) =>
-  runScopeOf(body) ? undefined : valueErrorInfo(RUN_SCOPE_MESSAGE),
-);
+export const SpansAvailableColumnsRequest = WithRule(SpansAvailableColumnsFields, RUN_SCOPE_RULE);
 export type SpansAvailableColumnsRequest = t.TypeOf<typeof SpansAvailableColumnsRequest>;
 
 /** Both steps for a Koa handler: `decodeSpansAvailableColumns(ctx.request.body)` → the named run, or detail[]. */

@@ -25,6 +25,7 @@ import {
   UuidString,
 } from '../shared/primitives.codec';
 import { fail, valueErrorInfo } from '../shared/validation-error';
+import { atLeastOneOf, WithRule } from '../shared/field-rule';
 import { ColumnThreshold } from '../columns/column.codec';
 
 const Strings = t.array(t.string, 'Strings');
@@ -148,13 +149,14 @@ export const ChainPollTemplateRequest = Obj(
 );
 
 export const LLM_VERSION_MESSAGE = 'at least one of instructions, user_prompt or chain_poll_template must be provided';
+export const LLM_VERSION_RULE = atLeastOneOf(['instructions', 'user_prompt', 'chain_poll_template'], LLM_VERSION_MESSAGE);
 
 /**
  * `POST /v2/scorers/{scorer_id}/version/llm`: at least one of instructions, user_prompt,
  * chain_poll_template non-null (else one `value_error` at `['body']`). `ground_truth` and
  * `multimodal_capabilities` feed the version's scorer_configuration.
  */
-export const CreateLLMScorerVersionRequest = Checked(
+export const CreateLLMScorerVersionRequest = WithRule(
   Obj(
     'CreateLLMScorerVersionRequest',
     {},
@@ -172,7 +174,7 @@ export const CreateLLMScorerVersionRequest = Checked(
       multimodal_capabilities: Nullable(Strings),
     },
   ),
-  (b) => (b.instructions == null && b.user_prompt == null && b.chain_poll_template == null ? valueErrorInfo(LLM_VERSION_MESSAGE) : undefined),
+  LLM_VERSION_RULE,
 );
 export type CreateLLMScorerVersionRequest = t.TypeOf<typeof CreateLLMScorerVersionRequest>;
 
