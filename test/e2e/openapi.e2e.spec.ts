@@ -4,7 +4,11 @@ import addFormats from 'ajv-formats';
 import { startWorld, type World } from '../support/world';
 
 let w: World;
-let doc: { paths: Record<string, Record<string, { responses: Record<string, { content?: Record<string, { schema: object }> }> }>>; components: object };
+type Content = Record<string, { schema: object }>;
+let doc: {
+  paths: Record<string, Record<string, { responses: Record<string, { content?: Content }>; requestBody?: { content: Content }; security?: Array<Record<string, unknown>> }>>;
+  components: { securitySchemes: Record<string, { type: string; in?: string; name?: string; scheme?: string; flows?: { password?: { tokenUrl: string } } }> };
+};
 let ajv: Ajv2020;
 beforeAll(async () => {
   w = await startWorld();
@@ -15,12 +19,16 @@ beforeAll(async () => {
 });
 afterAll(() => w.server.stop());
 
+/** A validator for one of the document's schemas, its references resolved against the document. */
+const compiled = (schema: object) =>
+  ajv.compile({ $ref: '#/definitions/s', definitions: { s: JSON.parse(JSON.stringify(schema).replace(/#\/components/g, 'openapi#/components')) } });
+
 /** Validates a reply against the document's schema for that path, method and status. */
 const conforms = (path: string, method: string, reply: { status: number; body: unknown }) => {
   const response = doc.paths[path]?.[method]?.responses[String(reply.status)];
   expect(response).toBeDefined();
   const schema = response!.content?.['application/json']?.schema ?? {};
-  const validate = ajv.compile({ $ref: '#/definitions/s', definitions: { s: JSON.parse(JSON.stringify(schema).replace(/#\/components/g, 'openapi#/components')) } });
+  const validate = compiled(schema);
   const ok = validate(reply.body);
   if (!ok) throw new Error(`${method} ${path} ${reply.status}: ${ajv.errorsText(validate.errors)}\n${JSON.stringify(reply.body).slice(0, 500)}`);
 };
@@ -94,6 +102,65 @@ describe('responses against the OpenAPI document', () => {
     const patch = doc.paths['/v2/projects/{project_id}/runs/{run_id}/insights-settings']!['patch']!;
     expect(Object.keys(patch.responses).sort()).toEqual(['200', '401', '403', '404', '413', '415', '422', '429', '503']);
     expect(Object.keys(doc.paths['/healthcheck']!['get']!.responses).sort()).toEqual(['200', '404', '422']);
+  });
+});
+
+describe('rules across body members, in the document as the server applies them', () => {
+  let projectId: string;
+  let runId: string;
+  let otherRunId: string;
+  let scorerId: string;
+  beforeAll(async () => {
+    projectId = await w.project(w.admin);
+    runId = await w.run(w.admin, projectId, 'log_streams');
+    otherRunId = await w.run(w.admin, projectId, 'experiments');
+    scorerId = w.ok(await w.call('POST', '/v2/scorers', { auth: w.admin, json: { name: `rules-${Date.now()}`, scorer_type: 'llm' } })).id;
+  });
+  const RUN_SCOPE = 'exactly one of log_stream_id, experiment_id or metrics_testing_id must be provided';
+  const LLM_VERSION = 'at least one of instructions, user_prompt or chain_poll_template must be provided';
+  // Each route with such a rule: bodies the rule admits, bodies it refuses (the rest of each body valid).
+  const cases = (): Array<[string, string, string, string, Array<object>, Array<object>]> => [
+    ['/v2/projects/{project_id}/traces', `/v2/projects/${projectId}/traces`, RUN_SCOPE, 'traces',
+      [{ log_stream_id: runId, traces: [] }, { log_stream_id: null, experiment_id: otherRunId, traces: [] }],
+      [{ traces: [] }, { log_stream_id: null, traces: [] }, { log_stream_id: runId, experiment_id: otherRunId, traces: [] }]],
+    ['/v2/projects/{project_id}/sessions', `/v2/projects/${projectId}/sessions`, RUN_SCOPE, 'sessions',
+      [{ log_stream_id: runId, name: 's' }, { experiment_id: otherRunId, metrics_testing_id: null }],
+      [{ name: 's' }, { log_stream_id: runId, metrics_testing_id: runId }]],
+    ...['traces', 'spans', 'sessions'].map((scope): [string, string, string, string, Array<object>, Array<object>] =>
+      [`/v2/projects/{project_id}/${scope}/search`, `/v2/projects/${projectId}/${scope}/search`, RUN_SCOPE, `${scope} search`,
+        [{ log_stream_id: runId }, { experiment_id: otherRunId, log_stream_id: null, limit: 5 }],
+        [{}, { limit: 5 }, { experiment_id: null }, { log_stream_id: runId, experiment_id: otherRunId, metrics_testing_id: runId }]]),
+    ['/v2/projects/{project_id}/spans/available_columns', `/v2/projects/${projectId}/spans/available_columns`, RUN_SCOPE, 'columns',
+      [{ log_stream_id: runId }, { experiment_id: otherRunId, metrics_testing_id: null }],
+      [{}, { log_stream_id: null, experiment_id: null }, { log_stream_id: runId, experiment_id: otherRunId }]],
+    ['/v2/scorers/{scorer_id}/version/llm', `/v2/scorers/${scorerId}/version/llm`, LLM_VERSION, 'LLM scorer version',
+      [{ instructions: 'judge' }, { instructions: null, chain_poll_template: { template: 'Rate {output}' } }, { user_prompt: 'u', instructions: 'i' }],
+      [{}, { model_name: 'gpt-4o' }, { instructions: null, user_prompt: null, chain_poll_template: null }]],
+  ];
+
+  it('covers every route whose body schema carries such a rule', () => {
+    const withRule = Object.entries(doc.paths)
+      .flatMap(([p, ops]) => Object.entries(ops).filter(([, op]) => /"(oneOf|anyOf)":\[\{"required"/.test(JSON.stringify(op.requestBody ?? {}))).map(() => p))
+      .sort();
+    expect(withRule).toEqual(cases().map(([path]) => path).sort());
+  });
+
+  it('admits what the server admits and refuses what it refuses with the rule’s 422, body by body', async () => {
+    for (const [path, url, message, what, valid, invalid] of cases()) {
+      const validate = compiled(doc.paths[path]!['post']!.requestBody!.content['application/json']!.schema);
+      for (const body of valid) {
+        const reply = await w.call('POST', url, { auth: w.admin, json: body });
+        expect([what, body, reply.status]).toEqual([what, body, 200]);
+        expect([what, body, validate(body)]).toEqual([what, body, true]);
+      }
+      for (const body of invalid) {
+        const reply = await w.call('POST', url, { auth: w.admin, json: body });
+        expect([what, body, reply.status, reply.body]).toEqual([
+          what, body, 422, { detail: [{ loc: ['body'], msg: `Value error, ${message}`, type: 'value_error', input: body, ctx: { error: message } }] },
+        ]);
+        expect([what, body, validate(body)]).toEqual([what, body, false]);
+      }
+    }
   });
 });
 

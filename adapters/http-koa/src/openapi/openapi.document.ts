@@ -1,6 +1,6 @@
 // The OpenAPI 3.1 document, generated from the route table and the io-ts codecs that validate the
 // requests: one source of truth, never a hand-kept copy.
-import { ErrorResponse, HTTPValidationErrorCodec, type JsonSchema, SchemaBuilder } from '@tracelight/api-schema';
+import { ErrorResponse, HTTPValidationErrorCodec, type JsonSchema, ruleHolds, SchemaBuilder, withRuleSchema } from '@tracelight/api-schema';
 import * as E from 'fp-ts/Either';
 import type * as t from 'io-ts';
 import type { Route } from '../shared/route';
@@ -50,7 +50,9 @@ export const openApiDocument = (routes: ReadonlyArray<Route>, version: string): 
         ? ['project', 'logstream'].map((name) => ({ name, in: 'header', required: true, schema: { type: 'string' } }))
         : []),
     ];
-    const bodySchema = r.body ? schemas.schemaOf(r.body) : undefined;
+    // A route's rule across body members is part of its body's schema, as a codec's own rule is.
+    const codecSchema = r.body ? schemas.schemaOf(r.body) : undefined;
+    const bodySchema = codecSchema && r.bodyRule ? withRuleSchema(codecSchema, r.bodyRule) : codecSchema;
     const error = r.errors === 'otlp' ? otlpError : apiError;
     const operation = {
       operationId: `${r.method}_${documentedPath(r).replace(/[^A-Za-z0-9]+/g, '_').replace(/^_|_$/g, '')}`,
@@ -59,9 +61,14 @@ export const openApiDocument = (routes: ReadonlyArray<Route>, version: string): 
       ...(bodySchema
         ? {
             requestBody: {
-              // Required where an empty body is refused: by its codec (a required field) or by a rule
-              // across fields (`refine`), as the spec's PATCH of insights settings, all optional, is not.
-              required: r.bodyKind === 'multipart' || r.bodyKind === 'bytes' || r.refine !== undefined || (r.body !== undefined && E.isLeft(r.body.decode({}))),
+              // Required where an empty body is refused: by its codec (a required field, a rule of its
+              // own) or by the route's rule across fields, as the spec's PATCH of insights settings,
+              // all optional, is not.
+              required:
+                r.bodyKind === 'multipart' ||
+                r.bodyKind === 'bytes' ||
+                (r.bodyRule !== undefined && !ruleHolds(r.bodyRule, {})) ||
+                (r.body !== undefined && E.isLeft(r.body.decode({}))),
               content: Object.fromEntries((BODY_TYPES[r.bodyKind ?? 'json'] ?? BODY_TYPES['json']!).map((type) => [type, { schema: bodySchema }])),
             },
           }

@@ -1,7 +1,7 @@
 // A route's work apart from Koa: decode → cross-field checks → use case → domain error mapping. The
 // request thread runs it for every route; an offload worker runs the very same code for large
 // ingest bodies, so both paths answer alike by construction.
-import { MAX_JSON_DEPTH, nestsDeeperThan, reportValidationErrors, tooDeep, type ValidationError } from '@tracelight/api-schema';
+import { MAX_JSON_DEPTH, nestsDeeperThan, reportValidationErrors, ruleHolds, tooDeep, type ValidationError, valueError } from '@tracelight/api-schema';
 import type { Principal } from '@tracelight/domain';
 import * as E from 'fp-ts/Either';
 import { type HttpError, toHttpError } from '../errors/domain-error.mapper';
@@ -49,6 +49,7 @@ export const runRoute = async (r: Route, request: RouteRequest): Promise<RouteOu
     principal: request.principal!,
     header: request.header,
   };
+  if (r.bodyRule && !ruleHolds(r.bodyRule, input.body)) return unprocessable([valueError(['body'], r.bodyRule.message, input.body)]);
   const refined = r.refine?.(input) ?? [];
   if (refined.length > 0) return unprocessable(refined);
   const result = await r.handle(input)();

@@ -1,6 +1,6 @@
 // A route is data: method, spec-style path, the codecs that validate it, and decode → use case → encode.
 // The same table drives the Koa router now and can drive the OpenAPI document later.
-import type { ValidationError } from '@tracelight/api-schema';
+import type { FieldRule, ValidationError } from '@tracelight/api-schema';
 import type { Principal } from '@tracelight/domain';
 import type { UseCase } from '@tracelight/use-cases';
 import type * as t from 'io-ts';
@@ -53,7 +53,13 @@ export interface Route<P = unknown, Q = unknown, B = unknown, A = unknown> {
   /** The response codec, for documentation. */
   readonly response?: t.Any;
   readonly status?: number;
-  /** Checks that span several fields (after per-field decoding), reported like decoding errors. */
+  /**
+   * A rule across the decoded body's members (exactly / at least one of …): checked after decoding,
+   * as one `value_error` at `['body']` with the decoded body as input, and documented in the body's
+   * schema from the same data.
+   */
+  readonly bodyRule?: FieldRule;
+  /** Other checks that span several parts (headers), reported like decoding errors. */
   readonly refine?: (input: RouteInput<P, Q, B>) => ReadonlyArray<ValidationError>;
   readonly handle: (input: RouteInput<P, Q, B>) => UseCase<A>;
   readonly present: (result: A) => unknown;

@@ -1,5 +1,5 @@
-// The three ways a body names a run (log stream, experiment, metrics testing): exactly one is given.
-import { type ValidationError, valueError } from '@tracelight/api-schema';
+// The three ways a body names a run (log stream, experiment, metrics testing): exactly one is given
+// (RUN_SCOPE_RULE, checked by the route runner or the body's codec).
 import { type ProjectId, type RunId, type RunKind, asId } from '@tracelight/domain';
 
 export interface ScopeBody {
@@ -20,13 +20,7 @@ const given = (body: ScopeBody) =>
     return id === undefined || id === null ? [] : [{ kind, id, field }];
   });
 
-/** The 422 entry when not exactly one is given; empty otherwise. */
-export const checkRunScope = (body: ScopeBody): ValidationError[] =>
-  given(body).length === 1
-    ? []
-    : [valueError(['body'], 'exactly one of log_stream_id, experiment_id or metrics_testing_id must be provided', body)];
-
-/** The one given scope; call after checkRunScope passed. */
+/** The one given scope; call after the body passed RUN_SCOPE_RULE (the route's `bodyRule`). */
 export const runScopeOf = (body: ScopeBody): { kind: RunKind; id: string; field: keyof ScopeBody } => {
   const [scope] = given(body);
   if (!scope) throw new Error('runScopeOf called without a checked scope');

@@ -1,12 +1,21 @@
 // Trace ingestion and record search.
-import { LogTracesIngestRequest, LogTracesIngestResponse, ProjectPath, RecordSearchRequest, RecordSearchResponse, SessionCreateRequest, SessionResponse } from '@tracelight/api-schema';
+import {
+  LogTracesIngestRequest,
+  LogTracesIngestResponse,
+  ProjectPath,
+  RecordSearchRequest,
+  RecordSearchResponse,
+  RUN_SCOPE_RULE,
+  SessionCreateRequest,
+  SessionResponse,
+} from '@tracelight/api-schema';
 import type { RecordScope } from '@tracelight/domain';
 import { TracingUseCases } from '@tracelight/use-cases';
 import * as TE from 'fp-ts/TaskEither';
 import { pipe } from 'fp-ts/function';
 import { inject, injectable } from 'inversify';
 import { type Route, type RouteGroup, route } from '../shared/route';
-import { checkRunScope, runScopeIn, runScopeOf } from '../shared/run-scope';
+import { runScopeIn, runScopeOf } from '../shared/run-scope';
 import { presentRecordPage } from './log-record.presenter';
 import { toFilter, toTraceInputs } from './tracing.request-mapper';
 
@@ -25,7 +34,7 @@ export class TracingRoutes implements RouteGroup {
         params: ProjectPath,
         body: RecordSearchRequest,
         response: RecordSearchResponse,
-        refine: ({ body }) => checkRunScope(body),
+        bodyRule: RUN_SCOPE_RULE,
         handle: ({ principal, params, body }) =>
           tracing.search(principal, runScopeIn(params.project_id, body), {
               scope,
@@ -45,7 +54,7 @@ export class TracingRoutes implements RouteGroup {
         params: ProjectPath,
         body: LogTracesIngestRequest,
         response: LogTracesIngestResponse,
-        refine: ({ body }) => checkRunScope(body),
+        bodyRule: RUN_SCOPE_RULE,
         handle: ({ principal, params, body }) => {
           const run = runScopeOf(body);
           return pipe(
@@ -75,7 +84,7 @@ export class TracingRoutes implements RouteGroup {
         params: ProjectPath,
         body: SessionCreateRequest,
         response: SessionResponse,
-        refine: ({ body }) => checkRunScope(body),
+        bodyRule: RUN_SCOPE_RULE,
         handle: ({ principal, params, body }) =>
           tracing.createSession(principal, runScopeIn(params.project_id, body), {
             name: body.name ?? '',
