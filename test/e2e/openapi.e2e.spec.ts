@@ -1,6 +1,7 @@
 // Real responses validate against the served OpenAPI document's schemas.
 import Ajv2020 from 'ajv/dist/2020';
 import addFormats from 'ajv-formats';
+import { ADMIN } from '../support/server';
 import { startWorld, type World } from '../support/world';
 
 let w: World;
@@ -34,7 +35,7 @@ const conforms = (path: string, method: string, reply: { status: number; body: u
 };
 
 describe('responses against the OpenAPI document', () => {
-  it('is OpenAPI 3.1 with the four credential schemes', () => {
+  it('is OpenAPI 3.1 with the spec’s four credential schemes', () => {
     expect(doc).toMatchObject({
       openapi: '3.1.0',
       components: { securitySchemes: { ClassicAPIKeyHeader: {}, APIKeyHeader: {}, OAuth2PasswordBearer: {}, HTTPBasic: {} } },
@@ -95,13 +96,69 @@ describe('responses against the OpenAPI document', () => {
     expect(doc.paths['/readyz']).toBeDefined();
   });
 
-  it('documents 401 and the bearer scheme on refresh_token, which checks its own credential', () => {
+  it('documents 401, the bearer scheme and the refresh cookie on refresh_token, which checks its own credential', () => {
     const refresh = doc.paths['/v2/refresh_token']!['post'] as unknown as { responses: Record<string, unknown>; security: unknown };
     expect(Object.keys(refresh.responses)).toEqual(expect.arrayContaining(['200', '401', '429', '503']));
-    expect(refresh.security).toEqual([{ OAuth2PasswordBearer: [] }]);
+    expect(refresh.security).toEqual([{ OAuth2PasswordBearer: [] }, { RefreshTokenCookie: [] }]);
     const patch = doc.paths['/v2/projects/{project_id}/runs/{run_id}/insights-settings']!['patch']!;
     expect(Object.keys(patch.responses).sort()).toEqual(['200', '401', '403', '404', '413', '415', '422', '429', '503']);
     expect(Object.keys(doc.paths['/healthcheck']!['get']!.responses).sort()).toEqual(['200', '404', '422']);
+  });
+});
+
+describe('credential schemes: every one the server takes is in the document, and works', () => {
+  it('lists the API-key header aliases and the refresh cookie beside the spec’s four', () => {
+    const where = Object.fromEntries(Object.entries(doc.components.securitySchemes).map(([name, s]) => [name, s.type === 'apiKey' ? `${s.in}:${s.name}` : s.type]));
+    expect(where).toEqual({
+      ClassicAPIKeyHeader: 'header:Service-API-Key',
+      APIKeyHeader: 'header:Service-AO-API-Key',
+      GalileoAPIKeyHeader: 'header:Galileo-API-Key',
+      SplunkAPIKeyHeader: 'header:Splunk-AO-API-Key',
+      OAuth2PasswordBearer: 'oauth2',
+      HTTPBasic: 'http',
+      RefreshTokenCookie: 'cookie:refresh_token',
+    });
+    // Every operation behind authentication offers every header scheme and the two Authorization ones.
+    const signedIn = Object.keys(doc.components.securitySchemes).filter((name) => name !== 'RefreshTokenCookie').sort();
+    for (const [p, ops] of Object.entries(doc.paths))
+      for (const [m, op] of Object.entries(ops))
+        if (op.security && p !== '/v2/refresh_token') expect([m, p, op.security.flatMap((alt) => Object.keys(alt)).sort()]).toEqual([m, p, signedIn]);
+  });
+
+  /** Headers carrying a valid credential of `scheme`, built from its definition in the document alone. */
+  const credentialOf = async (scheme: (typeof doc.components.securitySchemes)[string], apiKey: string): Promise<Record<string, string>> => {
+    if (scheme.type === 'apiKey' && scheme.in === 'header') return { [scheme.name!]: apiKey };
+    if (scheme.type === 'http' && scheme.scheme === 'basic') return { authorization: `Basic ${Buffer.from(`${ADMIN.email}:${ADMIN.password}`).toString('base64')}` };
+    const signIn = await w.call('POST', `/${scheme.flows?.password?.tokenUrl ?? 'login'}`, { form: { username: ADMIN.email, password: ADMIN.password } });
+    if (scheme.type === 'oauth2') return { authorization: `Bearer ${w.ok(signIn).access_token}` };
+    if (scheme.type === 'apiKey' && scheme.in === 'cookie') {
+      const cookie = (signIn.headers.get('set-cookie') ?? '').split(';')[0]!;
+      expect(cookie.startsWith(`${scheme.name}=`)).toBe(true);
+      return { cookie };
+    }
+    throw new Error(`no way to present ${JSON.stringify(scheme)}`);
+  };
+  /** The same credential, spoilt. */
+  const spoilt = (headers: Record<string, string>) =>
+    Object.fromEntries(Object.entries(headers).map(([k, v]) => [k, k === 'authorization' && v.startsWith('Basic ') ? `Basic ${Buffer.from(`${ADMIN.email}:wrong`).toString('base64')}` : `${v}x`]));
+
+  it('each scheme, presented as the document describes it, is accepted where the document offers it, and a wrong one is not', async () => {
+    const apiKey = await w.apiKey(w.admin);
+    // Beside the spec's four, the ones the server takes too (the SDKs' API-key headers, the refresh cookie).
+    expect(Object.keys(doc.components.securitySchemes)).toEqual(expect.arrayContaining(['GalileoAPIKeyHeader', 'SplunkAPIKeyHeader', 'RefreshTokenCookie']));
+    // A read-only operation of each kind: one behind authentication, and refresh_token.
+    const probes: Array<[string, string]> = [['get', '/v2/current_user'], ['post', '/v2/refresh_token']];
+    for (const [name, scheme] of Object.entries(doc.components.securitySchemes)) {
+      const offered = probes.filter(([m, p]) => doc.paths[p]![m]!.security?.some((alt) => name in alt));
+      expect([name, offered.length]).not.toEqual([name, 0]);
+      for (const [method, path] of offered) {
+        const headers = await credentialOf(scheme, apiKey);
+        const ok = await w.call(method.toUpperCase(), path, { headers });
+        expect([name, path, ok.status]).toEqual([name, path, 200]);
+        const refused = await w.call(method.toUpperCase(), path, { headers: spoilt(headers) });
+        expect([name, path, refused.status]).toEqual([name, path, 401]);
+      }
+    }
   });
 });
 

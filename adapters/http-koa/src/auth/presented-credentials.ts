@@ -1,8 +1,31 @@
-// Splits the spec's four credential schemes out of request headers. No verification happens here.
+// Splits the credential schemes out of request headers (the spec's four, the SDKs' API-key aliases, the
+// refresh cookie). No verification happens here.
 import type { PresentedCredentials } from '@tracelight/domain';
 
-/** API-key headers, in precedence order: the spec's two, then the origin SDKs' aliases. */
-export const API_KEY_HEADERS = ['service-api-key', 'service-ao-api-key', 'galileo-api-key', 'splunk-ao-api-key'] as const;
+/**
+ * API-key headers, in precedence order, with the name of each one's scheme in the OpenAPI document:
+ * the spec's two, then the origin SDKs' aliases.
+ */
+export const API_KEY_SCHEMES = [
+  { scheme: 'ClassicAPIKeyHeader', header: 'Service-API-Key' },
+  { scheme: 'APIKeyHeader', header: 'Service-AO-API-Key' },
+  { scheme: 'GalileoAPIKeyHeader', header: 'Galileo-API-Key' },
+  { scheme: 'SplunkAPIKeyHeader', header: 'Splunk-AO-API-Key' },
+] as const;
+
+export const API_KEY_HEADERS: ReadonlyArray<string> = API_KEY_SCHEMES.map((s) => s.header.toLowerCase());
+
+/** The HttpOnly cookie sign-in sets, which POST /v2/refresh_token takes in place of a bearer token. */
+export const REFRESH_TOKEN_COOKIE = 'refresh_token';
+
+/** The refresh token in a `Cookie` header, if there is one. */
+export const refreshTokenOf = (cookieHeader: string | undefined): string | undefined => {
+  for (const part of (cookieHeader ?? '').split(';')) {
+    const [name, ...value] = part.trim().split('=');
+    if (name === REFRESH_TOKEN_COOKIE && value.length > 0) return decodeURIComponent(value.join('='));
+  }
+  return undefined;
+};
 
 export type HeaderReader = (name: string) => string | undefined;
 

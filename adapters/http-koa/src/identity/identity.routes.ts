@@ -18,24 +18,14 @@ import { pipe } from 'fp-ts/function';
 import type { AppContext } from '../shared/context';
 import * as TE from 'fp-ts/TaskEither';
 import { inject, injectable } from 'inversify';
-import { presentedCredentials } from '../auth/presented-credentials';
+import { presentedCredentials, REFRESH_TOKEN_COOKIE, refreshTokenOf } from '../auth/presented-credentials';
 import { type Route, type RouteGroup, route } from '../shared/route';
 import { presentApiKey, presentCreatedApiKey, presentToken, presentUser } from './identity.presenter';
-
-const REFRESH_COOKIE = 'refresh_token';
-
-const refreshCookieOf = (cookieHeader: string | undefined): string | undefined => {
-  for (const part of (cookieHeader ?? '').split(';')) {
-    const [name, ...value] = part.trim().split('=');
-    if (name === REFRESH_COOKIE && value.length > 0) return decodeURIComponent(value.join('='));
-  }
-  return undefined;
-};
 
 /** The token in the body (the spec's shape); a new refresh token, when there is one, in an HttpOnly cookie. */
 const writeSignedIn = (ctx: AppContext, s: { access: AccessToken; refresh?: SignedIn['refresh'] }): void => {
   if (s.refresh)
-    ctx.cookies.set(REFRESH_COOKIE, s.refresh.token, {
+    ctx.cookies.set(REFRESH_TOKEN_COOKIE, s.refresh.token, {
       httpOnly: true,
       sameSite: 'strict',
       secure: ctx.secure,
@@ -86,13 +76,13 @@ export class IdentityRoutes implements RouteGroup {
         path: '/refresh_token',
         summary: 'Exchange a valid bearer token (or the refresh_token cookie set at sign-in) for a new access token',
         auth: 'none',
-        checksCredential: 'bearer',
+        checksCredential: 'bearer_or_refresh_cookie',
         response: TokenResponse,
         handle: ({ header }) => {
           const c = presentedCredentials((name) => (name === 'authorization' ? header(name) : undefined));
           if (typeof c === 'object' && c.scheme === 'bearer')
             return pipe(identity.refresh(c.token), TE.map((access): { access: AccessToken; refresh?: SignedIn['refresh'] } => ({ access })));
-          const cookie = refreshCookieOf(header('cookie'));
+          const cookie = refreshTokenOf(header('cookie'));
           if (c === undefined && cookie) return identity.refreshWithRefreshToken(cookie);
           return TE.left(unauthorized(c === undefined ? 'Not authenticated' : 'Could not validate credentials'));
         },

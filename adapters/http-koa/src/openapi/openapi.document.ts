@@ -3,6 +3,7 @@
 import { ErrorResponse, HTTPValidationErrorCodec, type JsonSchema, ruleHolds, SchemaBuilder, withRuleSchema } from '@tracelight/api-schema';
 import * as E from 'fp-ts/Either';
 import type * as t from 'io-ts';
+import { API_KEY_SCHEMES, REFRESH_TOKEN_COOKIE } from '../auth/presented-credentials';
 import type { Route } from '../shared/route';
 
 /** Served without the /v2 prefix in the document (the spec's token URL, the probes, OTLP). */
@@ -26,6 +27,26 @@ const successContent = (r: Route, schema: JsonSchema): Record<string, { schema: 
   if (r.bodyKind === 'bytes') return { 'application/json': { schema }, 'application/x-protobuf': { schema: { type: 'string', format: 'binary' } } };
   return { 'application/json': { schema } };
 };
+
+/**
+ * Every credential the server takes, as a security scheme: the spec's four, the SDKs' API-key header
+ * aliases (the authentication middleware's own table) and the refresh cookie.
+ */
+const SECURITY_SCHEMES = {
+  ...Object.fromEntries(API_KEY_SCHEMES.map(({ scheme, header }) => [scheme, { type: 'apiKey', in: 'header', name: header }])),
+  OAuth2PasswordBearer: { type: 'oauth2', flows: { password: { scopes: {}, tokenUrl: 'login' } } },
+  HTTPBasic: { type: 'http', scheme: 'basic' },
+  RefreshTokenCookie: {
+    type: 'apiKey',
+    in: 'cookie',
+    name: REFRESH_TOKEN_COOKIE,
+    description: 'HttpOnly cookie set at sign-in; taken by POST /v2/refresh_token when no Authorization header is sent.',
+  },
+};
+
+/** Alternatives: any one of them will do. */
+const SIGNED_IN = [...API_KEY_SCHEMES.map((s) => s.scheme), 'OAuth2PasswordBearer', 'HTTPBasic'].map((scheme) => ({ [scheme]: [] }));
+const REFRESH = [{ OAuth2PasswordBearer: [] }, { RefreshTokenCookie: [] }];
 
 export const openApiDocument = (routes: ReadonlyArray<Route>, version: string): JsonSchema => {
   const schemas = new SchemaBuilder();
@@ -90,9 +111,9 @@ export const openApiDocument = (routes: ReadonlyArray<Route>, version: string): 
         ...(r.path === '/healthcheck' ? {} : { '503': error('Storage unavailable: try again') }),
       },
       ...(r.auth === 'required'
-        ? { security: [{ ClassicAPIKeyHeader: [] }, { APIKeyHeader: [] }, { OAuth2PasswordBearer: [] }, { HTTPBasic: [] }] }
-        : r.checksCredential === 'bearer'
-          ? { security: [{ OAuth2PasswordBearer: [] }] }
+        ? { security: SIGNED_IN }
+        : r.checksCredential === 'bearer_or_refresh_cookie'
+          ? { security: REFRESH }
           : {}),
     };
     paths[documentedPath(r)] = { ...paths[documentedPath(r)], [r.method]: operation };
@@ -108,12 +129,7 @@ export const openApiDocument = (routes: ReadonlyArray<Route>, version: string): 
     paths,
     components: {
       schemas: schemas.components,
-      securitySchemes: {
-        ClassicAPIKeyHeader: { type: 'apiKey', in: 'header', name: 'Service-API-Key' },
-        APIKeyHeader: { type: 'apiKey', in: 'header', name: 'Service-AO-API-Key' },
-        OAuth2PasswordBearer: { type: 'oauth2', flows: { password: { scopes: {}, tokenUrl: 'login' } } },
-        HTTPBasic: { type: 'http', scheme: 'basic' },
-      },
+      securitySchemes: SECURITY_SCHEMES,
     },
   };
 };

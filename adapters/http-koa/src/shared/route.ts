@@ -37,9 +37,10 @@ export interface Route<P = unknown, Q = unknown, B = unknown, A = unknown> {
   readonly answersSecret?: boolean;
   /**
    * For documentation: a route without `auth: 'required'` that still checks a credential of its own
-   * (sign-in, refresh) and so answers 401; `bearer` when that credential is a bearer token.
+   * (sign-in, refresh) and so answers 401: `body` when the credential is in the body (not a security
+   * scheme); `bearer_or_refresh_cookie` when it is a bearer token or, without one, the refresh cookie.
    */
-  readonly checksCredential?: 'bearer' | 'body';
+  readonly checksCredential?: 'bearer_or_refresh_cookie' | 'body';
   /** For documentation: when the route answers 409. */
   readonly conflict?: string;
   /** For documentation: the media type of a success that is not JSON (a `write` sends it). */
