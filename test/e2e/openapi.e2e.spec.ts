@@ -221,6 +221,23 @@ describe('rules across body members, in the document as the server applies them'
   });
 });
 
+describe('header parameters, in the document as the server checks them', () => {
+  it('documents the OTLP routes’ project and logstream headers with the schema the server applies: a logstream the document refuses, the server refuses', async () => {
+    const key = await w.apiKey(w.admin);
+    const project = w.ok(await w.call('POST', '/v2/projects', { auth: w.admin, json: { name: `headers-${Date.now()}` } })).name;
+    for (const path of ['/v1/traces', '/otel/traces']) {
+      const parameters = (doc.paths[path]!['post'] as unknown as { parameters: Array<{ name: string; in: string; required: boolean; schema: object }> }).parameters;
+      expect(parameters.map((p) => [p.name, p.in, p.required])).toEqual([['project', 'header', true], ['logstream', 'header', true]]);
+      const logstream = compiled(parameters.find((p) => p.name === 'logstream')!.schema);
+      for (const name of ['ok-stream', 'x'.repeat(256), 'tab\there']) {
+        const reply = await w.call('POST', path, { auth: { apiKey: key }, json: { resourceSpans: [] }, headers: { project, logstream: name } });
+        expect([path, name.slice(0, 12), reply.status, logstream(name)]).toEqual([path, name.slice(0, 12), logstream(name) ? 200 : 400, logstream(name)]);
+      }
+      expect(logstream('x'.repeat(256))).toBe(false);
+    }
+  });
+});
+
 describe('the API reference page', () => {
   it('is served at /docs with its assets from this server, no CDN', async () => {
     const page = await w.call('GET', '/docs');

@@ -67,9 +67,7 @@ export const openApiDocument = (routes: ReadonlyArray<Route>, version: string): 
     const parameters = [
       ...Object.entries(propsOf(r.params)).map(([name, c]) => ({ name, in: 'path', required: true, schema: schemas.schemaOf(c) })),
       ...Object.entries(propsOf(r.query)).map(([name, c]) => ({ name, in: 'query', required: false, schema: schemas.schemaOf(c) })),
-      ...(r.bodyKind === 'bytes'
-        ? ['project', 'logstream'].map((name) => ({ name, in: 'header', required: true, schema: { type: 'string' } }))
-        : []),
+      ...Object.entries(propsOf(r.headers)).map(([name, c]) => ({ name, in: 'header', required: true, schema: schemas.schemaOf(c) })),
     ];
     // A route's rule across body members is part of its body's schema, as a codec's own rule is.
     const codecSchema = r.body ? schemas.schemaOf(r.body) : undefined;

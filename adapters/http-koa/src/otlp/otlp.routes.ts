@@ -1,8 +1,7 @@
 // OTLP/HTTP trace ingestion: the origin's path (/otel/traces) and the standard one (/v1/traces),
 // protobuf or JSON, gzip accepted. The project and log stream come from the `project` and
 // `logstream` headers, as the origin's SDKs send them.
-import { Name, OtlpExportResponse, type ValidationError, describeCodec, reportValidationErrors } from '@tracelight/api-schema';
-import * as E from 'fp-ts/Either';
+import { Name, OtlpExportResponse, describeCodec } from '@tracelight/api-schema';
 import type { OtelSpan } from '@tracelight/domain';
 import { TracingUseCases } from '@tracelight/use-cases';
 import * as t from 'io-ts';
@@ -28,21 +27,12 @@ const OtlpExport = describeCodec(new t.Type<OtelSpan[], unknown, unknown>(
   type: ['object', 'string'],
 });
 
-const missingHeader = (name: string): ValidationError => ({
-  loc: ['header', name],
-  msg: 'Field required',
-  type: 'missing',
-  input: null,
-});
-
 /**
- * The `logstream` header names a log stream created on first use: it follows the rules of a name
- * given to POST …/log_streams (1 to 255 characters, no control characters).
+ * Where an export goes: `project` names an existing project (its name or id); `logstream` names a log
+ * stream created on first use, so it follows the rules of a name given to POST …/log_streams (1 to
+ * 255 characters, no control characters).
  */
-const badLogStreamName = (name: string): ValidationError[] => {
-  const decoded = Name.decode(name);
-  return E.isLeft(decoded) ? reportValidationErrors(decoded.left, 'body').map((e) => ({ ...e, loc: ['header', 'logstream'] })) : [];
-};
+const OtlpHeaders = t.type({ project: t.string, logstream: Name }, 'OtlpHeaders');
 
 @injectable()
 export class OtlpRoutes implements RouteGroup {
@@ -60,10 +50,7 @@ export class OtlpRoutes implements RouteGroup {
         errors: 'otlp',
         body: OtlpExport,
         response: OtlpExportResponse,
-        refine: ({ header }) => [
-          ...(header('project') ? [] : [missingHeader('project')]),
-          ...(header('logstream') ? badLogStreamName(header('logstream')!) : [missingHeader('logstream')]),
-        ],
+        headers: OtlpHeaders,
         handle: ({ principal, header, body }) => tracing.ingestOtel(principal, header('project')!, header('logstream')!, body),
         // Full success; a protobuf request gets it as an empty ExportTraceServiceResponse (otlp-status.middleware.ts).
         present: () => ({}),

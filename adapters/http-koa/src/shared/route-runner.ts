@@ -1,11 +1,11 @@
 // A route's work apart from Koa: decode → cross-field checks → use case → domain error mapping. The
 // request thread runs it for every route; an offload worker runs the very same code for large
 // ingest bodies, so both paths answer alike by construction.
-import { MAX_JSON_DEPTH, nestsDeeperThan, reportValidationErrors, ruleHolds, tooDeep, type ValidationError, valueError } from '@tracelight/api-schema';
+import { MAX_JSON_DEPTH, nestsDeeperThan, reportValidationErrors, ruleHolds, tooDeep, type ValidationError, valueError, type Where } from '@tracelight/api-schema';
 import type { Principal } from '@tracelight/domain';
 import * as E from 'fp-ts/Either';
 import { type HttpError, toHttpError } from '../errors/domain-error.mapper';
-import type { Decoder, Route } from './route';
+import type { Decoder, HeaderCodec, Route } from './route';
 
 export interface RouteRequest {
   readonly params: unknown;
@@ -24,11 +24,21 @@ export type RouteOutcome =
 const decodePart = <A>(
   codec: Decoder<A> | undefined,
   value: unknown,
-  where: 'path' | 'query' | 'body',
+  where: Where,
 ): E.Either<ValidationError[], A | undefined> => {
   if (!codec) return E.right(undefined);
   const result = codec.decode(value);
   return E.isLeft(result) ? E.left(reportValidationErrors(result.left, where)) : E.right(result.right);
+};
+
+/** The route's headers that were sent (an empty one is not sent), by name. */
+const headersOf = (codec: HeaderCodec, header: (name: string) => string | undefined): Record<string, string> => {
+  const sent: Record<string, string> = {};
+  for (const name of Object.keys(codec.props)) {
+    const value = header(name);
+    if (value !== undefined) sent[name] = value;
+  }
+  return sent;
 };
 
 const unprocessable = (detail: ReadonlyArray<ValidationError>): RouteOutcome => ({ ok: false, error: { status: 422, body: { detail } } });
@@ -39,8 +49,9 @@ export const runRoute = async (r: Route, request: RouteRequest): Promise<RouteOu
   const params = decodePart(r.params, request.params, 'path');
   const query = decodePart(r.query, request.query, 'query');
   const body = decodePart(r.body, request.body, 'body');
-  if (E.isLeft(params) || E.isLeft(query) || E.isLeft(body)) {
-    return unprocessable([params, query, body].flatMap((x) => (E.isLeft(x) ? x.left : [])));
+  const headers = decodePart(r.headers, r.headers && headersOf(r.headers, request.header), 'header');
+  if (E.isLeft(params) || E.isLeft(query) || E.isLeft(body) || E.isLeft(headers)) {
+    return unprocessable([params, query, body, headers].flatMap((x) => (E.isLeft(x) ? x.left : [])));
   }
   const input = {
     params: params.right,
@@ -50,8 +61,6 @@ export const runRoute = async (r: Route, request: RouteRequest): Promise<RouteOu
     header: request.header,
   };
   if (r.bodyRule && !ruleHolds(r.bodyRule, input.body)) return unprocessable([valueError(['body'], r.bodyRule.message, input.body)]);
-  const refined = r.refine?.(input) ?? [];
-  if (refined.length > 0) return unprocessable(refined);
   const result = await r.handle(input)();
   return E.isLeft(result) ? { ok: false, error: toHttpError(result.left) } : { ok: true, status: r.status ?? 200, result: result.right };
 };

@@ -1,6 +1,6 @@
 // A route is data: method, spec-style path, the codecs that validate it, and decode → use case → encode.
 // The same table drives the Koa router now and can drive the OpenAPI document later.
-import type { FieldRule, ValidationError } from '@tracelight/api-schema';
+import type { FieldRule } from '@tracelight/api-schema';
 import type { Principal } from '@tracelight/domain';
 import type { UseCase } from '@tracelight/use-cases';
 import type * as t from 'io-ts';
@@ -24,6 +24,9 @@ export interface RouteInput<P, Q, B> {
 }
 
 export type Decoder<A> = t.Decoder<unknown, A> & { readonly name: string };
+
+/** An object codec of header names (`t.type`): its members name the headers read. */
+export type HeaderCodec = Decoder<unknown> & { readonly props: Readonly<Record<string, t.Mixed>> };
 
 export interface Route<P = unknown, Q = unknown, B = unknown, A = unknown> {
   readonly method: HttpMethod;
@@ -60,8 +63,11 @@ export interface Route<P = unknown, Q = unknown, B = unknown, A = unknown> {
    * schema from the same data.
    */
   readonly bodyRule?: FieldRule;
-  /** Other checks that span several parts (headers), reported like decoding errors. */
-  readonly refine?: (input: RouteInput<P, Q, B>) => ReadonlyArray<ValidationError>;
+  /**
+   * The request headers the route requires (lower-case names), validated like the other parts (`loc`
+   * starts with `header`) and documented as header parameters; the handler reads them with `header`.
+   */
+  readonly headers?: HeaderCodec;
   readonly handle: (input: RouteInput<P, Q, B>) => UseCase<A>;
   readonly present: (result: A) => unknown;
   /**

@@ -20,7 +20,7 @@ export interface HTTPValidationError {
 }
 
 /** Where a request part sits; the first element of every `loc`. */
-export type Where = 'body' | 'query' | 'path';
+export type Where = 'body' | 'query' | 'path' | 'header';
 
 /** What a custom codec puts in `t.failure(…, message)`: the error's type, sentence and context. */
 export interface FailureInfo {
