@@ -104,6 +104,16 @@ describe('responses against the OpenAPI document', () => {
     expect(Object.keys(patch.responses).sort()).toEqual(['200', '401', '403', '404', '413', '415', '422', '429', '503']);
     expect(Object.keys(doc.paths['/healthcheck']!['get']!.responses).sort()).toEqual(['200', '404', '422']);
   });
+
+  it('documents the refresh cookie that signing in sets, on exactly the routes whose answers set it', async () => {
+    const documented = Object.entries(doc.paths)
+      .flatMap(([p, ops]) => Object.entries(ops).filter(([, op]) => (op.responses['200'] as { headers?: object } | undefined)?.headers).map(([m]) => `${m} ${p}`))
+      .sort();
+    expect(documented).toEqual(['post /login', 'post /login/api_key', 'post /v2/refresh_token']);
+    const signIn = await fetch(`${w.server.baseUrl}/login`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ username: ADMIN.email, password: ADMIN.password }) });
+    expect(signIn.status).toBe(200);
+    expect(signIn.headers.get('set-cookie')).toMatch(/^refresh_token=[^;]+;.*httponly/i);
+  });
 });
 
 describe('credential schemes: every one the server takes is in the document, and works', () => {

@@ -56,6 +56,7 @@ export class IdentityRoutes implements RouteGroup {
         handle: ({ body }) => identity.login(body.username, body.password),
         present: (s) => presentToken(s.access),
         write: writeSignedIn,
+        setsCookie: REFRESH_TOKEN_COOKIE,
         answersSecret: true,
       }),
       route({
@@ -69,6 +70,7 @@ export class IdentityRoutes implements RouteGroup {
         handle: ({ body }) => identity.loginWithApiKey(body.api_key),
         present: (s) => presentToken(s.access),
         write: writeSignedIn,
+        setsCookie: REFRESH_TOKEN_COOKIE,
         answersSecret: true,
       }),
       route({
@@ -88,6 +90,7 @@ export class IdentityRoutes implements RouteGroup {
         },
         present: (s) => presentToken(s.access),
         write: writeSignedIn,
+        setsCookie: REFRESH_TOKEN_COOKIE,
         answersSecret: true,
       }),
       route({

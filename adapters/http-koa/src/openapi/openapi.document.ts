@@ -95,6 +95,16 @@ export const openApiDocument = (routes: ReadonlyArray<Route>, version: string): 
       responses: {
         [String(r.status ?? 200)]: {
           description: 'Successful Response',
+          ...(r.setsCookie
+            ? {
+                headers: {
+                  'Set-Cookie': {
+                    description: `\`${r.setsCookie}=…; HttpOnly; SameSite=Strict; Path=/\` (and \`Secure\` over HTTPS): the refresh token, when one is issued`,
+                    schema: { type: 'string' },
+                  },
+                },
+              }
+            : {}),
           content: successContent(r, r.response ? schemas.schemaOf(r.response) : {}),
         },
         ...(r.auth === 'required' || r.checksCredential ? { '401': error('Missing or wrong credentials') } : {}),
