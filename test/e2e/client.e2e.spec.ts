@@ -1,12 +1,14 @@
 // The typed client against the running server: the whole flow, the four schemes, token renewal,
 // timeouts and errors. Where a failure has to be provoked (a refresh that gets no answer, a response
-// that arrives late) a fetch wrapper does it; everything else is the real server's answer.
+// that arrives late) a fetch wrapper does it, or a proxy in front of the server that answers 503 for
+// it; everything else is the real server's answer.
 import { execFile } from 'node:child_process';
 import * as net from 'node:net';
 import * as path from 'node:path';
 import { promisify } from 'node:util';
 import { TracelightClient, TracelightError } from '@tracelight/client';
 import * as ts from 'typescript';
+import { startFailingProxy } from '../support/proxy';
 import { ADMIN, type RunningServer, startServer } from '../support/server';
 import { startWorld, type World } from '../support/world';
 
@@ -22,6 +24,10 @@ beforeAll(async () => {
 afterAll(() => Promise.all([w.server.stop(), short.server.stop()]));
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+/** Resolves at `seconds` since the epoch (at once if that has passed). */
+const sleepUntil = (seconds: number) => sleep(Math.max(0, seconds * 1000 - Date.now()));
+const claimsOf = (token: string | undefined): { iat: number; exp: number } =>
+  JSON.parse(Buffer.from(token?.split('.')[1] ?? '', 'base64url').toString('utf8')) as { iat: number; exp: number };
 const unique = (prefix: string) => `${prefix}-${process.pid}-${Date.now()}-${Math.random().toString(36).slice(2, 6)}`;
 const failureOf = (call: Promise<unknown>): Promise<TracelightError> =>
   call.then(
@@ -261,22 +267,23 @@ describe('TracelightClient', () => {
     expect(rec.sent[4]?.token).not.toBe(rec.sent[2]?.token);
   });
 
-  it('keeps its token while a refresh gets no answer or a 5xx, and takes the next refreshed one', async () => {
-    let refresh: 'refused connection' | '503' | 'working' = 'refused connection';
+  it('keeps its token while a refresh gets no answer, and takes the one refreshed after the wait', async () => {
+    let refresh: 'refused connection' | 'working' = 'refused connection';
     const nowhere = `http://127.0.0.1:${await closedPort()}`;
     const rec = recording(short.server.baseUrl, (path, input, init) => {
       if (path !== '/v2/refresh_token' || refresh === 'working') return fetch(input, init);
-      if (refresh === '503') return Promise.resolve(Response.json({ detail: 'Service temporarily unavailable' }, { status: 503 }));
       return fetch(`${nowhere}${path}`, init);
     });
     const c = new TracelightClient(short.server.baseUrl, { login: ADMIN }, { fetch: rec.fetch });
     await c.listProjects();
     const first = rec.sent[1]?.token;
-    await sleep(6_300);
+    // Into the last quarter (2 s) of the token's 8 s, when a request refreshes it first.
+    await sleepUntil(claimsOf(first).iat + 6.05);
     await c.listProjects();
-    refresh = '503';
-    await c.listProjects();
+    const failed = Date.now() / 1000;
     refresh = 'working';
+    // The first wait after a failed refresh is at most 1 s.
+    await sleepUntil(failed + 1.05);
     await c.listProjects();
     expect(rec.sent.map((s) => [s.path, s.token === first ? 'first' : 'other'])).toEqual([
       ['/login', 'other'],
@@ -284,10 +291,66 @@ describe('TracelightClient', () => {
       ['/v2/refresh_token', 'first'],
       ['/v2/projects', 'first'],
       ['/v2/refresh_token', 'first'],
-      ['/v2/projects', 'first'],
-      ['/v2/refresh_token', 'first'],
       ['/v2/projects', 'other'],
     ]);
+  });
+
+  it('after a refresh answered 503, waits (at most until expiry) before the next one and sends the token it holds meanwhile', async () => {
+    const proxy = await startFailingProxy(short.server.baseUrl);
+    const times = (n: number, call: () => Promise<unknown>) => Promise.all(Array.from({ length: n }, call));
+    const inTurn = async (n: number, call: () => Promise<unknown>) => {
+      for (let i = 0; i < n; i++) await call();
+    };
+    try {
+      const c = new TracelightClient(proxy.baseUrl, { login: ADMIN });
+      await c.listProjects();
+      const first = proxy.passed[1]?.token;
+      const { iat, exp } = claimsOf(first);
+      proxy.failing.add('/v2/refresh_token');
+
+      // In the token's last quarter every request would refresh it: after one failure, none does for a while…
+      await sleepUntil(iat + 6.05);
+      await c.listProjects();
+      const failed = Date.now() / 1000;
+      await times(10, () => c.listProjects());
+      await inTurn(10, () => c.listProjects());
+      expect(proxy.count('/v2/refresh_token')).toBe(1);
+      // …at most 1 s the first time; then one request tries again, and the others wait once more.
+      await sleepUntil(failed + 1.05);
+      await inTurn(10, () => c.listProjects());
+      expect(proxy.count('/v2/refresh_token')).toBe(2);
+      expect(new Set(proxy.passed.filter((p) => p.path === '/v2/projects').map((p) => p.token))).toEqual(new Set([first]));
+
+      // The wait ends at the token's expiry: past it the client signs in again, and sends no dead token.
+      await sleepUntil(exp + 0.05);
+      const expired = proxy.passed.length;
+      await c.listProjects();
+      const signedIn = proxy.passed.length;
+      expect(proxy.passed.slice(expired).map((p) => [p.path, p.status, p.token === first])).toEqual([
+        ['/login', 200, false],
+        ['/v2/projects', 200, false],
+      ]);
+      const second = proxy.passed[signedIn - 1]?.token;
+
+      // A token taken clears the failures: the next failed refresh waits at most 1 s again (a third
+      // failure in a row would wait 2-4 s), and the refresh after it goes on with the new token.
+      await sleepUntil(claimsOf(second).iat + 6.05);
+      await c.listProjects();
+      const failedAgain = Date.now() / 1000;
+      proxy.failing.delete('/v2/refresh_token');
+      await sleepUntil(failedAgain + 1.05);
+      await inTurn(3, () => c.listProjects());
+      expect(proxy.passed.slice(signedIn).map((p) => [p.path, p.status, p.token === second])).toEqual([
+        ['/v2/refresh_token', 503, true],
+        ['/v2/projects', 200, true],
+        ['/v2/refresh_token', 200, true],
+        ['/v2/projects', 200, false],
+        ['/v2/projects', 200, false],
+        ['/v2/projects', 200, false],
+      ]);
+    } finally {
+      await proxy.stop();
+    }
   });
 
   it('signs in again for a 401, but not for a late 401 of a token it has already replaced', async () => {

@@ -133,6 +133,10 @@ const DEFAULT_TIMEOUT_MS = 30_000;
 const REFRESH_MARGIN_SECONDS = 30;
 /** …and at most this share of its lifetime, so that short-lived tokens are not refreshed on every request. */
 const REFRESH_MARGIN_SHARE = 0.25;
+/** After a failed refresh the next try waits up to 1 s, then twice as long after each further failure… */
+const RETRY_FIRST_SECONDS = 1;
+/** …up to this. */
+const RETRY_MAX_SECONDS = 10;
 
 const claimsOf = (token: string): { exp?: number; iat?: number } => {
   try {
@@ -150,6 +154,22 @@ const held = (token: string): HeldToken => {
 
 const nowSeconds = () => Date.now() / 1000;
 
+/**
+ * The wait after the `failures`-th failure in a row: exponential, capped, and drawn from its upper half
+ * so that clients that failed together do not all come back in the same instant.
+ */
+const retryDelaySeconds = (failures: number): number => {
+  const ceiling = Math.min(RETRY_MAX_SECONDS, RETRY_FIRST_SECONDS * 2 ** (failures - 1));
+  return ceiling * (0.5 + Math.random() / 2);
+};
+
+/** Failed renewals since the last token was adopted, and when the next may be tried. */
+interface Backoff {
+  readonly failures: number;
+  /** Seconds since the epoch. */
+  readonly retryAt: number;
+}
+
 export class TracelightClient {
   private readonly baseUrl: string;
   private readonly timeoutMs: number;
@@ -157,6 +177,8 @@ export class TracelightClient {
   private token: HeldToken | undefined;
   /** The sign-in or refresh under way, shared by every request waiting for a token. */
   private renewing: Promise<string> | undefined;
+  /** Set while renewals fail, so that a struggling server is not asked again by every request. */
+  private backoff: Backoff | undefined;
 
   constructor(
     baseUrl: string,
@@ -322,10 +344,23 @@ export class TracelightClient {
     return bearer(await this.shared(() => this.signIn(login), signal));
   }
 
+  /**
+   * The token to send. While the last refresh failed and its wait has not run out, no new one is
+   * tried: a token that has not expired is sent as it is. An expired token is never sent: the wait
+   * after a failed refresh does not hold back the sign-in that follows its expiry.
+   */
   private freshToken(login: Login, signal: AbortSignal | undefined): Promise<string> {
     const token = this.token;
-    if (token && nowSeconds() < token.refreshAt) return Promise.resolve(token.value);
+    const now = nowSeconds();
+    if (token && now < token.refreshAt) return Promise.resolve(token.value);
+    if (this.backoff && now < this.backoff.retryAt && token && now < token.expiresAt) return Promise.resolve(token.value);
     return this.shared(() => this.renew(login), signal);
+  }
+
+  /** Notes a failed renewal: the next waits longer. */
+  private failed(): void {
+    const failures = (this.backoff?.failures ?? 0) + 1;
+    this.backoff = { failures, retryAt: nowSeconds() + retryDelaySeconds(failures) };
   }
 
   /**
@@ -342,13 +377,16 @@ export class TracelightClient {
   /**
    * Refreshes a token that has not expired; a refresh refused (4xx) means signing in again. A refresh
    * that gets no answer, a 5xx or a 429 says nothing against the token held, so it is kept while it
-   * lasts (the next request tries again); once it has expired, only signing in again is left.
+   * lasts (a request after the backoff's wait tries again); once it has expired, only signing in again is left.
    */
   private async renew(login: Login): Promise<string> {
     const current = this.token;
     if (current === undefined || nowSeconds() >= current.expiresAt) return this.signIn(login);
     const refreshed = await this.refreshed(current.value);
-    if (refreshed === 'unavailable') return current.value;
+    if (refreshed === 'unavailable') {
+      this.failed();
+      return current.value;
+    }
     if (refreshed !== 'refused') return refreshed;
     return this.signIn(login);
   }
@@ -371,8 +409,10 @@ export class TracelightClient {
     return this.adopt((await this.login(login.email, login.password)).access_token);
   }
 
+  /** Takes a new token; the renewals failed before it no longer count. */
   private adopt(token: string): string {
     this.token = held(token);
+    this.backoff = undefined;
     return token;
   }
 }
