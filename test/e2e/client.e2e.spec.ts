@@ -353,6 +353,37 @@ describe('TracelightClient', () => {
     }
   });
 
+  it('answers a failed sign-in to the calls that come right after it, and signs in again after a wait', async () => {
+    const proxy = await startFailingProxy(w.server.baseUrl);
+    try {
+      proxy.failing.add('/login');
+      const c = new TracelightClient(proxy.baseUrl, { login: ADMIN });
+      // Calls made together share one sign-in, and its error…
+      const together = await Promise.all(Array.from({ length: 5 }, () => failureOf(c.listProjects())));
+      const failed = Date.now() / 1000;
+      expect(together.map((e) => e.status)).toEqual([503, 503, 503, 503, 503]);
+      // …and the calls right after it get that error at once, without a sign-in of their own.
+      for (let i = 0; i < 10; i++) expect(await failureOf(c.listProjects())).toMatchObject({ status: 503, detail: 'Service temporarily unavailable' });
+      expect(proxy.passed.map((p) => p.path)).toEqual(['/login']);
+      proxy.failing.delete('/login');
+      await sleepUntil(failed + 1.05);
+      await c.listProjects();
+      expect(proxy.passed.map((p) => [p.path, p.status])).toEqual([
+        ['/login', 503],
+        ['/login', 200],
+        ['/v2/projects', 200],
+      ]);
+
+      // A refused password too: asking again at once would be refused again, and counts against the address.
+      const wrong = new TracelightClient(proxy.baseUrl, { login: { email: ADMIN.email, password: 'not the password' } });
+      const refusals = proxy.passed.length;
+      for (let i = 0; i < 5; i++) expect(await failureOf(wrong.currentUser())).toMatchObject({ status: 401 });
+      expect(proxy.passed.slice(refusals).map((p) => [p.path, p.status])).toEqual([['/login', 401]]);
+    } finally {
+      await proxy.stop();
+    }
+  });
+
   it('signs in again for a 401, but not for a late 401 of a token it has already replaced', async () => {
     const user = { email: `${unique('late')}@example.com`, password: 'a late password' };
     await new TracelightClient(short.server.baseUrl, { login: ADMIN }).createUser(user);

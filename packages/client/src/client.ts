@@ -133,9 +133,9 @@ const DEFAULT_TIMEOUT_MS = 30_000;
 const REFRESH_MARGIN_SECONDS = 30;
 /** …and at most this share of its lifetime, so that short-lived tokens are not refreshed on every request. */
 const REFRESH_MARGIN_SHARE = 0.25;
-/** After a failed refresh the next try waits up to 1 s, then twice as long after each further failure… */
+/** After a failed refresh or sign-in the next try waits up to 1 s, then twice as long after each further failure… */
 const RETRY_FIRST_SECONDS = 1;
-/** …up to this. */
+/** …up to this (a failed sign-in's error is answered for that long, so it stays short). */
 const RETRY_MAX_SECONDS = 10;
 
 const claimsOf = (token: string): { exp?: number; iat?: number } => {
@@ -168,6 +168,8 @@ interface Backoff {
   readonly failures: number;
   /** Seconds since the epoch. */
   readonly retryAt: number;
+  /** A failed sign-in's error, answered until `retryAt`; absent after a refresh that got no answer. */
+  readonly failedSignIn?: { readonly error: unknown };
 }
 
 export class TracelightClient {
@@ -341,26 +343,40 @@ export class TracelightClient {
   private async afterRefusal(login: Login, refused: string, signal: AbortSignal | undefined): Promise<Authorization> {
     // A late 401 for a token already replaced says nothing of the current one: send again with that.
     if (this.token !== undefined && this.token.value !== refused) return bearer(await this.freshToken(login, signal));
+    const failedSignIn = this.heldFailedSignIn();
+    if (failedSignIn) throw failedSignIn.error;
     return bearer(await this.shared(() => this.signIn(login), signal));
   }
 
   /**
-   * The token to send. While the last refresh failed and its wait has not run out, no new one is
-   * tried: a token that has not expired is sent as it is. An expired token is never sent: the wait
-   * after a failed refresh does not hold back the sign-in that follows its expiry.
+   * The token to send. While the last renewal failed and its wait has not run out, no new one is
+   * tried: a token that has not expired is sent as it is, and a failed sign-in's error is answered
+   * again at once. An expired token is never sent: the wait after a failed refresh does not hold back
+   * the sign-in that follows its expiry.
    */
   private freshToken(login: Login, signal: AbortSignal | undefined): Promise<string> {
     const token = this.token;
     const now = nowSeconds();
     if (token && now < token.refreshAt) return Promise.resolve(token.value);
-    if (this.backoff && now < this.backoff.retryAt && token && now < token.expiresAt) return Promise.resolve(token.value);
+    if (this.backoff && now < this.backoff.retryAt) {
+      if (token && now < token.expiresAt) return Promise.resolve(token.value);
+      const failedSignIn = this.heldFailedSignIn();
+      if (failedSignIn) return Promise.reject(failedSignIn.error);
+    }
     return this.shared(() => this.renew(login), signal);
   }
 
+  /** The last sign-in's failure, while no new sign-in is to be tried yet. */
+  private heldFailedSignIn(): { readonly error: unknown } | undefined {
+    const b = this.backoff;
+    return b && nowSeconds() < b.retryAt ? b.failedSignIn : undefined;
+  }
+
   /** Notes a failed renewal: the next waits longer. */
-  private failed(): void {
+  private failed(failedSignIn?: { readonly error: unknown }): void {
     const failures = (this.backoff?.failures ?? 0) + 1;
-    this.backoff = { failures, retryAt: nowSeconds() + retryDelaySeconds(failures) };
+    const retryAt = nowSeconds() + retryDelaySeconds(failures);
+    this.backoff = failedSignIn ? { failures, retryAt, failedSignIn } : { failures, retryAt };
   }
 
   /**
@@ -405,8 +421,21 @@ export class TracelightClient {
     }
   }
 
+  /**
+   * A failed sign-in is answered to the callers waiting for it, and to those that come before the
+   * backoff's wait is over: a burst of calls after a failure does not each ask the server again,
+   * whether it was unavailable or refused the password (asking again changes neither soon, and failed
+   * sign-ins count against the server's limit for the client's address).
+   */
   private async signIn(login: Login): Promise<string> {
-    return this.adopt((await this.login(login.email, login.password)).access_token);
+    let answer: t.TypeOf<typeof TokenResponse>;
+    try {
+      answer = await this.login(login.email, login.password);
+    } catch (error) {
+      this.failed({ error });
+      throw error;
+    }
+    return this.adopt(answer.access_token);
   }
 
   /** Takes a new token; the renewals failed before it no longer count. */
