@@ -1,0 +1,72 @@
+// The production bundles (`pnpm bundle`, `pnpm bundle:admin`, what the Dockerfile runs): each is a
+// directory of compiled code and its own production node_modules, outside this checkout. The server
+// started from it serves, uses its writer thread and offload worker, and stops cleanly; the admin CLI
+// from its bundle works on the same data.
+import { execFile } from 'node:child_process';
+import * as fs from 'node:fs';
+import * as os from 'node:os';
+import * as path from 'node:path';
+import { promisify } from 'node:util';
+import { http } from '../support/http';
+import { ADMIN, startServer } from '../support/server';
+
+const run = promisify(execFile);
+const ROOT = path.resolve(__dirname, '../..');
+let out: string;
+
+beforeAll(async () => {
+  out = fs.mkdtempSync(path.join(os.tmpdir(), 'tracelight-bundle-'));
+  await run('pnpm', ['bundle', path.join(out, 'server')], { cwd: ROOT });
+  await run('pnpm', ['bundle:admin', path.join(out, 'admin')], { cwd: ROOT });
+}, 180_000);
+afterAll(() => fs.rmSync(out, { recursive: true, force: true }));
+
+/** Every package directory under a bundle's node_modules (pnpm's store layout: `.pnpm/<name>@<version>…`). */
+const packagesOf = (bundle: string): string[] => fs.readdirSync(path.join(out, bundle, 'node_modules', '.pnpm'));
+
+describe('production bundles', () => {
+  it('hold compiled code and production dependencies only', () => {
+    for (const bundle of ['server', 'admin']) {
+      const dev = packagesOf(bundle).filter((p) => /^(jest|typescript|@swc\+|autocannon|testcontainers|fast-check|ajv@)/.test(p));
+      expect([bundle, dev]).toEqual([bundle, []]);
+      const ours = fs.readdirSync(path.join(out, bundle, 'node_modules', '.pnpm')).filter((p) => p.startsWith('@tracelight+'));
+      expect(ours.length).toBeGreaterThan(3);
+      for (const p of ours) {
+        const dir = path.join(out, bundle, 'node_modules', '.pnpm', p, 'node_modules', ...p.split('@file')[0]!.replace('+', '/').split('/'));
+        expect([p, fs.readdirSync(dir).sort()]).toEqual([p, ['dist', 'package.json']]);
+      }
+    }
+  });
+
+  it('serve from outside the checkout: probes, docs, sign-in, an ingest through the offload worker and the writer thread, then a clean stop; the admin CLI works on the same data', async () => {
+    const server = await startServer({ TRACELIGHT_OFFLOAD_MIN_BYTES: '0' }, undefined, path.join(out, 'server', 'dist', 'main.js'));
+    const call = http(server.baseUrl);
+    try {
+      expect((await call('GET', '/healthcheck')).status).toBe(200);
+      expect((await call('GET', '/readyz')).status).toBe(200);
+      expect((await call('GET', '/docs/swagger-ui.css')).status).toBe(200);
+      const token = (await call('POST', '/login', { form: { username: ADMIN.email, password: ADMIN.password } })).body.access_token as string;
+      const auth = { bearer: token };
+      const project = (await call('POST', '/v2/projects', { auth, json: { name: 'bundled' } })).body.id as string;
+      const stream = (await call('POST', `/v2/projects/${project}/log_streams`, { auth, json: { name: 'bundled' } })).body.id as string;
+      const ingest = await call('POST', `/v2/projects/${project}/traces`, {
+        auth,
+        json: { log_stream_id: stream, traces: [{ name: 'from the bundle', input: 'in', output: 'out', spans: [{ type: 'llm', name: 'call', input: 'q', output: 'a' }] }] },
+      });
+      expect(ingest.status).toBe(200);
+      const found = await call('POST', `/v2/projects/${project}/traces/search`, { auth, json: { log_stream_id: stream } });
+      expect(found.body.records.map((r: { name: string }) => r.name)).toEqual(['from the bundle']);
+      const metrics = (await call('GET', '/metrics')).text;
+      expect(metrics).toMatch(/^tracelight_http_offloaded_requests_total\{route="\/projects\/\{project_id\}\/traces"\} 1$/m);
+      // The admin CLI's bundle, on the running server's data: the key it makes works over HTTP.
+      const made = await run(process.execPath, [path.join(out, 'admin', 'dist', 'main.js'), 'create-api-key', '--email', ADMIN.email, '--description', 'from the admin bundle'], {
+        env: { PATH: process.env['PATH'] ?? '', ...server.storageEnv },
+      });
+      const apiKey = (JSON.parse(made.stdout) as { api_key: string }).api_key;
+      const projects = await call('GET', '/v2/projects', { auth: { apiKey } });
+      expect(projects.body.map((p: { id: string }) => p.id)).toContain(project);
+    } finally {
+      expect(await server.stop()).toBe(0);
+    }
+  });
+});
