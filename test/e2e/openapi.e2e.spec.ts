@@ -101,7 +101,7 @@ describe('responses against the OpenAPI document', () => {
     expect(Object.keys(refresh.responses)).toEqual(expect.arrayContaining(['200', '401', '429', '503']));
     expect(refresh.security).toEqual([{ OAuth2PasswordBearer: [] }, { RefreshTokenCookie: [] }]);
     const patch = doc.paths['/v2/projects/{project_id}/runs/{run_id}/insights-settings']!['patch']!;
-    expect(Object.keys(patch.responses).sort()).toEqual(['200', '401', '403', '404', '413', '415', '422', '429', '503']);
+    expect(Object.keys(patch.responses).sort()).toEqual(['200', '401', '403', '404', '413', '415', '422', '429', '503', '507']);
     expect(Object.keys(doc.paths['/healthcheck']!['get']!.responses).sort()).toEqual(['200', '404', '422']);
   });
 

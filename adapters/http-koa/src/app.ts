@@ -258,6 +258,7 @@ export class HttpApp {
     });
     ctx.status = reply.status;
     for (const [name, value] of Object.entries(reply.headers ?? {})) ctx.set(name, value);
+    if (reply.reason !== undefined) ctx.state.failure = reply.reason;
     ctx.body = reply.body;
   }
 }

@@ -6,6 +6,8 @@ export interface HttpError {
   readonly status: number;
   readonly body: { readonly detail: string | ReadonlyArray<ValidationError> };
   readonly headers?: Readonly<Record<string, string>>;
+  /** Why, for the server's log line of the request (never sent): set where an operator must act. */
+  readonly reason?: string;
 }
 
 const capitalise = (s: string): string => s.charAt(0).toUpperCase() + s.slice(1);
@@ -36,5 +38,13 @@ export const toHttpError = (error: DomainError): HttpError => {
       return { status: 403, body: { detail: error.message } };
     case 'Unavailable':
       return { status: 503, body: { detail: 'Service temporarily unavailable' } };
+    // 507, not 503: nothing was stored, retrying will not help until space is freed, and reads are
+    // still served (the service is not unavailable; /readyz stays ready).
+    case 'StorageFull':
+      return {
+        status: 507,
+        body: { detail: 'Insufficient storage: this write was not stored. Try it again once space has been freed.' },
+        reason: `storage full: ${error.message}`,
+      };
   }
 };

@@ -117,6 +117,8 @@ export const openApiDocument = (routes: ReadonlyArray<Route>, version: string): 
           : { '422': { description: 'Validation Error', content: { 'application/json': { schema: VALIDATION_ERROR } } } }),
         ...(r.unlimited ? {} : { '429': error('Past the rate limit: try again after Retry-After seconds') }),
         ...(r.path === '/healthcheck' ? {} : { '503': error('Storage unavailable: try again') }),
+        // Where data may be written (as for 403): storage full, nothing stored; not to be retried until space is freed.
+        ...(r.auth === 'required' && r.method !== 'get' ? { '507': error('Insufficient storage: the write was not stored; try again once space has been freed') } : {}),
       },
       ...(r.auth === 'required'
         ? { security: SIGNED_IN }

@@ -22,6 +22,8 @@ const otlpStatusOf = (status: number): { readonly status: number; readonly code:
   if (status === 404) return { status, code: NOT_FOUND };
   if (status === 413 || status === 429) return { status, code: RESOURCE_EXHAUSTED };
   if (status === 503) return { status, code: UNAVAILABLE };
+  // Storage full: not retryable by OTLP/HTTP's rules (only 429, 502, 503, 504 are), as retrying cannot help.
+  if (status === 507) return { status, code: RESOURCE_EXHAUSTED };
   if (status >= 500) return { status, code: INTERNAL };
   // 415 and 422 (and any other refusal of what was sent) are bad data: 400, not to be retried.
   return { status: status === 415 ? 415 : 400, code: INVALID_ARGUMENT };

@@ -21,6 +21,10 @@ export const accessLog =
     } finally {
       const ns = Number(process.hrtime.bigint() - started);
       metrics.record(ctx, ns / 1e9);
-      logger.info({ request_id: requestId, method: ctx.method, path: ctx.path, status: ctx.status, duration_ms: ns / 1e6 }, 'request');
+      const line = { request_id: requestId, method: ctx.method, path: ctx.path, status: ctx.status, duration_ms: ns / 1e6 };
+      // A failure an operator must act on (storage full) is this same one line, at error level, saying why.
+      const failure = ctx.state.failure;
+      if (failure === undefined) logger.info(line, 'request');
+      else logger.error({ ...line, error: failure }, 'request');
     }
   };

@@ -4,6 +4,8 @@ import type { Context, Middleware } from 'koa';
 
 export interface TracelightState {
   principal?: Principal;
+  /** Why the request failed, when an operator must act (storage full): logged with the request, never sent. */
+  failure?: string;
 }
 
 export type AppContext = Context & { state: TracelightState };

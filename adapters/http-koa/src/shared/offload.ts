@@ -27,6 +27,8 @@ export interface OffloadedReply {
   readonly status: number;
   readonly body: unknown;
   readonly headers?: Readonly<Record<string, string>>;
+  /** For the request thread's log line (HttpError.reason); never sent. */
+  readonly reason?: string;
 }
 
 /** Where offloaded requests go; bound by the composition root when it runs offload workers. */
@@ -47,7 +49,12 @@ const parseJson = (text: string): { ok: true; value: unknown } | { ok: false; er
   }
 };
 
-const reply = (error: HttpError): OffloadedReply => ({ status: error.status, body: error.body, ...(error.headers ? { headers: error.headers } : {}) });
+const reply = (error: HttpError): OffloadedReply => ({
+  status: error.status,
+  body: error.body,
+  ...(error.headers ? { headers: error.headers } : {}),
+  ...(error.reason !== undefined ? { reason: error.reason } : {}),
+});
 
 /** An offload worker's handling of one request: parse, then exactly what the request thread would do. */
 export const serveOffloaded = async (routes: ReadonlyMap<string, Route>, request: OffloadedRequest): Promise<OffloadedReply> => {

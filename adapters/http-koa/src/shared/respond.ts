@@ -10,6 +10,7 @@ export const sendError = (ctx: AppContext, error: HttpError): void => {
   // client its 413, as a broken pipe.)
   if (error.status === 413 && ctx.req.headers['content-length'] === undefined) ctx.set('Connection', 'close');
   for (const [name, value] of Object.entries(error.headers ?? {})) ctx.set(name, value);
+  if (error.reason !== undefined) ctx.state.failure = error.reason;
   ctx.body = error.body;
 };
 

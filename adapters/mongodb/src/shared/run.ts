@@ -1,6 +1,7 @@
 // Runs driver calls as a TaskEither: duplicate keys become Conflict, what BSON or MongoDB cannot store
-// Invalid (a 422, never a 5xx: the same request is refused whatever the retry), anything else Unavailable.
-import { type DomainError, conflict, invalid, unavailable } from '@tracelight/domain';
+// Invalid (a 422, never a 5xx: the same request is refused whatever the retry), no room StorageFull,
+// anything else Unavailable.
+import { type DomainError, conflict, invalid, storageFull, unavailable } from '@tracelight/domain';
 import type { Result } from '@tracelight/ports';
 import * as E from 'fp-ts/Either';
 import * as t from 'io-ts';
@@ -24,6 +25,10 @@ const unstorable = (e: unknown): string | undefined => {
   return undefined;
 };
 
+/** No room for the write: the server's disk (OutOfDiskSpace, code 14031) or an Atlas plan's storage quota. */
+const isStorageFull = (e: unknown): boolean =>
+  e instanceof Error && ((e as { code?: unknown }).code === 14031 || /OutOfDiskSpace|over your space quota/i.test(e.message));
+
 export const run =
   <A>(work: () => Promise<A>, conflictMessage = 'already exists'): Result<A> =>
   async () => {
@@ -34,6 +39,7 @@ export const run =
       const refused = unstorable(e);
       if (refused !== undefined) return E.left<DomainError>(invalid(['body'], refused));
       if (e instanceof CorruptDocument) return E.left<DomainError>(unavailable(`corrupt document: ${e.message}`));
+      if (isStorageFull(e)) return E.left<DomainError>(storageFull(`MongoDB: ${(e as { codeName?: unknown }).codeName ?? 'OutOfDiskSpace'}`));
       return E.left<DomainError>(unavailable(e instanceof Error ? e.message : String(e)));
     }
   };

@@ -1,9 +1,10 @@
 // Group commit: the writes that queue up while one transaction is being made durable share the next
 // one. Each write runs in its own savepoint, so one failing write is undone alone; the batch's
 // single COMMIT (one fsync under synchronous=FULL) acknowledges all of them at once.
-import { type DomainError, unavailable } from '@tracelight/domain';
+import type { DomainError } from '@tracelight/domain';
 import type Database from 'better-sqlite3';
 import * as E from 'fp-ts/Either';
+import { storageFailure } from './run';
 
 export type WriteOutcome = E.Either<DomainError, unknown>;
 
@@ -15,7 +16,15 @@ export interface Settled<K> {
 /** Most writes one transaction takes: bounds how long a commit keeps the writes behind it waiting. */
 const MAX_BATCH = 256;
 
-const failure = (e: unknown): DomainError => unavailable(e instanceof Error ? e.message : String(e));
+/** Thrown when SQLite undid the whole transaction on the failure of the batch's `index`th write. */
+class BatchUndone extends Error {
+  constructor(
+    readonly index: number,
+    readonly error: DomainError,
+  ) {
+    super(error._tag);
+  }
+}
 
 export class GroupCommit<K, J> {
   private readonly queue: Array<{ readonly key: K; readonly job: J }> = [];
@@ -54,14 +63,18 @@ export class GroupCommit<K, J> {
     let settled: Array<Settled<K>> = [];
     try {
       this.db.exec('BEGIN IMMEDIATE');
-      for (const { key, job } of batch) {
+      for (const [index, { key, job }] of batch.entries()) {
         this.db.exec('SAVEPOINT write');
         let outcome: WriteOutcome;
         try {
           outcome = await this.execute(job);
         } catch (e) {
-          outcome = E.left(failure(e));
+          outcome = E.left(storageFailure(e));
         }
+        // On SQLITE_FULL (or an I/O error) SQLite may roll back the whole transaction, not just the
+        // statement (it does for a one-row insert that does not fit): then there is no savepoint to
+        // return to, and the writes before this one are undone too.
+        if (E.isLeft(outcome) && !this.db.inTransaction) throw new BatchUndone(index, outcome.left);
         if (E.isLeft(outcome)) this.db.exec('ROLLBACK TO write');
         this.db.exec('RELEASE write');
         settled.push({ key, outcome });
@@ -70,8 +83,14 @@ export class GroupCommit<K, J> {
     } catch (e) {
       // The batch could not be made durable (I/O error, disk full, lock timeout): none of it happened.
       if (this.db.inTransaction) this.db.exec('ROLLBACK');
-      const error = failure(e);
-      settled = batch.map(({ key }) => ({ key, outcome: E.left(error) }));
+      if (e instanceof BatchUndone) {
+        // That write alone is refused; the others, undone with it but not yet answered, go again first.
+        settled = [{ key: batch[e.index]!.key, outcome: E.left(e.error) }];
+        this.queue.unshift(...batch.filter((_, i) => i !== e.index));
+      } else {
+        const error = storageFailure(e);
+        settled = batch.map(({ key }) => ({ key, outcome: E.left(error) }));
+      }
     } finally {
       this.flushing = false;
     }

@@ -1,5 +1,5 @@
 // Runs synchronous better-sqlite3 work as a TaskEither, mapping constraint violations to Conflict.
-import { type DomainError, conflict, unavailable } from '@tracelight/domain';
+import { type DomainError, conflict, storageFull, unavailable } from '@tracelight/domain';
 import type { Result } from '@tracelight/ports';
 import * as E from 'fp-ts/Either';
 
@@ -16,6 +16,20 @@ export class Abort extends Error {
 const isUniqueViolation = (e: unknown): boolean =>
   typeof e === 'object' && e !== null && /^SQLITE_CONSTRAINT_(UNIQUE|PRIMARYKEY)$/.test((e as { code?: string }).code ?? '');
 
+/**
+ * SQLite found no room for a write: SQLITE_FULL (the disk is full, or the database reached
+ * TRACELIGHT_SQLITE_MAX_BYTES) or SQLITE_IOERR_SHMSIZE (the shared-memory file beside a growing
+ * write-ahead log could not be extended, which on a full disk is the same thing).
+ */
+export const isStorageFull = (e: unknown): boolean =>
+  typeof e === 'object' && e !== null && /^SQLITE_(FULL|IOERR_SHMSIZE)$/.test((e as { code?: string }).code ?? '');
+
+/** A failure of `db` as a domain error: storage full, or unavailable. SQLite's own words, never the values. */
+export const storageFailure = (e: unknown): DomainError =>
+  isStorageFull(e)
+    ? storageFull(`${(e as { code: string }).code}: ${(e as Error).message}`)
+    : unavailable(e instanceof Error ? e.message : String(e));
+
 export const run =
   <A>(work: () => A, conflictMessage = 'already exists'): Result<A> =>
   () =>
@@ -24,7 +38,7 @@ export const run =
         if (e instanceof Abort) return e.error;
         if (isUniqueViolation(e)) return conflict(conflictMessage);
         if (e instanceof CorruptRow) return unavailable(`corrupt row: ${e.message}`);
-        return unavailable(e instanceof Error ? e.message : String(e));
+        return storageFailure(e);
       }),
     );
 

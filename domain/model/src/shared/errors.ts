@@ -5,7 +5,9 @@ export type DomainError =
   | { readonly _tag: 'Invalid'; readonly path: ReadonlyArray<string | number>; readonly message: string; readonly input?: unknown }
   | { readonly _tag: 'Unauthorized'; readonly message: string }
   | { readonly _tag: 'Forbidden'; readonly message: string }
-  | { readonly _tag: 'Unavailable'; readonly message: string };
+  | { readonly _tag: 'Unavailable'; readonly message: string }
+  /** Storage has no room for this write (disk or quota full): nothing of it was stored. Not transient: space must be freed. */
+  | { readonly _tag: 'StorageFull'; readonly message: string };
 
 export const notFound = (entity: string, id: string): DomainError => ({ _tag: 'NotFound', entity, id });
 export const conflict = (message: string): DomainError => ({ _tag: 'Conflict', message });
@@ -14,3 +16,4 @@ export const invalid = (path: ReadonlyArray<string | number>, message: string, i
 export const unauthorized = (message = 'Could not validate credentials'): DomainError => ({ _tag: 'Unauthorized', message });
 export const forbidden = (message: string): DomainError => ({ _tag: 'Forbidden', message });
 export const unavailable = (message: string): DomainError => ({ _tag: 'Unavailable', message });
+export const storageFull = (message: string): DomainError => ({ _tag: 'StorageFull', message });
