@@ -241,3 +241,64 @@ describe('SqliteDatabase', () => {
     db.close();
   });
 });
+
+// A full database (the disk, or TRACELIGHT_SQLITE_MAX_BYTES as here: max_page_count gives SQLITE_FULL
+// portably): a write that does not fit is refused as StorageFull, alone, and nothing acknowledged is lost.
+describe('a full database', () => {
+  const QUOTA = 256 * 1024; // the schema takes about 150 KiB
+  const huge = (run: ReturnType<typeof aRun>) => [aRecord(run, { input: 'x'.repeat(1 << 20) })];
+  const small = (run: ReturnType<typeof aRun>) => [aRecord(run, { input: 'small' })];
+  const setUp = async (repos: ReturnType<typeof sqliteRepositories>) => {
+    const owner = await right(repos.users.insert(aUser()));
+    const project = await right(repos.projects.insert(aProject(owner.id)));
+    return right(repos.runs.insert(aRun(project)));
+  };
+  const tags = (results: ReadonlyArray<{ _tag: string; left?: { _tag: string } }>) => results.map((r) => (r._tag === 'Left' ? r.left!._tag : 'Right'));
+
+  it('refuses, through the writer thread, only the write that does not fit; the rest of its batch commits', async () => {
+    const file = tempFile();
+    const storage = new SqliteStorage({ path: file, maxBytes: QUOTA });
+    await storage.open();
+    const repos = storage.repositories;
+    const run = await setUp(repos);
+    const [before, after] = [small(run), small(run)];
+    try {
+      // One turn of the event loop: the three share a transaction, each in its savepoint. SQLite undoes
+      // that whole transaction on the one that does not fit; the other two are written again.
+      const results = await Promise.all([before, huge(run), after].map((records) => repos.logRecords.ingest(run.id, records, [])()));
+      expect(tags(results)).toEqual(['Right', 'StorageFull', 'Right']);
+      expect(results[1]).toEqual({ _tag: 'Left', left: { _tag: 'StorageFull', message: 'SQLITE_FULL: database or disk is full' } });
+    } finally {
+      await storage.close();
+    }
+    // Every acknowledged write is there, intact, for another connection with room to spare.
+    const reopened = new SqliteDatabase({ path: file });
+    expect(reopened.db.prepare('SELECT id FROM log_records ORDER BY id').pluck().all()).toEqual([before[0]!.id, after[0]!.id].sort());
+    expect(reopened.db.pragma('integrity_check', { simple: true })).toBe('ok');
+    reopened.close();
+  });
+
+  it('takes writes again, on the same connection, once there is room: nothing to restart', async () => {
+    const db = new SqliteDatabase({ path: tempFile(), maxBytes: QUOTA });
+    const repos = sqliteRepositories(db);
+    const run = await setUp(repos);
+    const records = huge(run);
+    expect((await left(repos.logRecords.ingest(run.id, records, [])))._tag).toBe('StorageFull');
+    expect(db.db.inTransaction).toBe(false);
+    db.db.pragma('max_page_count = 1000000'); // space freed
+    await right(repos.logRecords.ingest(run.id, records, []));
+    expect(db.db.prepare('SELECT COUNT(*) FROM log_records').pluck().get()).toBe(1);
+    db.close();
+  });
+
+  it('refuses to start without room for a migration, saying so, and has applied nothing of it', () => {
+    const file = tempFile();
+    expect(() => new SqliteDatabase({ path: file, maxBytes: 64 * 1024 })).toThrow(
+      /^no room to apply migration 1 \(.*\): SQLITE_FULL \(database or disk is full\)\. Nothing of it was applied: free space on its disk \(or raise TRACELIGHT_SQLITE_MAX_BYTES\) and start again$/,
+    );
+    const db = new SqliteDatabase({ path: file });
+    expect(db.db.pragma('integrity_check', { simple: true })).toBe('ok');
+    expect(db.db.prepare('SELECT version FROM schema_migrations').pluck().all()).toEqual(MIGRATIONS.map((m) => m.version));
+    db.close();
+  });
+});

@@ -14,6 +14,8 @@ export interface ServerConfig {
   readonly database: DatabaseConfig;
   readonly sqliteSynchronous: 'FULL' | 'NORMAL';
   readonly sqliteWriter: 'thread' | 'inline';
+  /** TRACELIGHT_SQLITE_MAX_BYTES: the SQLite file grows to at most this size; undefined: no quota. */
+  readonly sqliteMaxBytes: number | undefined;
   readonly secretKey: string | undefined;
   readonly tokenTtlSeconds: number;
   readonly refreshTokenTtlSeconds: number;
@@ -44,6 +46,7 @@ export const CONFIG_VARIABLES = [
   ['TRACELIGHT_DATABASE_URL', 'sqlite:<data dir>/tracelight.db', '`sqlite:<path>` or `mongodb://…` / `mongodb+srv://…`.'],
   ['TRACELIGHT_SQLITE_SYNCHRONOUS', 'FULL', '`FULL` (survives power loss) or `NORMAL` (survives process crashes; faster).'],
   ['TRACELIGHT_SQLITE_WRITER', 'thread', '`thread`: writes run on a writer thread, committed in groups; `inline`: on the request thread.'],
+  ['TRACELIGHT_SQLITE_MAX_BYTES', '— (no quota)', 'Largest the SQLite database file may grow (`512mb`, `20gb`); a write that would need more is refused with 507, as on a full disk.'],
   ['TRACELIGHT_SECRET_KEY', 'generated into <data dir>/secret.key (0600)', 'Master key for token signing, API-key hashing and secret sealing.'],
   ['TRACELIGHT_TOKEN_TTL_SECONDS', '3600', 'Lifetime of access tokens.'],
   ['TRACELIGHT_REFRESH_TOKEN_TTL_SECONDS', '604800', 'Lifetime of the refresh_token cookie set at sign-in.'],
@@ -87,10 +90,10 @@ const database = (env: Env, dataDir: string): E.Either<string, DatabaseConfig> =
 
 /** Collects every problem, not just the first, so one restart fixes them all. */
 /** `10mb`, `512kb`, `1024b` or `1024` in bytes; undefined for anything else. */
-const byteSize = (text: string): number | undefined => {
-  const m = /^(\d+)(b|kb|mb)?$/i.exec(text);
+const byteSize = (text: string, gigabytes = false): number | undefined => {
+  const m = (gigabytes ? /^(\d+)(b|kb|mb|gb)?$/i : /^(\d+)(b|kb|mb)?$/i).exec(text);
   if (!m) return undefined;
-  return Number(m[1]) * { b: 1, kb: 1024, mb: 1024 * 1024 }[(m[2] ?? 'b').toLowerCase() as 'b' | 'kb' | 'mb'];
+  return Number(m[1]) * { b: 1, kb: 1024, mb: 1024 ** 2, gb: 1024 ** 3 }[(m[2] ?? 'b').toLowerCase() as 'b' | 'kb' | 'mb' | 'gb'];
 };
 
 export const loadConfig = (env: Env): E.Either<ReadonlyArray<string>, ServerConfig> => {
@@ -120,6 +123,11 @@ export const loadConfig = (env: Env): E.Either<ReadonlyArray<string>, ServerConf
   const pageSize = env['TRACELIGHT_PAGE_BYTES'] || '16mb';
   const pageBytes = byteSize(pageSize);
   if (pageBytes === undefined || pageBytes < 1) problems.push(`TRACELIGHT_PAGE_BYTES must look like 16mb or 512kb, got ${JSON.stringify(pageSize)}`);
+  const quota = env['TRACELIGHT_SQLITE_MAX_BYTES'] || undefined;
+  const sqliteMaxBytes = quota === undefined ? undefined : byteSize(quota, true);
+  // Below 64 KiB not even the schema fits.
+  if (quota !== undefined && !(sqliteMaxBytes !== undefined && sqliteMaxBytes >= 65_536 && Number.isSafeInteger(sqliteMaxBytes)))
+    problems.push(`TRACELIGHT_SQLITE_MAX_BYTES must be a size of at least 64kb, like 512mb or 20gb, got ${JSON.stringify(quota)}`);
   const config: ServerConfig = {
     host: env['TRACELIGHT_HOST'] || '127.0.0.1',
     port: take(integer('TRACELIGHT_PORT', 0, 65535, 8088)(env), 8088),
@@ -127,6 +135,7 @@ export const loadConfig = (env: Env): E.Either<ReadonlyArray<string>, ServerConf
     database: take(database(env, dataDir), { engine: 'sqlite', path: path.join(dataDir, 'tracelight.db') }),
     sqliteSynchronous: sync === 'NORMAL' ? 'NORMAL' : 'FULL',
     sqliteWriter: writer === 'inline' ? 'inline' : 'thread',
+    sqliteMaxBytes,
     secretKey: env['TRACELIGHT_SECRET_KEY'] || undefined,
     tokenTtlSeconds: take(integer('TRACELIGHT_TOKEN_TTL_SECONDS', 1, 31_536_000, 3600)(env), 3600),
     refreshTokenTtlSeconds: take(integer('TRACELIGHT_REFRESH_TOKEN_TTL_SECONDS', 60, 31_536_000, 604_800)(env), 604_800),

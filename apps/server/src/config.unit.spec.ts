@@ -66,4 +66,14 @@ describe('configuration from the environment', () => {
     expect(limit('16MB')).toEqual(E.right(16 * 1024 * 1024));
     expect(E.isLeft(limit('1.5mb'))).toBe(true);
   });
+
+  it('reads the SQLite quota as a size, none by default', () => {
+    const quota = (v?: string) => E.map((c: { sqliteMaxBytes: number | undefined }) => c.sqliteMaxBytes)(loadConfig(v === undefined ? {} : { TRACELIGHT_SQLITE_MAX_BYTES: v }));
+    expect(quota()).toEqual(E.right(undefined));
+    expect(quota('512mb')).toEqual(E.right(512 * 1024 * 1024));
+    expect(quota('20gb')).toEqual(E.right(20 * 1024 ** 3));
+    expect(quota('65536')).toEqual(E.right(65_536));
+    for (const bad of ['1kb', 'lots', '1.5gb'])
+      expect(E.mapLeft((p: ReadonlyArray<string>) => p.join())(quota(bad))).toEqual(E.left(expect.stringContaining('TRACELIGHT_SQLITE_MAX_BYTES must be a size of at least 64kb')));
+  });
 });

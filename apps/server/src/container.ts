@@ -33,7 +33,12 @@ const loadEngine = async (config: ServerConfig): Promise<Engine> => {
     const { SqliteStorageToken, sqliteModule } = await import('@tracelight/sqlite');
     const storage = (container: Container) => container.get<SqliteStorage>(SqliteStorageToken);
     return {
-      module: sqliteModule({ path: config.database.path, synchronous: config.sqliteSynchronous, writer: config.sqliteWriter }),
+      module: sqliteModule({
+        path: config.database.path,
+        synchronous: config.sqliteSynchronous,
+        writer: config.sqliteWriter,
+        ...(config.sqliteMaxBytes !== undefined ? { maxBytes: config.sqliteMaxBytes } : {}),
+      }),
       open: (container) => storage(container).open(),
       close: (container) => storage(container).close(),
     };

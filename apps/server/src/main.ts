@@ -70,5 +70,7 @@ const main = async (): Promise<void> => {
 };
 
 main().catch((e: unknown) => {
-  exit(1, `Tracelight failed to start: ${e instanceof Error ? (e.stack ?? e.message) : String(e)}\n`);
+  // Storage without room to open or migrate is the operator's to fix, and says how: no stack trace.
+  const words = e instanceof Error ? (e.name === 'NoRoomToStart' ? e.message : (e.stack ?? e.message)) : String(e);
+  exit(1, `Tracelight failed to start: ${words}\n`);
 });

@@ -3,6 +3,19 @@ import Database from 'better-sqlite3';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { type Migration, MIGRATIONS } from './migrations';
+import { isStorageFull } from './run';
+
+/** Start-up refused for want of room, in words an operator acts on (no stack trace needed). */
+export class NoRoomToStart extends Error {
+  override readonly name = 'NoRoomToStart';
+}
+
+const noRoom = (e: unknown, what: string, undone: string): unknown =>
+  isStorageFull(e)
+    ? new NoRoomToStart(
+        `${what}: ${(e as { code: string }).code} (${(e as Error).message}). ${undone}: free space on its disk (or raise TRACELIGHT_SQLITE_MAX_BYTES) and start again`,
+      )
+    : e;
 
 export interface SqliteOptions {
   readonly path: string;
@@ -13,6 +26,12 @@ export interface SqliteOptions {
    * it never migrates, and any write through it fails instead of taking the write lock.
    */
   readonly readonly?: boolean;
+  /**
+   * A quota: the database file grows to at most this many bytes (rounded down to whole pages), and a
+   * write that would need more fails with SQLITE_FULL, as on a full disk. The write-ahead log is not
+   * counted. Per connection: every writing connection sets it. Undefined: no quota.
+   */
+  readonly maxBytes?: number;
 }
 export const SqliteOptions = Symbol.for('tracelight.SqliteOptions');
 
@@ -32,9 +51,22 @@ export class SqliteDatabase {
       if (!fs.existsSync(options.path)) fs.closeSync(fs.openSync(options.path, 'a', 0o600));
     }
     this.db = new Database(options.path);
+    try {
+      this.open(options, migrations);
+    } catch (e) {
+      this.db.close();
+      throw noRoom(e, `no room to open the database ${options.path}`, 'Nothing was changed');
+    }
+  }
+
+  private open(options: SqliteOptions, migrations: ReadonlyArray<Migration>): void {
     this.db.pragma('journal_mode = WAL');
     this.db.pragma(`synchronous = ${options.synchronous ?? 'FULL'}`);
     this.db.pragma('foreign_keys = ON');
+    // Before migrating: a migration that would not fit fails as any other write does. SQLite never
+    // sets the limit below the pages already in use, so a quota smaller than the file stops growth.
+    if (options.maxBytes !== undefined)
+      this.db.pragma(`max_page_count = ${Math.max(1, Math.floor(options.maxBytes / (this.db.pragma('page_size', { simple: true }) as number)))}`);
     // Another process may be applying a long migration (rebuilding a large table): wait for it, up to
     // ten minutes, rather than fail to start after the usual five seconds.
     this.db.pragma('busy_timeout = 600000');
@@ -60,11 +92,16 @@ export const migrate = (db: Database.Database, migrations: ReadonlyArray<Migrati
     throw new Error(`the database is at schema version ${newest}, newer than this build knows (${known}): upgrade Tracelight`);
   for (const m of [...migrations].sort((a, b) => a.version - b.version)) {
     if (applied.has(m.version)) continue;
-    db.transaction(() => {
-      // Another process may have applied it since we looked: re-check inside the write lock.
-      if (db.prepare('SELECT 1 FROM schema_migrations WHERE version = ?').get(m.version)) return;
-      db.exec(m.up);
-      db.prepare('INSERT INTO schema_migrations (version, name, applied_at) VALUES (?, ?, ?)').run(m.version, m.name, Date.now());
-    }).immediate();
+    try {
+      db.transaction(() => {
+        // Another process may have applied it since we looked: re-check inside the write lock.
+        if (db.prepare('SELECT 1 FROM schema_migrations WHERE version = ?').get(m.version)) return;
+        db.exec(m.up);
+        db.prepare('INSERT INTO schema_migrations (version, name, applied_at) VALUES (?, ?, ?)').run(m.version, m.name, Date.now());
+      }).immediate();
+    } catch (e) {
+      // The migration's transaction is undone whole; a rebuild may need a few times the table's size.
+      throw noRoom(e, `no room to apply migration ${m.version} (${m.name})`, 'Nothing of it was applied');
+    }
   }
 };

@@ -81,7 +81,11 @@ export class SqliteStorage implements StorageHealth {
   async open(): Promise<void> {
     if (this.opened) return;
     if ((this.options.writer ?? 'thread') === 'inline') return this.openInline();
-    const writer = await SqliteWriter.start({ path: this.options.path, synchronous: this.options.synchronous ?? 'FULL' });
+    const writer = await SqliteWriter.start({
+      path: this.options.path,
+      synchronous: this.options.synchronous ?? 'FULL',
+      ...(this.options.maxBytes !== undefined ? { maxBytes: this.options.maxBytes } : {}),
+    });
     const reader = new SqliteDatabase({ path: this.options.path, readonly: true });
     this.opened = { reader, writer, repositories: routeWrites(buildRepositories(SQLITE_REPOSITORIES, reader), writer) };
   }

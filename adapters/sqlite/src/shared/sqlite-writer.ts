@@ -5,6 +5,7 @@ import * as E from 'fp-ts/Either';
 import * as path from 'node:path';
 import { Worker } from 'node:worker_threads';
 import type { WriteOutcome } from './group-commit';
+import { NoRoomToStart } from './sqlite-database';
 import type { FromWriter, RepositoryName, ToWriter, WriteRequest, WriterData } from './writer-protocol';
 
 // The compiled worker, also when this module runs from TypeScript sources (tests): both src/shared
@@ -98,7 +99,7 @@ export class SqliteWriter {
             this.worker = worker;
             return resolve();
           case 'failed':
-            return reject(new Error(m.message));
+            return reject(m.noRoom ? new NoRoomToStart(m.message) : new Error(m.message));
           case 'settled':
             for (const { id, outcome } of m.results) this.settle(id, outcome);
             return;

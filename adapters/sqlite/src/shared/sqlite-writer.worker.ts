@@ -7,7 +7,7 @@ import * as E from 'fp-ts/Either';
 import { SQLITE_REPOSITORIES } from '../sqlite.repositories';
 import { buildRepositories } from '@tracelight/ports';
 import { GroupCommit } from './group-commit';
-import { SqliteDatabase } from './sqlite-database';
+import { NoRoomToStart, SqliteDatabase } from './sqlite-database';
 import type { FromWriter, ToWriter, WriteRequest, WriterData } from './writer-protocol';
 
 const port = parentPort;
@@ -18,7 +18,7 @@ let database: SqliteDatabase;
 try {
   database = new SqliteDatabase(workerData as WriterData);
 } catch (e) {
-  send({ type: 'failed', message: e instanceof Error ? e.message : String(e) });
+  send({ type: 'failed', message: e instanceof Error ? e.message : String(e), noRoom: e instanceof NoRoomToStart });
   process.exit(1);
 }
 

@@ -18,7 +18,7 @@ export type ToWriter = { readonly type: 'writes'; readonly writes: ReadonlyArray
 
 export type FromWriter =
   | { readonly type: 'ready' }
-  | { readonly type: 'failed'; readonly message: string }
+  | { readonly type: 'failed'; readonly message: string; readonly noRoom: boolean }
   | { readonly type: 'settled'; readonly results: ReadonlyArray<{ readonly id: number; readonly outcome: WriteOutcome }> };
 
-export type WriterData = Pick<SqliteOptions, 'path' | 'synchronous'>;
+export type WriterData = Pick<SqliteOptions, 'path' | 'synchronous' | 'maxBytes'>;
