@@ -347,7 +347,11 @@ export class IdentityUseCases {
     // The remembered key learns of its use now, so the requests of the next minute do not write again.
     const cached = this.apiKeys.get(hash, now.getTime());
     if (cached !== undefined) this.apiKeys.update(hash, { key: { ...key, lastUsedAt: now }, user: cached.user });
-    return this.deps.apiKeys.touch(key.id, now);
+    // Bookkeeping: with storage full, the key still works (reads go on); its last use is recorded later.
+    return pipe(
+      this.deps.apiKeys.touch(key.id, now),
+      TE.orElse((e) => (e._tag === 'StorageFull' ? TE.right(undefined) : TE.left(e))),
+    );
   }
 
   private userOfToken(token: string): UseCase<User> {
