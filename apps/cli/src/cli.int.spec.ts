@@ -214,6 +214,32 @@ describe('tracelight-admin', () => {
     }
   });
 
+  it('leaves no partial file when the export cannot be written whole, and says why in words', async () => {
+    const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'tracelight-export-full-'));
+    const key = await setUp(dataDir);
+    const server = await serve(dataDir);
+    let projectId = '';
+    try {
+      projectId = (await call(server.base, key, 'POST', '/v2/projects', { name: 'large' })).id;
+      const runId = (await call(server.base, key, 'POST', `/v2/projects/${projectId}/log_streams`, { name: 'prod' })).id;
+      await call(server.base, key, 'POST', `/v2/projects/${projectId}/traces`, { log_stream_id: runId, traces: [{ input: 'x'.repeat(200_000), output: 'o' }] });
+    } finally {
+      server.child.kill();
+    }
+    // No mount in CI: a file-size limit makes the writes past 32 KiB fail (EFBIG) as a full disk does (ENOSPC).
+    const out = path.join(dataDir, 'large.jsonl');
+    const cli = `trap '' XFSZ; ulimit -f 64; exec "${process.execPath}" "${CLI}" export-project --email owner@example.com --project ${projectId} --out "${out}"`;
+    const failed = await promisify(execFile)('sh', ['-c', cli], { env: { PATH: process.env['PATH'] ?? '', TRACELIGHT_DATA_DIR: dataDir } }).then(
+      () => undefined,
+      (e: { code: number; stderr: string }) => e,
+    );
+    expect([failed?.code, failed?.stderr]).toEqual([
+      1,
+      `tracelight-admin: ${out} grew past the largest file this process may write (EFBIG): the export was not written, and no partial file was left\n`,
+    ]);
+    expect(fs.existsSync(out)).toBe(false);
+  });
+
   it('backs up a live database: the copy is private, refuses to overwrite, and serves what was written, with the key', async () => {
     const live = fs.mkdtempSync(path.join(os.tmpdir(), 'tracelight-backup-'));
     const key = await setUp(live);

@@ -129,25 +129,43 @@ const main = async (argv: ReadonlyArray<string>): Promise<number> => {
       }
       case 'export-project': {
         const owner = (await as(need(f, 'email'))).userId;
+        const file = f['out'];
         // Created 0600 and never over a file that exists (as backup): an export holds every input and output.
-        const out = f['out'] ? fs.createWriteStream('', { fd: fs.openSync(f['out'], 'wx', 0o600) }) : process.stdout;
+        const out = file !== undefined ? fs.createWriteStream('', { fd: fs.openSync(file, 'wx', 0o600) }) : process.stdout;
+        // A failed write (the disk full) is an 'error' on the stream, which unheard would end the process
+        // with a stack trace and leave the file half written: it is kept, and fails the next write or the end.
+        let failed: Error | undefined;
+        out.on('error', (e: Error) => (failed ??= e));
         // Line by line, waiting whenever the stream asks to (its buffer is full).
-        const write = (line: string) => (out.write(line) ? Promise.resolve() : new Promise<void>((resolve) => out.once('drain', resolve)));
+        const write = (line: string) =>
+          new Promise<void>((resolve, reject) => {
+            if (failed) return reject(failed);
+            if (out.write(line)) return resolve();
+            const drained = () => (out.off('error', errored), resolve());
+            const errored = (e: Error) => (out.off('drain', drained), reject(e));
+            out.once('drain', drained).once('error', errored);
+          });
         let done: { runs: number; records: number };
         try {
           done = await exportProject(app.repositories, owner, need(f, 'project'), write);
-        } catch (e) {
-          // No file left behind for an export that did not happen (no such project, say).
-          if (out !== process.stdout) {
-            (out as fs.WriteStream).destroy();
-            fs.rmSync(f['out']!, { force: true });
+          if (file !== undefined) {
+            await new Promise<void>((resolve, reject) => (out as fs.WriteStream).end((e?: Error | null) => (e ? reject(e) : resolve())));
+            if (failed) throw failed;
           }
+        } catch (e) {
+          // No file left behind for an export that did not happen (no such project, a full disk).
+          if (file !== undefined) {
+            (out as fs.WriteStream).destroy();
+            fs.rmSync(file, { force: true });
+          }
+          const code = (e as { code?: unknown }).code;
+          const where = file ?? 'standard output';
+          const undone = file !== undefined ? 'the export was not written, and no partial file was left' : 'the export is incomplete';
+          if (code === 'ENOSPC' || code === 'EDQUOT') throw new Error(`no space left on the disk of ${where} (${String(code)}): ${undone}`);
+          if (code === 'EFBIG') throw new Error(`${where} grew past the largest file this process may write (EFBIG): ${undone}`);
           throw e;
         }
-        if (out !== process.stdout) {
-          await new Promise<void>((resolve, reject) => (out as fs.WriteStream).end((e?: Error | null) => (e ? reject(e) : resolve())));
-          process.stdout.write(`exported ${done.runs} runs, ${done.records} records\n`);
-        }
+        if (file !== undefined) process.stdout.write(`exported ${done.runs} runs, ${done.records} records\n`);
         return 0;
       }
       case 'import-project': {
