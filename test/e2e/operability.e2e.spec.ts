@@ -1,5 +1,8 @@
 // What a platform team relies on to run Tracelight: probes, metrics, request ids, limits, quiet logs.
+import { execFile } from 'node:child_process';
 import * as nodeHttp from 'node:http';
+import * as path from 'node:path';
+import { CONFIG_VARIABLES } from '../../apps/server/src/config';
 import { http } from '../support/http';
 import { ADMIN, startServer } from '../support/server';
 import { startWorld, type World } from '../support/world';
@@ -206,4 +209,16 @@ describe('graceful shutdown', () => {
       await again.stop();
     }
   }, 30_000);
+});
+
+describe('--help', () => {
+  it('prints every configuration variable with its default and exits 0, without starting or touching a data dir', async () => {
+    const main = path.resolve(__dirname, '../../apps/server/dist/main.js');
+    const { stdout } = await new Promise<{ stdout: string }>((resolve, reject) =>
+      execFile(process.execPath, [main, '--help'], { env: { PATH: process.env['PATH'] ?? '', TRACELIGHT_DATA_DIR: '/nonexistent/never-created' } }, (e, out) =>
+        e ? reject(e) : resolve({ stdout: out }),
+      ),
+    );
+    for (const [name, dflt] of CONFIG_VARIABLES) expect(stdout).toContain(`${name}  (default: ${dflt.replace(/`/g, '')})`);
+  });
 });

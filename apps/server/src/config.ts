@@ -38,32 +38,36 @@ export interface ServerConfig {
 
 type Env = Readonly<Record<string, string | undefined>>;
 
-/** One row per variable: the README's configuration table is this list. */
-export const CONFIG_VARIABLES = [
-  ['TRACELIGHT_HOST', '127.0.0.1', 'Interface to listen on.'],
-  ['TRACELIGHT_PORT', '8088', 'Port to listen on.'],
-  ['TRACELIGHT_DATA_DIR', './.tracelight', 'Where the SQLite file and the generated secret key live.'],
-  ['TRACELIGHT_DATABASE_URL', 'sqlite:<data dir>/tracelight.db', '`sqlite:<path>` or `mongodb://…` / `mongodb+srv://…`.'],
-  ['TRACELIGHT_SQLITE_SYNCHRONOUS', 'FULL', '`FULL` (survives power loss) or `NORMAL` (survives process crashes; faster).'],
-  ['TRACELIGHT_SQLITE_WRITER', 'thread', '`thread`: writes run on a writer thread, committed in groups; `inline`: on the request thread.'],
-  ['TRACELIGHT_SQLITE_MAX_BYTES', '— (no quota)', 'Largest the SQLite database file may grow (`512mb`, `20gb`); a write that would need more is refused with 507, as on a full disk.'],
-  ['TRACELIGHT_SECRET_KEY', 'generated into <data dir>/secret.key (0600)', 'Master key for token signing, API-key hashing and secret sealing.'],
-  ['TRACELIGHT_TOKEN_TTL_SECONDS', '3600', 'Lifetime of access tokens.'],
-  ['TRACELIGHT_REFRESH_TOKEN_TTL_SECONDS', '604800', 'Lifetime of the refresh_token cookie set at sign-in.'],
-  ['TRACELIGHT_PASSWORD_CACHE_TTL_SECONDS', '60', 'How long a verified HTTP Basic password is remembered.'],
-  ['TRACELIGHT_CREDENTIAL_CACHE_MS', '2000', 'How long a resolved API key or token user is remembered (0: never). A key revoked through this server stops at once; one revoked by another process (the admin CLI, another server on the same database) works for at most this long.'],
-  ['TRACELIGHT_ADMIN_EMAIL', '—', 'First admin, created on start when no user exists.'],
-  ['TRACELIGHT_ADMIN_PASSWORD', '—', 'Password of that admin (at least 8 characters).'],
-  ['TRACELIGHT_BODY_LIMIT', '10mb', 'Largest JSON or form body; larger gets 413.'],
-  ['TRACELIGHT_UPLOAD_LIMIT_BYTES', '1048576', 'Largest code-scorer upload; larger gets 413.'],
-  ['TRACELIGHT_RATE_LIMIT_PER_MINUTE', '6000', 'Requests per minute per credential (0: none); beyond it 429 with Retry-After. Failed authentications and sign-ins count per client address.'],
-  ['TRACELIGHT_TRUST_PROXY', 'false', '`true` behind a reverse proxy: the client address (rate limit) and the scheme (the Secure cookie) come from X-Forwarded-For and X-Forwarded-Proto.'],
-  ['TRACELIGHT_REQUEST_TIMEOUT_MS', '30000', 'Longest time to receive a whole request.'],
-  ['TRACELIGHT_MAX_RECORDS_PER_REQUEST', '10000', 'Most traces and spans one ingest request may carry (else 422: split the batch).'],
-  ['TRACELIGHT_PAGE_BYTES', '16mb', 'A page of records (search) or scorer versions ends early (next_starting_token set) once what it holds reaches this size.'],
-  ['TRACELIGHT_OFFLOAD_WORKERS', '1', 'Worker threads that parse, validate and store large ingest bodies off the event loop (0: none).'],
-  ['TRACELIGHT_OFFLOAD_MIN_BYTES', '1048576', 'Ingest bodies this large or larger (or of unknown length) go to an offload worker.'],
-] as const;
+/**
+ * Every variable the server reads, its default and what it does, in Markdown: the README's
+ * configuration table is this list, row for row (a unit test holds them together), and
+ * `node dist/main.js --help` prints it.
+ */
+export const CONFIG_VARIABLES: ReadonlyArray<readonly [name: string, defaultValue: string, description: string]> = [
+  ['TRACELIGHT_HOST', '`127.0.0.1`', 'Interface to listen on.'],
+  ['TRACELIGHT_PORT', '`8088`', 'Port to listen on (`0` picks a free one and logs it).'],
+  ['TRACELIGHT_DATA_DIR', '`./.tracelight`', 'Where the SQLite file and the generated secret key live (git-ignored).'],
+  ['TRACELIGHT_DATABASE_URL', '`sqlite:<data dir>/tracelight.db`', '`sqlite:<path>`, or `mongodb://…` / `mongodb+srv://…` for MongoDB.'],
+  ['TRACELIGHT_SQLITE_SYNCHRONOUS', '`FULL`', '`FULL`: an acknowledged write survives power loss. `NORMAL`: survives a process crash; faster.'],
+  ['TRACELIGHT_SQLITE_WRITER', '`thread`', '`thread`: every write runs on one writer thread, committed in groups (below); `inline`: on the request thread, one transaction each.'],
+  ['TRACELIGHT_SQLITE_MAX_BYTES', '— (no quota)', 'Largest the SQLite database file may grow (`512mb`, `20gb`; at least `64kb`): a write that would need more is refused with 507, exactly as on a full disk (below). The write-ahead log (`-wal`, about 4 MB plus the largest single write) comes on top. Applied by the server and its offload workers, not by the admin CLI.'],
+  ['TRACELIGHT_SECRET_KEY', 'generated into `<data dir>/secret.key` (mode 0600)', 'Master key (≥ 32 bytes: 64 hex, 43+ base64, or a 32+ character passphrase). Token signing, API-key hashing and secret sealing each use a sub-key derived from it (HKDF). Give every server process sharing a database the same key.'],
+  ['TRACELIGHT_TOKEN_TTL_SECONDS', '`3600`', 'Lifetime of access tokens (login, API-key exchange, refresh).'],
+  ['TRACELIGHT_REFRESH_TOKEN_TTL_SECONDS', '`604800`', 'Lifetime of the HttpOnly `refresh_token` cookie set at sign-in.'],
+  ['TRACELIGHT_PASSWORD_CACHE_TTL_SECONDS', '`60`', 'How long a verified HTTP Basic password is remembered (0 disables).'],
+  ['TRACELIGHT_CREDENTIAL_CACHE_MS', '`2000`', 'How long a resolved API key (with its user) or the user behind a token is remembered (0 disables). A key revoked through this server stops at once; one revoked by another process (the admin CLI, another server on the same database) works for at most this long.'],
+  ['TRACELIGHT_ADMIN_EMAIL', '—', 'The first admin\'s email: the admin is created on start when no user exists. Set both or neither.'],
+  ['TRACELIGHT_ADMIN_PASSWORD', '—', 'That admin\'s password (at least 8 characters); used only on that first start.'],
+  ['TRACELIGHT_BODY_LIMIT', '`10mb`', 'Largest JSON or form body; larger gets 413. Sized for trace batches: a 1,000-span flush of ~1 KB spans is ~1.3 MB.'],
+  ['TRACELIGHT_UPLOAD_LIMIT_BYTES', '`1048576`', 'Largest code-scorer upload; larger gets 413 (OTLP exports: 16× this).'],
+  ['TRACELIGHT_RATE_LIMIT_PER_MINUTE', '`6000`', 'Requests per minute per credential, per process (0: none); beyond it 429 with `Retry-After`. A caller is charged once known: to its API key, or to the user behind a token or a Basic pair (however the header is spelt, and every refreshed token shares the user\'s bucket). Failed authentications and the sign-in routes are charged to the client\'s address, so guessing passwords or keys is limited whatever each attempt presents. `/healthcheck`, `/readyz`, `/metrics` and the docs are not limited.'],
+  ['TRACELIGHT_TRUST_PROXY', '`false`', '`true` behind a reverse proxy: the client address (for the rate limit) and the scheme (the refresh cookie\'s `Secure`) come from `X-Forwarded-For` / `X-Forwarded-Proto`. Leave it `false` when clients reach the server directly, or they could choose their address.'],
+  ['TRACELIGHT_REQUEST_TIMEOUT_MS', '`30000`', 'Longest time to receive a whole request.'],
+  ['TRACELIGHT_MAX_RECORDS_PER_REQUEST', '`10000`', 'Most traces and spans one ingest request (or OTLP export) may carry; beyond it 422 asking to split the batch (400 with a `google.rpc.Status` on the OTLP routes).'],
+  ['TRACELIGHT_PAGE_BYTES', '`16mb`', 'A page of a record search or of scorer versions ends early, `next_starting_token` set, once what it holds reaches this size stored (a page always holds at least one item): large records or versions are read in more pages, never held in memory whole.'],
+  ['TRACELIGHT_OFFLOAD_WORKERS', '`1`', 'Worker threads that parse, validate and store large ingest bodies and OTLP exports off the event loop (0: none; every body is then handled on the request thread).'],
+  ['TRACELIGHT_OFFLOAD_MIN_BYTES', '`1048576`', 'Ingest bodies and OTLP exports this large or larger (after gzip), or JSON ingest bodies of unknown length (chunked), go to an offload worker.'],
+];
 
 const integer =
   (name: string, min: number, max: number, fallback: number) =>

@@ -1,6 +1,25 @@
+import * as fs from 'node:fs';
 import * as path from 'node:path';
 import * as E from 'fp-ts/Either';
-import { loadConfig } from './config';
+import { CONFIG_VARIABLES, loadConfig } from './config';
+
+describe('the list of configuration variables', () => {
+  it('is the README’s configuration table, row for row', () => {
+    const readme = fs.readFileSync(path.resolve(__dirname, '../../../README.md'), 'utf8');
+    const rows = [...readme.matchAll(/^\| `(TRACELIGHT_[A-Z_]+)` \| (.*?) \| (.*) \|$/gm)].map((m) => [m[1], m[2], m[3]]);
+    expect(rows).toEqual(CONFIG_VARIABLES.map((row) => [...row]));
+  });
+
+  it('names every variable the server reads, and no other', () => {
+    const sources = fs
+      .readdirSync(__dirname)
+      .filter((f) => f.endsWith('.ts') && !f.endsWith('.spec.ts'))
+      .map((f) => fs.readFileSync(path.join(__dirname, f), 'utf8').replace(/^\s*\[?'TRACELIGHT_[A-Z_]+', '.*$/gm, ''))
+      .join('\n');
+    const read = [...new Set(sources.match(/TRACELIGHT_[A-Z_]+/g))].sort();
+    expect(read).toEqual(CONFIG_VARIABLES.map(([name]) => name).sort());
+  });
+});
 
 describe('configuration from the environment', () => {
   it('has the documented defaults: 127.0.0.1:8088, SQLite in ./.tracelight', () => {

@@ -3,8 +3,9 @@ import 'reflect-metadata';
 import { IdentityUseCases } from '@tracelight/use-cases';
 import * as E from 'fp-ts/Either';
 import * as O from 'fp-ts/Option';
+import * as fs from 'node:fs';
 import type { Server } from 'node:http';
-import { loadConfig } from './config';
+import { CONFIG_VARIABLES, loadConfig } from './config';
 import { HttpApp } from '@tracelight/http-koa';
 import { buildContainer } from './container';
 import { flushLogs, flushLogsSync, jsonLogger as logger } from './logger';
@@ -16,7 +17,17 @@ function exit(code: number, lastWords?: string): never {
   return process.exit(code);
 }
 
+/** The configuration variables as plain text: name, default, then what it does. */
+const help = (): string =>
+  `Tracelight server: configured by environment variables only.\n\n${CONFIG_VARIABLES.map(
+    ([name, dflt, description]) => `${name}  (default: ${dflt.replace(/`/g, '')})\n    ${description.replace(/`/g, '')}\n`,
+  ).join('\n')}`;
+
 const main = async (): Promise<void> => {
+  if (process.argv.includes('--help') || process.argv.includes('-h')) {
+    fs.writeSync(1, help());
+    exit(0);
+  }
   const config = loadConfig(process.env);
   if (E.isLeft(config)) {
     exit(2, `Tracelight cannot start; fix the configuration:\n${config.left.map((p) => `  - ${p}`).join('\n')}\n`);
