@@ -21,8 +21,20 @@ const unknownOutcome: OffloadedReply = {
   body: { detail: 'The worker handling this request stopped; its outcome is unknown. Retry it: ingestion is idempotent by id.' },
 };
 
+const noWorker: OffloadedReply = {
+  status: 503,
+  body: { detail: 'No offload worker is running just now (one is being started again). Retry shortly.' },
+  headers: { 'Retry-After': '1' },
+};
+
+/** A worker that could not be started again is tried again after this long, doubling up to the maximum. */
+const RESTART_FIRST_MS = 250;
+const RESTART_MAX_MS = 30_000;
+
 interface Slot {
   worker: Worker;
+  /** Started and not exited: only such a worker is given requests. */
+  live: boolean;
   readonly pending: Map<number, (reply: OffloadedReply) => void>;
 }
 
@@ -30,21 +42,30 @@ export class OffloadPool implements RouteOffload {
   private readonly slots: Slot[] = [];
   private nextId = 1;
   private closing = false;
+  private readonly restarts = new Set<NodeJS.Timeout>();
 
   constructor(
     /** The server's configuration; workers open the same storage (SQLite: a connection of their own). */
     private readonly config: ServerConfig,
     readonly minBytes: number,
     private readonly size: number,
+    /** The worker's script: the compiled offload worker, unless a test scripts one. */
+    private readonly script: string = WORKER,
   ) {}
 
   async start(): Promise<void> {
     await Promise.all(Array.from({ length: this.size }, () => this.spawn()));
   }
 
+  /**
+   * Hands the request to the live worker with the fewest in hand. With none live (each died and is not
+   * yet started again, say on a full disk), the answer is a prompt 503 with Retry-After: a request
+   * posted to a dead worker would never be answered.
+   */
   run(request: OffloadedRequest): Promise<OffloadedReply> {
-    const slot = this.slots.reduce<Slot | undefined>((best, s) => (!best || s.pending.size < best.pending.size ? s : best), undefined);
-    if (!slot || this.closing) return Promise.resolve({ status: 503, body: { detail: 'The server is shutting down' } });
+    if (this.closing) return Promise.resolve({ status: 503, body: { detail: 'The server is shutting down' } });
+    const slot = this.slots.reduce<Slot | undefined>((best, s) => (s.live && (!best || s.pending.size < best.pending.size) ? s : best), undefined);
+    if (!slot) return Promise.resolve(noWorker);
     const id = this.nextId++;
     return new Promise((resolve) => {
       slot.pending.set(id, resolve);
@@ -55,32 +76,41 @@ export class OffloadPool implements RouteOffload {
     });
   }
 
-  /** Lets the requests in hand finish, then stops every worker (each closes its storage). */
+  /** Lets the requests in hand finish, then stops every live worker (each closes its storage). */
   async close(): Promise<void> {
     this.closing = true;
+    for (const timer of this.restarts) clearTimeout(timer);
+    this.restarts.clear();
     await Promise.all(
-      this.slots.map(
-        (slot) =>
-          new Promise<void>((resolve) => {
-            slot.worker.once('exit', () => resolve());
-            slot.worker.postMessage({ type: 'close' } satisfies ToOffloadWorker);
-          }),
-      ),
+      this.slots
+        .filter((slot) => slot.live)
+        .map(
+          (slot) =>
+            new Promise<void>((resolve) => {
+              slot.worker.once('exit', () => resolve());
+              slot.worker.postMessage({ type: 'close' } satisfies ToOffloadWorker);
+            }),
+        ),
     );
   }
 
+  /** Starts a worker for `replacing`'s place (or a new place); resolves once it is ready. */
   private spawn(replacing?: Slot): Promise<void> {
-    const worker = new Worker(WORKER, { workerData: this.config });
-    const slot: Slot = replacing ?? { worker, pending: new Map() };
+    const worker = new Worker(this.script, { workerData: this.config });
+    const slot: Slot = replacing ?? { worker, live: false, pending: new Map() };
     slot.worker = worker;
     return new Promise<void>((resolve, reject) => {
       let ready = false;
       worker.on('message', (m: FromOffloadWorker) => {
         if (m.type === 'ready') {
           ready = true;
+          slot.live = true;
           if (!replacing) this.slots.push(slot);
           resolve();
-        } else if (m.type === 'failed') reject(new Error(`offload worker: ${m.message}`));
+        } else if (m.type === 'failed') {
+          reject(new Error(`offload worker: ${m.message}`));
+          void worker.terminate(); // whatever it opened before failing goes with it
+        }
         else {
           slot.pending.get(m.id)?.(m.reply);
           slot.pending.delete(m.id);
@@ -90,11 +120,30 @@ export class OffloadPool implements RouteOffload {
         if (!ready) reject(e);
       });
       worker.on('exit', (code) => {
+        slot.live = false;
         for (const answer of slot.pending.values()) answer(unknownOutcome);
         slot.pending.clear();
         if (!ready) return reject(new Error(`offload worker exited with code ${code} before it was ready`));
-        if (!this.closing) void this.spawn(slot).catch(() => undefined);
+        if (!this.closing) this.restart(slot, RESTART_FIRST_MS);
       });
     });
+  }
+
+  /** Starts the place's worker again, and keeps trying (waiting longer each time) while it cannot start. */
+  private restart(slot: Slot, delayMs: number): void {
+    const attempt = () =>
+      this.spawn(slot).catch(() => {
+        if (!this.closing) this.later(() => attempt(), (delayMs = Math.min(RESTART_MAX_MS, delayMs * 2)));
+      });
+    void attempt();
+  }
+
+  private later(f: () => void, ms: number): void {
+    const timer = setTimeout(() => {
+      this.restarts.delete(timer);
+      f();
+    }, ms);
+    timer.unref();
+    this.restarts.add(timer);
   }
 }

@@ -1,0 +1,38 @@
+// The offload pool with real worker threads, scripted (test/support/scripted-offload-worker.cjs) so
+// that a worker can die and then fail to start again, as on a full disk.
+import * as fs from 'node:fs';
+import * as os from 'node:os';
+import * as path from 'node:path';
+import type { OffloadedRequest } from '@tracelight/http-koa';
+import type { ServerConfig } from './config';
+import { OffloadPool } from './offload-pool';
+
+const SCRIPT = path.resolve(__dirname, '../../../test/support/scripted-offload-worker.cjs');
+const request = (route: string): OffloadedRequest => ({ route, params: {}, query: {}, body: new Uint8Array(3), bodyType: 'json', principal: undefined, headers: {} });
+
+describe('offload pool', () => {
+  const failStartWhile = path.join(fs.mkdtempSync(path.join(os.tmpdir(), 'tracelight-pool-')), 'fail-start');
+  const pool = new OffloadPool({ failStartWhile } as unknown as ServerConfig, 0, 1, SCRIPT);
+  beforeAll(() => pool.start());
+  afterAll(() => pool.close());
+
+  it('answers a prompt 503 with Retry-After while its worker cannot be started again, and serves again once it can', async () => {
+    expect(await pool.run(request('POST /a'))).toEqual({ status: 200, body: { route: 'POST /a', bytes: 3 } });
+    fs.writeFileSync(failStartWhile, '');
+    // The request the worker died holding: its outcome is unknown.
+    expect((await pool.run(request('DIE'))).status).toBe(503);
+    // Restarts keep failing: each request is answered at once, not posted to a dead worker.
+    for (let i = 0; i < 5; i++) {
+      const reply = await pool.run(request('POST /b'));
+      expect([reply.status, reply.headers]).toEqual([503, { 'Retry-After': '1' }]);
+      await new Promise((resolve) => setTimeout(resolve, 100));
+    }
+    fs.rmSync(failStartWhile);
+    let reply = await pool.run(request('POST /c'));
+    for (let waited = 0; reply.status !== 200 && waited < 20_000; waited += 100) {
+      await new Promise((resolve) => setTimeout(resolve, 100));
+      reply = await pool.run(request('POST /c'));
+    }
+    expect(reply).toEqual({ status: 200, body: { route: 'POST /c', bytes: 3 } });
+  }, 30_000);
+});
