@@ -1,7 +1,12 @@
 // Storage full on SQLite: TRACELIGHT_SQLITE_MAX_BYTES fills the database portably (SQLITE_FULL, as a full
 // disk gives). Writes that do not fit are refused 507 and logged; reads, probes and every write already
 // acknowledged stay; with room again (here a larger quota) the refused write is taken.
+import { execFile } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
+import * as fs from 'node:fs';
+import * as os from 'node:os';
+import * as path from 'node:path';
+import { promisify } from 'node:util';
 import { startServer } from '../support/server';
 import { startWorld, type World } from '../support/world';
 
@@ -91,5 +96,22 @@ describe('storage full (SQLite past TRACELIGHT_SQLITE_MAX_BYTES)', () => {
     expect(refusal).toMatch(
       /\nTracelight failed to start: no room to apply migration 1 \(.*\): SQLITE_FULL \(database or disk is full\)\. Nothing of it was applied: free space on its disk \(or raise TRACELIGHT_SQLITE_MAX_BYTES\) and start again$/,
     );
+  });
+
+  it('does not start when the new secret key cannot be written, says so in words, and leaves nothing behind', async () => {
+    // No mount in CI: a file-size limit of 0 makes every write fail (EFBIG), as a full disk does (ENOSPC).
+    const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'tracelight-nokey-'));
+    const main = path.resolve(__dirname, '../../apps/server/dist/main.js');
+    const failed = await promisify(execFile)('sh', ['-c', `trap '' XFSZ; ulimit -f 0; exec "${process.execPath}" "${main}"`], {
+      env: { PATH: process.env['PATH'] ?? '', TRACELIGHT_DATA_DIR: dataDir, TRACELIGHT_PORT: '0' },
+    }).then(
+      () => undefined,
+      (e: { code: number; stderr: string }) => e,
+    );
+    expect([failed?.code, failed?.stderr]).toEqual([
+      1,
+      `Tracelight failed to start: cannot write a new secret key to ${path.join(dataDir, 'secret.key')} (EFBIG): nothing was kept. Free space on its disk or let this process write there (or set TRACELIGHT_SECRET_KEY), and start again\n`,
+    ]);
+    expect(fs.readdirSync(dataDir)).toEqual([]);
   });
 });

@@ -21,17 +21,50 @@ export const loadOrCreateSecretKey = (opts: { fromEnv?: string | undefined; data
     if ((fs.statSync(file).mode & 0o077) !== 0) fs.chmodSync(file, 0o600);
     return parseKey(fs.readFileSync(file, 'utf8').trim());
   }
-  const key = crypto.randomBytes(32);
-  const tmp = `${file}.${process.pid}.tmp`;
-  fs.writeFileSync(tmp, `${key.toString('base64url')}\n`, { mode: 0o600 });
-  try {
-    fs.linkSync(tmp, file); // fails if another process created it first: then theirs wins
-  } catch {
-    /* keep the existing key */
-  } finally {
-    fs.unlinkSync(tmp);
-  }
+  createKeyFile(file, crypto.randomBytes(32));
   return parseKey(fs.readFileSync(file, 'utf8').trim());
+};
+
+/** Errors that mean the disk (or this process's file-size limit) has no room: the operator's to fix. */
+const NO_ROOM = new Set(['ENOSPC', 'EDQUOT', 'EFBIG']);
+
+/**
+ * Writes a new key file whole or not at all: written and synced under a temporary name, then linked
+ * into place (if another process linked its key first, theirs wins), the directory synced, so that
+ * neither a crash nor a full disk leaves an empty or partial key, or the temporary file.
+ */
+const createKeyFile = (file: string, key: Buffer): void => {
+  const tmp = `${file}.${process.pid}.tmp`;
+  try {
+    const fd = fs.openSync(tmp, 'w', 0o600);
+    try {
+      fs.writeFileSync(fd, `${key.toString('base64url')}\n`);
+      fs.fsyncSync(fd);
+    } finally {
+      fs.closeSync(fd);
+    }
+    try {
+      fs.linkSync(tmp, file);
+    } catch (e) {
+      if ((e as NodeJS.ErrnoException).code !== 'EEXIST') throw e;
+    }
+    const dir = fs.openSync(path.dirname(file), 'r');
+    try {
+      fs.fsyncSync(dir);
+    } finally {
+      fs.closeSync(dir);
+    }
+  } catch (e) {
+    const code = (e as NodeJS.ErrnoException).code;
+    const refused = new Error(
+      `cannot write a new secret key to ${file} (${code ?? String(e)}): nothing was kept. Free space on its disk or let this process write there (or set TRACELIGHT_SECRET_KEY), and start again`,
+    );
+    // The name the server's start-up reports in words alone, as a full disk is.
+    if (code !== undefined && NO_ROOM.has(code)) refused.name = 'NoRoomToStart';
+    throw refused;
+  } finally {
+    fs.rmSync(tmp, { force: true });
+  }
 };
 
 const parseKey = (text: string): Buffer => {
