@@ -4,7 +4,7 @@ import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { execFileSync } from 'node:child_process';
-import { SqliteDatabase } from './shared/sqlite-database';
+import { SqliteDatabase, WAL_SIZE_LIMIT_BYTES } from './shared/sqlite-database';
 import { MIGRATIONS } from './shared/migrations';
 import { SQLITE_REPOSITORIES, SQLITE_WRITES, sqliteRepositories } from './sqlite.module';
 import { SqliteStorage } from './shared/sqlite-storage';
@@ -124,6 +124,21 @@ describe('SqliteDatabase', () => {
     const applied = again.db.prepare('SELECT version FROM schema_migrations').pluck().all();
     expect(applied).toEqual(MIGRATIONS.map((m) => m.version));
     again.close();
+  });
+
+  it('gives the write-ahead log back to the disk after a large write: once checkpointed, it shrinks to at most WAL_SIZE_LIMIT_BYTES', () => {
+    const file = tempFile();
+    const db = new SqliteDatabase({ path: file }, [{ version: 1, name: 'blobs', up: 'CREATE TABLE blobs (b BLOB)' }]);
+    const insert = db.db.prepare('INSERT INTO blobs (b) VALUES (?)');
+    const mib = Buffer.alloc(1 << 20, 7);
+    db.db.transaction(() => {
+      for (let i = 0; i < 80; i++) insert.run(mib);
+    })();
+    expect(fs.statSync(`${file}-wal`).size).toBeGreaterThan(80 * (1 << 20));
+    db.db.pragma('wal_checkpoint(PASSIVE)');
+    insert.run(Buffer.alloc(10)); // the next write starts the log over, and trims it
+    expect(fs.statSync(`${file}-wal`).size).toBeLessThanOrEqual(WAL_SIZE_LIMIT_BYTES);
+    db.close();
   });
 
   it('upgrades a database of schema 3 (record ids unique across runs) keeping every record, then keys records by run', async () => {

@@ -35,6 +35,13 @@ export interface SqliteOptions {
 }
 export const SqliteOptions = Symbol.for('tracelight.SqliteOptions');
 
+/**
+ * The write-ahead log is trimmed back to this size when it starts over after a checkpoint: without a
+ * limit it keeps the size of the largest burst it ever held (a 10,000-record ingest, a migration that
+ * rebuilds a table), on disk for good.
+ */
+export const WAL_SIZE_LIMIT_BYTES = 64 * 1024 * 1024;
+
 export class SqliteDatabase {
   readonly db: Database.Database;
 
@@ -63,6 +70,7 @@ export class SqliteDatabase {
     this.db.pragma('journal_mode = WAL');
     this.db.pragma(`synchronous = ${options.synchronous ?? 'FULL'}`);
     this.db.pragma('foreign_keys = ON');
+    this.db.pragma(`journal_size_limit = ${WAL_SIZE_LIMIT_BYTES}`);
     // Before migrating: a migration that would not fit fails as any other write does. SQLite never
     // sets the limit below the pages already in use, so a quota smaller than the file stops growth.
     if (options.maxBytes !== undefined)
