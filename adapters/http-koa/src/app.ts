@@ -80,7 +80,7 @@ export class HttpApp {
     // Outermost: an answer is held once everything else (logging and metrics included) is done with it.
     app.use(batchResponses());
     app.use(accessLog(this.logger, metrics));
-    app.use(errorMiddleware(this.logger));
+    app.use(errorMiddleware());
     // Bodies are read by the route that takes them (`handle`), as its body kind says: a route without
     // a body never reads one, and a JSON route reads nothing but JSON.
     const limit = String(this.options.bodyLimitBytes);

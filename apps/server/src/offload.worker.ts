@@ -34,10 +34,12 @@ const main = async (): Promise<void> => {
     }
     inHand++;
     serveOffloaded(routes, m.request)
-      .catch((e: unknown) => {
-        jsonLogger.error({ error: e instanceof Error ? e.stack : String(e) }, 'unhandled error in an offload worker');
-        return { status: 500, body: { detail: 'Internal Server Error' } };
-      })
+      // Logged by the request thread, in the request's own line (with its request id).
+      .catch((e: unknown) => ({
+        status: 500,
+        body: { detail: 'Internal Server Error' },
+        reason: `unhandled error in an offload worker: ${e instanceof Error ? (e.stack ?? e.message) : String(e)}`,
+      }))
       .then((reply) => {
         send({ type: 'reply', id: m.id, reply });
         inHand--;

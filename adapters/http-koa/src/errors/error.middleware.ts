@@ -1,7 +1,7 @@
-// Outermost middleware: shapes body-parser failures and turns any unexpected throw into a bare 500.
+// Outermost middleware: shapes body-parser failures and turns any unexpected throw into a bare 500,
+// its stack logged in the request's own line (with its request id), never sent.
 import type { Next } from 'koa';
 import type { AppContext } from '../shared/context';
-import type { HttpLogger } from '../shared/logger';
 import { bodyFailure, sendError } from '../shared/respond';
 import { malformedJson } from './malformed-json';
 
@@ -21,7 +21,7 @@ const isDecompressionError = (e: ParserError & { code?: unknown }): boolean =>
   typeof e.code === 'string' && (e.code.startsWith('Z_') || e.code.startsWith('ERR__ERROR') || e.code.startsWith('ERR_BROTLI') || e.code === 'ERR_ZLIB_INITIALIZATION_FAILED');
 
 export const errorMiddleware =
-  (logger: HttpLogger) =>
+  () =>
   async (ctx: AppContext, next: Next): Promise<void> => {
     try {
       await next();
@@ -43,10 +43,7 @@ export const errorMiddleware =
         ctx.status = status;
         ctx.body = { detail: e.message ?? 'Bad request' };
       } else {
-        logger.error(
-          { method: ctx.method, path: ctx.path, error: thrown instanceof Error ? thrown.stack : String(thrown) },
-          'unhandled error',
-        );
+        ctx.state.failure = `unhandled error: ${thrown instanceof Error ? (thrown.stack ?? thrown.message) : String(thrown)}`;
         ctx.status = 500;
         ctx.body = { detail: 'Internal Server Error' };
       }

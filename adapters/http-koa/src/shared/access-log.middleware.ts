@@ -22,7 +22,8 @@ export const accessLog =
       const ns = Number(process.hrtime.bigint() - started);
       metrics.record(ctx, ns / 1e9);
       const line = { request_id: requestId, method: ctx.method, path: ctx.path, status: ctx.status, duration_ms: ns / 1e6 };
-      // A failure an operator must act on (storage full) is this same one line, at error level, saying why.
+      // A failure an operator must act on (storage full, an unexpected throw, here or in an offload
+      // worker) is this same one line, at error level, saying why: every line about a request has its id.
       const failure = ctx.state.failure;
       if (failure === undefined) logger.info(line, 'request');
       else logger.error({ ...line, error: failure }, 'request');

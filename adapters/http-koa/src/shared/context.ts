@@ -4,7 +4,7 @@ import type { Context, Middleware } from 'koa';
 
 export interface TracelightState {
   principal?: Principal;
-  /** Why the request failed, when an operator must act (storage full): logged with the request, never sent. */
+  /** Why the request failed, when an operator must act (storage full, a bug): logged with the request, never sent. */
   failure?: string;
 }
 

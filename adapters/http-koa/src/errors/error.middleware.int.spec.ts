@@ -1,0 +1,43 @@
+// An unexpected throw, through the server's own outer middlewares on a real socket: the caller gets a
+// bare 500, and the stack is logged once, in the request's own line, with its request id.
+import Koa from 'koa';
+import type { AddressInfo } from 'node:net';
+import { accessLog } from '../shared/access-log.middleware';
+import type { HttpLogger } from '../shared/logger';
+import { HttpMetrics } from '../shared/metrics';
+import { errorMiddleware } from './error.middleware';
+
+describe('an unexpected throw', () => {
+  it('answers a bare 500 and logs one error line with the request id, the stack in it', async () => {
+    const lines: Array<{ level: string; message: string; fields: Record<string, unknown> }> = [];
+    const logger: HttpLogger = {
+      info: (fields, message) => lines.push({ level: 'info', message, fields }),
+      error: (fields, message) => lines.push({ level: 'error', message, fields }),
+    };
+    const app = new Koa();
+    app.use(accessLog(logger, new HttpMetrics()));
+    app.use(errorMiddleware());
+    app.use(() => {
+      throw new Error('a bug, with a secret-free message');
+    });
+    const server = app.listen(0, '127.0.0.1');
+    await new Promise((resolve) => server.once('listening', resolve));
+    try {
+      const res = await fetch(`http://127.0.0.1:${(server.address() as AddressInfo).port}/anything`);
+      expect([res.status, await res.json()]).toEqual([500, { detail: 'Internal Server Error' }]);
+      expect(lines).toEqual([
+        {
+          level: 'error',
+          message: 'request',
+          fields: expect.objectContaining({
+            request_id: res.headers.get('x-request-id'),
+            status: 500,
+            error: expect.stringMatching(/^unhandled error: Error: a bug, with a secret-free message\n {4}at /),
+          }),
+        },
+      ]);
+    } finally {
+      server.close();
+    }
+  });
+});
