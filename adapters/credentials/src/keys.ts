@@ -67,12 +67,25 @@ const createKeyFile = (file: string, key: Buffer): void => {
   }
 };
 
-const parseKey = (text: string): Buffer => {
+/** What a master key must be; the server's configuration report says it in these words. */
+export const SECRET_KEY_RULE = 'TRACELIGHT_SECRET_KEY must be at least 32 bytes (64 hex or 43 base64 characters, or a 32+ character passphrase)';
+
+/** The key a text gives, or undefined when it gives none (too short). */
+const keyOf = (text: string): Buffer | undefined => {
   if (/^[0-9a-f]{64,}$/i.test(text)) return Buffer.from(text, 'hex');
   if (/^[A-Za-z0-9_\-+/]{43,}={0,2}$/.test(text)) {
     const b = Buffer.from(text.replace(/\+/g, '-').replace(/\//g, '_').replace(/=+$/, ''), 'base64url');
     if (b.length >= 32) return b;
   }
   if (text.length >= 32) return crypto.createHash('sha256').update(text, 'utf8').digest();
-  throw new Error('TRACELIGHT_SECRET_KEY must be at least 32 bytes (64 hex or 43 base64 characters, or a 32+ character passphrase)');
+  return undefined;
+};
+
+/** Whether TRACELIGHT_SECRET_KEY's text gives a master key: checked with the rest of the configuration. */
+export const isUsableSecretKey = (text: string): boolean => keyOf(text) !== undefined;
+
+const parseKey = (text: string): Buffer => {
+  const key = keyOf(text);
+  if (key === undefined) throw new Error(SECRET_KEY_RULE);
+  return key;
 };

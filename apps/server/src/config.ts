@@ -1,5 +1,7 @@
 // Configuration from environment variables only, decoded at boot: a bad value stops the process with a report.
 import * as path from 'node:path';
+import { isUsableSecretKey, SECRET_KEY_RULE } from '@tracelight/credentials';
+import { isEmail, MIN_PASSWORD_LENGTH, normaliseEmail } from '@tracelight/domain';
 import * as E from 'fp-ts/Either';
 import { pipe } from 'fp-ts/function';
 
@@ -119,8 +121,16 @@ export const loadConfig = (env: Env): E.Either<ReadonlyArray<string>, ServerConf
   if (writer !== 'thread' && writer !== 'inline') problems.push(`TRACELIGHT_SQLITE_WRITER must be thread or inline, got ${JSON.stringify(writer)}`);
   const adminEmail = env['TRACELIGHT_ADMIN_EMAIL'] || undefined;
   const adminPassword = env['TRACELIGHT_ADMIN_PASSWORD'] || undefined;
+  const secretKey = env['TRACELIGHT_SECRET_KEY'] || undefined;
+  // Checked here, not first when the key is loaded, so that it is reported with everything else (never repeated: it is a secret).
+  if (secretKey !== undefined && !isUsableSecretKey(secretKey)) problems.push(SECRET_KEY_RULE);
   if ((adminEmail === undefined) !== (adminPassword === undefined))
     problems.push('TRACELIGHT_ADMIN_EMAIL and TRACELIGHT_ADMIN_PASSWORD must be set together');
+  // The first admin is made by the same rules as any user (bootstrapAdmin): a start that would fail at it fails here.
+  if (adminEmail !== undefined && !isEmail(normaliseEmail(adminEmail)))
+    problems.push(`TRACELIGHT_ADMIN_EMAIL must be an email address, got ${JSON.stringify(adminEmail)}`);
+  if (adminPassword !== undefined && adminPassword.length < MIN_PASSWORD_LENGTH)
+    problems.push(`TRACELIGHT_ADMIN_PASSWORD must have at least ${MIN_PASSWORD_LENGTH} characters`);
   const bodyLimit = env['TRACELIGHT_BODY_LIMIT'] || '10mb';
   const bodyLimitBytes = byteSize(bodyLimit);
   if (bodyLimitBytes === undefined) problems.push(`TRACELIGHT_BODY_LIMIT must look like 512kb or 1mb, got ${JSON.stringify(bodyLimit)}`);
@@ -140,7 +150,7 @@ export const loadConfig = (env: Env): E.Either<ReadonlyArray<string>, ServerConf
     sqliteSynchronous: sync === 'NORMAL' ? 'NORMAL' : 'FULL',
     sqliteWriter: writer === 'inline' ? 'inline' : 'thread',
     sqliteMaxBytes,
-    secretKey: env['TRACELIGHT_SECRET_KEY'] || undefined,
+    secretKey,
     tokenTtlSeconds: take(integer('TRACELIGHT_TOKEN_TTL_SECONDS', 1, 31_536_000, 3600)(env), 3600),
     refreshTokenTtlSeconds: take(integer('TRACELIGHT_REFRESH_TOKEN_TTL_SECONDS', 60, 31_536_000, 604_800)(env), 604_800),
     passwordCacheTtlSeconds: take(integer('TRACELIGHT_PASSWORD_CACHE_TTL_SECONDS', 0, 3600, 60)(env), 60),

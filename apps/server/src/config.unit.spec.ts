@@ -65,6 +65,27 @@ describe('configuration from the environment', () => {
       expect(problems).toContain(name);
   });
 
+  it('reports an unusable secret key and first admin with the other problems, never repeating the secrets', () => {
+    const result = loadConfig({
+      TRACELIGHT_PORT: 'eighty',
+      TRACELIGHT_SECRET_KEY: 'Sh0rtSecret',
+      TRACELIGHT_ADMIN_EMAIL: 'not-an-email',
+      TRACELIGHT_ADMIN_PASSWORD: 'Sh0rtPw',
+    });
+    const problems = E.isLeft(result) ? result.left : [];
+    expect(problems).toEqual([
+      'TRACELIGHT_SECRET_KEY must be at least 32 bytes (64 hex or 43 base64 characters, or a 32+ character passphrase)',
+      'TRACELIGHT_ADMIN_EMAIL must be an email address, got "not-an-email"',
+      'TRACELIGHT_ADMIN_PASSWORD must have at least 8 characters',
+      'TRACELIGHT_PORT must be an integer from 0 to 65535, got "eighty"',
+    ]);
+    expect(problems.join('\n')).not.toMatch(/Sh0rt/);
+    for (const key of ['ab'.repeat(32), 'A'.repeat(43), 'a passphrase of thirty-two chars.'])
+      expect(loadConfig({ TRACELIGHT_SECRET_KEY: key, TRACELIGHT_ADMIN_EMAIL: ' Admin@Example.com', TRACELIGHT_ADMIN_PASSWORD: '8 chars!' })).toEqual(
+        E.right(expect.objectContaining({ secretKey: key })),
+      );
+  });
+
   it('never repeats a mistyped database URL, which may hold a password', () => {
     const result = loadConfig({ TRACELIGHT_DATABASE_URL: 'mongodb:/admin:S3cretDbPass@db1/tl' });
     const problems = E.isLeft(result) ? result.left.join('\n') : '';
