@@ -61,14 +61,14 @@ export const CONFIG_VARIABLES: ReadonlyArray<readonly [name: string, defaultValu
   ['TRACELIGHT_ADMIN_EMAIL', '—', 'The first admin\'s email: the admin is created on start when no user exists. Set both or neither.'],
   ['TRACELIGHT_ADMIN_PASSWORD', '—', 'That admin\'s password (at least 8 characters); used only on that first start.'],
   ['TRACELIGHT_BODY_LIMIT', '`10mb`', 'Largest JSON or form body; larger gets 413. Sized for trace batches: a 1,000-span flush of ~1 KB spans is ~1.3 MB.'],
-  ['TRACELIGHT_UPLOAD_LIMIT_BYTES', '`1048576`', 'Largest code-scorer upload; larger gets 413 (OTLP exports: 16× this).'],
+  ['TRACELIGHT_UPLOAD_LIMIT_BYTES', '`1048576`', 'Largest code-scorer upload; larger gets 413 (protobuf OTLP exports: 16× this, once inflated; JSON ones are bodies under `TRACELIGHT_BODY_LIMIT`).'],
   ['TRACELIGHT_RATE_LIMIT_PER_MINUTE', '`6000`', 'Requests per minute per credential, per process (0: none); beyond it 429 with `Retry-After`. A caller is charged once known: to its API key, or to the user behind a token or a Basic pair (however the header is spelt, and every refreshed token shares the user\'s bucket). Failed authentications and the sign-in routes are charged to the client\'s address, so guessing passwords or keys is limited whatever each attempt presents. `/healthcheck`, `/readyz`, `/metrics` and the docs are not limited.'],
   ['TRACELIGHT_TRUST_PROXY', '`false`', '`true` behind a reverse proxy: the client address (for the rate limit) and the scheme (the refresh cookie\'s `Secure`) come from `X-Forwarded-For` / `X-Forwarded-Proto`. Leave it `false` when clients reach the server directly, or they could choose their address.'],
   ['TRACELIGHT_REQUEST_TIMEOUT_MS', '`30000`', 'Longest time to receive a whole request.'],
   ['TRACELIGHT_MAX_RECORDS_PER_REQUEST', '`10000`', 'Most traces and spans one ingest request (or OTLP export) may carry; beyond it 422 asking to split the batch (400 with a `google.rpc.Status` on the OTLP routes).'],
   ['TRACELIGHT_PAGE_BYTES', '`16mb`', 'A page of a record search or of scorer versions ends early, `next_starting_token` set, once what it holds reaches this size stored (a page always holds at least one item): large records or versions are read in more pages, never held in memory whole.'],
   ['TRACELIGHT_OFFLOAD_WORKERS', '`1`', 'Worker threads that parse, validate and store large ingest bodies and OTLP exports off the event loop (0: none; every body is then handled on the request thread).'],
-  ['TRACELIGHT_OFFLOAD_MIN_BYTES', '`1048576`', 'Ingest bodies and OTLP exports this large or larger (after gzip), or JSON ingest bodies of unknown length (chunked), go to an offload worker.'],
+  ['TRACELIGHT_OFFLOAD_MIN_BYTES', '`1048576`', 'Ingest bodies and JSON OTLP exports whose `Content-Length` (as sent, gzipped or not) is this or more, or whose length is unknown (chunked), and protobuf OTLP exports this large once inflated, go to an offload worker.'],
 ];
 
 const integer =
