@@ -5,7 +5,7 @@
 # production node_modules, compiled code only); the image runs them as the unprivileged `node` user.
 
 FROM node:20-bookworm-slim AS build
-# better-sqlite3 is compiled from source at install (as on any machine: see the README): its tool chain.
+# better-sqlite3 is compiled from source at install when no prebuilt binary can be fetched (see the README): its tool chain.
 RUN apt-get update && apt-get install -y --no-install-recommends python3 make g++ && rm -rf /var/lib/apt/lists/*
 RUN npm install --global pnpm@9.15.9
 WORKDIR /src
