@@ -23,6 +23,16 @@ export interface FailingProxy {
   stop(): Promise<void>;
 }
 
+/**
+ * Hop-by-hop headers (RFC 9110 §7.6.1) describe one connection, not the message: a proxy does not relay
+ * them. Relaying the server's `Keep-Alive: timeout=65` would tell clients the proxy keeps idle
+ * connections that long, when it closes them after its own 5 s, and a client reusing one would get
+ * ECONNRESET.
+ */
+const HOP_BY_HOP = new Set(['connection', 'keep-alive', 'proxy-connection', 'transfer-encoding', 'te', 'trailer', 'upgrade']);
+const endToEnd = (headers: http.IncomingHttpHeaders): http.OutgoingHttpHeaders =>
+  Object.fromEntries(Object.entries(headers).filter(([name]) => !HOP_BY_HOP.has(name)));
+
 export const startFailingProxy = async (target: string): Promise<FailingProxy> => {
   const to = new URL(target);
   const passed: Passed[] = [];
@@ -37,9 +47,9 @@ export const startFailingProxy = async (target: string): Promise<FailingProxy> =
       res.writeHead(503, { 'content-type': 'application/json' }).end(JSON.stringify({ detail: 'Service temporarily unavailable' }));
       return;
     }
-    const forwarded = http.request({ host: to.hostname, port: to.port, method: req.method, path, headers: req.headers }, (answer) => {
+    const forwarded = http.request({ host: to.hostname, port: to.port, method: req.method, path, headers: endToEnd(req.headers) }, (answer) => {
       note(answer.statusCode ?? 0);
-      res.writeHead(answer.statusCode ?? 502, answer.headers);
+      res.writeHead(answer.statusCode ?? 502, endToEnd(answer.headers));
       answer.pipe(res);
     });
     forwarded.on('error', () => res.destroy());
