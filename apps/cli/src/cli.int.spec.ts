@@ -169,6 +169,31 @@ describe('tracelight-admin', () => {
     await expect(admin(retry, 'import-project', '--email', 'owner@example.com', '--in', cut)).rejects.toMatchObject({ code: 1, stderr: expect.stringMatching(/line 5 is not JSON/) });
     expect((await admin(retry, 'import-project', '--email', 'owner@example.com', '--in', file)).stdout).toBe('imported 1 runs, 3 records\n');
 
+    // An import stopped midway (here: what the first lines of the file write) is completed with
+    // --resume, and only then: plain, it is refused with the way out; resumed by another user, it
+    // is refused; resumed, everything is there, once.
+    const stopped = fs.mkdtempSync(path.join(os.tmpdir(), 'tracelight-import-'));
+    const stoppedKey = await setUp(stopped);
+    const firstPart = path.join(from, 'export-first-part.jsonl');
+    fs.writeFileSync(firstPart, `${text.trim().split('\n').slice(0, 3).join('\n')}\n`);
+    expect((await admin(stopped, 'import-project', '--email', 'owner@example.com', '--in', firstPart)).stdout).toBe('imported 1 runs, 1 records\n');
+    await expect(admin(stopped, 'import-project', '--email', 'owner@example.com', '--in', file)).rejects.toMatchObject({
+      code: 1,
+      stderr: `tracelight-admin: project ${projectId} exists already: run the import again with --resume to complete an import of this file that was stopped midway\n`,
+    });
+    await admin(stopped, 'create-user', '--email', 'mallory@example.com', '--password', 'mallory password');
+    await expect(admin(stopped, 'import-project', '--email', 'mallory@example.com', '--in', file, '--resume')).rejects.toMatchObject({
+      code: 1,
+      stderr: `tracelight-admin: project ${projectId} exists and is not the one this file imports: not resumed\n`,
+    });
+    expect((await admin(stopped, 'import-project', '--email', 'owner@example.com', '--resume', '--in', file)).stdout).toBe('imported 1 runs, 3 records\n');
+    const resumed = await serve(stopped);
+    try {
+      expect(await everything(resumed.base, stoppedKey, projectId, runId)).toEqual(before);
+    } finally {
+      resumed.child.kill('SIGTERM');
+    }
+
     // A v1 export (one document) made by an earlier version still imports, with the same result.
     const v1 = path.join(from, 'export-v1.json');
     const [head, runLine, ...recordLines] = lines;

@@ -18,7 +18,8 @@ const USAGE = `tracelight-admin <command> [--flag value …]
   revoke-api-key --email E --id KEY_ID
   revoke-sessions --email E                    every token and refresh token signed in before now stops working
   export-project --email E --project PROJECT_ID [--out FILE]   JSON Lines (stdout without --out)
-  import-project --email E --in FILE           ids kept: also moves a project between engines (v1 or v2 exports)
+  import-project --email E --in FILE [--resume]  ids kept: also moves a project between engines (v1 or v2 exports);
+                                               --resume completes an import of the same file that was stopped midway
   backup --out FILE                            SQLite: a consistent copy while the server runs (new file, 0600)
 
 Uses TRACELIGHT_DATA_DIR, TRACELIGHT_DATABASE_URL and TRACELIGHT_SECRET_KEY like the server.`;
@@ -32,17 +33,26 @@ const FLAGS: Readonly<Record<string, ReadonlyArray<string>>> = {
   'revoke-api-key': ['email', 'id'],
   'revoke-sessions': ['email'],
   'export-project': ['email', 'project', 'out'],
-  'import-project': ['email', 'in'],
+  'import-project': ['email', 'in', 'resume'],
   backup: ['out'],
 };
 
+/** Flags that take no value: present or not. */
+const SWITCHES = new Set(['resume']);
+
 const flags = (args: ReadonlyArray<string>): Record<string, string> => {
   const out: Record<string, string> = {};
-  for (let i = 0; i < args.length; i += 2) {
-    const name = args[i];
+  let i = 0;
+  while (i < args.length) {
+    const name = args[i] ?? '';
     const value = args[i + 1];
-    if (!name?.startsWith('--') || value === undefined) throw new Error(`expected --flag value pairs, got ${JSON.stringify(args.slice(i))}`);
-    out[name.slice(2)] = value;
+    if (name.startsWith('--') && SWITCHES.has(name.slice(2))) {
+      out[name.slice(2)] = 'true';
+      i += 1;
+    } else if (name.startsWith('--') && value !== undefined) {
+      out[name.slice(2)] = value;
+      i += 2;
+    } else throw new Error(`expected --flag value pairs, got ${JSON.stringify(args.slice(i))}`);
   }
   return out;
 };
@@ -171,7 +181,7 @@ const main = async (argv: ReadonlyArray<string>): Promise<number> => {
       case 'import-project': {
         const file = need(f, 'in');
         const lines = () => readline.createInterface({ input: fs.createReadStream(file), crlfDelay: Infinity });
-        const done = await importProject(app.repositories, (await as(need(f, 'email'))).userId, lines);
+        const done = await importProject(app.repositories, (await as(need(f, 'email'))).userId, lines, f['resume'] === 'true');
         process.stdout.write(`imported ${done.runs} runs, ${done.records} records\n`);
         return 0;
       }

@@ -6,6 +6,7 @@
 // line with the run and its insights settings, followed by one line per record of that run. The v1
 // export (one JSON document holding everything) is still imported.
 import {
+  type DomainError,
   type LogRecord,
   type Project,
   type Run,
@@ -32,9 +33,11 @@ type ExportLine =
   | { readonly run: Run; readonly insights: RunInsights | null }
   | { readonly record: LogRecord };
 
+const failure = (e: DomainError): Error => new Error(`${e._tag}: ${'message' in e ? e.message : JSON.stringify(e)}`);
+
 const must = async <A>(r: Result<A>): Promise<A> => {
   const e = await r();
-  if (E.isLeft(e)) throw new Error(`${e.left._tag}: ${'message' in e.left ? e.left.message : JSON.stringify(e.left)}`);
+  if (E.isLeft(e)) throw failure(e.left);
   return e.right;
 };
 
@@ -216,11 +219,39 @@ const pinInsights = (insights: RunInsights | null, run: Run): RunInsights | null
 const pinRecord = (record: LogRecord, run: Run): LogRecord => ({ ...record, runId: run.id, projectId: run.projectId });
 
 /**
- * Imports the export read from `lines()` (called twice: the file is checked whole before anything is
- * written) for `owner`, keeping every id; refuses (Conflict) a project or run id that already exists.
- * Reads v2 (JSON Lines) and v1 (one document on one line).
+ * `resume`: the project (or a run) is there already, from an import of this file that was stopped
+ * midway: it is taken as it is, if it is the same (the importer's, the same name; a run of this
+ * project, the same kind and name), and what is missing is written. Records and insights replace
+ * themselves, so what was written before is written again unchanged.
  */
-export const importProject = async (repos: Repositories, owner: UserId, lines: () => AsyncIterable<string>): Promise<{ runs: number; records: number }> => {
+const insertOrResume = async <A extends { readonly id: string }>(
+  what: string,
+  item: A,
+  insert: (item: A) => Result<A>,
+  existing: () => Result<O.Option<A>>,
+  same: (found: A) => boolean,
+  resume: boolean,
+): Promise<void> => {
+  const inserted = await insert(item)();
+  if (E.isRight(inserted)) return;
+  // Not this id (another of the same name), or not a conflict at all: resuming would not help.
+  const found = inserted.left._tag === 'Conflict' ? await must(existing()) : O.none;
+  if (O.isNone(found)) throw failure(inserted.left);
+  if (!resume) throw new Error(`${what} ${item.id} exists already: run the import again with --resume to complete an import of this file that was stopped midway`);
+  if (!same(found.value)) throw new Error(`${what} ${item.id} exists and is not the one this file imports: not resumed`);
+};
+
+/**
+ * Imports the export read from `lines()` (called twice: the file is checked whole before anything is
+ * written) for `owner`, keeping every id; refuses (Conflict) a project or run id that already exists,
+ * unless `resume` (see insertOrResume). Reads v2 (JSON Lines) and v1 (one document on one line).
+ */
+export const importProject = async (
+  repos: Repositories,
+  owner: UserId,
+  lines: () => AsyncIterable<string>,
+  resume = false,
+): Promise<{ runs: number; records: number }> => {
   await checkExport(lines());
   let runs = 0;
   let records = 0;
@@ -236,14 +267,14 @@ export const importProject = async (repos: Repositories, owner: UserId, lines: (
     batchBytes = 0;
   };
   for await (const l of decodedLines(lines())) {
-    if (l.kind === 'v1') return importV1(repos, owner, l.data as unknown as V1);
+    if (l.kind === 'v1') return importV1(repos, owner, l.data as unknown as V1, resume);
     if (l.kind === 'header') {
       project = { ...l.project, createdBy: owner };
-      await must(repos.projects.insert(project));
+      await insertProject(repos, project, resume);
     } else if (l.kind === 'run') {
       await flush();
       current = pinRun(l.run, project!, owner);
-      await must(repos.runs.insert(current));
+      await insertRun(repos, current, resume);
       const insights = pinInsights(l.insights, current);
       if (insights) await must(repos.insights.replace(insights));
       runs += 1;
@@ -262,14 +293,20 @@ interface V1 {
   readonly runs: ReadonlyArray<{ readonly run: Run; readonly insights: RunInsights | null; readonly records: ReadonlyArray<LogRecord> }>;
 }
 
+const insertProject = (repos: Repositories, project: Project, resume: boolean) =>
+  insertOrResume('project', project, (p) => repos.projects.insert(p), () => repos.projects.findById(project.id), (p) => p.createdBy === project.createdBy && p.name === project.name, resume);
+
+const insertRun = (repos: Repositories, run: Run, resume: boolean) =>
+  insertOrResume('run', run, (r) => repos.runs.insert(r), () => repos.runs.findInProject(run.projectId, run.id), (r) => r.kind === run.kind && r.name === run.name, resume);
+
 /** The v1 export: everything in one document. */
-const importV1 = async (repos: Repositories, owner: UserId, data: V1): Promise<{ runs: number; records: number }> => {
+const importV1 = async (repos: Repositories, owner: UserId, data: V1, resume: boolean): Promise<{ runs: number; records: number }> => {
   const project = { ...data.project, createdBy: owner };
-  await must(repos.projects.insert(project));
+  await insertProject(repos, project, resume);
   let records = 0;
   for (const { run: given, insights, records: rs } of data.runs) {
     const run = pinRun(given, project, owner);
-    await must(repos.runs.insert(run));
+    await insertRun(repos, run, resume);
     const pinned = pinInsights(insights, run);
     if (pinned) await must(repos.insights.replace(pinned));
     for (let i = 0; i < rs.length; i += IMPORT_BATCH) {
