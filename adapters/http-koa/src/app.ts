@@ -53,6 +53,11 @@ const carriesBody = (req: IncomingMessage): boolean =>
 
 const isMultipart = (ctx: AppContext): boolean => ctx.is('multipart') === 'multipart';
 
+/** How a connection ends when its client hangs up, stops sending or is timed out by Node: the client's doing, not a fault. */
+const CLIENT_GONE = new Set(['ECONNRESET', 'EPIPE', 'ECONNABORTED', 'ERR_HTTP_REQUEST_TIMEOUT', 'ERR_STREAM_PREMATURE_CLOSE', 'ERR_STREAM_DESTROYED']);
+const clientGone = (e: { code?: unknown; message?: unknown }): boolean =>
+  (typeof e.code === 'string' && (CLIENT_GONE.has(e.code) || e.code.startsWith('HPE_'))) || e.message === 'Parse Error';
+
 @injectable()
 export class HttpApp {
   constructor(
@@ -77,6 +82,14 @@ export class HttpApp {
   build(): Koa {
     const app = new Koa({ proxy: this.options.trustProxy === true });
     const metrics = this.metrics;
+    // What Koa reports after (or beside) the middleware: a connection that broke while a request was read
+    // or answered. Koa's own reporter prints a stack trace on stderr for each, outside the JSON log, and a
+    // client that hangs up mid-request (or is timed out) is not the server's fault: one line says so.
+    app.on('error', (e: unknown) => {
+      const error = typeof e === 'object' && e !== null ? (e as { code?: unknown; message?: unknown; stack?: unknown }) : {};
+      if (clientGone(error)) this.logger.info({ error: String(error.code ?? error.message) }, 'connection closed before its answer was written');
+      else this.logger.error({ error: String(error.stack ?? e) }, 'connection error');
+    });
     // Outermost: an answer is held once everything else (logging and metrics included) is done with it.
     app.use(batchResponses());
     app.use(accessLog(this.logger, metrics));

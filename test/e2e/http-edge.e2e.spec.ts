@@ -1,0 +1,58 @@
+// The HTTP edge as broken or hostile clients meet it, over raw sockets: what each gets, and that the
+// server neither logs outside its JSON lines, nor holds memory or connections for them, nor stalls its shutdown.
+import * as net from 'node:net';
+import { startWorld, type World } from '../support/world';
+
+interface Exchange {
+  /** Every byte the server sent, as latin1 text. */
+  readonly text: string;
+  /** The server closed (or reset) the connection. */
+  readonly closed: boolean;
+}
+
+/**
+ * Connects, writes `payload`, then hands the socket to `then` (to send more, or hang up), and reports
+ * what came back once the server closes or `withinMs` has passed (a bound against a hung test, not a timing).
+ */
+const exchange = (baseUrl: string, payload: string, options: { withinMs?: number; then?: (socket: net.Socket) => void } = {}): Promise<Exchange> =>
+  new Promise((resolve) => {
+    const { port } = new URL(baseUrl);
+    const socket = net.connect(Number(port), '127.0.0.1');
+    let text = '';
+    const done = (closed: boolean) => {
+      clearTimeout(timer);
+      socket.destroy();
+      resolve({ text, closed });
+    };
+    const timer = setTimeout(() => done(false), options.withinMs ?? 5_000);
+    socket.on('data', (chunk: Buffer) => (text += chunk.toString('latin1')));
+    socket.on('error', () => undefined);
+    socket.on('close', () => done(true));
+    socket.write(payload, () => options.then?.(socket));
+  });
+
+describe('clients that hang up', () => {
+  let w: World;
+  beforeAll(async () => {
+    w = await startWorld();
+  });
+  afterAll(() => w.server.stop());
+
+  it('a client gone mid-request is one JSON log line, never a stack trace outside the log', async () => {
+    const head = (id: string) => `POST /login HTTP/1.1\r\nHost: x\r\nX-Request-Id: ${id}\r\nContent-Type: application/json\r\nContent-Length: 100\r\n\r\n{"user`;
+    await exchange(w.server.baseUrl, head('hung-up'), { then: (s) => setTimeout(() => s.end(), 100) });
+    await exchange(w.server.baseUrl, head('reset'), { then: (s) => setTimeout(() => s.resetAndDestroy(), 100) });
+    await w.server.waitForOutput('"request_id":"hung-up"');
+    await w.server.waitForOutput('"request_id":"reset"');
+    await w.server.waitForOutput('connection closed before its answer was written');
+    const notJson = w.server.output.filter((line) => {
+      try {
+        JSON.parse(line);
+        return false;
+      } catch {
+        return line.trim() !== '';
+      }
+    });
+    expect(notJson).toEqual([]);
+  });
+});
