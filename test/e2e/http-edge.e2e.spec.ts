@@ -56,3 +56,19 @@ describe('clients that hang up', () => {
     expect(notJson).toEqual([]);
   });
 });
+
+describe('graceful shutdown', () => {
+  it('exits 0 on SIGTERM though clients do not finish: one never sends a byte, one stops mid-headers, one mid-body', async () => {
+    const s = await startWorld();
+    const open = [
+      '',
+      'GET /healthcheck HTTP/1.1\r\nHost: x\r\nX-Slow: a',
+      'POST /login HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: 100\r\n\r\n{"user',
+    ].map((payload) => exchange(s.server.baseUrl, payload, { withinMs: 20_000 }));
+    // Every connection is there before the signal comes.
+    expect((await s.call('GET', '/healthcheck')).status).toBe(200);
+    // Exited on its own, having closed its storage (the forced exit after 10 s says 1).
+    expect(await s.server.stop('SIGTERM')).toBe(0);
+    expect((await Promise.all(open)).map((e) => e.closed)).toEqual([true, true, true]);
+  }, 30_000);
+});

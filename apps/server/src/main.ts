@@ -7,6 +7,7 @@ import * as fs from 'node:fs';
 import type { Server } from 'node:http';
 import { CONFIG_VARIABLES, loadConfig } from './config';
 import { HttpApp } from '@tracelight/http-koa';
+import { Connections } from './connections';
 import { buildContainer } from './container';
 import { flushLogs, flushLogsSync, jsonLogger as logger } from './logger';
 
@@ -16,6 +17,11 @@ function exit(code: number, lastWords?: string): never {
   if (lastWords !== undefined) process.stderr.write(lastWords);
   return process.exit(code);
 }
+
+/** Once stopping, how long a request still waiting on its client (a body not sent, an answer not read) is waited for. */
+const CLIENT_GRACE_MS = 5_000;
+/** The exit that does not wait any longer, with status 1. */
+const FORCED_EXIT_MS = 10_000;
 
 /** The configuration variables as plain text: name, default, then what it does. */
 const help = (): string =>
@@ -58,6 +64,7 @@ const main = async (): Promise<void> => {
     exit(1, `Tracelight cannot listen on ${cfg.host}:${cfg.port}: ${e.message}\n`);
   });
 
+  const connections = new Connections(server);
   let stopping = false;
   // While stopping, each answer closes its connection: a keep-alive client (every SDK's) would
   // otherwise go on sending requests on it, and the server would never finish closing.
@@ -71,10 +78,16 @@ const main = async (): Promise<void> => {
     server.close(() => {
       void storage.close().finally(() => flushLogs().finally(() => process.exit(0)));
     });
-    // Connections idle now close now; those that go idle between requests, as they do.
-    server.closeIdleConnections();
-    setInterval(() => server.closeIdleConnections(), 100).unref();
-    setTimeout(() => exit(1), 10_000).unref();
+    // Connections without a request being answered close now; those that go idle between requests, as they do.
+    connections.closeIdle();
+    setInterval(() => connections.closeIdle(), 100).unref();
+    // A request that still waits on its client after the grace is given up on, so that a client that
+    // stops sending or reading does not hold the server past its forced exit.
+    setTimeout(() => {
+      connections.closeWaitingOnClients();
+      setInterval(() => connections.closeWaitingOnClients(), 100).unref();
+    }, CLIENT_GRACE_MS).unref();
+    setTimeout(() => exit(1), FORCED_EXIT_MS).unref();
   };
   process.on('SIGTERM', () => stop('SIGTERM'));
   process.on('SIGINT', () => stop('SIGINT'));
