@@ -57,6 +57,46 @@ describe('clients that hang up', () => {
   });
 });
 
+describe('clients that do not read', () => {
+  it('a connection that stops reading a large answer is closed once nothing moves for the request timeout, not held with its answer', async () => {
+    const s = await startWorld({ TRACELIGHT_REQUEST_TIMEOUT_MS: '2000' });
+    try {
+      const project = await s.project(s.admin);
+      const run = await s.run(s.admin, project, 'log_streams');
+      const input = 'x'.repeat(1_000_000);
+      for (let i = 0; i < 3; i++) {
+        const traces = Array.from({ length: 4 }, () => ({ input, output: 'o', spans: [] }));
+        s.ok(await s.call('POST', `/v2/projects/${project}/traces`, { auth: s.admin, json: { log_stream_id: run, traces } }));
+      }
+      // A 12 MB page, more than the socket buffers on both sides hold, asked for by clients that never read.
+      const body = JSON.stringify({ log_stream_id: run, limit: 100 });
+      const request = (id: string) =>
+        `POST /v2/projects/${project}/traces/search HTTP/1.1\r\nHost: x\r\nX-Request-Id: ${id}\r\nAuthorization: Bearer ${s.adminToken}\r\nContent-Type: application/json\r\nContent-Length: ${body.length}\r\n\r\n${body}`;
+      const sockets: net.Socket[] = [];
+      const ids = ['stall-1', 'stall-2', 'stall-3'];
+      const stalled = ids.map((id) =>
+        exchange(s.server.baseUrl, request(id), {
+          withinMs: 40_000,
+          then: (socket) => {
+            socket.pause();
+            sockets.push(socket);
+          },
+        }),
+      );
+      for (const id of ids) await s.server.waitForOutput(new RegExp(`answer not read by its client.*"request_id":"${id}"`), 30_000);
+      // Read at last, each answer stops short where the server gave up on it, and the connection is gone.
+      for (const socket of sockets) socket.resume();
+      const seen = await Promise.all(stalled);
+      expect(seen.map((e) => e.closed)).toEqual([true, true, true]);
+      for (const e of seen) expect(e.text.length).toBeLessThan(12_000_000);
+      // The server goes on answering.
+      expect((await s.call('GET', '/healthcheck')).status).toBe(200);
+    } finally {
+      await s.server.stop();
+    }
+  }, 60_000);
+});
+
 describe('graceful shutdown', () => {
   it('exits 0 on SIGTERM though clients do not finish: one never sends a byte, one stops mid-headers, one mid-body', async () => {
     const s = await startWorld();

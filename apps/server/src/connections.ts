@@ -1,12 +1,13 @@
 // Knows which requests each open connection is being answered for, so that a stopping server can close
-// the connections that wait on their clients rather than on it.
+// the connections that wait on their clients rather than on it, and an answer no one reads is dropped.
+import type { HttpLogger } from '@tracelight/http-koa';
 import type { Server, ServerResponse } from 'node:http';
 import type { Socket } from 'node:net';
 
 export class Connections {
   private readonly answering = new Map<Socket, Set<ServerResponse>>();
 
-  constructor(server: Server) {
+  constructor(server: Server, logger: HttpLogger) {
     server.on('connection', (socket: Socket) => {
       this.answering.set(socket, new Set());
       socket.once('close', () => this.answering.delete(socket));
@@ -16,6 +17,14 @@ export class Connections {
       if (responses === undefined) return;
       responses.add(res);
       res.once('close', () => responses.delete(res));
+      // The server's socket timeout: an answer written in full but not taken by its client (which stopped
+      // reading) would be held in memory for as long as the connection lasts. A request still being
+      // worked on is left to finish, and one still being received to the request timeout.
+      res.on('timeout', () => {
+        if (!res.writableEnded) return;
+        logger.info({ request_id: res.getHeader('x-request-id'), status: res.statusCode }, 'answer not read by its client: connection closed');
+        res.destroy();
+      });
     });
   }
 

@@ -55,6 +55,8 @@ const main = async (): Promise<void> => {
   server.keepAliveTimeout = 65_000;
   server.requestTimeout = cfg.requestTimeoutMs;
   server.headersTimeout = Math.min(cfg.requestTimeoutMs, 60_000);
+  // A connection on which no byte moves for this long times out (what then happens: Connections).
+  server.timeout = cfg.requestTimeoutMs;
   server.on('listening', () => {
     const address = server.address();
     const port = typeof address === 'object' && address ? address.port : cfg.port;
@@ -64,7 +66,7 @@ const main = async (): Promise<void> => {
     exit(1, `Tracelight cannot listen on ${cfg.host}:${cfg.port}: ${e.message}\n`);
   });
 
-  const connections = new Connections(server);
+  const connections = new Connections(server, logger);
   let stopping = false;
   // While stopping, each answer closes its connection: a keep-alive client (every SDK's) would
   // otherwise go on sending requests on it, and the server would never finish closing.
