@@ -66,6 +66,15 @@ const main = async (): Promise<void> => {
     exit(1, `Tracelight cannot listen on ${cfg.host}:${cfg.port}: ${e.message}\n`);
   });
 
+  // `Expect: 100-continue`: the client waits for a go-ahead before it sends its body. Node gives it at once,
+  // even to a request about to be refused (no credentials, a body too large); here it goes when the body is
+  // first read, so a refusal costs the client no upload (Node then closes the connection, the body unsent).
+  server.on('checkContinue', (req, res) => {
+    req.once('resume', () => {
+      if (!res.headersSent) res.writeContinue();
+    });
+    server.emit('request', req, res);
+  });
   const connections = new Connections(server, logger);
   let stopping = false;
   // While stopping, each answer closes its connection: a keep-alive client (every SDK's) would

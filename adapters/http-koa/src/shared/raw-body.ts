@@ -16,6 +16,8 @@ export const readRawBody = (req: IncomingMessage, limitBytes: number): Promise<B
     // A stream something else already read would never end: refuse instead of hanging.
     if (req.readableEnded) return reject(new RawBodyError('Request body was already consumed', 415));
     const encoding = (req.headers['content-encoding'] ?? 'identity').toLowerCase();
+    // A body that says it is too large is refused before a byte of it is read (or asked for, under `Expect: 100-continue`).
+    if (encoding === 'identity' && Number(req.headers['content-length']) > limitBytes) return reject(new RawBodyError('Request body too large', 413));
     let stream: NodeJS.ReadableStream = req;
     if (encoding === 'gzip') stream = req.pipe(zlib.createGunzip());
     else if (encoding === 'deflate') stream = req.pipe(zlib.createInflate());
