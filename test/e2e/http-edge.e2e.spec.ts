@@ -57,6 +57,31 @@ describe('clients that hang up', () => {
   });
 });
 
+describe('slow clients', () => {
+  it('a request still arriving after TRACELIGHT_REQUEST_TIMEOUT_MS is answered 408 and closed: headers or body trickled, or a body never sent', async () => {
+    const s = await startWorld({ TRACELIGHT_REQUEST_TIMEOUT_MS: '1000' });
+    try {
+      const trickle = (start: string, more: string) =>
+        exchange(s.server.baseUrl, start, {
+          withinMs: 15_000,
+          then: (socket) => {
+            let at = 0;
+            const timer = setInterval(() => (socket.destroyed || at >= more.length ? clearInterval(timer) : socket.write(more[at++]!)), 200);
+          },
+        });
+      const body = 'POST /login HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: 1000\r\n\r\n';
+      const slow = await Promise.all([
+        ...Array.from({ length: 4 }, () => trickle('GET /healthcheck HTTP/1.1\r\nHost: x\r\n', `X-Slow: ${'a'.repeat(500)}`)),
+        trickle(body, ' '.repeat(1000)),
+        trickle(`${body}{`, ''),
+      ]);
+      expect(slow.map((e) => [e.text.slice(0, 25), e.closed])).toEqual(Array(6).fill(['HTTP/1.1 408 Request Time', true]));
+    } finally {
+      await s.server.stop();
+    }
+  }, 30_000);
+});
+
 describe('Expect: 100-continue', () => {
   let w: World;
   let project: string;

@@ -4,7 +4,7 @@ import { IdentityUseCases } from '@tracelight/use-cases';
 import * as E from 'fp-ts/Either';
 import * as O from 'fp-ts/Option';
 import * as fs from 'node:fs';
-import type { Server } from 'node:http';
+import { createServer, type Server } from 'node:http';
 import { CONFIG_VARIABLES, loadConfig } from './config';
 import { HttpApp } from '@tracelight/http-koa';
 import { Connections } from './connections';
@@ -51,7 +51,9 @@ const main = async (): Promise<void> => {
   }
 
   const app = container.get(HttpApp).build();
-  const server: Server = app.listen(cfg.port, cfg.host);
+  // Node looks for requests past their timeouts every `connectionsCheckingInterval` (30 s by default), so a
+  // client trickling its headers or body was cut off up to 30 s after TRACELIGHT_REQUEST_TIMEOUT_MS: each second instead.
+  const server: Server = createServer({ connectionsCheckingInterval: 1_000 }, app.callback()).listen(cfg.port, cfg.host);
   server.keepAliveTimeout = 65_000;
   server.requestTimeout = cfg.requestTimeoutMs;
   server.headersTimeout = Math.min(cfg.requestTimeoutMs, 60_000);
