@@ -57,6 +57,34 @@ describe('clients that hang up', () => {
   });
 });
 
+describe('bodies in another charset', () => {
+  let w: World;
+  beforeAll(async () => {
+    w = await startWorld();
+  });
+  afterAll(() => w.server.stop());
+
+  it('a JSON or form body declared in a charset other than UTF-8 is refused 415, not stored mangled', async () => {
+    const latin1 = Buffer.from('{"name":"caf\xe9"}', 'latin1');
+    for (const [body, type] of [
+      [latin1, 'application/json; charset=latin1'],
+      [Buffer.from('{"name":"utf-16"}', 'utf16le'), 'application/json; charset=utf-16'],
+    ] as const) {
+      const r = await w.call('POST', '/v2/projects', { auth: w.admin, raw: body, headers: { 'content-type': type } });
+      expect([type, r.status, r.body]).toEqual([type, 415, { detail: 'Expected a UTF-8 body (charset=utf-8)' }]);
+    }
+    const form = await w.call('POST', '/login', { raw: 'username=x&password=y', headers: { 'content-type': 'application/x-www-form-urlencoded; charset=iso-8859-1' } });
+    expect(form.status).toBe(415);
+    expect((await w.call('GET', '/v2/projects', { auth: w.admin })).body).toEqual([]);
+    // UTF-8, said or not, is read as it is.
+    for (const type of ['application/json; charset=UTF-8', 'application/json']) {
+      const name = `café ${type}`;
+      const r = await w.call('POST', '/v2/projects', { auth: w.admin, raw: Buffer.from(JSON.stringify({ name })), headers: { 'content-type': type } });
+      expect([r.status, r.body.name]).toEqual([200, name]);
+    }
+  });
+});
+
 describe('slow clients', () => {
   it('a request still arriving after TRACELIGHT_REQUEST_TIMEOUT_MS is answered 408 and closed: headers or body trickled, or a body never sent', async () => {
     const s = await startWorld({ TRACELIGHT_REQUEST_TIMEOUT_MS: '1000' });

@@ -53,6 +53,9 @@ const carriesBody = (req: IncomingMessage): boolean =>
 
 const isMultipart = (ctx: AppContext): boolean => ctx.is('multipart') === 'multipart';
 
+/** JSON and form bodies are read as UTF-8 (JSON's only encoding between systems, RFC 8259); ASCII is a part of it. */
+const UTF8 = new Set(['', 'utf-8', 'utf8', 'us-ascii']);
+
 /** How a connection ends when its client hangs up, stops sending or is timed out by Node: the client's doing, not a fault. */
 const CLIENT_GONE = new Set(['ECONNRESET', 'EPIPE', 'ECONNABORTED', 'ERR_HTTP_REQUEST_TIMEOUT', 'ERR_STREAM_PREMATURE_CLOSE', 'ERR_STREAM_DESTROYED']);
 const clientGone = (e: { code?: unknown; message?: unknown }): boolean =>
@@ -202,6 +205,9 @@ export class HttpApp {
       }
     } else if (kind !== 'none' && carriesBody(ctx.req)) {
       const json = Boolean(ctx.is('json'));
+      // Another charset would be read as UTF-8 all the same, its text silently mangled ("café" in Latin-1 stored as "caf\uFFFD").
+      if ((json || ctx.is('urlencoded')) && !UTF8.has(ctx.request.charset.toLowerCase()))
+        return sendError(ctx, bodyFailure(415, 'Expected a UTF-8 body (charset=utf-8)'));
       if (kind === 'bytes' && !json) {
         if (ctx.get('content-type') && !ctx.is('application/x-protobuf', 'application/octet-stream'))
           return sendError(ctx, bodyFailure(415, 'Expected application/x-protobuf or application/json'));
