@@ -57,6 +57,35 @@ describe('clients that hang up', () => {
   });
 });
 
+describe('requests refused before they are read', () => {
+  let w: World;
+  beforeAll(async () => {
+    w = await startWorld();
+  });
+  afterAll(() => w.server.stop());
+
+  it('headers too large, an unparseable request and CONNECT are answered, logged and counted', async () => {
+    const cases = [
+      ['GET /healthcheck?' + 'a'.repeat(20_000) + ' HTTP/1.1\r\nHost: x\r\n\r\n', 'HTTP/1.1 431 Request Header Fields Too Large\r\nConnection: close'],
+      ['GET /healthcheck HTTP/1.1\r\nHost: x\r\n' + 'X-Many: 1\r\n'.repeat(3_000) + '\r\n', 'HTTP/1.1 431 Request Header Fields Too Large\r\nConnection: close'],
+      // Request smuggling: two lengths, or a length and chunked.
+      ['POST /login HTTP/1.1\r\nHost: x\r\nContent-Length: 2\r\nContent-Length: 3\r\n\r\n{}', 'HTTP/1.1 400 Bad Request\r\nConnection: close'],
+      ['POST /login HTTP/1.1\r\nHost: x\r\nContent-Length: 5\r\nTransfer-Encoding: chunked\r\n\r\n2\r\n{}\r\n0\r\n\r\n', 'HTTP/1.1 400 Bad Request\r\nConnection: close'],
+      ['CONNECT example.com:443 HTTP/1.1\r\nHost: example.com:443\r\n\r\n', 'HTTP/1.1 405 Method Not Allowed\r\nConnection: close'],
+    ] as const;
+    for (const [request, answer] of cases) {
+      const e = await exchange(w.server.baseUrl, request);
+      expect([e.text.split('\r\n\r\n')[0], e.closed]).toEqual([answer, true]);
+    }
+    const metrics = (await w.call('GET', '/metrics')).text as string;
+    expect(metrics).toMatch(/tracelight_http_refused_requests_total\{status="431"\} 2\n/);
+    expect(metrics).toMatch(/tracelight_http_refused_requests_total\{status="400"\} 2\n/);
+    expect(metrics).toMatch(/tracelight_http_refused_requests_total\{status="405"\} 1\n/);
+    await w.server.waitForOutput(/"request refused before it was read".*"status":405/);
+    expect(w.server.output.filter((line) => line.includes('request refused before it was read'))).toHaveLength(5);
+  });
+});
+
 describe('bodies in another charset', () => {
   let w: World;
   beforeAll(async () => {

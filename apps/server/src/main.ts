@@ -6,9 +6,10 @@ import * as O from 'fp-ts/Option';
 import * as fs from 'node:fs';
 import { createServer, type Server } from 'node:http';
 import { CONFIG_VARIABLES, loadConfig } from './config';
-import { HttpApp } from '@tracelight/http-koa';
+import { HttpApp, HttpMetrics } from '@tracelight/http-koa';
 import { Connections } from './connections';
 import { buildContainer } from './container';
+import { answerRefusals } from './refusals';
 import { flushLogs, flushLogsSync, jsonLogger as logger } from './logger';
 
 /** Every exit first writes out the log lines still buffered (the logger writes asynchronously), then its last words. */
@@ -77,6 +78,7 @@ const main = async (): Promise<void> => {
     });
     server.emit('request', req, res);
   });
+  answerRefusals(server, logger, container.get(HttpMetrics));
   const connections = new Connections(server, logger);
   let stopping = false;
   // While stopping, each answer closes its connection: a keep-alive client (every SDK's) would

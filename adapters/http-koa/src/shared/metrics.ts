@@ -27,6 +27,14 @@ export class HttpMetrics {
     registers: [this.registry],
   });
 
+  /** Requests Node refused before they reached the application (no route, no request line in the log of requests), by status. */
+  readonly refused = new Counter({
+    name: 'tracelight_http_refused_requests_total',
+    help: 'Requests refused before they were read: 400 unparseable, 405 CONNECT, 408 too slow, 431 headers too large',
+    labelNames: ['status'] as const,
+    registers: [this.registry],
+  });
+
   private readonly storage = new Histogram({
     name: 'tracelight_storage_operation_duration_seconds',
     help: 'Repository operations, by repository, operation and outcome (ok or the domain error tag)',

@@ -1,0 +1,38 @@
+// Requests Node refuses before the application sees them (a request line or headers it cannot parse, headers
+// too large, a request too slow, CONNECT): answered as Node answers them, but logged and counted, which Node does not.
+import type { HttpLogger, HttpMetrics } from '@tracelight/http-koa';
+import { type Server, STATUS_CODES } from 'node:http';
+import type { Socket } from 'node:net';
+
+/** What Node's default `clientError` handler answers for each parser error. */
+const statusOf = (code: unknown): number => {
+  if (code === 'HPE_HEADER_OVERFLOW' || code === 'HPE_CHUNK_EXTENSIONS_OVERFLOW') return 431;
+  if (code === 'ERR_HTTP_REQUEST_TIMEOUT') return 408;
+  return 400;
+};
+
+const refusal = (status: number): string => `HTTP/1.1 ${status} ${STATUS_CODES[status] ?? ''}\r\nConnection: close\r\n\r\n`;
+
+export const answerRefusals = (server: Server, logger: HttpLogger, metrics: HttpMetrics): void => {
+  server.on('clientError', (e: NodeJS.ErrnoException, socket: Socket) => {
+    // A connection reset or broken by its client has no one to answer, and is not a refusal.
+    if (e.code === 'ECONNRESET' || e.code === 'EPIPE' || !socket.writable) {
+      socket.destroy();
+      return;
+    }
+    const status = statusOf(e.code);
+    metrics.refused.inc({ status: String(status) });
+    logger.info({ status, error: e.code ?? e.message }, 'request refused before it was read');
+    // As Node does: only where no answer has begun on the connection (a request being answered can time out too).
+    const answering = (socket as { _httpMessage?: { headersSent?: boolean } | null })._httpMessage;
+    if (!answering?.headersSent) socket.write(refusal(status));
+    socket.destroy();
+  });
+  // Node closes a CONNECT's connection without a word; this server is no proxy, and says so.
+  server.on('connect', (_req, socket: Socket) => {
+    metrics.refused.inc({ status: '405' });
+    logger.info({ status: 405, method: 'CONNECT' }, 'request refused before it was read');
+    socket.write(refusal(405));
+    socket.destroy();
+  });
+};
