@@ -1,30 +1,36 @@
-// Knows which requests each open connection is being answered for, so that a stopping server can close
-// the connections that wait on their clients rather than on it, and an answer no one reads is dropped.
+// Knows the open connections and, through Node's own record of the answer each is writing, which carry a
+// request: so that a stopping server can close the connections that wait on their clients rather than
+// on it, and an answer no one reads is dropped. Tracked per connection, not per request: a request
+// costs nothing here.
 import type { HttpLogger } from '@tracelight/http-koa';
 import type { Server, ServerResponse } from 'node:http';
 import type { Socket } from 'node:net';
 
+/**
+ * The answer a connection is writing, or the first one waiting to be (pipelined requests queue behind
+ * it); none between requests. Node keeps it as `_httpMessage`, which its own HTTP server relies on.
+ */
+const answerOf = (socket: Socket): ServerResponse | null => (socket as { _httpMessage?: ServerResponse | null })._httpMessage ?? null;
+
 export class Connections {
-  private readonly answering = new Map<Socket, Set<ServerResponse>>();
+  private readonly open = new Set<Socket>();
 
   constructor(server: Server, logger: HttpLogger) {
     server.on('connection', (socket: Socket) => {
-      this.answering.set(socket, new Set());
-      socket.once('close', () => this.answering.delete(socket));
+      this.open.add(socket);
+      socket.once('close', () => this.open.delete(socket));
     });
-    server.prependListener('request', (req, res) => {
-      const responses = this.answering.get(req.socket);
-      if (responses === undefined) return;
-      responses.add(res);
-      res.once('close', () => responses.delete(res));
-      // The server's socket timeout: an answer written in full but not taken by its client (which stopped
-      // reading) would be held in memory for as long as the connection lasts. A request still being
-      // worked on is left to finish, and one still being received to the request timeout.
-      res.on('timeout', () => {
-        if (!res.writableEnded) return;
-        logger.info({ request_id: res.getHeader('x-request-id'), status: res.statusCode }, 'answer not read by its client: connection closed');
-        res.destroy();
-      });
+    // The server's socket timeout: no byte moved for its length (and, between requests, for the
+    // keep-alive timeout). With this listener Node leaves the connection to it.
+    server.on('timeout', (socket: Socket) => {
+      const answer = answerOf(socket);
+      // A request still being worked on is left to finish, one still being received to the request timeout.
+      if (answer !== null && !answer.writableEnded) return;
+      // An answer written in full but not taken by its client (which stopped reading) would be held in
+      // memory for as long as the connection lasts.
+      if (answer !== null)
+        logger.info({ request_id: answer.getHeader('x-request-id'), status: answer.statusCode }, 'answer not read by its client: connection closed');
+      socket.destroy();
     });
   }
 
@@ -34,18 +40,14 @@ export class Connections {
    * connection that never sends a byte would hold the server's `close` until the forced exit.)
    */
   closeIdle(): void {
-    for (const [socket, responses] of this.answering) if (responses.size === 0) socket.destroy();
+    for (const socket of this.open) if (answerOf(socket) === null) socket.destroy();
   }
 
   /** Closes the connections whose request waits on its client: a body still to come, or an answer it does not read. */
   closeWaitingOnClients(): void {
-    for (const [socket, responses] of this.answering) {
-      for (const res of responses) {
-        if (!res.req.complete || (res.writableEnded && !res.writableFinished)) {
-          socket.destroy();
-          break;
-        }
-      }
+    for (const socket of this.open) {
+      const answer = answerOf(socket);
+      if (answer !== null && (!answer.req.complete || (answer.writableEnded && !answer.writableFinished))) socket.destroy();
     }
   }
 }
