@@ -1,6 +1,7 @@
 // The HTTP edge as broken or hostile clients meet it, over raw sockets: what each gets, and that the
 // server neither logs outside its JSON lines, nor holds memory or connections for them, nor stalls its shutdown.
 import * as net from 'node:net';
+import { type RunningServer, startServer } from '../support/server';
 import { startWorld, type World } from '../support/world';
 
 interface Exchange {
@@ -225,4 +226,35 @@ describe('graceful shutdown', () => {
     expect(await s.server.stop('SIGTERM')).toBe(0);
     expect((await Promise.all(open)).map((e) => e.closed)).toEqual([true, true, true]);
   }, 30_000);
+});
+
+describe('more connections than TRACELIGHT_MAX_CONNECTIONS', () => {
+  // A bare server: a world's client would hold keep-alive connections of its own.
+  let w: { server: RunningServer };
+  beforeAll(async () => {
+    w = { server: await startServer({ TRACELIGHT_MAX_CONNECTIONS: '3' }) };
+  });
+  afterAll(() => w.server.stop());
+
+  /** A keep-alive connection that has been answered once, and stays open. */
+  const held = (): Promise<net.Socket> =>
+    new Promise((resolve, reject) => {
+      const socket = net.connect(Number(new URL(w.server.baseUrl).port), '127.0.0.1');
+      socket.once('data', () => resolve(socket));
+      socket.once('error', reject);
+      socket.write('GET /healthcheck HTTP/1.1\r\nHost: x\r\n\r\n');
+    });
+
+  it('closes one past the most at once, unanswered, counts and logs it, and takes connections again once one closes', async () => {
+    const open = [await held(), await held(), await held()];
+    const past = await exchange(w.server.baseUrl, 'GET /healthcheck HTTP/1.1\r\nHost: x\r\n\r\n');
+    expect(past).toEqual({ text: '', closed: true });
+    await w.server.waitForOutput('connections dropped: the most the server keeps open are open');
+    open.pop()!.destroy();
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    const metrics = await exchange(w.server.baseUrl, 'GET /metrics HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n');
+    expect(metrics.text).toMatch(/^HTTP\/1\.1 200 OK/);
+    expect(metrics.text).toMatch(/^tracelight_http_dropped_connections_total 1$/m);
+    for (const socket of open) socket.destroy();
+  });
 });

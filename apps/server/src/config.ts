@@ -31,6 +31,8 @@ export interface ServerConfig {
   readonly rateLimitPerMinute: number;
   readonly trustProxy: boolean;
   readonly requestTimeoutMs: number;
+  /** TRACELIGHT_MAX_CONNECTIONS; undefined: derived from the open-file limit when the server starts. */
+  readonly maxConnections?: number;
   readonly maxRecordsPerRequest: number;
   /** A page of records or scorer versions ends early once what it holds reaches this many bytes. */
   readonly pageBytes: number;
@@ -65,6 +67,7 @@ export const CONFIG_VARIABLES: ReadonlyArray<readonly [name: string, defaultValu
   ['TRACELIGHT_RATE_LIMIT_PER_MINUTE', '`6000`', 'Requests per minute per credential, per process (0: none); beyond it 429 with `Retry-After`. A caller is charged once known: to its API key, or to the user behind a token or a Basic pair (however the header is spelt, and every refreshed token shares the user\'s bucket). Failed authentications and the sign-in routes are charged to the client\'s address, so guessing passwords or keys is limited whatever each attempt presents. `/healthcheck`, `/readyz`, `/metrics` and the docs are not limited.'],
   ['TRACELIGHT_TRUST_PROXY', '`false`', '`true` behind a reverse proxy: the client address (for the rate limit) and the scheme (the refresh cookie\'s `Secure`) come from `X-Forwarded-For` / `X-Forwarded-Proto`. Leave it `false` when clients reach the server directly, or they could choose their address.'],
   ['TRACELIGHT_REQUEST_TIMEOUT_MS', '`30000`', 'Longest time to receive a whole request, and longest an answer may wait on a client that stops reading it (the connection is then closed).'],
+  ['TRACELIGHT_MAX_CONNECTIONS', 'the open-file limit (`ulimit -n`) less 256; `10000` where it cannot be read', 'Most connections open at once. Past it a new connection is closed at once, unanswered (counted in `tracelight_http_dropped_connections_total`), so that a flood of connections leaves the process the file descriptors its database, logs and workers need, and clients go elsewhere.'],
   ['TRACELIGHT_MAX_RECORDS_PER_REQUEST', '`10000`', 'Most traces and spans one ingest request (or OTLP export) may carry; beyond it 422 asking to split the batch (400 with a `google.rpc.Status` on the OTLP routes).'],
   ['TRACELIGHT_PAGE_BYTES', '`16mb`', 'A page of a record search or of scorer versions ends early, `next_starting_token` set, once what it holds reaches this size stored (a page always holds at least one item): large records or versions are read in more pages, never held in memory whole.'],
   ['TRACELIGHT_OFFLOAD_WORKERS', '`1`', 'Worker threads that parse, validate and store large ingest bodies and OTLP exports off the event loop (0: none; every body is then handled on the request thread).'],
@@ -162,6 +165,7 @@ export const loadConfig = (env: Env): E.Either<ReadonlyArray<string>, ServerConf
     rateLimitPerMinute: take(integer('TRACELIGHT_RATE_LIMIT_PER_MINUTE', 0, 10_000_000, 6000)(env), 6000),
     trustProxy: trustProxy === 'true',
     requestTimeoutMs: take(integer('TRACELIGHT_REQUEST_TIMEOUT_MS', 1000, 3_600_000, 30_000)(env), 30_000),
+    ...(env['TRACELIGHT_MAX_CONNECTIONS'] ? { maxConnections: take(integer('TRACELIGHT_MAX_CONNECTIONS', 1, 1_000_000, 1)(env), 1) } : {}),
     maxRecordsPerRequest: take(integer('TRACELIGHT_MAX_RECORDS_PER_REQUEST', 1, 1_000_000, 10_000)(env), 10_000),
     pageBytes: pageBytes ?? 0,
     offloadWorkers: take(integer('TRACELIGHT_OFFLOAD_WORKERS', 0, 64, 1)(env), 1),

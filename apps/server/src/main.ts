@@ -9,7 +9,7 @@ import { CONFIG_VARIABLES, loadConfig } from './config';
 import { HttpApp, HttpMetrics } from '@tracelight/http-koa';
 import { Connections } from './connections';
 import { buildContainer } from './container';
-import { answerRefusals } from './refusals';
+import { answerRefusals, defaultMaxConnections, limitConnections } from './refusals';
 import { flushLogs, flushLogsSync, jsonLogger as logger } from './logger';
 
 /** Every exit first writes out the log lines still buffered (the logger writes asynchronously), then its last words. */
@@ -79,6 +79,7 @@ const main = async (): Promise<void> => {
     server.emit('request', req, res);
   });
   answerRefusals(server, logger, container.get(HttpMetrics));
+  limitConnections(server, cfg.maxConnections ?? defaultMaxConnections(), logger, container.get(HttpMetrics));
   const connections = new Connections(server, logger);
   let stopping = false;
   // While stopping, each answer closes its connection: a keep-alive client (every SDK's) would

@@ -1,8 +1,46 @@
 // Requests Node refuses before the application sees them (a request line or headers it cannot parse, headers
 // too large, a request too slow, CONNECT): answered as Node answers them, but logged and counted, which Node does not.
+// And connections past the most the server keeps open: closed unanswered, counted, and logged now and then.
 import type { HttpLogger, HttpMetrics } from '@tracelight/http-koa';
 import { type Server, STATUS_CODES } from 'node:http';
+import * as fs from 'node:fs';
 import type { Socket } from 'node:net';
+
+/** Descriptors kept for what is not a client connection: the database files, logs, worker threads. */
+const RESERVED_DESCRIPTORS = 256;
+
+/**
+ * The default of TRACELIGHT_MAX_CONNECTIONS: this process's open-file limit (the soft one, `ulimit -n`)
+ * less what the rest of the process needs; 10,000 where the limit cannot be read (not Linux).
+ */
+export const defaultMaxConnections = (): number => {
+  try {
+    const soft = /^Max open files\s+(\d+)/m.exec(fs.readFileSync('/proc/self/limits', 'utf8'))?.[1];
+    if (soft !== undefined) return Math.max(16, Number(soft) - RESERVED_DESCRIPTORS);
+  } catch {
+    /* not Linux */
+  }
+  return 10_000;
+};
+
+/** While connections are being dropped, one line at most this often, saying how many. */
+const DROP_LOG_EVERY_MS = 10_000;
+
+export const limitConnections = (server: Server, maxConnections: number, logger: HttpLogger, metrics: HttpMetrics): void => {
+  server.maxConnections = maxConnections;
+  let dropped = 0;
+  let loggedAt = 0;
+  // Node closes the connection itself; it says so with this event (and nothing else).
+  server.on('drop', () => {
+    metrics.dropped.inc();
+    dropped++;
+    const now = Date.now();
+    if (now - loggedAt < DROP_LOG_EVERY_MS) return;
+    logger.info({ max_connections: maxConnections, dropped }, 'connections dropped: the most the server keeps open are open');
+    loggedAt = now;
+    dropped = 0;
+  });
+};
 
 /** What Node's default `clientError` handler answers for each parser error. */
 const statusOf = (code: unknown): number => {

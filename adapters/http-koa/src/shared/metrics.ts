@@ -35,6 +35,13 @@ export class HttpMetrics {
     registers: [this.registry],
   });
 
+  /** Connections closed unanswered because the server had TRACELIGHT_MAX_CONNECTIONS open. */
+  readonly dropped = new Counter({
+    name: 'tracelight_http_dropped_connections_total',
+    help: 'Connections closed at once, unanswered, because the most the server keeps open (TRACELIGHT_MAX_CONNECTIONS) were open',
+    registers: [this.registry],
+  });
+
   private readonly storage = new Histogram({
     name: 'tracelight_storage_operation_duration_seconds',
     help: 'Repository operations, by repository, operation and outcome (ok or the domain error tag)',
