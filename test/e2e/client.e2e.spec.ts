@@ -384,6 +384,24 @@ describe('TracelightClient', () => {
     }
   });
 
+  it('waits at least as long as a failed sign-in’s Retry-After before signing in again', async () => {
+    const proxy = await startFailingProxy(w.server.baseUrl);
+    try {
+      proxy.failing.add('/login');
+      proxy.retryAfter = 30;
+      const c = new TracelightClient(proxy.baseUrl, { login: ADMIN });
+      expect(await failureOf(c.listProjects())).toMatchObject({ status: 503, retryAfter: 30 });
+      const failed = Date.now() / 1000;
+      proxy.failing.delete('/login');
+      // Past the longest wait of its own backoff (1 s after a first failure), the server's 30 s still hold.
+      await sleepUntil(failed + 1.5);
+      expect(await failureOf(c.listProjects())).toMatchObject({ status: 503, retryAfter: 30 });
+      expect(proxy.passed.map((p) => p.path)).toEqual(['/login']);
+    } finally {
+      await proxy.stop();
+    }
+  });
+
   it('signs in again for a 401, but not for a late 401 of a token it has already replaced', async () => {
     const user = { email: `${unique('late')}@example.com`, password: 'a late password' };
     await new TracelightClient(short.server.baseUrl, { login: ADMIN }).createUser(user);

@@ -18,6 +18,8 @@ export interface FailingProxy {
   readonly passed: Passed[];
   /** Paths (without query) answered 503 `{"detail":"Service temporarily unavailable"}` until removed. */
   readonly failing: Set<string>;
+  /** When set, those 503s carry `Retry-After` with this many seconds. */
+  retryAfter: number | undefined;
   /** How many requests for `path` (without query) reached the proxy. */
   count(path: string): number;
   stop(): Promise<void>;
@@ -37,6 +39,18 @@ export const startFailingProxy = async (target: string): Promise<FailingProxy> =
   const to = new URL(target);
   const passed: Passed[] = [];
   const failing = new Set<string>();
+  const proxy: FailingProxy & { baseUrl: string } = {
+    baseUrl: '',
+    passed,
+    failing,
+    retryAfter: undefined,
+    count: (path) => passed.filter((p) => (p.path.split('?')[0] ?? p.path) === path).length,
+    stop: () =>
+      new Promise<void>((resolve) => {
+        server.close(() => resolve());
+        server.closeAllConnections();
+      }),
+  };
   const server = http.createServer((req, res) => {
     const path = req.url ?? '/';
     const token = req.headers.authorization?.replace(/^Bearer /, '');
@@ -44,7 +58,9 @@ export const startFailingProxy = async (target: string): Promise<FailingProxy> =
     if (failing.has(path.split('?')[0] ?? path)) {
       note(503);
       req.resume();
-      res.writeHead(503, { 'content-type': 'application/json' }).end(JSON.stringify({ detail: 'Service temporarily unavailable' }));
+      res
+        .writeHead(503, { 'content-type': 'application/json', ...(proxy.retryAfter === undefined ? {} : { 'retry-after': String(proxy.retryAfter) }) })
+        .end(JSON.stringify({ detail: 'Service temporarily unavailable' }));
       return;
     }
     const forwarded = http.request({ host: to.hostname, port: to.port, method: req.method, path, headers: endToEnd(req.headers) }, (answer) => {
@@ -57,15 +73,6 @@ export const startFailingProxy = async (target: string): Promise<FailingProxy> =
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const { port } = server.address() as net.AddressInfo;
-  return {
-    baseUrl: `http://127.0.0.1:${port}`,
-    passed,
-    failing,
-    count: (path) => passed.filter((p) => (p.path.split('?')[0] ?? p.path) === path).length,
-    stop: () =>
-      new Promise<void>((resolve) => {
-        server.close(() => resolve());
-        server.closeAllConnections();
-      }),
-  };
+  proxy.baseUrl = `http://127.0.0.1:${port}`;
+  return proxy;
 };

@@ -135,8 +135,10 @@ const REFRESH_MARGIN_SECONDS = 30;
 const REFRESH_MARGIN_SHARE = 0.25;
 /** After a failed refresh or sign-in the next try waits up to 1 s, then twice as long after each further failure… */
 const RETRY_FIRST_SECONDS = 1;
-/** …up to this (a failed sign-in's error is answered for that long, so it stays short). */
+/** …up to this (a failed sign-in's error is answered for that long, so it stays short)… */
 const RETRY_MAX_SECONDS = 10;
+/** …unless the server asked for longer with Retry-After (429, 503), which is honoured up to this. */
+const RETRY_AFTER_MAX_SECONDS = 300;
 
 const claimsOf = (token: string): { exp?: number; iat?: number } => {
   try {
@@ -162,6 +164,12 @@ const retryDelaySeconds = (failures: number): number => {
   const ceiling = Math.min(RETRY_MAX_SECONDS, RETRY_FIRST_SECONDS * 2 ** (failures - 1));
   return ceiling * (0.5 + Math.random() / 2);
 };
+
+/** A refresh that got no answer, a 5xx or a 429: the token held is kept; the server may say when to ask again. */
+interface Unavailable {
+  /** Seconds, from Retry-After. */
+  readonly retryAfter: number | undefined;
+}
 
 /** Failed renewals since the last token was adopted, and when the next may be tried. */
 interface Backoff {
@@ -372,10 +380,10 @@ export class TracelightClient {
     return b && nowSeconds() < b.retryAt ? b.failedSignIn : undefined;
   }
 
-  /** Notes a failed renewal: the next waits longer. */
-  private failed(failedSignIn?: { readonly error: unknown }): void {
+  /** Notes a failed renewal: the next waits longer, and at least as long as the server's Retry-After. */
+  private failed(failedSignIn?: { readonly error: unknown }, retryAfter?: number): void {
     const failures = (this.backoff?.failures ?? 0) + 1;
-    const retryAt = nowSeconds() + retryDelaySeconds(failures);
+    const retryAt = nowSeconds() + Math.max(retryDelaySeconds(failures), Math.min(retryAfter ?? 0, RETRY_AFTER_MAX_SECONDS));
     this.backoff = failedSignIn ? { failures, retryAt, failedSignIn } : { failures, retryAt };
   }
 
@@ -399,24 +407,25 @@ export class TracelightClient {
     const current = this.token;
     if (current === undefined || nowSeconds() >= current.expiresAt) return this.signIn(login);
     const refreshed = await this.refreshed(current.value);
-    if (refreshed === 'unavailable') {
-      this.failed();
+    if (typeof refreshed === 'object') {
+      this.failed(undefined, refreshed.retryAfter);
       return current.value;
     }
     if (refreshed !== 'refused') return refreshed;
     return this.signIn(login);
   }
 
-  private async refreshed(token: string): Promise<string | 'refused' | 'unavailable'> {
+  private async refreshed(token: string): Promise<string | 'refused' | Unavailable> {
     try {
       const { res, text } = await this.exchange(`${this.baseUrl}/v2/refresh_token`, { method: 'POST', headers: bearer(token).headers }, undefined);
       if (res.ok) {
         const token = (safeJson(text) as Partial<t.TypeOf<typeof TokenResponse>> | undefined)?.access_token;
-        return typeof token === 'string' ? this.adopt(token) : 'unavailable';
+        return typeof token === 'string' ? this.adopt(token) : { retryAfter: undefined };
       }
-      return res.status >= 500 || res.status === 429 ? 'unavailable' : 'refused';
+      if (res.status >= 500 || res.status === 429) return { retryAfter: retryAfterOf(res.headers.get('retry-after')) };
+      return 'refused';
     } catch (error) {
-      if (error instanceof TracelightError) return 'unavailable';
+      if (error instanceof TracelightError) return { retryAfter: undefined };
       throw error;
     }
   }
@@ -432,7 +441,7 @@ export class TracelightClient {
     try {
       answer = await this.login(login.email, login.password);
     } catch (error) {
-      this.failed({ error });
+      this.failed({ error }, error instanceof TracelightError ? error.retryAfter : undefined);
       throw error;
     }
     return this.adopt(answer.access_token);
