@@ -13,7 +13,7 @@ import { batchResponses } from './shared/batch-responses.middleware';
 import { HttpMetrics } from './shared/metrics';
 import { limitByAddress, RateLimiter } from './shared/rate-limit';
 import { openApiDocument } from './openapi/openapi.document';
-import { otlpAnswers } from './otlp/otlp-status.middleware';
+import { otlpAnswers } from './otlp/otlp-answers.middleware';
 import { DOCS_HTML, DOCS_INIT, docsAsset } from './openapi/docs.page';
 import type { AppContext } from './shared/context';
 import { HttpLogger, HttpOptions } from './shared/logger';
@@ -96,7 +96,7 @@ export class HttpApp {
     // Outermost: an answer is held once everything else (logging and metrics included) is done with it.
     app.use(batchResponses());
     app.use(accessLog(this.logger, metrics));
-    app.use(errorMiddleware());
+    app.use(errorMiddleware);
     // Bodies are read by the route that takes them (`handle`), as its body kind says: a route without
     // a body never reads one, and a JSON route reads nothing but JSON.
     const limit = String(this.options.bodyLimitBytes);

@@ -10,7 +10,7 @@ import type { Socket } from 'node:net';
  * The answer a connection is writing, or the first one waiting to be (pipelined requests queue behind
  * it); none between requests. Node keeps it as `_httpMessage`, which its own HTTP server relies on.
  */
-const answerOf = (socket: Socket): ServerResponse | null => (socket as { _httpMessage?: ServerResponse | null })._httpMessage ?? null;
+export const answerOf = (socket: Socket): ServerResponse | null => (socket as { _httpMessage?: ServerResponse | null })._httpMessage ?? null;
 
 export class Connections {
   private readonly open = new Set<Socket>();

@@ -5,6 +5,7 @@ import type { HttpLogger, HttpMetrics } from '@tracelight/http-koa';
 import { type Server, STATUS_CODES } from 'node:http';
 import * as fs from 'node:fs';
 import type { Socket } from 'node:net';
+import { answerOf } from './connections';
 
 /** Descriptors kept for what is not a client connection: the database files, logs, worker threads. */
 const RESERVED_DESCRIPTORS = 256;
@@ -62,8 +63,7 @@ export const answerRefusals = (server: Server, logger: HttpLogger, metrics: Http
     metrics.refused.inc({ status: String(status) });
     logger.info({ status, error: e.code ?? e.message }, 'request refused before it was read');
     // As Node does: only where no answer has begun on the connection (a request being answered can time out too).
-    const answering = (socket as { _httpMessage?: { headersSent?: boolean } | null })._httpMessage;
-    if (!answering?.headersSent) socket.write(refusal(status));
+    if (!answerOf(socket)?.headersSent) socket.write(refusal(status));
     socket.destroy();
   });
   // Node closes a CONNECT's connection without a word; this server is no proxy, and says so.

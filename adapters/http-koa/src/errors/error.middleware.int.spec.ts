@@ -16,7 +16,7 @@ describe('an unexpected throw', () => {
     };
     const app = new Koa();
     app.use(accessLog(logger, new HttpMetrics()));
-    app.use(errorMiddleware());
+    app.use(errorMiddleware);
     app.use(() => {
       throw new Error('a bug, with a secret-free message');
     });

@@ -52,7 +52,7 @@ export class OtlpRoutes implements RouteGroup {
         response: OtlpExportResponse,
         headers: OtlpHeaders,
         handle: ({ principal, header, body }) => tracing.ingestOtel(principal, header('project')!, header('logstream')!, body),
-        // Full success; a protobuf request gets it as an empty ExportTraceServiceResponse (otlp-status.middleware.ts).
+        // Full success; a protobuf request gets it as an empty ExportTraceServiceResponse (otlp-answers.middleware.ts).
         present: () => ({}),
         // A 10,000-span export costs about a second of decoding and mapping: not on the request thread.
         offload: true,
