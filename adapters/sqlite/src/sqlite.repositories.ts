@@ -41,5 +41,5 @@ export const SQLITE_WRITES: { readonly [K in keyof Repositories]: ReadonlyArray<
   // appendNext takes a function, which cannot cross threads: see routeWrites.
   scorerVersions: ['appendNext'],
   runScorers: ['replace'],
-  logRecords: ['ingest'],
+  logRecords: ['ingest', 'removeCreatedBefore'],
 };

@@ -1,6 +1,6 @@
 // The repository contract: written once against the ports, run against every storage adapter.
 // Passing it is what makes adapters interchangeable.
-import { type DomainError, type UserId, asId } from '@tracelight/domain';
+import { type DomainError, type LogRecord, type UserId, asId } from '@tracelight/domain';
 import type { ProjectId, RunId } from '@tracelight/domain';
 import type { RecordQuery, Repositories, Result } from '@tracelight/ports';
 import * as E from 'fp-ts/Either';
@@ -487,6 +487,29 @@ export const describeRepositoryContract = (engine: string, harness: RepositoryHa
         await Promise.all(pairs.flatMap(([parent, child]) => [right(r.logRecords.ingest(run.id, [child], [])), right(r.logRecords.ingest(run.id, [parent], []))]));
         const traces = await found(query(run));
         expect(traces.map((t) => [t.name, t.hasChildren]).sort()).toEqual(pairs.map(([p]) => [p.name, true]).sort());
+      });
+
+      it('removes records created before a cutoff, in batches across runs, and keeps newer ones and column presence', async () => {
+        // Older than any other test's records (the fixtures' are from 2026), so the counts are this test's alone.
+        const run = await aRunWithRecords();
+        const other = await aRunWithRecords();
+        const old = (of: typeof run, day: string, over: Partial<LogRecord> = {}) => aRecord(of, { createdAt: at(`1990-01-${day}T00:00:00.000Z`), ...over });
+        const trace = old(run, '01', { hasChildren: true });
+        const oldOnes = [trace, old(run, '02', { type: 'llm', traceId: trace.id, parentId: trace.id }), old(run, '03', { type: 'session', traceId: null })];
+        const kept = aRecord(run, { createdAt: at('1995-01-01T00:00:00.000Z') });
+        // Exactly at the cutoff is not before it.
+        const atCutoff = aRecord(other, { createdAt: at('1991-01-01T00:00:00.000Z') });
+        await right(r.logRecords.ingest(run.id, [...oldOnes, kept], ['input', 'model']));
+        await right(r.logRecords.ingest(other.id, [old(other, '04'), old(other, '05'), atCutoff], ['name']));
+        const cutoff = at('1991-01-01T00:00:00.000Z');
+        expect(await right(r.logRecords.removeCreatedBefore(cutoff, 2))).toBe(2);
+        expect(await right(r.logRecords.removeCreatedBefore(cutoff, 2))).toBe(2);
+        expect(await right(r.logRecords.removeCreatedBefore(cutoff, 2))).toBe(1);
+        expect(await right(r.logRecords.removeCreatedBefore(cutoff, 2))).toBe(0);
+        for (const scope of ['spans', 'sessions'] as const) expect(await found(query(run, { scope }))).toEqual([]);
+        expect(await found(query(run))).toEqual([kept]);
+        expect(await found(query(other))).toEqual([atCutoff]);
+        expect(await right(r.logRecords.presentColumns(run.id))).toEqual(new Set(['input', 'model']));
       });
     });
 

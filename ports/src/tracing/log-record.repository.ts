@@ -31,5 +31,11 @@ export interface LogRecordRepository {
   presentColumns(runId: RunId): Result<ReadonlySet<string>>;
   /** Matching records in order from `startingToken`: at most `limit`, within `maxBytes`. */
   search(query: RecordQuery): Result<FoundPage<LogRecord>>;
+  /**
+   * Retention: removes at most `limit` records created before `cutoff`, whatever their run, and says
+   * how many it removed; fewer than `limit` means none is left. Column presence is left as it is (a
+   * column stays listed as present once a record had it).
+   */
+  removeCreatedBefore(cutoff: Date, limit: number): Result<number>;
 }
 export const LogRecordRepository = Symbol.for('tracelight.LogRecordRepository');

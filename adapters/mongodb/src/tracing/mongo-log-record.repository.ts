@@ -184,11 +184,13 @@ export class MongoLogRecordRepository implements LogRecordRepository {
   private readonly client: MongoClient;
   private readonly records: Collection<StringIdDoc>;
   private readonly columns: Collection<{ _id: string; columns: string[] }>;
+  private readonly runs: Collection<{ _id: string; projectId: string }>;
 
   constructor(@inject(MongoDatabaseToken) database: MongoDatabase) {
     this.client = database.client;
     this.records = database.db.collection('log_records');
     this.columns = database.db.collection('run_columns');
+    this.runs = database.db.collection('runs');
   }
 
   ingest(runId: RunId, records: ReadonlyArray<LogRecord>, presentColumns: ReadonlyArray<string>): Result<void> {
@@ -248,6 +250,26 @@ export class MongoLogRecordRepository implements LogRecordRepository {
 
   presentColumns(runId: RunId): Result<ReadonlySet<string>> {
     return run(async () => new Set((await this.columns.findOne({ _id: runId }))?.columns ?? []));
+  }
+
+  removeCreatedBefore(cutoff: Date, limit: number): Result<number> {
+    return run(async () => {
+      let removed = 0;
+      // Run by run, through the (runId, isTrace, createdAt) index and with the shard key's prefix
+      // (project, run): each query reads only old records, on the run's own shard. No transaction:
+      // every deletion stands alone, and a sweep stopped midway is taken up by the next.
+      for await (const { _id: runId, projectId } of this.runs.find({}, { projection: { _id: 1, projectId: 1 } })) {
+        if (removed >= limit) break;
+        const scope = { projectId, runId };
+        const old = await this.records
+          .find({ ...scope, isTrace: { $in: [false, true] }, createdAt: { $lt: cutoff } }, { projection: { _id: 1 } })
+          .limit(limit - removed)
+          .toArray();
+        if (old.length === 0) continue;
+        removed += (await this.records.deleteMany({ ...scope, _id: { $in: old.map((d) => d._id) } })).deletedCount;
+      }
+      return removed;
+    });
   }
 
   search(q: RecordQuery): Result<FoundPage<LogRecord>> {

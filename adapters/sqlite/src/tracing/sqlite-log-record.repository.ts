@@ -15,6 +15,7 @@ export class SqliteLogRecordRepository implements LogRecordRepository {
   private readonly present;
   private readonly markParents;
   private readonly markFoundParents;
+  private readonly removeOld;
 
   constructor(@inject(SqliteDatabaseToken) { db }: SqliteDatabase) {
     this.db = db;
@@ -35,6 +36,14 @@ export class SqliteLogRecordRepository implements LogRecordRepository {
     this.markFoundParents = db.prepare(
       `UPDATE log_records SET has_children = 1 WHERE run_id = @run AND has_children = 0 AND id IN (
          SELECT parent_id FROM log_records WHERE run_id = @run AND parent_id IN (SELECT value FROM json_each(@ids)))`,
+    );
+    // Run by run (CROSS JOIN keeps runs the outer loop), each through the (run_id, is_trace, created_at)
+    // index: a sweep finds the old records of each run without reading the others, where a bare
+    // `created_at <` would scan the whole table.
+    this.removeOld = db.prepare(
+      `DELETE FROM log_records WHERE rowid IN (
+         SELECT l.rowid FROM runs r CROSS JOIN log_records l
+         WHERE l.run_id = r.id AND l.is_trace IN (0, 1) AND l.created_at < ? LIMIT ?)`,
     );
   }
 
@@ -66,6 +75,10 @@ export class SqliteLogRecordRepository implements LogRecordRepository {
 
   presentColumns(runId: RunId): Result<ReadonlySet<string>> {
     return run(() => new Set(this.present.all(runId) as string[]));
+  }
+
+  removeCreatedBefore(cutoff: Date, limit: number): Result<number> {
+    return run(() => this.removeOld.run(cutoff.getTime(), limit).changes);
   }
 
   search(query: RecordQuery): Result<FoundPage<LogRecord>> {
