@@ -38,6 +38,8 @@ export interface ServerConfig {
   readonly pageBytes: number;
   readonly offloadWorkers: number;
   readonly offloadMinBytes: number;
+  /** TRACELIGHT_RETENTION_DAYS; 0: records are kept for good. */
+  readonly retentionDays: number;
 }
 
 type Env = Readonly<Record<string, string | undefined>>;
@@ -70,6 +72,7 @@ export const CONFIG_VARIABLES: ReadonlyArray<readonly [name: string, defaultValu
   ['TRACELIGHT_MAX_CONNECTIONS', 'the open-file limit (`ulimit -n`) less 256; `10000` where it cannot be read', 'Most connections open at once. Past it a new connection is closed at once, unanswered (counted in `tracelight_http_dropped_connections_total`), so that a flood of connections leaves the process the file descriptors its database, logs and workers need, and clients go elsewhere.'],
   ['TRACELIGHT_MAX_RECORDS_PER_REQUEST', '`10000`', 'Most traces and spans one ingest request (or OTLP export) may carry; beyond it 422 asking to split the batch (400 with a `google.rpc.Status` on the OTLP routes).'],
   ['TRACELIGHT_PAGE_BYTES', '`16mb`', 'A page of a record search or of scorer versions ends early, `next_starting_token` set, once what it holds reaches this size stored (a page always holds at least one item): large records or versions are read in more pages, never held in memory whole.'],
+  ['TRACELIGHT_RETENTION_DAYS', '`0` (keep for good)', 'Traces, spans and sessions whose `created_at` is more than this many days old are removed, on start and every hour after, a few thousand at a time so that writes go on meanwhile (each sweep that removes any is logged, and counted in `tracelight_retention_removed_records_total`). A run, its settings and its column list stay.'],
   ['TRACELIGHT_OFFLOAD_WORKERS', '`1`', 'Worker threads that parse, validate and store large ingest bodies and OTLP exports off the event loop (0: none; every body is then handled on the request thread).'],
   ['TRACELIGHT_OFFLOAD_MIN_BYTES', '`1048576`', 'Ingest bodies and JSON OTLP exports whose `Content-Length` (as sent, gzipped or not) is this or more, or whose length is unknown (chunked), and protobuf OTLP exports this large once inflated, go to an offload worker.'],
 ];
@@ -170,6 +173,7 @@ export const loadConfig = (env: Env): E.Either<ReadonlyArray<string>, ServerConf
     pageBytes: pageBytes ?? 0,
     offloadWorkers: take(integer('TRACELIGHT_OFFLOAD_WORKERS', 0, 64, 1)(env), 1),
     offloadMinBytes: take(integer('TRACELIGHT_OFFLOAD_MIN_BYTES', 0, 1 << 30, 1 << 20)(env), 1 << 20),
+    retentionDays: take(integer('TRACELIGHT_RETENTION_DAYS', 0, 36_500, 0)(env), 0),
   };
   return problems.length > 0 ? E.left(problems) : E.right(config);
 };

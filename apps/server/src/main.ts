@@ -1,6 +1,6 @@
 // Starts the Tracelight server: decode configuration, build the container, migrate, bootstrap the admin, listen.
 import 'reflect-metadata';
-import { IdentityUseCases } from '@tracelight/use-cases';
+import { IdentityUseCases, RetentionUseCases } from '@tracelight/use-cases';
 import * as E from 'fp-ts/Either';
 import * as O from 'fp-ts/Option';
 import * as fs from 'node:fs';
@@ -10,6 +10,7 @@ import { HttpApp, HttpMetrics } from '@tracelight/http-koa';
 import { Connections } from './connections';
 import { buildContainer } from './container';
 import { answerRefusals, defaultMaxConnections, limitConnections } from './refusals';
+import { RetentionSweep } from './retention';
 import { flushLogs, flushLogsSync, jsonLogger as logger } from './logger';
 
 /** Every exit first writes out the log lines still buffered (the logger writes asynchronously), then its last words. */
@@ -60,10 +61,15 @@ const main = async (): Promise<void> => {
   server.headersTimeout = Math.min(cfg.requestTimeoutMs, 60_000);
   // A connection on which no byte moves for this long times out (what then happens: Connections).
   server.timeout = cfg.requestTimeoutMs;
+  const metrics = container.get(HttpMetrics);
+  const retention = new RetentionSweep(container.get(RetentionUseCases), logger, (n) => metrics.retentionRemoved.inc(n), {
+    keepDays: cfg.retentionDays,
+  });
   server.on('listening', () => {
     const address = server.address();
     const port = typeof address === 'object' && address ? address.port : cfg.port;
     logger.info({ host: cfg.host, port, engine: cfg.database.engine }, `Tracelight listening on http://${cfg.host}:${port}`);
+    retention.start();
   });
   server.on('error', (e) => {
     exit(1, `Tracelight cannot listen on ${cfg.host}:${cfg.port}: ${e.message}\n`);
@@ -78,8 +84,8 @@ const main = async (): Promise<void> => {
     });
     server.emit('request', req, res);
   });
-  answerRefusals(server, logger, container.get(HttpMetrics));
-  limitConnections(server, cfg.maxConnections ?? defaultMaxConnections(), logger, container.get(HttpMetrics));
+  answerRefusals(server, logger, metrics);
+  limitConnections(server, cfg.maxConnections ?? defaultMaxConnections(), logger, metrics);
   const connections = new Connections(server, logger);
   let stopping = false;
   // While stopping, each answer closes its connection: a keep-alive client (every SDK's) would
@@ -91,8 +97,9 @@ const main = async (): Promise<void> => {
     if (stopping) return;
     stopping = true;
     logger.info({ signal }, 'shutting down: finishing in-flight requests');
+    const swept = retention.stop();
     server.close(() => {
-      void storage.close().finally(() => flushLogs().finally(() => process.exit(0)));
+      void swept.catch(() => undefined).then(() => storage.close()).finally(() => flushLogs().finally(() => process.exit(0)));
     });
     // Connections without a request being answered close now; those that go idle between requests, as they do.
     connections.closeIdle();

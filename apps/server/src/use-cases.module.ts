@@ -23,6 +23,7 @@ import {
   InsightsUseCases,
   IntegrationUseCases,
   ProjectUseCases,
+  RetentionUseCases,
   ScorerUseCases,
   TracingUseCases,
 } from '@tracelight/use-cases';
@@ -99,5 +100,8 @@ export const useCasesModule = (limits: { maxRecordsPerRequest: number; pageBytes
           pageBytes: limits.pageBytes,
         }),
     )
+    .inSingletonScope();
+  bind(RetentionUseCases)
+    .toDynamicValue((c) => new RetentionUseCases({ records: c.get(LogRecordRepository), clock: c.get(Clock) }))
     .inSingletonScope();
 });

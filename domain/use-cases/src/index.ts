@@ -7,3 +7,4 @@ export * from './integrations/integration.use-cases';
 export * from './scorers/scorer.use-cases';
 export * from './columns/columns.use-cases';
 export * from './tracing/tracing.use-cases';
+export * from './tracing/retention.use-cases';

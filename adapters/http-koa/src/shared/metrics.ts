@@ -2,7 +2,7 @@
 import { Counter, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
 import type { AppContext } from './context';
 
-/** One registry per process: HTTP requests, storage operations, process defaults. */
+/** One registry per process: HTTP requests, storage operations, retention, process defaults. */
 export class HttpMetrics {
   readonly registry = new Registry();
   private readonly requests = new Counter({
@@ -39,6 +39,13 @@ export class HttpMetrics {
   readonly dropped = new Counter({
     name: 'tracelight_http_dropped_connections_total',
     help: 'Connections closed at once, unanswered, because the most the server keeps open (TRACELIGHT_MAX_CONNECTIONS) were open',
+    registers: [this.registry],
+  });
+
+  /** Records removed by the retention sweep (TRACELIGHT_RETENTION_DAYS). */
+  readonly retentionRemoved = new Counter({
+    name: 'tracelight_retention_removed_records_total',
+    help: 'Traces, spans and sessions removed by the retention sweep because they were older than TRACELIGHT_RETENTION_DAYS',
     registers: [this.registry],
   });
 

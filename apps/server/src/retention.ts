@@ -1,0 +1,69 @@
+// The retention sweep (TRACELIGHT_RETENTION_DAYS): on start and every hour after, old records are
+// removed batch by batch, each batch a short write of its own, so ingestion goes on between them.
+import type { HttpLogger } from '@tracelight/http-koa';
+import type { RetentionUseCases } from '@tracelight/use-cases';
+import * as E from 'fp-ts/Either';
+
+export interface RetentionOptions {
+  readonly keepDays: number;
+  /** Records removed per write. */
+  readonly batch?: number;
+  /** Time between the end of one sweep and the start of the next. */
+  readonly everyMs?: number;
+}
+
+const DEFAULT_BATCH = 2_000;
+const HOUR_MS = 3_600_000;
+
+export class RetentionSweep {
+  private timer: NodeJS.Timeout | undefined;
+  private running: Promise<void> | undefined;
+  private stopped = false;
+
+  constructor(
+    private readonly retention: RetentionUseCases,
+    private readonly logger: HttpLogger,
+    private readonly onRemoved: (count: number) => void,
+    private readonly options: RetentionOptions,
+  ) {}
+
+  /** Sweeps now, then `everyMs` after each sweep ends. */
+  start(): void {
+    if (this.options.keepDays <= 0 || this.stopped) return;
+    this.running = this.sweep().finally(() => {
+      this.running = undefined;
+      if (!this.stopped) this.timer = setTimeout(() => this.start(), this.options.everyMs ?? HOUR_MS).unref();
+    });
+  }
+
+  /** No batch starts after this; resolves once the batch under way (if any) is done. */
+  async stop(): Promise<void> {
+    this.stopped = true;
+    if (this.timer !== undefined) clearTimeout(this.timer);
+    await this.running;
+  }
+
+  private async sweep(): Promise<void> {
+    const began = Date.now();
+    let removed = 0;
+    let cutoff: Date | undefined;
+    let complete = false;
+    while (!this.stopped) {
+      const batch = await this.retention.expireBatch(this.options.keepDays, this.options.batch ?? DEFAULT_BATCH)();
+      if (E.isLeft(batch)) {
+        // Storage unavailable or full: the next sweep tries again; what this one removed stays removed.
+        this.logger.error({ error: batch.left, removed }, 'retention sweep stopped early; the next one goes on');
+        return;
+      }
+      cutoff = batch.right.cutoff;
+      removed += batch.right.removed;
+      if (batch.right.removed > 0) this.onRemoved(batch.right.removed);
+      if ((complete = batch.right.done)) break;
+      // A turn of the event loop between batches: requests waiting on this thread go first.
+      await new Promise((resolve) => setImmediate(resolve));
+    }
+    // complete false: the server is stopping, and the next start goes on from here.
+    if (removed > 0 && cutoff !== undefined)
+      this.logger.info({ removed, cutoff: cutoff.toISOString(), complete, ms: Date.now() - began }, 'retention sweep removed old records');
+  }
+}
