@@ -3,6 +3,7 @@ export * from './system/clock';
 export * from './system/id-generator';
 export * from './system/result';
 export * from './system/storage-health';
+export * from './system/no-room-to-start';
 export * from './identity/user.repository';
 export * from './identity/api-key.repository';
 export * from './projects-runs/project.repository';

@@ -1,4 +1,5 @@
 // The server's master key, and independent sub-keys derived from it per purpose (HKDF-SHA256).
+import { NoRoomToStart } from '@tracelight/ports';
 import * as crypto from 'node:crypto';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
@@ -56,12 +57,9 @@ const createKeyFile = (file: string, key: Buffer): void => {
     }
   } catch (e) {
     const code = (e as NodeJS.ErrnoException).code;
-    const refused = new Error(
-      `cannot write a new secret key to ${file} (${code ?? String(e)}): nothing was kept. Free space on its disk or let this process write there (or set TRACELIGHT_SECRET_KEY), and start again`,
-    );
-    // The name the server's start-up reports in words alone, as a full disk is.
-    if (code !== undefined && NO_ROOM.has(code)) refused.name = 'NoRoomToStart';
-    throw refused;
+    const words = `cannot write a new secret key to ${file} (${code ?? String(e)}): nothing was kept. Free space on its disk or let this process write there (or set TRACELIGHT_SECRET_KEY), and start again`;
+    // No room is reported in these words alone, as a full database is; anything else with its stack.
+    throw code !== undefined && NO_ROOM.has(code) ? new NoRoomToStart(words) : new Error(words);
   } finally {
     fs.rmSync(tmp, { force: true });
   }

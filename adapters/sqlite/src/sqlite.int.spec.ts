@@ -4,6 +4,7 @@ import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { execFileSync } from 'node:child_process';
+import { NoRoomToStart } from '@tracelight/ports';
 import { SqliteDatabase, WAL_SIZE_LIMIT_BYTES } from './shared/sqlite-database';
 import { MIGRATIONS } from './shared/migrations';
 import { SQLITE_REPOSITORIES, SQLITE_WRITES, sqliteRepositories } from './sqlite.module';
@@ -315,5 +316,15 @@ describe('a full database', () => {
     expect(db.db.pragma('integrity_check', { simple: true })).toBe('ok');
     expect(db.db.prepare('SELECT version FROM schema_migrations').pluck().all()).toEqual(MIGRATIONS.map((m) => m.version));
     db.close();
+  });
+
+  it('refuses to start as the ports’ NoRoomToStart, the class the apps recognise, inline and across the writer thread', async () => {
+    for (const writer of ['inline', 'thread'] as const) {
+      const refused = await new SqliteStorage({ path: tempFile(), maxBytes: 64 * 1024, writer }).open().then(
+        () => undefined,
+        (e: unknown) => e,
+      );
+      expect([writer, refused instanceof NoRoomToStart, (refused as Error).message]).toEqual([writer, true, expect.stringMatching(/^no room to apply migration 1 /)]);
+    }
   });
 });

@@ -1,5 +1,6 @@
 // Starts the Tracelight server: decode configuration, build the container, migrate, bootstrap the admin, listen.
 import 'reflect-metadata';
+import { NoRoomToStart } from '@tracelight/ports';
 import { IdentityUseCases, RetentionUseCases } from '@tracelight/use-cases';
 import * as E from 'fp-ts/Either';
 import * as O from 'fp-ts/Option';
@@ -118,6 +119,6 @@ const main = async (): Promise<void> => {
 
 main().catch((e: unknown) => {
   // Storage without room to open or migrate is the operator's to fix, and says how: no stack trace.
-  const words = e instanceof Error ? (e.name === 'NoRoomToStart' ? e.message : (e.stack ?? e.message)) : String(e);
+  const words = e instanceof Error ? (e instanceof NoRoomToStart ? e.message : (e.stack ?? e.message)) : String(e);
   exit(1, `Tracelight failed to start: ${words}\n`);
 });

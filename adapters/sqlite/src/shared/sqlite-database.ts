@@ -3,12 +3,8 @@ import Database from 'better-sqlite3';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { type Migration, MIGRATIONS } from './migrations';
+import { NoRoomToStart } from '@tracelight/ports';
 import { isStorageFull } from './run';
-
-/** Start-up refused for want of room, in words an operator acts on (no stack trace needed). */
-export class NoRoomToStart extends Error {
-  override readonly name = 'NoRoomToStart';
-}
 
 const noRoom = (e: unknown, what: string, undone: string): unknown =>
   isStorageFull(e)

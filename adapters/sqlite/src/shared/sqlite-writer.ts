@@ -1,11 +1,11 @@
 // The server thread's end of the SQLite writer thread: sends writes, resolves them when their batch is
 // committed, and restarts the thread if it ever dies (failing only the writes that were in flight).
 import { type DomainError, invalid, unavailable } from '@tracelight/domain';
+import { NoRoomToStart } from '@tracelight/ports';
 import * as E from 'fp-ts/Either';
 import * as path from 'node:path';
 import { Worker } from 'node:worker_threads';
 import type { WriteOutcome } from './group-commit';
-import { NoRoomToStart } from './sqlite-database';
 import type { FromWriter, RepositoryName, ToWriter, WriteRequest, WriterData } from './writer-protocol';
 
 // The compiled worker, also when this module runs from TypeScript sources (tests): both src/shared
@@ -99,6 +99,7 @@ export class SqliteWriter {
             this.worker = worker;
             return resolve();
           case 'failed':
+            // An error does not cross the thread boundary as its class: it is made again here from its words.
             return reject(m.noRoom ? new NoRoomToStart(m.message) : new Error(m.message));
           case 'settled':
             for (const { id, outcome } of m.results) this.settle(id, outcome);

@@ -5,9 +5,9 @@ import { parentPort, workerData } from 'node:worker_threads';
 import { unavailable } from '@tracelight/domain';
 import * as E from 'fp-ts/Either';
 import { SQLITE_REPOSITORIES } from '../sqlite.repositories';
-import { buildRepositories } from '@tracelight/ports';
+import { NoRoomToStart, buildRepositories } from '@tracelight/ports';
 import { GroupCommit } from './group-commit';
-import { NoRoomToStart, SqliteDatabase } from './sqlite-database';
+import { SqliteDatabase } from './sqlite-database';
 import type { FromWriter, ToWriter, WriteRequest, WriterData } from './writer-protocol';
 
 const port = parentPort;
