@@ -5,6 +5,7 @@ const packages = {
   '@tracelight/use-cases': 'domain/use-cases',
   '@tracelight/ports': 'ports',
   '@tracelight/api-schema': 'packages/api-schema',
+  '@tracelight/config': 'packages/config',
   '@tracelight/testkit': 'packages/testkit',
   '@tracelight/client': 'packages/client',
   '@tracelight/credentials': 'adapters/credentials',

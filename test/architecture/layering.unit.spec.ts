@@ -12,11 +12,13 @@ const ALLOWED: Record<string, ReadonlyArray<string>> = {
   ports: ['@tracelight/domain', 'fp-ts'],
   'domain/use-cases': ['@tracelight/domain', '@tracelight/ports', 'fp-ts'],
   'packages/api-schema': ['@tracelight/domain', 'fp-ts', 'io-ts'],
+  // Read by both apps: it must not pull an adapter (or its driver) into either.
+  'packages/config': ['fp-ts'],
 };
 
-/** Nothing outside apps/ may import an app; no adapter may import another adapter. */
+/** No app imports another app, and nothing else imports an app; no adapter may import another adapter. */
 const ADAPTERS = ['@tracelight/sqlite', '@tracelight/mongodb', '@tracelight/http-koa', '@tracelight/credentials'];
-const APPS = ['@tracelight/server'];
+const APPS = ['@tracelight/server', '@tracelight/cli'];
 
 const sourceFiles = (dir: string): string[] =>
   fs.existsSync(dir)
@@ -49,7 +51,7 @@ describe('layering', () => {
     expect(violations).toEqual([]);
   });
 
-  it('no adapter imports another adapter, and nothing but an app imports an app', () => {
+  it('no adapter imports another adapter, no app another app, and nothing else an app', () => {
     const adapterDirs = fs.readdirSync(path.join(ROOT, 'adapters'));
     const violations = [
       ...adapterDirs.flatMap((a) =>
@@ -57,6 +59,14 @@ describe('layering', () => {
           importsOf(f)
             .map(packageOf)
             .filter((p) => (ADAPTERS.includes(p) && p !== `@tracelight/${a}`) || APPS.includes(p))
+            .map((p) => `${path.relative(ROOT, f)} imports ${p}`),
+        ),
+      ),
+      ...fs.readdirSync(path.join(ROOT, 'apps')).flatMap((a) =>
+        sourceFiles(path.join(ROOT, 'apps', a, 'src')).flatMap((f) =>
+          importsOf(f)
+            .map(packageOf)
+            .filter((p) => APPS.includes(p) && p !== JSON.parse(fs.readFileSync(path.join(ROOT, 'apps', a, 'package.json'), 'utf8')).name)
             .map((p) => `${path.relative(ROOT, f)} imports ${p}`),
         ),
       ),

@@ -1,23 +1,17 @@
 // Configuration from environment variables only, decoded at boot: a bad value stops the process with a report.
-import * as path from 'node:path';
+import { byteSize, type Env, type StorageConfig, STORAGE_VARIABLES, loadStorageConfig } from '@tracelight/config';
 import { isUsableSecretKey, SECRET_KEY_RULE } from '@tracelight/credentials';
 import { isEmail, MIN_PASSWORD_LENGTH, normaliseEmail } from '@tracelight/domain';
 import * as E from 'fp-ts/Either';
 import { pipe } from 'fp-ts/function';
 
-export type DatabaseConfig =
-  | { readonly engine: 'sqlite'; readonly path: string }
-  | { readonly engine: 'mongodb'; readonly url: string };
+export type { DatabaseConfig } from '@tracelight/config';
 
-export interface ServerConfig {
+/** The storage settings (shared with the admin CLI, decoded by the same code), then the server's own. */
+export interface ServerConfig extends StorageConfig {
   readonly host: string;
   readonly port: number;
-  readonly dataDir: string;
-  readonly database: DatabaseConfig;
-  readonly sqliteSynchronous: 'FULL' | 'NORMAL';
   readonly sqliteWriter: 'thread' | 'inline';
-  /** TRACELIGHT_SQLITE_MAX_BYTES: the SQLite file grows to at most this size; undefined: no quota. */
-  readonly sqliteMaxBytes: number | undefined;
   readonly secretKey: string | undefined;
   readonly tokenTtlSeconds: number;
   readonly refreshTokenTtlSeconds: number;
@@ -42,8 +36,6 @@ export interface ServerConfig {
   readonly retentionDays: number;
 }
 
-type Env = Readonly<Record<string, string | undefined>>;
-
 /**
  * Every variable the server reads, its default and what it does, in Markdown: the README's
  * configuration table is this list, row for row (a unit test holds them together), and
@@ -52,11 +44,8 @@ type Env = Readonly<Record<string, string | undefined>>;
 export const CONFIG_VARIABLES: ReadonlyArray<readonly [name: string, defaultValue: string, description: string]> = [
   ['TRACELIGHT_HOST', '`127.0.0.1`', 'Interface to listen on.'],
   ['TRACELIGHT_PORT', '`8088`', 'Port to listen on (`0` picks a free one and logs it).'],
-  ['TRACELIGHT_DATA_DIR', '`./.tracelight`', 'Where the SQLite file and the generated secret key live (git-ignored).'],
-  ['TRACELIGHT_DATABASE_URL', '`sqlite:<data dir>/tracelight.db`', '`sqlite:<path>`, or `mongodb://…` / `mongodb+srv://…` for MongoDB.'],
-  ['TRACELIGHT_SQLITE_SYNCHRONOUS', '`FULL`', '`FULL`: an acknowledged write survives power loss. `NORMAL`: survives a process crash; faster.'],
+  ...STORAGE_VARIABLES,
   ['TRACELIGHT_SQLITE_WRITER', '`thread`', '`thread`: every write runs on one writer thread, committed in groups (below); `inline`: on the request thread, one transaction each.'],
-  ['TRACELIGHT_SQLITE_MAX_BYTES', '— (no quota)', 'Largest the SQLite database file may grow (`512mb`, `20gb`; at least `64kb`): a write that would need more is refused with 507, exactly as on a full disk (below). The write-ahead log (`-wal`: about 4 MB, or during a burst the burst\'s writes, trimmed back to 64 MiB once checkpointed) comes on top. Applied by the server and its offload workers, not by the admin CLI.'],
   ['TRACELIGHT_SECRET_KEY', 'generated into `<data dir>/secret.key` (mode 0600)', 'Master key (≥ 32 bytes: 64 hex, 43+ base64, or a 32+ character passphrase). Token signing, API-key hashing and secret sealing each use a sub-key derived from it (HKDF). Give every server process sharing a database the same key.'],
   ['TRACELIGHT_TOKEN_TTL_SECONDS', '`3600`', 'Lifetime of access tokens (login, API-key exchange, refresh).'],
   ['TRACELIGHT_REFRESH_TOKEN_TTL_SECONDS', '`604800`', 'Lifetime of the HttpOnly `refresh_token` cookie set at sign-in.'],
@@ -88,26 +77,7 @@ const integer =
       : E.left(`${name} must be an integer from ${min} to ${max}, got ${JSON.stringify(raw)}`);
   };
 
-const database = (env: Env, dataDir: string): E.Either<string, DatabaseConfig> => {
-  const raw = env['TRACELIGHT_DATABASE_URL'];
-  if (raw === undefined || raw === '') return E.right({ engine: 'sqlite', path: path.join(dataDir, 'tracelight.db') });
-  if (raw.startsWith('mongodb://') || raw.startsWith('mongodb+srv://')) return E.right({ engine: 'mongodb', url: raw });
-  if (raw.startsWith('sqlite:')) {
-    const file = raw.slice('sqlite:'.length).replace(/^\/\//, '');
-    return file ? E.right({ engine: 'sqlite', path: path.resolve(file) }) : E.left('TRACELIGHT_DATABASE_URL sqlite: needs a file path');
-  }
-  // A URL may carry a password: the message shows the scheme it got, never the rest.
-  return E.left(`TRACELIGHT_DATABASE_URL must start with sqlite:, mongodb:// or mongodb+srv://, got one starting ${JSON.stringify(raw.slice(0, Math.max(0, raw.search(/[:/@]|$/)) + 1))}`);
-};
-
 /** Collects every problem, not just the first, so one restart fixes them all. */
-/** `10mb`, `512kb`, `1024b` or `1024` in bytes; undefined for anything else. */
-const byteSize = (text: string, gigabytes = false): number | undefined => {
-  const m = (gigabytes ? /^(\d+)(b|kb|mb|gb)?$/i : /^(\d+)(b|kb|mb)?$/i).exec(text);
-  if (!m) return undefined;
-  return Number(m[1]) * { b: 1, kb: 1024, mb: 1024 ** 2, gb: 1024 ** 3 }[(m[2] ?? 'b').toLowerCase() as 'b' | 'kb' | 'mb' | 'gb'];
-};
-
 export const loadConfig = (env: Env): E.Either<ReadonlyArray<string>, ServerConfig> => {
   const problems: string[] = [];
   const take = <A>(r: E.Either<string, A>, fallback: A): A =>
@@ -118,9 +88,8 @@ export const loadConfig = (env: Env): E.Either<ReadonlyArray<string>, ServerConf
         return fallback;
       }),
     );
-  const dataDir = path.resolve(env['TRACELIGHT_DATA_DIR'] || './.tracelight');
-  const sync = env['TRACELIGHT_SQLITE_SYNCHRONOUS'] || 'FULL';
-  if (sync !== 'FULL' && sync !== 'NORMAL') problems.push(`TRACELIGHT_SQLITE_SYNCHRONOUS must be FULL or NORMAL, got ${JSON.stringify(sync)}`);
+  const storage = loadStorageConfig(env);
+  if (E.isLeft(storage)) problems.push(...storage.left);
   const trustProxy = env['TRACELIGHT_TRUST_PROXY'] || 'false';
   if (trustProxy !== 'true' && trustProxy !== 'false') problems.push(`TRACELIGHT_TRUST_PROXY must be true or false, got ${JSON.stringify(trustProxy)}`);
   const writer = env['TRACELIGHT_SQLITE_WRITER'] || 'thread';
@@ -143,19 +112,10 @@ export const loadConfig = (env: Env): E.Either<ReadonlyArray<string>, ServerConf
   const pageSize = env['TRACELIGHT_PAGE_BYTES'] || '16mb';
   const pageBytes = byteSize(pageSize);
   if (pageBytes === undefined || pageBytes < 1) problems.push(`TRACELIGHT_PAGE_BYTES must look like 16mb or 512kb, got ${JSON.stringify(pageSize)}`);
-  const quota = env['TRACELIGHT_SQLITE_MAX_BYTES'] || undefined;
-  const sqliteMaxBytes = quota === undefined ? undefined : byteSize(quota, true);
-  // Below 64 KiB not even the schema fits.
-  if (quota !== undefined && !(sqliteMaxBytes !== undefined && sqliteMaxBytes >= 65_536 && Number.isSafeInteger(sqliteMaxBytes)))
-    problems.push(`TRACELIGHT_SQLITE_MAX_BYTES must be a size of at least 64kb, like 512mb or 20gb, got ${JSON.stringify(quota)}`);
-  const config: ServerConfig = {
+  const settings: Omit<ServerConfig, keyof StorageConfig> = {
     host: env['TRACELIGHT_HOST'] || '127.0.0.1',
     port: take(integer('TRACELIGHT_PORT', 0, 65535, 8088)(env), 8088),
-    dataDir,
-    database: take(database(env, dataDir), { engine: 'sqlite', path: path.join(dataDir, 'tracelight.db') }),
-    sqliteSynchronous: sync === 'NORMAL' ? 'NORMAL' : 'FULL',
     sqliteWriter: writer === 'inline' ? 'inline' : 'thread',
-    sqliteMaxBytes,
     secretKey,
     tokenTtlSeconds: take(integer('TRACELIGHT_TOKEN_TTL_SECONDS', 1, 31_536_000, 3600)(env), 3600),
     refreshTokenTtlSeconds: take(integer('TRACELIGHT_REFRESH_TOKEN_TTL_SECONDS', 60, 31_536_000, 604_800)(env), 604_800),
@@ -175,5 +135,5 @@ export const loadConfig = (env: Env): E.Either<ReadonlyArray<string>, ServerConf
     offloadMinBytes: take(integer('TRACELIGHT_OFFLOAD_MIN_BYTES', 0, 1 << 30, 1 << 20)(env), 1 << 20),
     retentionDays: take(integer('TRACELIGHT_RETENTION_DAYS', 0, 36_500, 0)(env), 0),
   };
-  return problems.length > 0 ? E.left(problems) : E.right(config);
+  return E.isLeft(storage) || problems.length > 0 ? E.left(problems) : E.right({ ...storage.right, ...settings });
 };

@@ -11,10 +11,11 @@ describe('the list of configuration variables', () => {
   });
 
   it('names every variable the server reads, and no other', () => {
-    const sources = fs
-      .readdirSync(__dirname)
-      .filter((f) => f.endsWith('.ts') && !f.endsWith('.spec.ts'))
-      .map((f) => fs.readFileSync(path.join(__dirname, f), 'utf8').replace(/^\s*\[?'TRACELIGHT_[A-Z_]+', '.*$/gm, ''))
+    // The server's sources and the configuration it shares with the admin CLI (the storage settings).
+    const shared = path.resolve(__dirname, '../../../packages/config/src');
+    const sources = [__dirname, shared]
+      .flatMap((dir) => fs.readdirSync(dir).filter((f) => f.endsWith('.ts') && !f.endsWith('.spec.ts')).map((f) => path.join(dir, f)))
+      .map((f) => fs.readFileSync(f, 'utf8').replace(/^\s*\[?'TRACELIGHT_[A-Z_]+', '.*$/gm, ''))
       .join('\n');
     const read = [...new Set(sources.match(/TRACELIGHT_[A-Z_]+/g))].sort();
     expect(read).toEqual(CONFIG_VARIABLES.map(([name]) => name).sort());
