@@ -1,5 +1,6 @@
 // The admin CLI on a real data dir, as an operator runs it; the keys it mints work on the server.
 import { execFile } from 'node:child_process';
+import { randomUUID } from 'node:crypto';
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
@@ -8,8 +9,10 @@ import { promisify } from 'node:util';
 const CLI = path.resolve(__dirname, '../dist/main.js');
 const SERVER = path.resolve(__dirname, '../../server/dist/main.js');
 
-const admin = (dataDir: string, ...args: string[]) =>
-  promisify(execFile)(process.execPath, [CLI, ...args], { env: { PATH: process.env['PATH'] ?? '', TRACELIGHT_DATA_DIR: dataDir } });
+/** The CLI run on `dataDir`, with `env` beside it (the server's other variables). */
+const adminWith = (env: Readonly<Record<string, string>>, dataDir: string, ...args: string[]) =>
+  promisify(execFile)(process.execPath, [CLI, ...args], { env: { PATH: process.env['PATH'] ?? '', TRACELIGHT_DATA_DIR: dataDir, ...env } });
+const admin = (dataDir: string, ...args: string[]) => adminWith({}, dataDir, ...args);
 
 describe('tracelight-admin', () => {
   const serve = async (dataDir: string) => {
@@ -306,6 +309,55 @@ describe('tracelight-admin', () => {
     } finally {
       again.child.kill('SIGTERM');
     }
+  });
+
+  it('keeps to the server’s TRACELIGHT_SQLITE_MAX_BYTES: an import that does not fit stops, says so, and is resumed once there is room', async () => {
+    const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'tracelight-cli-quota-'));
+    await setUp(dataDir);
+    // An export of 40 records of 10 KB each: about 400 KB to store, where the quota leaves room for about 100 KB beyond the schema.
+    const at = '2026-01-02T03:04:05.000Z';
+    const project = { id: randomUUID(), name: 'too large', type: 'gen_ai', createdBy: randomUUID(), createdAt: at, updatedAt: at };
+    const run = { id: randomUUID(), projectId: project.id, name: 'prod', kind: 'log_stream', createdBy: project.createdBy, createdAt: at, updatedAt: at };
+    const record = (i: number) => {
+      const id = randomUUID();
+      return { id, type: 'trace', projectId: project.id, runId: run.id, traceId: id, parentId: null, sessionId: null, name: `t${i}`, input: 'x'.repeat(10_000), output: 'o', createdAt: at, updatedAt: at, tags: [], userMetadata: {}, statusCode: null, externalId: null, datasetInput: null, datasetOutput: null, datasetMetadata: {}, metrics: {}, isComplete: true, hasChildren: false, stepNumber: null, progressMessage: null, errorMessage: null, attributes: {} };
+    };
+    const file = path.join(dataDir, 'large.jsonl');
+    const lines = [{ format: 'tracelight.project.v2', project }, { run, insights: null }, ...Array.from({ length: 40 }, (_, i) => ({ record: record(i) }))];
+    fs.writeFileSync(file, lines.map((l) => `${JSON.stringify(l)}\n`).join(''));
+
+    const quota = 256 * 1024;
+    await expect(adminWith({ TRACELIGHT_SQLITE_MAX_BYTES: '256kb' }, dataDir, 'import-project', '--email', 'owner@example.com', '--in', file)).rejects.toMatchObject({
+      code: 1,
+      stderr:
+        'tracelight-admin: no room left in the database for this import (SQLITE_FULL: database or disk is full): it stopped after 1 runs and 0 records, which are kept. ' +
+        'Free space (on SQLite: on its disk, or raise TRACELIGHT_SQLITE_MAX_BYTES), then run the import again with --resume to complete it\n',
+    });
+    // The records were refused whole, and the file kept to its quota.
+    expect(fs.statSync(path.join(dataDir, 'tracelight.db')).size).toBeLessThanOrEqual(quota);
+
+    // With room, the import is completed, every record once.
+    const roomy = { TRACELIGHT_SQLITE_MAX_BYTES: '64mb' };
+    expect((await adminWith(roomy, dataDir, 'import-project', '--email', 'owner@example.com', '--in', file, '--resume')).stdout).toBe('imported 1 runs, 40 records\n');
+    expect((await adminWith(roomy, dataDir, 'export-project', '--email', 'owner@example.com', '--project', project.id, '--out', path.join(dataDir, 'again.jsonl'))).stdout).toBe('exported 1 runs, 40 records\n');
+  });
+
+  it('refuses a storage setting the server would refuse, in one sentence, before opening anything', async () => {
+    const untouched = fs.mkdtempSync(path.join(os.tmpdir(), 'tracelight-cli-'));
+    await expect(adminWith({ TRACELIGHT_SQLITE_MAX_BYTES: '12' }, untouched, 'migrate')).rejects.toMatchObject({
+      code: 2,
+      stderr: 'tracelight-admin: fix the configuration: TRACELIGHT_SQLITE_MAX_BYTES must be a size of at least 64kb, like 512mb or 20gb, got "12"\n',
+    });
+    // Before, a database URL of no known engine was taken for the SQLite file in the data dir.
+    // Every problem at once, and never a secret (the URL's password, the key).
+    await expect(adminWith({ TRACELIGHT_DATABASE_URL: 'postgres://u:Pa55word@db/tl', TRACELIGHT_SQLITE_SYNCHRONOUS: 'OFF', TRACELIGHT_SECRET_KEY: 'Sh0rtSecret' }, untouched, 'migrate')).rejects.toMatchObject({
+      code: 2,
+      stderr:
+        'tracelight-admin: fix the configuration: TRACELIGHT_DATABASE_URL must start with sqlite:, mongodb:// or mongodb+srv://, got one starting "postgres:"; ' +
+        'TRACELIGHT_SQLITE_SYNCHRONOUS must be FULL or NORMAL, got "OFF"; ' +
+        'TRACELIGHT_SECRET_KEY must be at least 32 bytes (64 hex or 43 base64 characters, or a 32+ character passphrase)\n',
+    });
+    expect(fs.readdirSync(untouched)).toEqual([]);
   });
 
   it('reports bad input clearly and exits non-zero', async () => {

@@ -1,5 +1,6 @@
 // The CLI's own composition root: the same domain, ports and storage adapters as the server, no HTTP.
-import { credentialsModule, loadOrCreateSecretKey } from '@tracelight/credentials';
+import { type Env, type StorageConfig, loadStorageConfig } from '@tracelight/config';
+import { credentialsModule, isUsableSecretKey, loadOrCreateSecretKey, SECRET_KEY_RULE } from '@tracelight/credentials';
 import type { MongoDatabase } from '@tracelight/mongodb';
 import {
   ApiKeyMinter,
@@ -14,42 +15,50 @@ import {
 } from '@tracelight/ports';
 import type { SqliteStorage } from '@tracelight/sqlite';
 import { IdentityUseCases } from '@tracelight/use-cases';
+import * as E from 'fp-ts/Either';
 import { Container } from 'inversify';
-import * as path from 'node:path';
 
+/** The server's storage settings (the same variables, decoded by the same code), and its secret key. */
 export interface CliEnvironment {
-  readonly dataDir: string;
-  readonly databaseUrl: string | undefined;
+  readonly storage: StorageConfig;
   readonly secretKey: string | undefined;
 }
 
-export const environment = (env: NodeJS.ProcessEnv): CliEnvironment => ({
-  dataDir: path.resolve(env['TRACELIGHT_DATA_DIR'] || './.tracelight'),
-  databaseUrl: env['TRACELIGHT_DATABASE_URL'] || undefined,
-  secretKey: env['TRACELIGHT_SECRET_KEY'] || undefined,
-});
+/** What the CLI reads of the environment, or every problem with it, in the words the server uses. */
+export const environment = (env: Env): E.Either<ReadonlyArray<string>, CliEnvironment> => {
+  const storage = loadStorageConfig(env);
+  const secretKey = env['TRACELIGHT_SECRET_KEY'] || undefined;
+  const problems = [...(E.isLeft(storage) ? storage.left : []), ...(secretKey !== undefined && !isUsableSecretKey(secretKey) ? [SECRET_KEY_RULE] : [])];
+  return E.isLeft(storage) || problems.length > 0 ? E.left(problems) : E.right({ storage: storage.right, secretKey });
+};
 
 export const buildCliContainer = async (env: CliEnvironment) => {
   const container = new Container();
-  const mongo = env.databaseUrl?.startsWith('mongodb');
-  const sqlitePath = env.databaseUrl?.startsWith('sqlite:') ? path.resolve(env.databaseUrl.slice('sqlite:'.length).replace(/^\/\//, '')) : path.join(env.dataDir, 'tracelight.db');
+  const { database, dataDir, sqliteSynchronous, sqliteMaxBytes } = env.storage;
   // Only the engine in use is loaded: the other one's driver is never required.
-  const engine = mongo
+  const engine = database.engine === 'mongodb'
     ? await import('@tracelight/mongodb').then(({ MongoDatabaseToken, mongodbModule }) => ({
-        module: mongodbModule({ url: env.databaseUrl! }),
+        module: mongodbModule({ url: database.url }),
         open: () => container.get<MongoDatabase>(MongoDatabaseToken).connect(),
         close: () => container.get<MongoDatabase>(MongoDatabaseToken).close(),
         backup: undefined,
       }))
     : await import('@tracelight/sqlite').then(({ SqliteStorageToken, sqliteModule }) => ({
-        module: sqliteModule({ path: sqlitePath, writer: 'inline' }),
+        // Inline, whatever TRACELIGHT_SQLITE_WRITER says: a writer thread would serve no concurrency here.
+        // The server's durability and quota, so that what the CLI writes is kept and limited alike.
+        module: sqliteModule({
+          path: database.path,
+          writer: 'inline',
+          synchronous: sqliteSynchronous,
+          ...(sqliteMaxBytes !== undefined ? { maxBytes: sqliteMaxBytes } : {}),
+        }),
         open: () => container.get<SqliteStorage>(SqliteStorageToken).open(),
         close: () => container.get<SqliteStorage>(SqliteStorageToken).close(),
         backup: (file: string) => container.get<SqliteStorage>(SqliteStorageToken).backupTo(file),
       }));
   container.loadSync(
     // The same key as the server's (same data dir or TRACELIGHT_SECRET_KEY), or keys it mints would not work there.
-    credentialsModule({ secretKey: loadOrCreateSecretKey({ fromEnv: env.secretKey, dataDir: env.dataDir }), tokenTtlSeconds: 3600, refreshTokenTtlSeconds: 3600, passwordCacheTtlSeconds: 0 }),
+    credentialsModule({ secretKey: loadOrCreateSecretKey({ fromEnv: env.secretKey, dataDir }), tokenTtlSeconds: 3600, refreshTokenTtlSeconds: 3600, passwordCacheTtlSeconds: 0 }),
     engine.module,
   );
   await engine.open();

@@ -1,6 +1,7 @@
 #!/usr/bin/env node
 // tracelight-admin: administer a Tracelight database directly, without the HTTP server.
 import 'reflect-metadata';
+import { STORAGE_VARIABLES } from '@tracelight/config';
 import { type ApiKeyId, type Principal, type UserRole, USER_ROLES, asId, normaliseEmail } from '@tracelight/domain';
 import * as E from 'fp-ts/Either';
 import * as O from 'fp-ts/Option';
@@ -22,7 +23,9 @@ const USAGE = `tracelight-admin <command> [--flag value …]
                                                --resume completes an import of the same file that was stopped midway
   backup --out FILE                            SQLite: a consistent copy while the server runs (new file, 0600)
 
-Uses TRACELIGHT_DATA_DIR, TRACELIGHT_DATABASE_URL and TRACELIGHT_SECRET_KEY like the server.`;
+The server's variables, read and checked as the server does (its --help says what each does):
+  ${STORAGE_VARIABLES.map(([name]) => name).join(', ')}
+  and TRACELIGHT_SECRET_KEY. SQLite writes run on this thread: TRACELIGHT_SQLITE_WRITER does not apply.`;
 
 /** Each command and the flags it takes: anything else is refused before the database is opened. */
 const FLAGS: Readonly<Record<string, ReadonlyArray<string>>> = {
@@ -85,7 +88,13 @@ const main = async (argv: ReadonlyArray<string>): Promise<number> => {
   // A misspelt flag would otherwise be ignored (`--rol admin` made a plain user).
   const unknown = Object.keys(f).filter((name) => !known.includes(name));
   if (unknown.length > 0) throw new Error(`${command} takes ${known.map((k) => `--${k}`).join(', ') || 'no flags'}; not ${unknown.map((k) => `--${k}`).join(', ')}`);
-  const app = await buildCliContainer(environment(process.env));
+  // Checked before the database is opened, as the server checks them: a quota or URL mistyped is refused, not ignored.
+  const settings = environment(process.env);
+  if (E.isLeft(settings)) {
+    process.stderr.write(`tracelight-admin: fix the configuration: ${settings.left.join('; ')}\n`);
+    return 2;
+  }
+  const app = await buildCliContainer(settings.right);
   try {
     /** Acts as the named user (the CLI is trusted with the database itself). */
     const as = async (email: string): Promise<Principal> => {

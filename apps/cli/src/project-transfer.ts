@@ -33,7 +33,13 @@ type ExportLine =
   | { readonly run: Run; readonly insights: RunInsights | null }
   | { readonly record: LogRecord };
 
-const failure = (e: DomainError): Error => new Error(`${e._tag}: ${'message' in e ? e.message : JSON.stringify(e)}`);
+/** A domain error thrown on, the error itself kept: an import that finds no room says so in its own words. */
+class DomainFailure extends Error {
+  constructor(readonly error: DomainError) {
+    super(`${error._tag}: ${'message' in error ? error.message : JSON.stringify(error)}`);
+  }
+}
+const failure = (e: DomainError): Error => new DomainFailure(e);
 
 const must = async <A>(r: Result<A>): Promise<A> => {
   const e = await r();
@@ -253,8 +259,30 @@ export const importProject = async (
   resume = false,
 ): Promise<{ runs: number; records: number }> => {
   await checkExport(lines());
-  let runs = 0;
-  let records = 0;
+  const done: Progress = { project: false, runs: 0, records: 0 };
+  try {
+    return await importChecked(repos, owner, lines, resume, done);
+  } catch (e) {
+    // No room (a full disk, the SQLite quota): what is written stays, and --resume completes it once there is room.
+    if (!(e instanceof DomainFailure && e.error._tag === 'StorageFull')) throw e;
+    const room = 'Free space (on SQLite: on its disk, or raise TRACELIGHT_SQLITE_MAX_BYTES), then run the import again';
+    throw new Error(
+      `no room left in the database for this import (${e.error.message}): ${
+        done.project ? `it stopped after ${done.runs} runs and ${done.records} records, which are kept. ${room} with --resume to complete it` : `nothing was imported. ${room}`
+      }`,
+    );
+  }
+};
+
+/** What an import has written so far: whether the project, then how many runs and records. */
+interface Progress {
+  project: boolean;
+  runs: number;
+  records: number;
+}
+
+/** The import of a file checkExport has read whole, counting in `done` what it has written. */
+const importChecked = async (repos: Repositories, owner: UserId, lines: () => AsyncIterable<string>, resume: boolean, done: Progress): Promise<{ runs: number; records: number }> => {
   let project: Project | undefined;
   let current: Run | undefined;
   let batch: LogRecord[] = [];
@@ -262,22 +290,23 @@ export const importProject = async (
   const flush = async () => {
     if (!current || batch.length === 0) return;
     await must(repos.logRecords.ingest(current.id, batch, presentColumnsOfAll(batch)));
-    records += batch.length;
+    done.records += batch.length;
     batch = [];
     batchBytes = 0;
   };
   for await (const l of decodedLines(lines())) {
-    if (l.kind === 'v1') return importV1(repos, owner, l.data as unknown as V1, resume);
+    if (l.kind === 'v1') return importV1(repos, owner, l.data as unknown as V1, resume, done);
     if (l.kind === 'header') {
       project = { ...l.project, createdBy: owner };
       await insertProject(repos, project, resume);
+      done.project = true;
     } else if (l.kind === 'run') {
       await flush();
       current = pinRun(l.run, project!, owner);
       await insertRun(repos, current, resume);
+      done.runs += 1;
       const insights = pinInsights(l.insights, current);
       if (insights) await must(repos.insights.replace(insights));
-      runs += 1;
     } else {
       batch.push(pinRecord(l.record, current!));
       batchBytes += l.bytes;
@@ -285,7 +314,7 @@ export const importProject = async (
     }
   }
   await flush();
-  return { runs, records };
+  return { runs: done.runs, records: done.records };
 };
 
 interface V1 {
@@ -300,20 +329,21 @@ const insertRun = (repos: Repositories, run: Run, resume: boolean) =>
   insertOrResume('run', run, (r) => repos.runs.insert(r), () => repos.runs.findInProject(run.projectId, run.id), (r) => r.kind === run.kind && r.name === run.name, resume);
 
 /** The v1 export: everything in one document. */
-const importV1 = async (repos: Repositories, owner: UserId, data: V1, resume: boolean): Promise<{ runs: number; records: number }> => {
+const importV1 = async (repos: Repositories, owner: UserId, data: V1, resume: boolean, done: Progress): Promise<{ runs: number; records: number }> => {
   const project = { ...data.project, createdBy: owner };
   await insertProject(repos, project, resume);
-  let records = 0;
+  done.project = true;
   for (const { run: given, insights, records: rs } of data.runs) {
     const run = pinRun(given, project, owner);
     await insertRun(repos, run, resume);
+    done.runs += 1;
     const pinned = pinInsights(insights, run);
     if (pinned) await must(repos.insights.replace(pinned));
     for (let i = 0; i < rs.length; i += IMPORT_BATCH) {
       const chunk = rs.slice(i, i + IMPORT_BATCH).map((r) => pinRecord(r, run));
       await must(repos.logRecords.ingest(run.id, chunk, presentColumnsOfAll(chunk)));
+      done.records += chunk.length;
     }
-    records += rs.length;
   }
-  return { runs: data.runs.length, records };
+  return { runs: done.runs, records: done.records };
 };
