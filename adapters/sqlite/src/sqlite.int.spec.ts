@@ -100,6 +100,27 @@ describe('SqliteStorage with a writer thread', () => {
     expect(await right(repos.projects.insert(aProject(owner.id, { name: 'after-the-restart' })))).toMatchObject({ name: 'after-the-restart' });
   });
 
+  it('keeps trying to start the writer thread again while it cannot, saying why, and writes once it can', async () => {
+    const repos = s.repositories;
+    const owner = await right(repos.users.insert(aUser()));
+    const worker = (s as unknown as { opened: { writer: { worker: { terminate(): Promise<number> } } } }).opened.writer.worker;
+    // The database file gone from its path (a directory there instead): a new writer thread cannot open it.
+    fs.renameSync(file, `${file}.away`);
+    fs.mkdirSync(file);
+    await worker.terminate();
+    await new Promise((r) => setTimeout(r, 1_000));
+    const notReady = await s.ping()();
+    expect(notReady._tag === 'Left' && notReady.left.message).toMatch(/^the storage writer cannot start again \(.+\); still trying$/);
+    const refused = await repos.projects.insert(aProject(owner.id))();
+    expect(refused._tag === 'Left' && refused.left._tag).toBe('Unavailable');
+    // The file back: a later attempt opens it, and the writes go on.
+    fs.rmdirSync(file);
+    fs.renameSync(`${file}.away`, file);
+    for (let i = 0; i < 1_000 && (await s.ping()())._tag === 'Left'; i++) await new Promise((r) => setTimeout(r, 10));
+    expect((await s.ping()())._tag).toBe('Right');
+    expect(await right(repos.projects.insert(aProject(owner.id, { name: 'after-the-file-came-back' })))).toMatchObject({ name: 'after-the-file-came-back' });
+  });
+
   it('finishes queued writes before closing', async () => {
     const repos = s.repositories;
     const owner = await right(repos.users.insert(aUser()));

@@ -106,7 +106,8 @@ export class SqliteStorage implements StorageHealth {
   ping(): Result<void> {
     return run(() => {
       if (!this.opened) throw new Error('storage is not open');
-      if (this.opened.writer && !this.opened.writer.alive) throw new Error('the storage writer is not running');
+      const trouble = this.opened.writer?.trouble;
+      if (trouble !== undefined) throw new Error(trouble);
       this.opened.reader.db.prepare('SELECT 1').get();
     });
   }

@@ -1,5 +1,6 @@
 // The server thread's end of the SQLite writer thread: sends writes, resolves them when their batch is
-// committed, and restarts the thread if it ever dies (failing only the writes that were in flight).
+// committed, and restarts the thread if it ever dies (failing only the writes that were in flight),
+// trying again with growing waits for as long as it cannot start.
 import { type DomainError, invalid, unavailable } from '@tracelight/domain';
 import { NoRoomToStart } from '@tracelight/ports';
 import * as E from 'fp-ts/Either';
@@ -12,6 +13,10 @@ import type { FromWriter, RepositoryName, ToWriter, WriteRequest, WriterData } f
 // and dist/shared sit two levels below the package root.
 const WORKER = path.resolve(__dirname, '..', '..', 'dist', 'shared', 'sqlite-writer.worker.js');
 
+/** Waits between attempts to start a writer thread again: doubling from the first to the last. */
+const RESTART_FIRST_WAIT_MS = 250;
+const RESTART_LAST_WAIT_MS = 30_000;
+
 export class SqliteWriter {
   private worker: Worker | undefined;
   private readonly pending = new Map<number, (outcome: WriteOutcome) => void>();
@@ -20,6 +25,9 @@ export class SqliteWriter {
   private outbox: WriteRequest[] = [];
   private closing = false;
   private closed: Promise<void> | undefined;
+  /** Why the last attempt to start the thread again failed, while it has not started. */
+  private restartFailure: string | undefined;
+  private restartTimer: NodeJS.Timeout | undefined;
 
   private constructor(private readonly data: WriterData) {}
 
@@ -30,8 +38,13 @@ export class SqliteWriter {
     return writer;
   }
 
-  get alive(): boolean {
-    return this.worker !== undefined && !this.closing;
+  /** Why the writer is not running, when it is not. */
+  get trouble(): string | undefined {
+    if (this.closing) return 'the storage writer is closed';
+    if (this.worker !== undefined) return undefined;
+    return this.restartFailure === undefined
+      ? 'the storage writer is restarting'
+      : `the storage writer cannot start again (${this.restartFailure}); still trying`;
   }
 
   write(repository: RepositoryName, method: string, args: ReadonlyArray<unknown>): Promise<E.Either<DomainError, unknown>> {
@@ -79,6 +92,7 @@ export class SqliteWriter {
   close(): Promise<void> {
     this.send();
     this.closing = true;
+    clearTimeout(this.restartTimer);
     const worker = this.worker;
     if (!worker) return Promise.resolve();
     this.closed ??= new Promise<void>((resolve) => {
@@ -116,8 +130,29 @@ export class SqliteWriter {
           resolvePending(E.left(unavailable('the storage writer stopped; the outcome of this write is unknown')));
         this.pending.clear();
         if (!ready) return reject(new Error(`the SQLite writer thread exited with code ${code} before it was ready`));
-        if (!this.closing) void this.spawn().catch(() => undefined);
+        if (!this.closing) this.restart(RESTART_FIRST_WAIT_MS, 0);
       });
     });
+  }
+
+  /**
+   * Starts the thread again; while it cannot (the file moved, the disk gone), tries again after
+   * `waitMs`, doubled each time up to RESTART_LAST_WAIT_MS. Until then every write is answered
+   * Unavailable and `trouble` (readiness) says why.
+   */
+  private restart(waitMs: number, delayMs: number): void {
+    this.restartTimer = setTimeout(() => {
+      if (this.closing) return;
+      this.spawn().then(
+        () => {
+          this.restartFailure = undefined;
+        },
+        (e: unknown) => {
+          this.restartFailure = e instanceof Error ? e.message : String(e);
+          this.restart(Math.min(waitMs * 2, RESTART_LAST_WAIT_MS), waitMs);
+        },
+      );
+    }, delayMs);
+    this.restartTimer.unref();
   }
 }
