@@ -36,8 +36,10 @@ export const toHttpError = (error: DomainError): HttpError => {
       return { status: 401, body: { detail: error.message }, headers: { 'WWW-Authenticate': 'Bearer' } };
     case 'Forbidden':
       return { status: 403, body: { detail: error.message } };
+    // The client learns nothing of the cause; the request's log line does (the storage unreachable, its
+    // writer thread not starting): an operator seeing 503s, from /readyz too, needs to know why.
     case 'Unavailable':
-      return { status: 503, body: { detail: 'Service temporarily unavailable' } };
+      return { status: 503, body: { detail: 'Service temporarily unavailable' }, reason: `unavailable: ${error.message}` };
     // 507, not 503: nothing was stored, retrying will not help until space is freed, and reads are
     // still served (the service is not unavailable; /readyz stays ready).
     case 'StorageFull':

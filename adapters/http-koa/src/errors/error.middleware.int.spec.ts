@@ -6,6 +6,10 @@ import { accessLog } from '../shared/access-log.middleware';
 import type { HttpLogger } from '../shared/logger';
 import { HttpMetrics } from '../shared/metrics';
 import { errorMiddleware } from './error.middleware';
+import { unavailable } from '@tracelight/domain';
+import { sendError } from '../shared/respond';
+import type { AppContext } from '../shared/context';
+import { toHttpError } from './domain-error.mapper';
 
 describe('an unexpected throw', () => {
   it('answers a bare 500 and logs one error line with the request id, the stack in it', async () => {
@@ -33,6 +37,38 @@ describe('an unexpected throw', () => {
             request_id: res.headers.get('x-request-id'),
             status: 500,
             error: expect.stringMatching(/^unhandled error: Error: a bug, with a secret-free message\n {4}at /),
+          }),
+        },
+      ]);
+    } finally {
+      server.close();
+    }
+  });
+});
+
+describe('storage unavailable', () => {
+  it('tells the client only that the service is unavailable, and the request line why, at error level', async () => {
+    const lines: Array<{ level: string; message: string; fields: Record<string, unknown> }> = [];
+    const logger: HttpLogger = {
+      info: (fields, message) => lines.push({ level: 'info', message, fields }),
+      error: (fields, message) => lines.push({ level: 'error', message, fields }),
+    };
+    const app = new Koa();
+    app.use(accessLog(logger, new HttpMetrics()));
+    app.use(errorMiddleware);
+    app.use((ctx) => sendError(ctx as unknown as AppContext, toHttpError(unavailable('the storage writer cannot start again (unable to open database file); still trying'))));
+    const server = app.listen(0, '127.0.0.1');
+    await new Promise((resolve) => server.once('listening', resolve));
+    try {
+      const res = await fetch(`http://127.0.0.1:${(server.address() as AddressInfo).port}/readyz`);
+      expect([res.status, await res.json()]).toEqual([503, { detail: 'Service temporarily unavailable' }]);
+      expect(lines).toEqual([
+        {
+          level: 'error',
+          message: 'request',
+          fields: expect.objectContaining({
+            status: 503,
+            error: 'unavailable: the storage writer cannot start again (unable to open database file); still trying',
           }),
         },
       ]);
