@@ -56,6 +56,16 @@ describe('clients that hang up', () => {
     });
     expect(notJson).toEqual([]);
   });
+
+  it('an upload whose client hangs up mid-body ends its request (its line is logged) rather than waiting for the rest for ever', async () => {
+    const scorer = w.ok(await w.call('POST', '/v2/scorers', { auth: w.admin, json: { name: 'cut-upload', scorer_type: 'code' } })).id;
+    const upload =
+      `POST /v2/scorers/${scorer}/version/code HTTP/1.1\r\nHost: x\r\nX-Request-Id: upload-hung-up\r\nAuthorization: Bearer ${w.adminToken}\r\n` +
+      'Content-Type: multipart/form-data; boundary=b\r\nContent-Length: 1000\r\n\r\n--b\r\nContent-Disposition: form-data; name="file"; filename="a.py"\r\n\r\nprint(1)';
+    await exchange(w.server.baseUrl, upload, { then: (s) => setTimeout(() => s.end(), 100) });
+    const line = JSON.parse(await w.server.waitForOutput('"request_id":"upload-hung-up"', 5_000));
+    expect(line).toMatchObject({ message: 'request', method: 'POST', status: 400 });
+  });
 });
 
 describe('requests refused before they are read', () => {

@@ -11,7 +11,7 @@ export interface UploadedFile {
 export class MultipartError extends Error {
   constructor(
     message: string,
-    readonly status: 413 | 415 | 422,
+    readonly status: 400 | 413 | 415 | 422,
   ) {
     super(message);
   }
@@ -54,5 +54,10 @@ export const parseMultipart = (
     });
     bb.on('error', (e) => reject(failure ?? malformed(e)));
     bb.on('close', () => (failure ? reject(failure) : resolve({ fields, files })));
+    // A body cut off by its connection (the client gone, or timed out by Node) never reaches busboy's end:
+    // without this the upload, and its request, would wait for ever, holding what was read and never logged.
+    req.once('close', () => {
+      if (!req.complete) reject(failure ?? new MultipartError('Request body cut off before its end', 400));
+    });
     req.pipe(bb);
   });

@@ -14,8 +14,8 @@ export const sendError = (ctx: AppContext, error: HttpError): void => {
   ctx.body = error.body;
 };
 
-/** A body that could not be read: 413 and 415 say so in words; a 422 keeps the spec's detail[] shape. */
-export const bodyFailure = (status: 413 | 415 | 422, message: string): HttpError =>
+/** A body that could not be read: 400, 413 and 415 say so in words; a 422 keeps the spec's detail[] shape. */
+export const bodyFailure = (status: 400 | 413 | 415 | 422, message: string): HttpError =>
   status === 422
     ? { status, body: { detail: [{ loc: ['body'], msg: `Value error, ${message}`, type: 'value_error', input: null }] } }
     : { status, body: { detail: message } };
