@@ -148,6 +148,39 @@ describe('slow clients', () => {
       await s.server.stop();
     }
   }, 30_000);
+
+  it('a request whose body is cut off by the timeout is logged and counted as the 408 its client got, whoever reads the body', async () => {
+    const s = await startWorld({ TRACELIGHT_REQUEST_TIMEOUT_MS: '1000' });
+    try {
+      const project = await s.project(s.admin);
+      const scorer = s.ok(await s.call('POST', '/v2/scorers', { auth: s.admin, json: { name: 'slow-upload', scorer_type: 'code' } })).id;
+      const head = (path: string, id: string, type: string, length: number) =>
+        `POST ${path} HTTP/1.1\r\nHost: x\r\nX-Request-Id: ${id}\r\nAuthorization: Bearer ${s.adminToken}\r\nContent-Type: ${type}\r\nContent-Length: ${length}\r\n\r\n`;
+      // Part of each body, and never the rest: read by the body parser, by the server itself (a large ingest), by busboy.
+      const cut = await Promise.all([
+        exchange(s.server.baseUrl, `${head('/v2/projects', 'slow-json', 'application/json', 100)}{"na`, { withinMs: 15_000 }),
+        exchange(s.server.baseUrl, `${head(`/v2/projects/${project}/traces`, 'slow-ingest', 'application/json', 2_000_000)}{"lo`, { withinMs: 15_000 }),
+        exchange(
+          s.server.baseUrl,
+          `${head(`/v2/scorers/${scorer}/version/code`, 'slow-upload', 'multipart/form-data; boundary=b', 1000)}--b\r\nContent-Disposition: form-data; name="file"; filename="a.py"\r\n\r\nprint(1)`,
+          { withinMs: 15_000 },
+        ),
+      ]);
+      expect(cut.map((e) => [e.text.split('\r\n')[0], e.closed])).toEqual(Array(3).fill(['HTTP/1.1 408 Request Timeout', true]));
+      for (const id of ['slow-json', 'slow-ingest', 'slow-upload'])
+        expect([id, JSON.parse(await s.server.waitForOutput(`"request_id":"${id}"`)).status]).toEqual([id, 408]);
+      // Counted so too: no request ever answered 400.
+      const metrics = (await s.call('GET', '/metrics')).text as string;
+      const notOk = metrics.split('\n').filter((l) => l.startsWith('tracelight_http_requests_total{') && !l.includes('status="200"'));
+      expect(notOk.sort()).toEqual(
+        ['/v2/projects', '/v2/projects/:project_id/traces', '/v2/scorers/:scorer_id/version/code']
+          .map((route) => `tracelight_http_requests_total{method="POST",route="${route}",status="408"} 1`)
+          .sort(),
+      );
+    } finally {
+      await s.server.stop();
+    }
+  }, 30_000);
 });
 
 describe('Expect: 100-continue', () => {

@@ -7,5 +7,6 @@ export * from './auth/presented-credentials';
 export * from './errors/domain-error.mapper';
 export * from './openapi/openapi.document';
 export * from './shared/metrics';
+export { answeredOnConnection } from './shared/answered-status';
 export * from './shared/offload';
 export * from './shared/route-runner';

@@ -1,7 +1,7 @@
 // Requests Node refuses before the application sees them (a request line or headers it cannot parse, headers
 // too large, a request too slow, CONNECT): answered as Node answers them, but logged and counted, which Node does not.
 // And connections past the most the server keeps open: closed unanswered, counted, and logged now and then.
-import type { HttpLogger, HttpMetrics } from '@tracelight/http-koa';
+import { answeredOnConnection, type HttpLogger, type HttpMetrics } from '@tracelight/http-koa';
 import { type Server, STATUS_CODES } from 'node:http';
 import * as fs from 'node:fs';
 import type { Socket } from 'node:net';
@@ -63,7 +63,13 @@ export const answerRefusals = (server: Server, logger: HttpLogger, metrics: Http
     metrics.refused.inc({ status: String(status) });
     logger.info({ status, error: e.code ?? e.message }, 'request refused before it was read');
     // As Node does: only where no answer has begun on the connection (a request being answered can time out too).
-    if (!answerOf(socket)?.headersSent) socket.write(refusal(status));
+    const answer = answerOf(socket);
+    if (!answer?.headersSent) {
+      socket.write(refusal(status));
+      // A request already handed to the application (its body too slow: 408) is answered by this, not by what
+      // the application makes of its cut-off body: its own log line and metrics say so.
+      if (answer !== null) answeredOnConnection(answer, status);
+    }
     socket.destroy();
   });
   // Node closes a CONNECT's connection without a word; this server is no proxy, and says so.

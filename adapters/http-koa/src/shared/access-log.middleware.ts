@@ -3,6 +3,7 @@
 // carry credentials. Logging and metrics share this one outermost middleware: one timer per request.
 import { randomUUID } from 'node:crypto';
 import type { Next } from 'koa';
+import { statusSent } from './answered-status';
 import type { AppContext } from './context';
 import type { HttpLogger } from './logger';
 import type { HttpMetrics } from './metrics';
@@ -20,8 +21,10 @@ export const accessLog =
       await next();
     } finally {
       const ns = Number(process.hrtime.bigint() - started);
-      metrics.record(ctx, ns / 1e9);
-      const line = { request_id: requestId, method: ctx.method, path: ctx.path, status: ctx.status, duration_ms: ns / 1e6 };
+      // Not always what the application set: Node may have answered the request itself (a body too slow: 408).
+      const status = statusSent(ctx.res, ctx.status);
+      metrics.record(ctx, status, ns / 1e9);
+      const line = { request_id: requestId, method: ctx.method, path: ctx.path, status, duration_ms: ns / 1e6 };
       // A failure an operator must act on (storage full, an unexpected throw, here or in an offload
       // worker) is this same one line, at error level, saying why: every line about a request has its id.
       const failure = ctx.state.failure;

@@ -126,10 +126,11 @@ export class HttpMetrics {
 
   /**
    * One finished request, labelled by the route template (bounded cardinality), never by the raw path.
-   * The access log calls it with the duration it measured, so a request is timed once.
+   * The access log calls it with the status the client was sent and the duration it measured, so a
+   * request is timed once.
    */
-  record(ctx: AppContext, seconds: number): void {
-    const child = this.child(ctx.method, (ctx as { _matchedRoute?: string })._matchedRoute ?? 'unmatched', ctx.status);
+  record(ctx: AppContext, status: number, seconds: number): void {
+    const child = this.child(ctx.method, (ctx as { _matchedRoute?: string })._matchedRoute ?? 'unmatched', status);
     child.inc();
     child.observe(seconds);
   }
