@@ -230,6 +230,19 @@ describe('scorer versions', () => {
     expect((await w.call('GET', `/v2/scorers/${id}/version/code`, { auth: w.admin })).text).toBe(text);
   });
 
+  it('takes a code file of exactly TRACELIGHT_UPLOAD_LIMIT_BYTES (1 MiB by default), and refuses one a byte larger with 413', async () => {
+    const id = w.ok(await w.call('POST', '/v2/scorers', { auth: w.admin, json: { name: `limit-${Date.now()}`, scorer_type: 'code' } })).id;
+    const upload = (bytes: number) => {
+      const form = new FormData();
+      form.append('file', new Blob(['#'.repeat(bytes)]), 'scorer.py');
+      return w.call('POST', `/v2/scorers/${id}/version/code`, { auth: w.admin, multipart: form });
+    };
+    const over = await upload(1_048_577);
+    expect([over.status, over.body]).toEqual([413, { detail: 'Uploaded file too large' }]);
+    expect((await upload(1_048_576)).status).toBe(200);
+    expect((await w.call('GET', `/v2/scorers/${id}/version/code`, { auth: w.admin })).text).toHaveLength(1_048_576);
+  });
+
   it('answers 422 to an upload cut off inside its file part, and goes on serving', async () => {
     const cut = '--cut\r\nContent-Disposition: form-data; name="file"; filename="scorer.py"\r\n\r\nprint(1)';
     const r = await w.call('POST', `/v2/scorers/${scorerId}/version/code`, {

@@ -24,7 +24,9 @@ export const parseMultipart = (
   new Promise((resolve, reject) => {
     let bb: busboy.Busboy;
     try {
-      bb = busboy({ headers: req.headers, limits: { fileSize: limitBytes, files: 4, fields: 50, fieldSize: 64 * 1024 } });
+      // busboy calls a file that reaches `fileSize` over it (it cannot tell whether more follows): one byte
+      // more, so that a file of exactly `limitBytes` is taken and only a larger one is refused.
+      bb = busboy({ headers: req.headers, limits: { fileSize: limitBytes + 1, files: 4, fields: 50, fieldSize: 64 * 1024 } });
     } catch (e) {
       reject(new MultipartError(e instanceof Error ? e.message : 'Malformed multipart body', 415));
       return;
