@@ -215,6 +215,38 @@ describe('Expect: 100-continue', () => {
   });
 });
 
+describe('code uploads past their limit', () => {
+  // Its body may be the file's limit and 64 KiB more: the parts' headers and boundaries, the form's other fields.
+  const FILE_LIMIT = 10_000;
+  const BODY_LIMIT = FILE_LIMIT + 64 * 1024;
+  const TOO_LARGE = { detail: 'Request body too large' };
+  let w: World;
+  let scorer: string;
+  beforeAll(async () => {
+    w = await startWorld({ TRACELIGHT_UPLOAD_LIMIT_BYTES: String(FILE_LIMIT) });
+    scorer = w.ok(await w.call('POST', '/v2/scorers', { auth: w.admin, json: { name: 'limited', scorer_type: 'code' } })).id;
+  });
+  afterAll(() => w.server.stop());
+
+  const head = (headers: string) =>
+    `POST /v2/scorers/${scorer}/version/code HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${w.adminToken}\r\nContent-Type: multipart/form-data; boundary=b\r\n${headers}\r\n`;
+  const answer = (e: Exchange) => ({ status: e.text.match(/^HTTP\/1\.1 \d+/gm), body: JSON.parse(e.text.slice(e.text.indexOf('\r\n\r\n') + 4) || 'null') as unknown });
+  const versions = async () => (await w.call('GET', `/v2/scorers/${scorer}/versions`, { auth: w.admin })).body.versions as unknown[];
+
+  it('refuses one whose stated length is over it at once, as other bodies: 413 before the body is sent, and no 100 asking for it', async () => {
+    const asked = await exchange(w.server.baseUrl, head(`Content-Length: ${BODY_LIMIT + 1}\r\nExpect: 100-continue\r\n`));
+    expect([answer(asked), asked.closed]).toEqual([{ status: ['HTTP/1.1 413'], body: TOO_LARGE }, true]);
+    // Without Expect, the answer comes while the client has sent nothing of its 50 MB.
+    const unasked = await exchange(w.server.baseUrl, head('Content-Length: 50000000\r\n'), { then: (s) => s.once('data', () => setTimeout(() => s.destroy(), 50)) });
+    expect(answer(unasked)).toEqual({ status: ['HTTP/1.1 413'], body: TOO_LARGE });
+    expect(await versions()).toEqual([]);
+    // A file at its limit is still taken, its body (and stated length) larger by its envelope.
+    const form = new FormData();
+    form.append('file', new Blob(['#'.repeat(FILE_LIMIT)]), 'scorer.py');
+    expect((await w.call('POST', `/v2/scorers/${scorer}/version/code`, { auth: w.admin, multipart: form })).status).toBe(200);
+  });
+});
+
 describe('clients that do not read', () => {
   it('a connection that stops reading a large answer is closed once nothing moves for the request timeout, not held with its answer', async () => {
     const s = await startWorld({ TRACELIGHT_REQUEST_TIMEOUT_MS: '2000' });

@@ -17,11 +17,21 @@ export class MultipartError extends Error {
   }
 }
 
+/**
+ * Room in an upload's body besides its file: the parts' headers and boundaries, and the form's other fields
+ * (a few short values).
+ */
+const ENVELOPE_BYTES = 64 * 1024;
+
 export const parseMultipart = (
   req: IncomingMessage,
   limitBytes: number,
 ): Promise<{ fields: Record<string, string>; files: Record<string, UploadedFile> }> =>
   new Promise((resolve, reject) => {
+    // The body's limit: one file at the limit and its envelope. One that says it is larger is refused before a
+    // byte of it is read (or asked for, under `Expect: 100-continue`), as JSON bodies are.
+    const bodyLimitBytes = limitBytes + ENVELOPE_BYTES;
+    if (Number(req.headers['content-length']) > bodyLimitBytes) return reject(new MultipartError('Request body too large', 413));
     let bb: busboy.Busboy;
     try {
       // busboy calls a file that reaches `fileSize` over it (it cannot tell whether more follows): one byte
