@@ -245,6 +245,15 @@ describe('code uploads past their limit', () => {
     form.append('file', new Blob(['#'.repeat(FILE_LIMIT)]), 'scorer.py');
     expect((await w.call('POST', `/v2/scorers/${scorer}/version/code`, { auth: w.admin, multipart: form })).status).toBe(200);
   });
+
+  it('cuts one of no stated length (chunked) where it passes the limit, its connection then closed', async () => {
+    const part = (name: string, value: string) => `--b\r\nContent-Disposition: form-data; name="${name}"\r\n\r\n${value}\r\n`;
+    // A small file, and more of the form's fields than the limit leaves room for.
+    const body = `${part('a', 'x'.repeat(40_000))}${part('b', 'x'.repeat(40_000))}--b\r\nContent-Disposition: form-data; name="file"; filename="a.py"\r\n\r\nprint(1)\r\n--b--\r\n`;
+    const chunked = await exchange(w.server.baseUrl, `${head('Transfer-Encoding: chunked\r\n')}${body.length.toString(16)}\r\n${body}\r\n0\r\n\r\n`);
+    expect([answer(chunked), chunked.closed]).toEqual([{ status: ['HTTP/1.1 413'], body: TOO_LARGE }, true]);
+    expect(await versions()).toHaveLength(1); // the file at the limit, above
+  });
 });
 
 describe('clients that do not read', () => {

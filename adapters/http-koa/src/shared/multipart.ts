@@ -29,7 +29,8 @@ export const parseMultipart = (
 ): Promise<{ fields: Record<string, string>; files: Record<string, UploadedFile> }> =>
   new Promise((resolve, reject) => {
     // The body's limit: one file at the limit and its envelope. One that says it is larger is refused before a
-    // byte of it is read (or asked for, under `Expect: 100-continue`), as JSON bodies are.
+    // byte of it is read (or asked for, under `Expect: 100-continue`), as JSON bodies are; one that does not
+    // say (chunked) is cut where it passes the limit.
     const bodyLimitBytes = limitBytes + ENVELOPE_BYTES;
     if (Number(req.headers['content-length']) > bodyLimitBytes) return reject(new MultipartError('Request body too large', 413));
     let bb: busboy.Busboy;
@@ -70,6 +71,18 @@ export const parseMultipart = (
     // without this the upload, and its request, would wait for ever, holding what was read and never logged.
     req.once('close', () => {
       if (!req.complete) reject(failure ?? new MultipartError('Request body cut off before its end', 400));
+    });
+    let size = 0;
+    let cut = false;
+    req.on('data', (c: Buffer) => {
+      size += c.length;
+      if (size <= bodyLimitBytes || cut) return;
+      cut = true;
+      // A file already past its own limit says so; anything else is the body's size.
+      if (failure?.status !== 413) failure = new MultipartError('Request body too large', 413);
+      // The rest is read and dropped here, not parsed (and the answer closes a chunked body's connection: see sendError).
+      req.unpipe(bb);
+      reject(failure);
     });
     req.pipe(bb);
   });
