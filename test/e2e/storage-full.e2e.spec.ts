@@ -10,6 +10,10 @@ import { promisify } from 'node:util';
 import { startServer } from '../support/server';
 import { startWorld, type World } from '../support/world';
 
+// better-sqlite3 belongs to the SQLite adapter; a test reads the server's file through it (read-only).
+// eslint-disable-next-line @typescript-eslint/no-require-imports
+const Database = require(path.resolve(__dirname, '../../adapters/sqlite/node_modules/better-sqlite3')) as typeof import('better-sqlite3');
+
 const FULL = { detail: 'Insufficient storage: this write was not stored. Try it again once space has been freed.' };
 const trace = (bytes: number) => ({ id: randomUUID(), name: 't', input: 'x'.repeat(bytes), output: 'o', spans: [] });
 
@@ -32,7 +36,6 @@ describe('storage full (SQLite past TRACELIGHT_SQLITE_MAX_BYTES)', () => {
     w = await startWorld({ TRACELIGHT_SQLITE_MAX_BYTES: '384kb' });
     projectId = await w.project(w.admin, 'full-project');
     runId = await w.run(w.admin, projectId, 'log_streams', 'full-run');
-    const laterKey = await w.apiKey(w.admin); // first used once storage is full
 
     // Filled with 16 KiB traces, then 1 KiB ones, until even those are refused.
     let refused;
@@ -67,11 +70,10 @@ describe('storage full (SQLite past TRACELIGHT_SQLITE_MAX_BYTES)', () => {
       expect([path, reply.status, reply.status === 507 ? reply.body : FULL]).toEqual([path, reply.status === 507 ? 507 : 200, FULL]);
     }
 
-    // Reads go on, sign-in too, and an API key used for the first time now works.
+    // Reads go on, sign-in too (and an API key's first use: its own test, below).
     expect(await stored()).toEqual(expect.arrayContaining(acknowledged));
     expect((await w.call('GET', '/healthcheck')).status).toBe(200);
     expect(await w.call('GET', '/readyz')).toMatchObject({ status: 200, body: { status: 'ready' } });
-    expect((await w.call('GET', `/v2/projects/${projectId}`, { auth: { apiKey: laterKey } })).status).toBe(200);
     expect((await w.call('POST', '/login', { form: { username: 'admin@example.com', password: 'correct horse battery staple' } })).status).toBe(200);
 
     await w.logged(refused!);
@@ -113,5 +115,60 @@ describe('storage full (SQLite past TRACELIGHT_SQLITE_MAX_BYTES)', () => {
       `Tracelight failed to start: cannot write a new secret key to ${path.join(dataDir, 'secret.key')} (EFBIG): nothing was kept. Free space on its disk or let this process write there (or set TRACELIGHT_SECRET_KEY), and start again\n`,
     ]);
     expect(fs.readdirSync(dataDir)).toEqual([]);
+  });
+});
+
+describe('an API key first used once storage is full (SQLite past TRACELIGHT_SQLITE_MAX_BYTES)', () => {
+  let w: World;
+  let reader: import('better-sqlite3').Database | undefined;
+  afterAll(async () => {
+    reader?.close();
+    await w?.server.stop();
+  });
+
+  it('authenticates its reads though its last use finds no room to be recorded; that is recorded once there is room', async () => {
+    w = await startWorld({ TRACELIGHT_SQLITE_MAX_BYTES: '384kb' });
+    reader = new Database(path.join(w.server.dataDir, 'tracelight.db'), { readonly: true, fileMustExist: true });
+    const projectId = await w.project(w.admin);
+    const runId = await w.run(w.admin, projectId, 'log_streams');
+    const createKey = async (description: string) => w.ok(await w.call('POST', '/v2/users/api_keys', { auth: w.admin, json: { description } })) as { id: string; api_key: string };
+    /** Bytes free on the one page that holds every API key (the table's root, while the keys fit on one page). */
+    const freeOnKeysPage = (): number => {
+      const pages = reader!.prepare("SELECT unused FROM dbstat WHERE name = 'api_keys'").all() as Array<{ unused: number }>;
+      expect(pages).toHaveLength(1);
+      return pages[0]!.unused;
+    };
+    const later = await createKey('first used once storage is full');
+    // Its first use makes its row 6 bytes longer (last_used_at: NULL, then a 6-byte integer). Other keys fill
+    // its page to within fewer bytes than that, so the update needs new pages, which a full database lacks:
+    // otherwise it is rewritten in place and fits under any quota.
+    const before = freeOnKeysPage();
+    await createKey('x'.repeat(64));
+    const perKey = before - freeOnKeysPage() - 64; // what a key takes on the page besides its description
+    for (let free = freeOnKeysPage(); free >= 6; free = freeOnKeysPage()) {
+      const fits = free - perKey;
+      // Descriptions are at most 1,024 characters: a longer gap is filled in steps, each leaving room for another key.
+      await createKey('x'.repeat(fits <= 1024 ? fits : Math.min(1024, fits - perKey - 64)));
+    }
+
+    // The rest of the database filled, until even 1 KiB traces are refused.
+    const ingest = (bytes: number) => w.call('POST', `/v2/projects/${projectId}/traces`, { auth: w.admin, json: { log_stream_id: runId, traces: [trace(bytes)] } });
+    for (const size of [16_384, 1024]) for (let i = 0; i < 200 && (await ingest(size)).status === 200; i++);
+    expect([(await ingest(1024)).body]).toEqual([FULL]);
+
+    // The key, never used, authenticates a read.
+    const read = await w.call('GET', `/v2/projects/${projectId}`, { auth: { apiKey: later.api_key } });
+    expect([read.status, read.body.id]).toEqual([200, projectId]);
+    // Its last use was indeed refused for want of room: not recorded.
+    const lastUsed = async () => (w.ok(await w.call('GET', '/v2/users/api_keys', { auth: w.admin })) as Array<{ id: string; last_used: string | null }>).find((k) => k.id === later.id)?.last_used;
+    expect(await lastUsed()).toBeNull();
+
+    // With room again (a larger quota), its next use is recorded.
+    reader.close();
+    reader = undefined;
+    expect(await w.server.stop()).toBe(0);
+    w = await startWorld({ ...w.server.storageEnv, TRACELIGHT_SQLITE_MAX_BYTES: '64mb' });
+    expect((await w.call('GET', `/v2/projects/${projectId}`, { auth: { apiKey: later.api_key } })).status).toBe(200);
+    expect(await lastUsed()).toEqual(expect.any(String));
   });
 });
