@@ -1,6 +1,6 @@
 // The MongoDB adapter against a real server: MONGODB_URI when set, else a mongo:7 container when a
 // Docker engine answers, else the suite is skipped with one line saying why.
-import { describeRepositoryContract } from '@tracelight/testkit';
+import { aProject, aRecord, aRun, aScorer, aUser, describeRepositoryContract, left, right } from '@tracelight/testkit';
 import * as fs from 'node:fs';
 import { randomUUID } from 'node:crypto';
 import type { MongoMigration } from './shared/migrations';
@@ -108,5 +108,56 @@ const harness = () => {
     const { seen, migration } = watched();
     await open(name).connect([migration]);
     expect(seen.runs).toBe(1);
+  });
+});
+
+(available ? describe : describe.skip)('MongoDB: deleting a project', () => {
+  const h = harness();
+  let repos: Awaited<ReturnType<typeof h.setup>>;
+  let db: import('mongodb').Db;
+  beforeAll(async () => {
+    repos = await h.setup();
+    // The harness's database: the repositories were built over it.
+    db = (repos.projects as unknown as { db: import('mongodb').Db }).db;
+  });
+  afterAll(() => h.teardown());
+
+  it('leaves no document of the project or its runs in any collection', async () => {
+    const owner = await right(repos.users.insert(aUser()));
+    const project = await right(repos.projects.insert(aProject(owner.id)));
+    const runs = [await right(repos.runs.insert(aRun(project))), await right(repos.runs.insert(aRun(project, { kind: 'experiment' })))];
+    const scorer = await right(repos.scorers.insert(aScorer(owner.id)));
+    for (const run of runs) {
+      await right(repos.logRecords.ingest(run.id, [aRecord(run), aRecord(run, { type: 'session', traceId: null })], ['input']));
+      await right(repos.insights.replace({ runId: run.id, insights: { logstream: { enabled: true, startTime: null } }, updatedAt: new Date() }));
+      await right(repos.runScorers.replace({ runId: run.id, scorers: [{ scorerId: scorer.id, version: null }], updatedAt: new Date() }));
+    }
+    const ids = [project.id, ...runs.map((r) => r.id)];
+    // Every collection, found in the database itself: one a later migration adds shows up here.
+    const documentsOf = async () => {
+      const counts: Record<string, number> = {};
+      for (const { name } of await db.listCollections({}, { nameOnly: true }).toArray()) {
+        const n = await db.collection(name).countDocuments({ $or: [{ _id: { $in: ids } as never }, { projectId: project.id }, { runId: { $in: ids.slice(1) } }] });
+        if (n > 0) counts[name] = n;
+      }
+      return counts;
+    };
+    expect(await documentsOf()).toEqual({ log_records: 4, projects: 1, run_columns: 2, run_insights: 2, run_scorer_settings: 2, runs: 2 });
+    expect(await right(repos.projects.delete(owner.id, project.id))).toEqual({ project, runs: 2, records: 4 });
+    expect(await documentsOf()).toEqual({});
+  });
+
+  it('removes what a write under a run left when it finds the run gone once written', async () => {
+    const owner = await right(repos.users.insert(aUser()));
+    const project = await right(repos.projects.insert(aProject(owner.id)));
+    const run = await right(repos.runs.insert(aRun(project)));
+    // A deletion midway: its project and run documents removed, what hangs off the run not yet.
+    await db.collection('projects').deleteOne({ _id: project.id as never });
+    await db.collection('runs').deleteOne({ _id: run.id as never });
+    expect((await left(repos.logRecords.ingest(run.id, [aRecord(run)], ['input'])))._tag).toBe('NotFound');
+    expect((await left(repos.runs.insert(aRun(project))))._tag).toBe('NotFound');
+    expect(await db.collection('log_records').countDocuments({ runId: run.id })).toBe(0);
+    expect(await db.collection('run_columns').countDocuments({ _id: run.id as never })).toBe(0);
+    expect(await db.collection('runs').countDocuments({ projectId: project.id })).toBe(0);
   });
 });

@@ -49,7 +49,14 @@ export const useCasesModule = (limits: { maxRecordsPerRequest: number; pageBytes
   bind(ProjectUseCases)
     .toDynamicValue(
       (c) =>
-        new ProjectUseCases({ projects: c.get(ProjectRepository), runs: c.get(RunRepository), clock: c.get(Clock), ids: c.get(IdGenerator) }),
+        new ProjectUseCases({
+          projects: c.get(ProjectRepository),
+          runs: c.get(RunRepository),
+          clock: c.get(Clock),
+          ids: c.get(IdGenerator),
+          // As for revoked keys: a deletion by another process is seen here within this time.
+          knownForMs: limits.credentialCacheMs,
+        }),
     )
     .inSingletonScope();
   bind(InsightsUseCases)

@@ -1,7 +1,7 @@
 // The repository contract: written once against the ports, run against every storage adapter.
 // Passing it is what makes adapters interchangeable.
 import { type DomainError, type LogRecord, type UserId, asId } from '@tracelight/domain';
-import type { ProjectId, RunId } from '@tracelight/domain';
+import type { Project, ProjectId, Run, RunId } from '@tracelight/domain';
 import type { RecordQuery, Repositories, Result } from '@tracelight/ports';
 import * as E from 'fp-ts/Either';
 import * as O from 'fp-ts/Option';
@@ -166,6 +166,133 @@ export const describeRepositoryContract = (engine: string, harness: RepositoryHa
         const p = await right(r.projects.insert(aProject(u.id)));
         const ls = await right(r.runs.insert(aRun(p)));
         expect((await left(r.runs.insert(aRun(p, { name: ls.name }))))._tag).toBe('Conflict');
+      });
+    });
+
+    describe('ProjectRepository: deleting a project', () => {
+      /** A project with a run of each kind, each run with a trace, a span, a session, presence, insights and scorer settings. */
+      const aFullProject = async (owner: UserId) => {
+        const project = await right(r.projects.insert(aProject(owner)));
+        const runs: Run[] = [];
+        for (const kind of ['log_stream', 'experiment', 'metrics_testing'] as const) runs.push(await right(r.runs.insert(aRun(project, { kind }))));
+        const scorer = await right(r.scorers.insert(aScorer(owner)));
+        for (const run of runs) {
+          const trace = aRecord(run);
+          const span = aRecord(run, { type: 'llm', traceId: trace.id, parentId: trace.id });
+          const session = aRecord(run, { type: 'session', traceId: null });
+          await right(r.logRecords.ingest(run.id, [trace, span, session], ['input', 'name']));
+          await right(r.insights.replace({ runId: run.id, insights: { logstream: { enabled: true, startTime: null } }, updatedAt: at('2026-05-01T00:00:00.000Z') }));
+          await right(r.runScorers.replace({ runId: run.id, scorers: [{ scorerId: scorer.id, version: null }], updatedAt: at('2026-05-01T00:00:00.000Z') }));
+        }
+        return { project, runs, scorer };
+      };
+      const recordsOf = async (run: Run) =>
+        Promise.all(
+          (['traces', 'spans', 'sessions'] as const).map(async (scope) =>
+            (await right(r.logRecords.search({ projectId: run.projectId, runId: run.id, scope, filters: [], sort: null, page: { startingToken: 0, limit: 100 }, maxBytes: 1 << 30 }))).items.length,
+          ),
+        );
+      /** Everything the ports show of a project and of the given runs of it. */
+      const whatRemains = async (project: Project, runs: ReadonlyArray<Run>) => ({
+        project: await right(r.projects.findById(project.id)),
+        listed: (await right(r.projects.listByOwner(project.createdBy, {}))).filter((p) => p.id === project.id),
+        runsByKind: await Promise.all((['log_stream', 'experiment', 'metrics_testing'] as const).map((kind) => right(r.runs.listInProject(project.id, kind)))),
+        runs: await Promise.all(
+          runs.map(async (run) => ({
+            run: await right(r.runs.findInProject(project.id, run.id)),
+            records: await recordsOf(run),
+            columns: await right(r.logRecords.presentColumns(run.id)),
+            insights: await right(r.insights.find(run.id)),
+            scorers: await right(r.runScorers.find(run.id)),
+          })),
+        ),
+      });
+      const nothingOf = (runs: ReadonlyArray<Run>) => ({
+        project: O.none,
+        listed: [],
+        runsByKind: [[], [], []],
+        runs: runs.map(() => ({ run: O.none, records: [0, 0, 0], columns: new Set(), insights: O.none, scorers: O.none })),
+      });
+
+      it('removes the owner’s project with its runs and everything under them, and nothing of any other project', async () => {
+        const u = await someUser();
+        const doomed = await aFullProject(u.id);
+        const kept = await aFullProject(u.id);
+        const theirs = await aFullProject((await someUser()).id);
+        const keptBefore = await whatRemains(kept.project, kept.runs);
+        const theirsBefore = await whatRemains(theirs.project, theirs.runs);
+        expect(keptBefore.runs.map((x) => x.records)).toEqual([[1, 1, 1], [1, 1, 1], [1, 1, 1]]);
+
+        expect(await right(r.projects.delete(u.id, doomed.project.id))).toEqual({ project: doomed.project, runs: 3, records: 9 });
+        expect(await whatRemains(doomed.project, doomed.runs)).toEqual(nothingOf(doomed.runs));
+        expect(await whatRemains(kept.project, kept.runs)).toEqual(keptBefore);
+        expect(await whatRemains(theirs.project, theirs.runs)).toEqual(theirsBefore);
+        // Scorers are their owner's, not the project's.
+        expect(await right(r.scorers.findById(doomed.scorer.id))).toEqual(O.some(doomed.scorer));
+      });
+
+      it('answers NotFound for another owner’s project, an unknown id and a project deleted already, removing nothing', async () => {
+        const u = await someUser();
+        const { project, runs } = await aFullProject(u.id);
+        const before = await whatRemains(project, runs);
+        const other = await someUser();
+        expect(await left(r.projects.delete(other.id, project.id))).toEqual({ _tag: 'NotFound', entity: 'project', id: project.id });
+        expect((await left(r.projects.delete(u.id, asId<ProjectId>(randomUUID()))))._tag).toBe('NotFound');
+        expect(await whatRemains(project, runs)).toEqual(before);
+        await right(r.projects.delete(u.id, project.id));
+        expect((await left(r.projects.delete(u.id, project.id)))._tag).toBe('NotFound');
+      });
+
+      it('frees the project’s name, and its runs’ names go with it', async () => {
+        const u = await someUser();
+        const { project, runs } = await aFullProject(u.id);
+        await right(r.projects.delete(u.id, project.id));
+        const again = await right(r.projects.insert(aProject(u.id, { name: project.name })));
+        const run = await right(r.runs.insert(aRun(again, { name: runs[0]!.name })));
+        expect(await right(r.projects.listByOwner(u.id, { name: project.name }))).toEqual([again]);
+        expect(await right(r.runs.listInProject(again.id, 'log_stream'))).toEqual([run]);
+        expect(await recordsOf(run)).toEqual([0, 0, 0]);
+      });
+
+      it('refuses a write under a deleted project or run with NotFound, and stores nothing of it', async () => {
+        const u = await someUser();
+        const { project, runs, scorer } = await aFullProject(u.id);
+        await right(r.projects.delete(u.id, project.id));
+        const [run] = runs as [Run];
+        const late = aRun(project);
+        expect(await left(r.runs.insert(late))).toEqual({ _tag: 'NotFound', entity: 'project', id: project.id });
+        expect(await left(r.logRecords.ingest(run.id, [aRecord(run)], ['input']))).toEqual({ _tag: 'NotFound', entity: 'run', id: run.id });
+        expect(await left(r.insights.replace({ runId: run.id, insights: { logstream: { enabled: false, startTime: null } }, updatedAt: at('2026-05-02T00:00:00.000Z') }))).toEqual({ _tag: 'NotFound', entity: 'run', id: run.id });
+        expect(await left(r.runScorers.replace({ runId: run.id, scorers: [{ scorerId: scorer.id, version: 1 }], updatedAt: at('2026-05-02T00:00:00.000Z') }))).toEqual({ _tag: 'NotFound', entity: 'run', id: run.id });
+        expect(await whatRemains(project, [...runs, late])).toEqual(nothingOf([...runs, late]));
+      });
+
+      it('leaves nothing of writes racing the deletion: each is stored and removed, or refused', async () => {
+        const u = await someUser();
+        const { project, runs } = await aFullProject(u.id);
+        const [stream] = runs as [Run];
+        const newRuns = Array.from({ length: 6 }, (_, i) => aRun(project, { kind: i % 2 ? 'experiment' : 'log_stream' }));
+        const writes = (from: number, to: number): Array<Promise<E.Either<DomainError, unknown>>> =>
+          Array.from({ length: to - from }, (_, k) => {
+            const i = from + k;
+            switch (i % 4) {
+              case 0:
+                return r.runs.insert(newRuns[i / 4]!)();
+              case 1:
+                return r.logRecords.ingest(stream.id, [aRecord(stream), aRecord(stream, { type: 'session', traceId: null })], ['tags'])();
+              case 2:
+                return r.insights.replace({ runId: stream.id, insights: { logstream: { enabled: i % 3 === 0, startTime: null } }, updatedAt: at('2026-05-03T00:00:00.000Z') })();
+              default:
+                return r.runScorers.replace({ runId: stream.id, scorers: [], updatedAt: at('2026-05-03T00:00:00.000Z') })();
+            }
+          });
+        // Writes on either side of the deletion, all started before any is answered.
+        const outcomes = await Promise.all([...writes(0, 12), r.projects.delete(u.id, project.id)(), ...writes(12, 24)]);
+        const deletion = outcomes[12]!;
+        expect(E.isRight(deletion)).toBe(true);
+        for (const [i, outcome] of outcomes.entries())
+          if (i !== 12 && E.isLeft(outcome)) expect([i, outcome.left._tag]).toEqual([i, 'NotFound']);
+        expect(await whatRemains(project, [...runs, ...newRuns])).toEqual(nothingOf([...runs, ...newRuns]));
       });
     });
 

@@ -4,7 +4,7 @@ import type { Result } from '../system/result';
 
 export interface InsightsRepository {
   find(runId: RunId): Result<Option<RunInsights>>;
-  /** Creates or replaces the run's settings whole. */
+  /** Creates or replaces the run's settings whole. NotFound when the run does not exist (any more). */
   replace(settings: RunInsights): Result<RunInsights>;
 }
 export const InsightsRepository = Symbol.for('tracelight.InsightsRepository');

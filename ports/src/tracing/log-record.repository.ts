@@ -25,6 +25,7 @@ export interface LogRecordRepository {
    * all or nothing. A record whose id exists in the same run replaces it (clients retry); an id that
    * belongs to another run is a Conflict. `hasChildren` is kept true across requests: a record has
    * children when any stored record names it as parent, whichever of the two arrived first.
+   * NotFound, storing nothing, when the run does not exist (any more).
    */
   ingest(runId: RunId, records: ReadonlyArray<LogRecord>, presentColumns: ReadonlyArray<string>): Result<void>;
   /** The columns that at least one record of the run has a value for. */

@@ -1,17 +1,20 @@
-import type { RunId, RunInsights } from '@tracelight/domain';
+import { type RunId, type RunInsights, notFound } from '@tracelight/domain';
 import type { InsightsRepository, Result } from '@tracelight/ports';
 import * as O from 'fp-ts/Option';
 import { inject, injectable } from 'inversify';
-import type { Collection } from 'mongodb';
+import type { Collection, Db } from 'mongodb';
 import { insightsFromDoc } from '../shared/codecs';
 import { MongoDatabase, MongoDatabaseToken } from '../shared/mongo-database';
-import { run, type StringIdDoc } from '../shared/run';
+import { Abort, run, type StringIdDoc } from '../shared/run';
+import { removeRunData, runExists } from '../projects-runs/run-removal';
 
 @injectable()
 export class MongoInsightsRepository implements InsightsRepository {
+  private readonly db: Db;
   private readonly insights: Collection<StringIdDoc>;
 
   constructor(@inject(MongoDatabaseToken) { db }: MongoDatabase) {
+    this.db = db;
     this.insights = db.collection('run_insights');
   }
 
@@ -22,6 +25,11 @@ export class MongoInsightsRepository implements InsightsRepository {
   replace(s: RunInsights): Result<RunInsights> {
     return run(async () => {
       await this.insights.replaceOne({ _id: s.runId }, { insights: s.insights, updatedAt: s.updatedAt }, { upsert: true });
+      // Its run deleted meanwhile (its project was): nothing of it may stay (run-removal.ts).
+      if (!(await runExists(this.db, s.runId))) {
+        await removeRunData(this.db, [s.runId]);
+        throw new Abort(notFound('run', s.runId));
+      }
       return s;
     });
   }

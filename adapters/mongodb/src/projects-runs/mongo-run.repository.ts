@@ -1,23 +1,33 @@
-import type { ProjectId, Run, RunId, RunKind } from '@tracelight/domain';
+import { type ProjectId, type Run, type RunId, type RunKind, notFound } from '@tracelight/domain';
 import type { Result, RunRepository } from '@tracelight/ports';
 import * as O from 'fp-ts/Option';
 import { inject, injectable } from 'inversify';
-import type { Collection } from 'mongodb';
+import type { Collection, Db } from 'mongodb';
 import { runFromDoc } from '../shared/codecs';
 import { MongoDatabase, MongoDatabaseToken } from '../shared/mongo-database';
-import { run, toDoc, type StringIdDoc } from '../shared/run';
+import { Abort, run, toDoc, type StringIdDoc } from '../shared/run';
+import { projectExists, removeRunData } from './run-removal';
 
 @injectable()
 export class MongoRunRepository implements RunRepository {
+  private readonly db: Db;
   private readonly runs: Collection<StringIdDoc>;
 
   constructor(@inject(MongoDatabaseToken) { db }: MongoDatabase) {
+    this.db = db;
     this.runs = db.collection('runs');
   }
 
   insert(r: Run): Result<Run> {
     return run(async () => {
       await this.runs.insertOne(toDoc(r));
+      // The project may have been deleted meanwhile: then this run (and anything written under it
+      // since) goes again, the run first, as a project deletion would have removed it (run-removal.ts).
+      if (!(await projectExists(this.db, r.projectId))) {
+        await this.runs.deleteOne({ _id: r.id, projectId: r.projectId });
+        await removeRunData(this.db, [r.id], r.projectId);
+        throw new Abort(notFound('project', r.projectId));
+      }
       return r;
     }, `A ${r.kind.replace('_', ' ')} named ${r.name} already exists in this project`);
   }

@@ -1,17 +1,20 @@
-import type { RunId, RunScorerSettings } from '@tracelight/domain';
+import { type RunId, type RunScorerSettings, notFound } from '@tracelight/domain';
 import type { Result, RunScorerSettingsRepository } from '@tracelight/ports';
 import * as O from 'fp-ts/Option';
 import { inject, injectable } from 'inversify';
-import type { Collection } from 'mongodb';
+import type { Collection, Db } from 'mongodb';
 import { runScorersFromDoc } from '../shared/codecs';
 import { MongoDatabase, MongoDatabaseToken } from '../shared/mongo-database';
-import { run, type StringIdDoc } from '../shared/run';
+import { Abort, run, type StringIdDoc } from '../shared/run';
+import { removeRunData, runExists } from '../projects-runs/run-removal';
 
 @injectable()
 export class MongoRunScorerSettingsRepository implements RunScorerSettingsRepository {
+  private readonly db: Db;
   private readonly settings: Collection<StringIdDoc>;
 
   constructor(@inject(MongoDatabaseToken) { db }: MongoDatabase) {
+    this.db = db;
     this.settings = db.collection('run_scorer_settings');
   }
 
@@ -22,6 +25,11 @@ export class MongoRunScorerSettingsRepository implements RunScorerSettingsReposi
   replace(s: RunScorerSettings): Result<RunScorerSettings> {
     return run(async () => {
       await this.settings.replaceOne({ _id: s.runId }, { scorers: s.scorers, updatedAt: s.updatedAt }, { upsert: true });
+      // Its run deleted meanwhile (its project was): nothing of it may stay (run-removal.ts).
+      if (!(await runExists(this.db, s.runId))) {
+        await removeRunData(this.db, [s.runId]);
+        throw new Abort(notFound('run', s.runId));
+      }
       return s;
     });
   }

@@ -12,6 +12,13 @@ export type StringIdDoc = { _id: string } & Record<string, unknown>;
 
 export class CorruptDocument extends Error {}
 
+/** Thrown inside `run`'s work to answer with this domain error. */
+export class Abort extends Error {
+  constructor(readonly error: DomainError) {
+    super(error._tag);
+  }
+}
+
 export const isDuplicateKey = (e: unknown): boolean =>
   typeof e === 'object' && e !== null && (e as { code?: unknown }).code === 11000;
 
@@ -35,6 +42,7 @@ export const run =
     try {
       return E.right(await work());
     } catch (e) {
+      if (e instanceof Abort) return E.left(e.error);
       if (isDuplicateKey(e)) return E.left<DomainError>(conflict(conflictMessage));
       const refused = unstorable(e);
       if (refused !== undefined) return E.left<DomainError>(invalid(['body'], refused));

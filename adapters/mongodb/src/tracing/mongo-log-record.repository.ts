@@ -1,13 +1,14 @@
 // Log records in MongoDB: one document per node, written in a multi-document transaction
 // (replica set required), searched with a query compiled from the catalogue's column ids.
-import { type FoundPage, type Json, type LogRecord, type ProjectId, type RecordFilter, type RunId, NODE_TYPES, takePageAsync, textOf } from '@tracelight/domain';
+import { type FoundPage, type Json, type LogRecord, type ProjectId, type RecordFilter, type RunId, NODE_TYPES, notFound, takePageAsync, textOf } from '@tracelight/domain';
 import type { LogRecordRepository, RecordQuery, Result } from '@tracelight/ports';
 import * as t from 'io-ts';
 import { inject, injectable } from 'inversify';
-import { BSON, BSONRegExp, type ClientSession, type Collection, type Document, type Filter, type MongoClient } from 'mongodb';
+import { BSON, BSONRegExp, type ClientSession, type Collection, type Db, type Document, type Filter, type MongoClient } from 'mongodb';
 import { MongoDatabase, MongoDatabaseToken } from '../shared/mongo-database';
 import { decodeMetricKey, encodeMetricKey, escapeRegex } from './record-fields';
-import { BsonDate, brandedString, fromDoc, nullable, oneOf, run, type StringIdDoc } from '../shared/run';
+import { Abort, BsonDate, brandedString, fromDoc, nullable, oneOf, run, type StringIdDoc } from '../shared/run';
+import { removeRunData, runExists } from '../projects-runs/run-removal';
 
 const recordFromDoc = fromDoc<LogRecord>(
   t.type({
@@ -182,12 +183,14 @@ const condition = (f: RecordFilter): Filter<StringIdDoc> => {
 @injectable()
 export class MongoLogRecordRepository implements LogRecordRepository {
   private readonly client: MongoClient;
+  private readonly db: Db;
   private readonly records: Collection<StringIdDoc>;
   private readonly columns: Collection<{ _id: string; columns: string[] }>;
   private readonly runs: Collection<{ _id: string; projectId: string }>;
 
   constructor(@inject(MongoDatabaseToken) database: MongoDatabase) {
     this.client = database.client;
+    this.db = database.db;
     this.records = database.db.collection('log_records');
     this.columns = database.db.collection('run_columns');
     this.runs = database.db.collection('runs');
@@ -220,6 +223,12 @@ export class MongoLogRecordRepository implements LogRecordRepository {
       // ingest links again once its own commit is acknowledged (w: majority) and reads majority-committed
       // data: whichever of the two links last sees both commits.
       if (records.length > 0) await this.link(runId, records);
+      // The run deleted meanwhile (its project was): what this wrote goes again, and nothing of the
+      // run stays (run-removal.ts). Read after the commit, as a deletion removes the run first.
+      if ((records.length > 0 || presentColumns.length > 0) && !(await runExists(this.db, runId, records[0]?.projectId))) {
+        await removeRunData(this.db, [runId], records[0]?.projectId);
+        throw new Abort(notFound('run', runId));
+      }
     }, 'a record of this request names another run or project than it was sent to');
   }
 

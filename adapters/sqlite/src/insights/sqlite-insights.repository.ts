@@ -1,4 +1,4 @@
-import type { RunId, RunInsights } from '@tracelight/domain';
+import { type RunId, type RunInsights, notFound } from '@tracelight/domain';
 import type { InsightsRepository, Result } from '@tracelight/ports';
 import * as O from 'fp-ts/Option';
 import * as t from 'io-ts';
@@ -46,6 +46,6 @@ export class SqliteInsightsRepository implements InsightsRepository {
       const l = s.insights.logstream;
       this.upsert.run(s.runId, l.enabled ? 1 : 0, l.startTime?.getTime() ?? null, s.updatedAt.getTime());
       return s;
-    });
+    }, undefined, notFound('run', s.runId));
   }
 }

@@ -1,8 +1,9 @@
-import type { Project, ProjectFilter, ProjectId, UserId } from '@tracelight/domain';
+import { type Project, type ProjectDeletion, type ProjectFilter, type ProjectId, type UserId, notFound } from '@tracelight/domain';
 import type { ProjectRepository, Result } from '@tracelight/ports';
+import type Database from 'better-sqlite3';
 import * as O from 'fp-ts/Option';
 import { inject, injectable } from 'inversify';
-import { run } from '../shared/run';
+import { Abort, run } from '../shared/run';
 import { SqliteDatabase, SqliteDatabaseToken } from '../shared/sqlite-database';
 import { projectFromRow, projectToRow } from './project-run.mapper';
 
@@ -11,6 +12,7 @@ export class SqliteProjectRepository implements ProjectRepository {
   private readonly insertStmt;
   private readonly byId;
   private readonly byOwner;
+  private readonly deleteWhole: Database.Transaction<(owner: UserId, id: ProjectId) => ProjectDeletion>;
 
   constructor(@inject(SqliteDatabaseToken) { db }: SqliteDatabase) {
     this.insertStmt = db.prepare(
@@ -21,6 +23,28 @@ export class SqliteProjectRepository implements ProjectRepository {
       `SELECT * FROM projects WHERE created_by = @owner AND (@name IS NULL OR name = @name) AND (@type IS NULL OR type = @type)
        ORDER BY created_at, id`,
     );
+    // Every table keyed by a run (migrations 1, 2 and 4), children first: foreign keys are on, and
+    // explicit deletes count what they remove where ON DELETE CASCADE would not say. Each finds the
+    // project's runs through runs' (project_id, …) key and its own rows through its run_id key.
+    const ofRuns = 'run_id IN (SELECT id FROM runs WHERE project_id = ?)';
+    const removeRecords = db.prepare(`DELETE FROM log_records WHERE ${ofRuns}`);
+    const removeRunRows = ['run_columns', 'run_insights', 'run_scorer_settings'].map((table) => db.prepare(`DELETE FROM ${table} WHERE ${ofRuns}`));
+    const removeRuns = db.prepare('DELETE FROM runs WHERE project_id = ?');
+    const owned = db.prepare('SELECT * FROM projects WHERE id = ? AND created_by = ?');
+    const removeProject = db.prepare('DELETE FROM projects WHERE id = ?');
+    // One transaction: all of it or none. On the writer thread it is one write of a group commit, in
+    // its own savepoint; writes queued behind it wait for it (a project of a million records takes
+    // seconds), while reads go on. A write under the project that comes after it fails on its foreign
+    // key (see `run`): nothing can be added to a project once it is gone.
+    this.deleteWhole = db.transaction((owner: UserId, id: ProjectId): ProjectDeletion => {
+      const found = owned.get(id, owner);
+      if (found === undefined) throw new Abort(notFound('project', id));
+      const records = removeRecords.run(id).changes;
+      for (const statement of removeRunRows) statement.run(id);
+      const runs = removeRuns.run(id).changes;
+      removeProject.run(id);
+      return { project: projectFromRow(found), runs, records };
+    });
   }
 
   insert(project: Project): Result<Project> {
@@ -36,5 +60,9 @@ export class SqliteProjectRepository implements ProjectRepository {
 
   listByOwner(owner: UserId, filter: ProjectFilter): Result<ReadonlyArray<Project>> {
     return run(() => this.byOwner.all({ owner, name: filter.name ?? null, type: filter.type ?? null }).map(projectFromRow));
+  }
+
+  delete(owner: UserId, id: ProjectId): Result<ProjectDeletion> {
+    return run(() => this.deleteWhole(owner, id));
   }
 }

@@ -1,4 +1,4 @@
-import type { ProjectId, Run, RunId, RunKind } from '@tracelight/domain';
+import { type ProjectId, type Run, type RunId, type RunKind, notFound } from '@tracelight/domain';
 import type { Result, RunRepository } from '@tracelight/ports';
 import * as O from 'fp-ts/Option';
 import { inject, injectable } from 'inversify';
@@ -27,7 +27,7 @@ export class SqliteRunRepository implements RunRepository {
     return run(() => {
       this.insertStmt.run(runToRow(r));
       return r;
-    }, `A ${r.kind.replace('_', ' ')} named ${r.name} already exists in this project`);
+    }, `A ${r.kind.replace('_', ' ')} named ${r.name} already exists in this project`, notFound('project', r.projectId));
   }
 
   findInProject(projectId: ProjectId, runId: RunId): Result<O.Option<Run>> {

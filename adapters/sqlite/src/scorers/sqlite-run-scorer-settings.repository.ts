@@ -1,4 +1,4 @@
-import type { RunId, RunScorerSettings } from '@tracelight/domain';
+import { type RunId, type RunScorerSettings, notFound } from '@tracelight/domain';
 import type { Result, RunScorerSettingsRepository } from '@tracelight/ports';
 import * as O from 'fp-ts/Option';
 import { inject, injectable } from 'inversify';
@@ -27,6 +27,6 @@ export class SqliteRunScorerSettingsRepository implements RunScorerSettingsRepos
     return run(() => {
       this.upsert.run(s.runId, JSON.stringify(s.scorers), s.updatedAt.getTime());
       return s;
-    });
+    }, undefined, notFound('run', s.runId));
   }
 }

@@ -16,6 +16,10 @@ export class Abort extends Error {
 const isUniqueViolation = (e: unknown): boolean =>
   typeof e === 'object' && e !== null && /^SQLITE_CONSTRAINT_(UNIQUE|PRIMARYKEY)$/.test((e as { code?: string }).code ?? '');
 
+/** A row names a parent that does not exist (foreign keys are on): a project or run deleted meanwhile. */
+const isForeignKeyViolation = (e: unknown): boolean =>
+  typeof e === 'object' && e !== null && (e as { code?: string }).code === 'SQLITE_CONSTRAINT_FOREIGNKEY';
+
 /**
  * SQLite found no room for a write: SQLITE_FULL (the disk is full, or the database reached
  * TRACELIGHT_SQLITE_MAX_BYTES) or SQLITE_IOERR_SHMSIZE (the shared-memory file beside a growing
@@ -30,13 +34,19 @@ export const storageFailure = (e: unknown): DomainError =>
     ? storageFull(`${(e as { code: string }).code}: ${(e as Error).message}`)
     : unavailable(e instanceof Error ? e.message : String(e));
 
+/**
+ * Runs `work`, a unique violation answering Conflict; a write under a parent (a run under its project,
+ * records and settings under their run) gives `missingParent` for a foreign-key violation: the parent
+ * is gone (deleted), and the write is refused rather than left an orphan.
+ */
 export const run =
-  <A>(work: () => A, conflictMessage = 'already exists'): Result<A> =>
+  <A>(work: () => A, conflictMessage = 'already exists', missingParent?: DomainError): Result<A> =>
   () =>
     Promise.resolve(
       E.tryCatch(work, (e): DomainError => {
         if (e instanceof Abort) return e.error;
         if (isUniqueViolation(e)) return conflict(conflictMessage);
+        if (missingParent !== undefined && isForeignKeyViolation(e)) return missingParent;
         if (e instanceof CorruptRow) return unavailable(`corrupt row: ${e.message}`);
         return storageFailure(e);
       }),

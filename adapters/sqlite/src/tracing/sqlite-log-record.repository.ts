@@ -1,4 +1,4 @@
-import { type FoundPage, type LogRecord, type RunId, takePage } from '@tracelight/domain';
+import { type FoundPage, type LogRecord, type RunId, notFound, takePage } from '@tracelight/domain';
 import type { LogRecordRepository, RecordQuery, Result } from '@tracelight/ports';
 import type Database from 'better-sqlite3';
 import { inject, injectable } from 'inversify';
@@ -70,7 +70,7 @@ export class SqliteLogRecordRepository implements LogRecordRepository {
       if (childless.length > 0) this.markFoundParents.run({ run: runId, ids: JSON.stringify(childless) });
       for (const c of presentColumns) this.mark.run(runId, c);
     });
-    return run(() => write());
+    return run(() => write(), undefined, notFound('run', runId));
   }
 
   presentColumns(runId: RunId): Result<ReadonlySet<string>> {

@@ -18,4 +18,16 @@ export interface ProjectFilter {
   readonly type?: ProjectType;
 }
 
+/**
+ * What deleting a project removed: the project, and counts of what was under it. Insights and scorer
+ * settings and column presence (one each per run at most) go with their runs and are not counted.
+ */
+export interface ProjectDeletion {
+  readonly project: Project;
+  /** Log streams, experiments and metrics-testing runs. */
+  readonly runs: number;
+  /** Traces, spans and sessions. */
+  readonly records: number;
+}
+
 export const isVisibleTo = (project: Project, userId: UserId): boolean => project.createdBy === userId;

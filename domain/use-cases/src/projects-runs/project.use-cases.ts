@@ -2,6 +2,7 @@
 import {
   type Principal,
   type Project,
+  type ProjectDeletion,
   type ProjectFilter,
   type ProjectId,
   type ProjectType,
@@ -23,6 +24,13 @@ export interface ProjectDeps {
   readonly runs: RunRepository;
   readonly clock: Clock;
   readonly ids: IdGenerator;
+  /**
+   * How long a project or run once read is remembered (0, the default: not at all). A project deleted
+   * here is forgotten at once; one deleted by another process (the admin CLI, another server, an
+   * offload worker) may still be read here for this long. Writes under it are refused by storage
+   * whatever this process remembers.
+   */
+  readonly knownForMs?: number;
 }
 
 export interface NewProject {
@@ -31,11 +39,17 @@ export interface NewProject {
 }
 
 export class ProjectUseCases {
-  /** Projects and runs never change once stored: every run-scoped request reads them, so they are remembered. */
-  private readonly knownProjects = new ExpiringCache<Project>(Number.POSITIVE_INFINITY, 10_000);
-  private readonly knownRuns = new ExpiringCache<Run>(Number.POSITIVE_INFINITY, 10_000);
+  /**
+   * Projects and runs never change once stored, and every run-scoped request reads them, so they are
+   * remembered; for a while only, as they can be deleted (see `knownForMs`).
+   */
+  private readonly knownProjects: ExpiringCache<Project>;
+  private readonly knownRuns: ExpiringCache<Run>;
 
-  constructor(private readonly deps: ProjectDeps) {}
+  constructor(private readonly deps: ProjectDeps) {
+    this.knownProjects = new ExpiringCache<Project>(deps.knownForMs ?? 0, 10_000);
+    this.knownRuns = new ExpiringCache<Run>(deps.knownForMs ?? 0, 10_000);
+  }
 
   create(principal: Principal, input: NewProject): UseCase<Project> {
     if (!mayChangeData(principal)) return readOnly();
@@ -50,13 +64,29 @@ export class ProjectUseCases {
     });
   }
 
+  /**
+   * Deletes the caller's project with everything under it (its runs, their records and settings).
+   * NotFound for a project that is not the caller's, as for any other route. Forgotten here at once,
+   * whatever the outcome: a project gone elsewhere is not remembered either.
+   */
+  delete(principal: Principal, projectId: ProjectId): UseCase<ProjectDeletion> {
+    if (!mayChangeData(principal)) return readOnly();
+    const remove = this.deps.projects.delete(principal.userId, projectId);
+    return async () => {
+      const outcome = await remove();
+      this.knownProjects.deleteWhere((p) => p.id === projectId);
+      this.knownRuns.deleteWhere((r) => r.projectId === projectId);
+      return outcome;
+    };
+  }
+
   list(principal: Principal, filter: ProjectFilter): UseCase<ReadonlyArray<Project>> {
     return this.deps.projects.listByOwner(principal.userId, filter);
   }
 
   get(principal: Principal, projectId: ProjectId): UseCase<Project> {
     return pipe(
-      readThrough(this.knownProjects, projectId, () => this.deps.projects.findById(projectId)),
+      readThrough(this.knownProjects, projectId, this.deps.clock.now().getTime(), () => this.deps.projects.findById(projectId)),
       orNotFound('project', projectId),
       visibleOr('project', projectId, (p: Project) => isVisibleTo(p, principal.userId)),
     );
@@ -94,7 +124,7 @@ export class ProjectUseCases {
       this.get(principal, projectId),
       flatMap(() =>
         pipe(
-          readThrough(this.knownRuns, `${projectId}/${runId}`, () => this.deps.runs.findInProject(projectId, runId)),
+          readThrough(this.knownRuns, `${projectId}/${runId}`, this.deps.clock.now().getTime(), () => this.deps.runs.findInProject(projectId, runId)),
           orNotFound(kind ?? 'run', runId),
         ),
       ),

@@ -166,7 +166,7 @@ export class ScorerUseCases {
 
   get(principal: Principal, scorerId: ScorerId): UseCase<Scorer> {
     return pipe(
-      readThrough(this.knownScorers, scorerId, () => this.deps.scorers.findById(scorerId)),
+      readThrough(this.knownScorers, scorerId, 0, () => this.deps.scorers.findById(scorerId)),
       orNotFound('scorer', scorerId),
       visibleOr('scorer', scorerId, (s: Scorer) => s.createdBy === principal.userId),
     );

@@ -64,18 +64,20 @@ export const fromPromise = <A>(f: () => Promise<A>): UseCase<A> =>
   TE.tryCatch(f, (e) => ({ _tag: 'Unavailable', message: e instanceof Error ? e.message : String(e) }) as const);
 
 /**
- * Reads through `cache` a record that never changes once stored and is never deleted (projects, runs
- * and scorers: their ports have no update or delete). What was found is remembered; what was not is
- * asked again next time, since it may exist by then. A port that gains an update or a delete must
+ * Reads through `cache` a record that never changes once stored (projects, runs and scorers: their
+ * ports have no update). What was found is remembered until the cache's TTL from `nowMs`; what was
+ * not is asked again next time, since it may exist by then. Records that can be deleted (projects
+ * with their runs) need a finite TTL, as a deletion by another process is not seen here before it
+ * runs out, and the deleting use case drops them from its own cache. A port that gains an update must
  * stop using this for its records.
  */
-export const readThrough = <A>(cache: ExpiringCache<A>, key: string, read: () => UseCase<O.Option<A>>): UseCase<O.Option<A>> => {
-  const known = cache.get(key, 0);
+export const readThrough = <A>(cache: ExpiringCache<A>, key: string, nowMs: number, read: () => UseCase<O.Option<A>>): UseCase<O.Option<A>> => {
+  const known = cache.get(key, nowMs);
   if (known !== undefined) return TE.right(O.some(known));
   return pipe(
     read(),
     TE.map((found) => {
-      if (O.isSome(found)) cache.set(key, found.value, 0);
+      if (O.isSome(found)) cache.set(key, found.value, nowMs);
       return found;
     }),
   );
