@@ -64,6 +64,10 @@ describe('responses against the OpenAPI document', () => {
     conforms('/v2/current_user', 'get', await w.call('GET', '/v2/current_user', { auth: a }));
     conforms('/v2/projects', 'get', await w.call('GET', '/v2/projects', { auth: a }));
     conforms('/v2/projects/{project_id}/log_streams', 'get', await w.call('GET', `/v2/projects/${projectId}/log_streams`, { auth: a }));
+    const doomed = await w.project(a);
+    conforms('/v2/projects/{project_id}', 'delete', await w.call('DELETE', `/v2/projects/${doomed}`, { auth: a }));
+    conforms('/v2/projects/{project_id}', 'delete', await w.call('DELETE', `/v2/projects/${doomed}`, { auth: a }));
+    conforms('/v2/projects/{project_id}', 'delete', await w.call('DELETE', '/v2/projects/not-a-uuid', { auth: a }));
     conforms('/v2/users/api_keys', 'get', await w.call('GET', '/v2/users/api_keys', { auth: a }));
     conforms('/v2/scorers', 'get', await w.call('GET', '/v2/scorers', { auth: a }));
     conforms('/v2/scorers/{scorer_id}', 'get', await w.call('GET', `/v2/scorers/${scorer.id}`, { auth: a }));

@@ -46,6 +46,7 @@ describe('another user', () => {
       ['POST', `/v2/scorers/${o.scorer}/version/luna`, { lora_task_id: 1, prompt: 'p' }],
       ['GET', `/v2/scorers/${o.scorer}/version/code`],
       ['DELETE', `/v2/users/api_keys/${o.keyId}`],
+      ['DELETE', `/v2/projects/${o.project}`],
     ];
     for (const [method, path, json] of attempts) {
       const r = await w.call(method, path, { auth: other.auth, ...(json !== undefined ? { json } : {}) });
@@ -99,6 +100,7 @@ describe('another user', () => {
       // Ids of the owner's: refused for the role before anything is looked up, so nothing is told.
       ['PATCH', `/v2/projects/${owner.project}/runs/${owner.run}/insights-settings`, {}],
       ['POST', `/v2/projects/${owner.project}/traces`, { log_stream_id: owner.run, traces: [{ input: 'x' }] }],
+      ['DELETE', `/v2/projects/${owner.project}`, undefined],
       ['POST', `/v2/scorers/${owner.scorer}/version/llm`, { instructions: 'x' }],
       ['POST', '/v2/users', { email: `made-by-reader-${Date.now()}@example.com`, password: 'long enough', role: 'user' }],
     ];

@@ -29,6 +29,14 @@ afterAll(async () => {
   await w?.server.stop();
 });
 
+/** A project with a log stream holding a trace, to be deleted. */
+const doomedProject = async (): Promise<string> => {
+  const project = await w.project(w.admin);
+  const run = await w.run(w.admin, project, 'log_streams');
+  w.ok(await w.call('POST', `/v2/projects/${project}/traces`, { auth: w.admin, json: { log_stream_id: run, traces: [{ input: 'q', output: 'a', spans: [{ type: 'llm', input: 'q' }] }] } }));
+  return project;
+};
+
 /**
  * Every table's rows, hashed: equal fingerprints mean nothing was written. One column is left out on
  * purpose: an API key's `last_used_at` records that the key was presented (at most once a minute),
@@ -56,6 +64,7 @@ const ROUTES: ReadonlyArray<readonly [string, string]> = [
   ['POST', '/v2/projects'],
   ['GET', '/v2/projects'],
   ['GET', '/v2/projects/{project_id}'],
+  ['DELETE', '/v2/projects/{project_id}'],
   ['POST', '/v2/projects/{project_id}/log_streams'],
   ['POST', '/v2/projects/{project_id}/experiments'],
   ['PATCH', '/v2/projects/{project_id}/runs/{run_id}/insights-settings'],
@@ -140,9 +149,12 @@ describe('fuzzing every route', () => {
   it('never answers ≥ 500, shapes every 422 as the spec says, and writes nothing when it rejects', async () => {
     await fc.assert(
       fc.asyncProperty(request, async (r) => {
-        const before = fingerprint();
         const [method, template] = r.route;
-        const url = template.replace(/\{(\w+)\}/g, (_, name: string) => (r.keepValidIds ? ids[name]! : r.pathIds[name as keyof typeof r.pathIds]));
+        // A deletion with the valid ids gets a project of its own (a run with a trace in it): the shared
+        // one stays for the other requests.
+        const valid = r.keepValidIds && method === 'DELETE' && template === '/v2/projects/{project_id}' ? { ...ids, project_id: await doomedProject() } : ids;
+        const before = fingerprint();
+        const url = template.replace(/\{(\w+)\}/g, (_, name: string) => (r.keepValidIds ? valid[name]! : r.pathIds[name as keyof typeof r.pathIds]));
         const query = new URLSearchParams(r.query).toString();
         const headers: Record<string, string> = { ...r.headers, ...r.oddHeaders };
         if (r.authenticated) headers['Service-API-Key'] = key;

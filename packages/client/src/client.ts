@@ -226,6 +226,8 @@ export class TracelightClient {
   listProjects = (filter: { project_name?: string; type?: ProjectTypeName } = {}, call: CallOptions = {}) =>
     this.request<Array<t.TypeOf<typeof ProjectResponse>>>('GET', '/v2/projects', { ...call, query: filter });
   getProject = (id: string, call: CallOptions = {}) => this.request<t.TypeOf<typeof ProjectResponse>>('GET', `/v2/projects/${enc(id)}`, call);
+  /** Deletes the project with its runs and everything under them. */
+  deleteProject = (id: string, call: CallOptions = {}) => this.request<{ message: string }>('DELETE', `/v2/projects/${enc(id)}`, call);
   createLogStream = (projectId: string, name: string, call: CallOptions = {}) =>
     this.request<t.TypeOf<typeof RunResponse>>('POST', `/v2/projects/${enc(projectId)}/log_streams`, { ...call, json: { name } });
   listLogStreams = (projectId: string, filter: { name?: string } = {}, call: CallOptions = {}) =>

@@ -1,5 +1,5 @@
 // Projects and their runs: log streams and experiments.
-import { ProjectCreateRequest, ProjectPath, ProjectResponse, ProjectsQuery, RunCreateRequest, RunResponse } from '@tracelight/api-schema';
+import { MessageResponse, ProjectCreateRequest, ProjectPath, ProjectResponse, ProjectsQuery, RunCreateRequest, RunResponse } from '@tracelight/api-schema';
 import { type ProjectId, type RunKind, asId } from '@tracelight/domain';
 import { ProjectUseCases } from '@tracelight/use-cases';
 import * as t from 'io-ts';
@@ -55,6 +55,17 @@ export class ProjectRoutes implements RouteGroup {
         response: ProjectResponse,
         handle: ({ principal, params }) => projects.get(principal, asId<ProjectId>(params.project_id)),
         present: presentProject,
+      }),
+      route({
+        method: 'delete',
+        path: '/projects/{project_id}',
+        summary: 'Delete a project with its runs and everything under them (traces, spans, sessions, settings)',
+        auth: 'required',
+        params: ProjectPath,
+        // As DELETE of an API key answers: 200 and a message.
+        response: MessageResponse,
+        handle: ({ principal, params }) => projects.delete(principal, asId<ProjectId>(params.project_id)),
+        present: () => ({ message: 'Project deleted' }),
       }),
       ...RUN_COLLECTIONS.flatMap(([collection, kind, noun]) => [
         route({
