@@ -360,6 +360,59 @@ describe('tracelight-admin', () => {
     expect(fs.readdirSync(untouched)).toEqual([]);
   });
 
+  it('deletes a project with everything under it, for its owner only, asking nothing; the running server stops serving it', async () => {
+    const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'tracelight-cli-'));
+    const key = await setUp(dataDir);
+    await admin(dataDir, 'create-user', '--email', 'other@example.com', '--password', 'other password!');
+    // The server remembers a project and its runs once read for TRACELIGHT_CREDENTIAL_CACHE_MS: one
+    // deleted by another process (this CLI) is still read there for at most that long.
+    const cacheMs = 300;
+    const server = execFile(process.execPath, [SERVER], {
+      env: { PATH: process.env['PATH'] ?? '', TRACELIGHT_DATA_DIR: dataDir, TRACELIGHT_PORT: '0', TRACELIGHT_CREDENTIAL_CACHE_MS: String(cacheMs) },
+    });
+    try {
+      const port = await new Promise<number>((resolve) =>
+        server.stdout!.on('data', (c: Buffer) => {
+          const m = /"port":(\d+)/.exec(c.toString());
+          if (m) resolve(Number(m[1]));
+        }),
+      );
+      const base = `http://127.0.0.1:${port}`;
+      const status = async (method: string, p: string, json?: unknown) =>
+        (await fetch(base + p, { method, headers: { 'Service-API-Key': key, 'content-type': 'application/json' }, ...(json ? { body: JSON.stringify(json) } : {}) })).status;
+      const project = await call(base, key, 'POST', '/v2/projects', { name: 'to be deleted' });
+      const stream = await call(base, key, 'POST', `/v2/projects/${project.id}/log_streams`, { name: 'prod' });
+      await call(base, key, 'POST', `/v2/projects/${project.id}/traces`, { log_stream_id: stream.id, traces: [{ input: 'q', output: 'a', spans: [{ type: 'llm', input: 'q' }] }, { input: 'q2', spans: [] }] });
+      await call(base, key, 'PATCH', `/v2/projects/${project.id}/runs/${stream.id}/insights-settings`, { insights: { logstream: { enabled: true } } });
+      // Read, so the server remembers the project and its log stream.
+      expect((await call(base, key, 'POST', `/v2/projects/${project.id}/traces/search`, { log_stream_id: stream.id })).records).toHaveLength(2);
+
+      await expect(admin(dataDir, 'delete-project', '--email', 'other@example.com', '--project', project.id)).rejects.toMatchObject({
+        code: 1,
+        stderr: `tracelight-admin: no project ${project.id}\n`,
+      });
+      expect(await status('GET', `/v2/projects/${project.id}`)).toBe(200);
+
+      expect((await admin(dataDir, 'delete-project', '--email', 'owner@example.com', '--project', project.id)).stdout).toBe(
+        `deleted project ${project.id} "to be deleted": 1 runs, 3 records, with their settings\n`,
+      );
+      // Writes under it are refused at once, whatever the server remembers.
+      expect(await status('POST', `/v2/projects/${project.id}/traces`, { log_stream_id: stream.id, traces: [{ input: 'late' }] })).toBe(404);
+      expect(await status('PATCH', `/v2/projects/${project.id}/runs/${stream.id}/insights-settings`, {})).toBe(404);
+      expect(await status('POST', `/v2/projects/${project.id}/log_streams`, { name: 'late' })).toBe(404);
+      await new Promise((r) => setTimeout(r, cacheMs + 50));
+      expect(await status('GET', `/v2/projects/${project.id}`)).toBe(404);
+      expect(await status('POST', `/v2/projects/${project.id}/traces/search`, { log_stream_id: stream.id })).toBe(404);
+      expect(await call(base, key, 'GET', '/v2/projects')).toEqual([]);
+      await expect(admin(dataDir, 'delete-project', '--email', 'owner@example.com', '--project', project.id)).rejects.toMatchObject({ code: 1, stderr: `tracelight-admin: no project ${project.id}\n` });
+      // The name is free again.
+      expect((await call(base, key, 'POST', '/v2/projects', { name: 'to be deleted' })).id).not.toBe(project.id);
+    } finally {
+      server.kill('SIGTERM');
+    }
+    await expect(admin(dataDir, 'delete-project', '--email', 'owner@example.com')).rejects.toMatchObject({ code: 1, stderr: 'tracelight-admin: --project is required\n' });
+  });
+
   it('reports bad input clearly and exits non-zero', async () => {
     const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'tracelight-cli-'));
     await expect(admin(dataDir, 'create-user', '--email', 'not-an-email', '--password', 'long enough')).rejects.toMatchObject({ code: 1, stderr: expect.stringMatching(/valid email/) });

@@ -8,13 +8,15 @@ import {
   Clock,
   IdGenerator,
   PasswordHasher,
+  ProjectRepository,
   REPOSITORY_TOKENS,
   type Repositories,
+  RunRepository,
   TokenSigner,
   UserRepository,
 } from '@tracelight/ports';
 import type { SqliteStorage } from '@tracelight/sqlite';
-import { IdentityUseCases } from '@tracelight/use-cases';
+import { IdentityUseCases, ProjectUseCases } from '@tracelight/use-cases';
 import * as E from 'fp-ts/Either';
 import { Container } from 'inversify';
 
@@ -71,11 +73,18 @@ export const buildCliContainer = async (env: CliEnvironment) => {
     clock: container.get(Clock),
     ids: container.get(IdGenerator),
   });
+  // One command a process: nothing is worth remembering (knownForMs 0).
+  const projects = new ProjectUseCases({
+    projects: container.get(ProjectRepository),
+    runs: container.get(RunRepository),
+    clock: container.get(Clock),
+    ids: container.get(IdGenerator),
+  });
   const close = () => engine.close();
   const repositories = Object.fromEntries(
     Object.entries(REPOSITORY_TOKENS).map(([name, token]) => [name, container.get(token)]),
   ) as unknown as Repositories;
   /** A consistent copy of the SQLite database into a new file; undefined on MongoDB (mongodump does that). */
   const backup = engine.backup;
-  return { container, identity, users: container.get<UserRepository>(UserRepository), repositories, close, backup };
+  return { container, identity, projects, users: container.get<UserRepository>(UserRepository), repositories, close, backup };
 };

@@ -2,7 +2,7 @@
 // tracelight-admin: administer a Tracelight database directly, without the HTTP server.
 import 'reflect-metadata';
 import { STORAGE_VARIABLES } from '@tracelight/config';
-import { type ApiKeyId, type Principal, type UserRole, USER_ROLES, asId, normaliseEmail } from '@tracelight/domain';
+import { type ApiKeyId, type Principal, type ProjectId, type UserRole, USER_ROLES, asId, normaliseEmail } from '@tracelight/domain';
 import * as E from 'fp-ts/Either';
 import * as O from 'fp-ts/Option';
 import * as fs from 'node:fs';
@@ -21,6 +21,8 @@ const USAGE = `tracelight-admin <command> [--flag value …]
   export-project --email E --project PROJECT_ID [--out FILE]   JSON Lines (stdout without --out)
   import-project --email E --in FILE [--resume]  ids kept: also moves a project between engines (v1 or v2 exports);
                                                --resume completes an import of the same file that was stopped midway
+  delete-project --email E --project PROJECT_ID  the project with its runs, their traces, spans, sessions and settings;
+                                               no confirmation asked (export-project first to keep a copy)
   backup --out FILE                            SQLite: a consistent copy while the server runs (new file, 0600)
 
 The server's variables, read and checked as the server does (its --help says what each does):
@@ -37,6 +39,7 @@ const FLAGS: Readonly<Record<string, ReadonlyArray<string>>> = {
   'revoke-sessions': ['email'],
   'export-project': ['email', 'project', 'out'],
   'import-project': ['email', 'in', 'resume'],
+  'delete-project': ['email', 'project'],
   backup: ['out'],
 };
 
@@ -192,6 +195,13 @@ const main = async (argv: ReadonlyArray<string>): Promise<number> => {
         const lines = () => readline.createInterface({ input: fs.createReadStream(file), crlfDelay: Infinity });
         const done = await importProject(app.repositories, (await as(need(f, 'email'))).userId, lines, f['resume'] === 'true');
         process.stdout.write(`imported ${done.runs} runs, ${done.records} records\n`);
+        return 0;
+      }
+      case 'delete-project': {
+        const deleted = await app.projects.delete(await as(need(f, 'email')), asId<ProjectId>(need(f, 'project')))();
+        if (E.isLeft(deleted)) return fail(deleted.left);
+        const { project, runs, records } = deleted.right;
+        process.stdout.write(`deleted project ${project.id} ${JSON.stringify(project.name)}: ${runs} runs, ${records} records, with their settings\n`);
         return 0;
       }
       case 'backup': {
