@@ -50,7 +50,7 @@ export const CONFIG_VARIABLES: ReadonlyArray<readonly [name: string, defaultValu
   ['TRACELIGHT_TOKEN_TTL_SECONDS', '`3600`', 'Lifetime of access tokens (login, API-key exchange, refresh).'],
   ['TRACELIGHT_REFRESH_TOKEN_TTL_SECONDS', '`604800`', 'Lifetime of the HttpOnly `refresh_token` cookie set at sign-in.'],
   ['TRACELIGHT_PASSWORD_CACHE_TTL_SECONDS', '`60`', 'How long a verified HTTP Basic password is remembered (0 disables).'],
-  ['TRACELIGHT_CREDENTIAL_CACHE_MS', '`2000`', 'How long a resolved API key (with its user) or the user behind a token is remembered (0 disables). A key revoked through this server stops at once; one revoked by another process (the admin CLI, another server on the same database) works for at most this long.'],
+  ['TRACELIGHT_CREDENTIAL_CACHE_MS', '`2000`', 'How long a resolved API key (with its user) or the user behind a token is remembered (0 disables). A key revoked through this server stops at once; one revoked by another process (the admin CLI, another server on the same database) works for at most this long. The same bound holds for a project and its runs, remembered once read: one deleted by another process (or read by an offload worker) may still be read here for this long, though nothing can be written under it any more.'],
   ['TRACELIGHT_ADMIN_EMAIL', '—', 'The first admin\'s email: the admin is created on start when no user exists. Set both or neither.'],
   ['TRACELIGHT_ADMIN_PASSWORD', '—', 'That admin\'s password (at least 8 characters); used only on that first start.'],
   ['TRACELIGHT_BODY_LIMIT', '`10mb`', 'Largest JSON or form body; larger gets 413. Sized for trace batches: a 1,000-span flush of ~1 KB spans is ~1.3 MB.'],
