@@ -1,6 +1,6 @@
 // The MongoDB adapter against a real server: MONGODB_URI when set, else a mongo:7 container when a
 // Docker engine answers, else the suite is skipped with one line saying why.
-import { aProject, aRecord, aRun, aScorer, aUser, describeRepositoryContract, left, right } from '@tracelight/testkit';
+import { aProject, aRecord, aRun, aUser, describeRepositoryContract, left, right, storeAFullProject } from '@tracelight/testkit';
 import * as fs from 'node:fs';
 import { randomUUID } from 'node:crypto';
 import type { MongoMigration } from './shared/migrations';
@@ -124,14 +124,7 @@ const harness = () => {
 
   it('leaves no document of the project or its runs in any collection', async () => {
     const owner = await right(repos.users.insert(aUser()));
-    const project = await right(repos.projects.insert(aProject(owner.id)));
-    const runs = [await right(repos.runs.insert(aRun(project))), await right(repos.runs.insert(aRun(project, { kind: 'experiment' })))];
-    const scorer = await right(repos.scorers.insert(aScorer(owner.id)));
-    for (const run of runs) {
-      await right(repos.logRecords.ingest(run.id, [aRecord(run), aRecord(run, { type: 'session', traceId: null })], ['input']));
-      await right(repos.insights.replace({ runId: run.id, insights: { logstream: { enabled: true, startTime: null } }, updatedAt: new Date() }));
-      await right(repos.runScorers.replace({ runId: run.id, scorers: [{ scorerId: scorer.id, version: null }], updatedAt: new Date() }));
-    }
+    const { project, runs } = await storeAFullProject(repos, owner.id);
     const ids = [project.id, ...runs.map((r) => r.id)];
     // Every collection, found in the database itself: one a later migration adds shows up here.
     const documentsOf = async () => {
@@ -142,8 +135,8 @@ const harness = () => {
       }
       return counts;
     };
-    expect(await documentsOf()).toEqual({ log_records: 4, projects: 1, run_columns: 2, run_insights: 2, run_scorer_settings: 2, runs: 2 });
-    expect(await right(repos.projects.delete(owner.id, project.id))).toEqual({ project, runs: 2, records: 4 });
+    expect(await documentsOf()).toEqual({ log_records: 9, projects: 1, run_columns: 3, run_insights: 3, run_scorer_settings: 3, runs: 3 });
+    expect(await right(repos.projects.delete(owner.id, project.id))).toEqual({ project, runs: 3, records: 9 });
     expect(await documentsOf()).toEqual({});
   });
 

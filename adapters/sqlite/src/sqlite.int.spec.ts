@@ -1,5 +1,5 @@
 // The SQLite adapter on a real database file: the shared contract, then what is SQLite's own.
-import { describeRepositoryContract, right, left, aUser, aScorer, anLlmVersion, aProject, aRun, aRecord } from '@tracelight/testkit';
+import { describeRepositoryContract, right, left, aUser, aScorer, anLlmVersion, aProject, aRun, aRecord, storeAFullProject } from '@tracelight/testkit';
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
@@ -279,21 +279,12 @@ describe('SqliteDatabase', () => {
   });
 });
 
-// A full database (the disk, or TRACELIGHT_SQLITE_MAX_BYTES as here: max_page_count gives SQLITE_FULL
-// portably): a write that does not fit is refused as StorageFull, alone, and nothing acknowledged is lost.
 describe('deleting a project', () => {
   it('leaves no row of the project or its runs in any table that names one, and removes them in one transaction', async () => {
     const db = new SqliteDatabase({ path: tempFile() });
     const repos = sqliteRepositories(db);
     const owner = await right(repos.users.insert(aUser()));
-    const project = await right(repos.projects.insert(aProject(owner.id)));
-    const runs = [await right(repos.runs.insert(aRun(project))), await right(repos.runs.insert(aRun(project, { kind: 'experiment' })))];
-    const scorer = await right(repos.scorers.insert(aScorer(owner.id)));
-    for (const run of runs) {
-      await right(repos.logRecords.ingest(run.id, [aRecord(run), aRecord(run, { type: 'session', traceId: null })], ['input']));
-      await right(repos.insights.replace({ runId: run.id, insights: { logstream: { enabled: true, startTime: null } }, updatedAt: new Date() }));
-      await right(repos.runScorers.replace({ runId: run.id, scorers: [{ scorerId: scorer.id, version: null }], updatedAt: new Date() }));
-    }
+    const { project, runs, scorer } = await storeAFullProject(repos, owner.id);
     // Every table with a column naming a project or a run, found in the schema itself: a table that a
     // later migration adds with such a column shows up here, to be removed with its project too.
     const tables = db.db.prepare("SELECT name FROM sqlite_master WHERE type = 'table' ORDER BY name").pluck().all() as string[];
@@ -311,21 +302,23 @@ describe('deleting a project', () => {
           return where === undefined ? [] : [[t, db.db.prepare(`SELECT COUNT(*) FROM "${t}" WHERE ${where}`).pluck().get({ project: project.id, runs: JSON.stringify(runs.map((r) => r.id)) })]];
         }),
       );
-    expect(rowsOf()).toEqual({ log_records: 4, projects: 1, run_columns: 2, run_insights: 2, run_scorer_settings: 2, runs: 2 });
+    expect(rowsOf()).toEqual({ log_records: 9, projects: 1, run_columns: 6, run_insights: 3, run_scorer_settings: 3, runs: 3 });
 
     // A statement that fails midway undoes the whole deletion: here the last one, removing the project row.
     db.db.exec(`CREATE TEMP TRIGGER refuse BEFORE DELETE ON projects BEGIN SELECT RAISE(ABORT, 'refused'); END`);
     expect((await left(repos.projects.delete(owner.id, project.id)))._tag).toBe('Unavailable');
-    expect(rowsOf()).toEqual({ log_records: 4, projects: 1, run_columns: 2, run_insights: 2, run_scorer_settings: 2, runs: 2 });
+    expect(rowsOf()).toEqual({ log_records: 9, projects: 1, run_columns: 6, run_insights: 3, run_scorer_settings: 3, runs: 3 });
     db.db.exec('DROP TRIGGER refuse');
 
-    expect(await right(repos.projects.delete(owner.id, project.id))).toEqual({ project, runs: 2, records: 4 });
+    expect(await right(repos.projects.delete(owner.id, project.id))).toEqual({ project, runs: 3, records: 9 });
     expect(rowsOf()).toEqual({ log_records: 0, projects: 0, run_columns: 0, run_insights: 0, run_scorer_settings: 0, runs: 0 });
     expect(await right(repos.scorers.findById(scorer.id))).toEqual({ _tag: 'Some', value: scorer });
     db.close();
   });
 });
 
+// A full database (the disk, or TRACELIGHT_SQLITE_MAX_BYTES as here: max_page_count gives SQLITE_FULL
+// portably): a write that does not fit is refused as StorageFull, alone, and nothing acknowledged is lost.
 describe('a full database', () => {
   const QUOTA = 256 * 1024; // the schema takes about 150 KiB
   const huge = (run: ReturnType<typeof aRun>) => [aRecord(run, { input: 'x'.repeat(1 << 20) })];

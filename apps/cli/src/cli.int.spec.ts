@@ -15,8 +15,9 @@ const adminWith = (env: Readonly<Record<string, string>>, dataDir: string, ...ar
 const admin = (dataDir: string, ...args: string[]) => adminWith({}, dataDir, ...args);
 
 describe('tracelight-admin', () => {
-  const serve = async (dataDir: string) => {
-    const child = execFile(process.execPath, [SERVER], { env: { PATH: process.env['PATH'] ?? '', TRACELIGHT_DATA_DIR: dataDir, TRACELIGHT_PORT: '0' } });
+  /** The server on the same data dir, with `env` besides; its base URL once it listens. */
+  const serve = async (dataDir: string, env: Readonly<Record<string, string>> = {}) => {
+    const child = execFile(process.execPath, [SERVER], { env: { PATH: process.env['PATH'] ?? '', TRACELIGHT_DATA_DIR: dataDir, TRACELIGHT_PORT: '0', ...env } });
     const port = await new Promise<number>((resolve) =>
       child.stdout!.on('data', (c: Buffer) => {
         const m = /"port":(\d+)/.exec(c.toString());
@@ -49,17 +50,9 @@ describe('tracelight-admin', () => {
     // The server remembers a resolved key for TRACELIGHT_CREDENTIAL_CACHE_MS: a key revoked by another
     // process (this CLI) stops working within that time.
     const cacheMs = 300;
-    const server = execFile(process.execPath, [SERVER], {
-      env: { PATH: process.env['PATH'] ?? '', TRACELIGHT_DATA_DIR: dataDir, TRACELIGHT_PORT: '0', TRACELIGHT_CREDENTIAL_CACHE_MS: String(cacheMs) },
-    });
+    const server = await serve(dataDir, { TRACELIGHT_CREDENTIAL_CACHE_MS: String(cacheMs) });
     try {
-      const port = await new Promise<number>((resolve) =>
-        server.stdout!.on('data', (c: Buffer) => {
-          const m = /"port":(\d+)/.exec(c.toString());
-          if (m) resolve(Number(m[1]));
-        }),
-      );
-      const asKey = () => fetch(`http://127.0.0.1:${port}/v2/current_user`, { headers: { 'Service-API-Key': key.api_key } });
+      const asKey = () => fetch(`${server.base}/v2/current_user`, { headers: { 'Service-API-Key': key.api_key } });
       const me = await asKey();
       expect(me.status).toBe(200);
       expect(((await me.json()) as { email: string }).email).toBe('ops@example.com');
@@ -70,24 +63,16 @@ describe('tracelight-admin', () => {
       await new Promise((r) => setTimeout(r, cacheMs + 50));
       expect((await asKey()).status).toBe(401);
     } finally {
-      server.kill('SIGTERM');
+      server.child.kill('SIGTERM');
     }
   });
 
   it('revokes a user’s sessions: every token signed in before stops working, on the server, at once with no cache', async () => {
     const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'tracelight-cli-'));
     await admin(dataDir, 'create-user', '--email', 'lost-laptop@example.com', '--password', 'laptop password');
-    const server = execFile(process.execPath, [SERVER], {
-      env: { PATH: process.env['PATH'] ?? '', TRACELIGHT_DATA_DIR: dataDir, TRACELIGHT_PORT: '0', TRACELIGHT_CREDENTIAL_CACHE_MS: '0' },
-    });
+    const server = await serve(dataDir, { TRACELIGHT_CREDENTIAL_CACHE_MS: '0' });
     try {
-      const port = await new Promise<number>((resolve) =>
-        server.stdout!.on('data', (c: Buffer) => {
-          const m = /"port":(\d+)/.exec(c.toString());
-          if (m) resolve(Number(m[1]));
-        }),
-      );
-      const base = `http://127.0.0.1:${port}`;
+      const base = server.base;
       const signIn = async () =>
         ((await (await fetch(`${base}/login`, { method: 'POST', body: new URLSearchParams({ username: 'lost-laptop@example.com', password: 'laptop password' }) })).json()) as { access_token: string }).access_token;
       const me = (token: string) => fetch(`${base}/v2/current_user`, { headers: { Authorization: `Bearer ${token}` } });
@@ -105,7 +90,7 @@ describe('tracelight-admin', () => {
       await new Promise((r) => setTimeout(r, 1_100));
       expect((await me(await signIn())).status).toBe(200);
     } finally {
-      server.kill('SIGTERM');
+      server.child.kill('SIGTERM');
     }
   });
 
@@ -367,17 +352,9 @@ describe('tracelight-admin', () => {
     // The server remembers a project and its runs once read for TRACELIGHT_CREDENTIAL_CACHE_MS: one
     // deleted by another process (this CLI) is still read there for at most that long.
     const cacheMs = 300;
-    const server = execFile(process.execPath, [SERVER], {
-      env: { PATH: process.env['PATH'] ?? '', TRACELIGHT_DATA_DIR: dataDir, TRACELIGHT_PORT: '0', TRACELIGHT_CREDENTIAL_CACHE_MS: String(cacheMs) },
-    });
+    const server = await serve(dataDir, { TRACELIGHT_CREDENTIAL_CACHE_MS: String(cacheMs) });
     try {
-      const port = await new Promise<number>((resolve) =>
-        server.stdout!.on('data', (c: Buffer) => {
-          const m = /"port":(\d+)/.exec(c.toString());
-          if (m) resolve(Number(m[1]));
-        }),
-      );
-      const base = `http://127.0.0.1:${port}`;
+      const base = server.base;
       const status = async (method: string, p: string, json?: unknown) =>
         (await fetch(base + p, { method, headers: { 'Service-API-Key': key, 'content-type': 'application/json' }, ...(json ? { body: JSON.stringify(json) } : {}) })).status;
       const project = await call(base, key, 'POST', '/v2/projects', { name: 'to be deleted' });
@@ -408,7 +385,7 @@ describe('tracelight-admin', () => {
       // The name is free again.
       expect((await call(base, key, 'POST', '/v2/projects', { name: 'to be deleted' })).id).not.toBe(project.id);
     } finally {
-      server.kill('SIGTERM');
+      server.child.kill('SIGTERM');
     }
     await expect(admin(dataDir, 'delete-project', '--email', 'owner@example.com')).rejects.toMatchObject({ code: 1, stderr: 'tracelight-admin: --project is required\n' });
   });

@@ -1,7 +1,7 @@
 // The repository contract: written once against the ports, run against every storage adapter.
 // Passing it is what makes adapters interchangeable.
 import { type DomainError, type LogRecord, type UserId, asId } from '@tracelight/domain';
-import type { Project, ProjectId, Run, RunId } from '@tracelight/domain';
+import type { Project, ProjectId, Run, RunId, Scorer } from '@tracelight/domain';
 import type { RecordQuery, Repositories, Result } from '@tracelight/ports';
 import * as E from 'fp-ts/Either';
 import * as O from 'fp-ts/Option';
@@ -42,6 +42,27 @@ export const left = async <A>(r: Result<A>): Promise<DomainError> => {
   const e = await r();
   if (E.isRight(e)) throw new Error(`expected Left, got ${JSON.stringify(e.right)}`);
   return e.left;
+};
+
+/**
+ * Stores a project of `owner` with a run of each kind, each run with a trace, a span, a session, column
+ * presence, insights and scorer settings (of a scorer of the owner's): everything a project's deletion
+ * must take with it.
+ */
+export const storeAFullProject = async (r: Repositories, owner: UserId): Promise<{ project: Project; runs: Run[]; scorer: Scorer }> => {
+  const project = await right(r.projects.insert(aProject(owner)));
+  const runs: Run[] = [];
+  for (const kind of ['log_stream', 'experiment', 'metrics_testing'] as const) runs.push(await right(r.runs.insert(aRun(project, { kind }))));
+  const scorer = await right(r.scorers.insert(aScorer(owner)));
+  for (const run of runs) {
+    const trace = aRecord(run);
+    const span = aRecord(run, { type: 'llm', traceId: trace.id, parentId: trace.id });
+    const session = aRecord(run, { type: 'session', traceId: null });
+    await right(r.logRecords.ingest(run.id, [trace, span, session], ['input', 'name']));
+    await right(r.insights.replace({ runId: run.id, insights: { logstream: { enabled: true, startTime: null } }, updatedAt: at('2026-05-01T00:00:00.000Z') }));
+    await right(r.runScorers.replace({ runId: run.id, scorers: [{ scorerId: scorer.id, version: null }], updatedAt: at('2026-05-01T00:00:00.000Z') }));
+  }
+  return { project, runs, scorer };
 };
 
 export const describeRepositoryContract = (engine: string, harness: RepositoryHarness, options: ContractOptions = {}): void => {
@@ -170,22 +191,7 @@ export const describeRepositoryContract = (engine: string, harness: RepositoryHa
     });
 
     describe('ProjectRepository: deleting a project', () => {
-      /** A project with a run of each kind, each run with a trace, a span, a session, presence, insights and scorer settings. */
-      const aFullProject = async (owner: UserId) => {
-        const project = await right(r.projects.insert(aProject(owner)));
-        const runs: Run[] = [];
-        for (const kind of ['log_stream', 'experiment', 'metrics_testing'] as const) runs.push(await right(r.runs.insert(aRun(project, { kind }))));
-        const scorer = await right(r.scorers.insert(aScorer(owner)));
-        for (const run of runs) {
-          const trace = aRecord(run);
-          const span = aRecord(run, { type: 'llm', traceId: trace.id, parentId: trace.id });
-          const session = aRecord(run, { type: 'session', traceId: null });
-          await right(r.logRecords.ingest(run.id, [trace, span, session], ['input', 'name']));
-          await right(r.insights.replace({ runId: run.id, insights: { logstream: { enabled: true, startTime: null } }, updatedAt: at('2026-05-01T00:00:00.000Z') }));
-          await right(r.runScorers.replace({ runId: run.id, scorers: [{ scorerId: scorer.id, version: null }], updatedAt: at('2026-05-01T00:00:00.000Z') }));
-        }
-        return { project, runs, scorer };
-      };
+      const aFullProject = (owner: UserId) => storeAFullProject(r, owner);
       const recordsOf = async (run: Run) =>
         Promise.all(
           (['traces', 'spans', 'sessions'] as const).map(async (scope) =>
