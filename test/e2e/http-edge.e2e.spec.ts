@@ -169,8 +169,10 @@ describe('slow clients', () => {
       expect(cut.map((e) => [e.text.split('\r\n')[0], e.closed])).toEqual(Array(3).fill(['HTTP/1.1 408 Request Timeout', true]));
       for (const id of ['slow-json', 'slow-ingest', 'slow-upload'])
         expect([id, JSON.parse(await s.server.waitForOutput(`"request_id":"${id}"`)).status]).toEqual([id, 408]);
-      // Counted so too: no request ever answered 400.
+      // Counted so too: no request ever answered 400, and none twice (as a refusal besides).
       const metrics = (await s.call('GET', '/metrics')).text as string;
+      expect(metrics).not.toMatch(/^tracelight_http_refused_requests_total\{/m);
+      expect(s.server.output.filter((line) => line.includes('request refused before it was read'))).toEqual([]);
       const notOk = metrics.split('\n').filter((l) => l.startsWith('tracelight_http_requests_total{') && !l.includes('status="200"'));
       expect(notOk.sort()).toEqual(
         ['/v2/projects', '/v2/projects/:project_id/traces', '/v2/scorers/:scorer_id/version/code']

@@ -60,14 +60,17 @@ export const answerRefusals = (server: Server, logger: HttpLogger, metrics: Http
       return;
     }
     const status = statusOf(e.code);
-    metrics.refused.inc({ status: String(status) });
-    logger.info({ status, error: e.code ?? e.message }, 'request refused before it was read');
-    // As Node does: only where no answer has begun on the connection (a request being answered can time out too).
     const answer = answerOf(socket);
+    // A request already handed to the application (its body too slow: 408) has its own line and count, which
+    // say it was answered this; one that never reached it has only these.
+    if (answer === null) {
+      metrics.refused.inc({ status: String(status) });
+      logger.info({ status, error: e.code ?? e.message }, 'request refused before it was read');
+    }
+    // As Node does: only where no answer has begun on the connection (a request being answered can time out too).
     if (!answer?.headersSent) {
       socket.write(refusal(status));
-      // A request already handed to the application (its body too slow: 408) is answered by this, not by what
-      // the application makes of its cut-off body: its own log line and metrics say so.
+      // Answered by this, not by what the application makes of its cut-off body.
       if (answer !== null) answeredOnConnection(answer, status);
     }
     socket.destroy();
