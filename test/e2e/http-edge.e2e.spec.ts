@@ -1,6 +1,7 @@
 // The HTTP edge as broken or hostile clients meet it, over raw sockets: what each gets, and that the
 // server neither logs outside its JSON lines, nor holds memory or connections for them, nor stalls its shutdown.
 import * as net from 'node:net';
+import * as zlib from 'node:zlib';
 import { type RunningServer, startServer } from '../support/server';
 import { startWorld, type World } from '../support/world';
 
@@ -65,6 +66,25 @@ describe('clients that hang up', () => {
     await exchange(w.server.baseUrl, upload, { then: (s) => setTimeout(() => s.end(), 100) });
     const line = JSON.parse(await w.server.waitForOutput('"request_id":"upload-hung-up"', 5_000));
     expect(line).toMatchObject({ message: 'request', method: 'POST', status: 400 });
+  });
+
+  it('a body read whole before parsing (large ingests, OTLP exports), gzipped or not, whose client hangs up mid-body is logged 400, cut off', async () => {
+    const project = await w.project(w.admin, 'cut-bodies');
+    const send = (id: string, path: string, type: string, encoding: string | undefined, part: Buffer) =>
+      exchange(
+        w.server.baseUrl,
+        `POST ${path} HTTP/1.1\r\nHost: x\r\nX-Request-Id: ${id}\r\nAuthorization: Bearer ${w.adminToken}\r\nContent-Type: ${type}\r\n` +
+          `${encoding ? `Content-Encoding: ${encoding}\r\n` : ''}project: cut-bodies\r\nlogstream: cut\r\nContent-Length: 2000000\r\n\r\n`,
+        { then: (socket) => socket.write(part, () => setTimeout(() => socket.end(), 100)) },
+      );
+    // The first bytes of a gzip stream: it could go on, so only the connection's end says it was cut off.
+    const gzipped = zlib.gzipSync(Buffer.from('x'.repeat(100_000))).subarray(0, 200);
+    await send('cut-ingest', `/v2/projects/${project}/traces`, 'application/json', undefined, Buffer.from('{"log_stream_id'));
+    await send('cut-gzip-ingest', `/v2/projects/${project}/traces`, 'application/json', 'gzip', gzipped);
+    await send('cut-otlp', '/v1/traces', 'application/x-protobuf', undefined, Buffer.from([0x0a, 0x80, 0x80, 0x01]));
+    await send('cut-gzip-otlp', '/v1/traces', 'application/x-protobuf', 'gzip', gzipped);
+    for (const id of ['cut-ingest', 'cut-gzip-ingest', 'cut-otlp', 'cut-gzip-otlp'])
+      expect([id, JSON.parse(await w.server.waitForOutput(`"request_id":"${id}"`, 5_000)).status]).toEqual([id, 400]);
   });
 });
 

@@ -5,7 +5,7 @@ import * as zlib from 'node:zlib';
 export class RawBodyError extends Error {
   constructor(
     message: string,
-    readonly status: 413 | 415 | 422,
+    readonly status: 400 | 413 | 415 | 422,
   ) {
     super(message);
   }
@@ -22,6 +22,12 @@ export const readRawBody = (req: IncomingMessage, limitBytes: number): Promise<B
     if (encoding === 'gzip') stream = req.pipe(zlib.createGunzip());
     else if (encoding === 'deflate') stream = req.pipe(zlib.createInflate());
     else if (encoding !== 'identity') return reject(new RawBodyError(`Unsupported content encoding ${encoding}`, 415));
+    // A client gone mid-body: the request closes without its end. Piped into an inflater, nothing tells the
+    // inflater, which would wait for the rest for ever, holding what it had read, the request never answered
+    // nor logged.
+    req.once('close', () => {
+      if (!req.complete) reject(new RawBodyError('The request was cut off before its body ended', 400));
+    });
     const chunks: Buffer[] = [];
     let size = 0;
     stream.on('data', (c: Buffer) => {
