@@ -83,7 +83,9 @@ describe('clients that hang up', () => {
     await send('cut-gzip-ingest', `/v2/projects/${project}/traces`, 'application/json', 'gzip', gzipped);
     await send('cut-otlp', '/v1/traces', 'application/x-protobuf', undefined, Buffer.from([0x0a, 0x80, 0x80, 0x01]));
     await send('cut-gzip-otlp', '/v1/traces', 'application/x-protobuf', 'gzip', gzipped);
-    for (const id of ['cut-ingest', 'cut-gzip-ingest', 'cut-otlp', 'cut-gzip-otlp'])
+    // A small body, parsed on the request thread, the same.
+    await send('cut-gzip-small', '/v2/projects', 'application/json', 'gzip', gzipped);
+    for (const id of ['cut-ingest', 'cut-gzip-ingest', 'cut-otlp', 'cut-gzip-otlp', 'cut-gzip-small'])
       expect([id, JSON.parse(await w.server.waitForOutput(`"request_id":"${id}"`, 5_000)).status]).toEqual([id, 400]);
   });
 });

@@ -181,7 +181,20 @@ export class HttpApp {
 
   /** A JSON body (or form-encoded on a `form` route) parsed into `ctx.request.body`; `{}` when there was none. */
   private async parsedBody(ctx: AppContext, kind: 'json' | 'form'): Promise<unknown> {
-    await this.parsers[kind](ctx, async () => undefined);
+    const parse = this.parsers[kind](ctx, async () => undefined);
+    // A compressed body is read through an inflater, which a client gone mid-body never ends: without
+    // this, the parse would wait for ever, its request neither answered nor logged. (A plain one's
+    // parser sees the request abort.)
+    if (ctx.req.headers['content-encoding'] === undefined) await parse;
+    else
+      await Promise.race([
+        parse,
+        new Promise<never>((_, reject) =>
+          ctx.req.once('close', () => {
+            if (!ctx.req.complete) reject(Object.assign(new Error('The request was cut off before its body ended'), { status: 400, expose: true }));
+          }),
+        ),
+      ]);
     const body: unknown = ctx.request.body;
     // An empty JSON body is an absent body.
     return body === '' || body === undefined ? {} : body;
