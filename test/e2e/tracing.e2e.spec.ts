@@ -267,6 +267,32 @@ describe.each([
       expect(tooManyFilters.body.detail[0]).toMatchObject({ loc: ['body', 'filters'], type: 'too_long' });
     });
 
+    it('answers 422 when a filter value does not have the shape its operator takes, and reads nothing', async () => {
+      const id = randomUUID();
+      const cases = [
+        [{ column_id: 'status_code', type: 'number', operator: 'between', value: 201 }, 'operator between takes a list of two values, [low, high]'],
+        [{ column_id: 'status_code', type: 'number', operator: 'gt', value: [201, 202] }, 'operator gt takes a single value, not a list'],
+        [{ column_id: 'created_at', type: 'date', operator: 'between', value: '2026-11-21T00:00:00Z' }, 'operator between takes a list of two values, [low, high]'],
+        [{ column_id: 'created_at', type: 'date', operator: 'lte', value: ['2026-11-21T00:00:00Z', '2026-11-22T00:00:00Z'] }, 'operator lte takes a single value, not a list'],
+        [{ column_id: 'id', type: 'id', operator: 'eq', value: [id, id] }, 'operator eq takes a single value, not a list'],
+        [{ column_id: 'id', type: 'id', operator: 'ne', value: [] }, 'operator ne takes a single value, not a list'],
+        [{ column_id: 'name', type: 'text', operator: 'eq', value: ['alpha', 'beta'] }, 'operator eq takes a single value, not a list'],
+        [{ column_id: 'name', type: 'text', operator: 'contains', value: [] }, 'operator contains takes a single value, not a list'],
+      ] as const;
+      for (const [filter, error] of cases) {
+        const r = await find({ filters: [{ column_id: 'name', type: 'text', operator: 'ne', value: 'x' }, filter] });
+        expect([filter, r.status, r.body.detail]).toEqual([
+          filter,
+          422,
+          [{ loc: ['body', 'filters', 1, 'value'], msg: `Value error, ${error}`, type: 'value_error', input: filter.value, ctx: { error } }],
+        ]);
+      }
+      // The shapes the operators take: a list (or one value) for one_of and not_in, a pair for between.
+      expect(namesOf(await find({ filters: [{ column_id: 'name', type: 'text', operator: 'one_of', value: 'beta' }] }))).toEqual(['beta']);
+      expect(namesOf(await find({ filters: [{ column_id: 'tags', type: 'collection', operator: 'contains', value: ['odd', 'none'] }], sort: { column_id: 'name', ascending: true } }))).toEqual(['beta', 'delta']);
+      expect(namesOf(await find({ filters: [{ column_id: 'created_at', type: 'date', operator: 'between', value: ['2026-11-21T00:00:00Z', '2026-11-22T00:00:00Z'] }] }))).toEqual(['gamma', 'beta']);
+    });
+
     it('answers 422 for an unknown column and for a filter type that does not fit the column', async () => {
       const unknown = await find({ filters: [{ column_id: 'nope', type: 'text', operator: 'eq', value: 'x' }] });
       expect(unknown.status).toBe(422);

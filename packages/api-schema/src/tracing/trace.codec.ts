@@ -4,7 +4,7 @@ import { NODE_TYPES, SPAN_TYPES } from '@tracelight/domain';
 import * as t from 'io-ts';
 import { Bool, DateTimeOut, DateTimeWithOffset, Enum, Int, IntegerOut, List, Nullable, Obj, OneOrList, UuidString } from '../shared/primitives.codec';
 import { describeCodec } from '../shared/json-schema';
-import { fail } from '../shared/validation-error';
+import { fail, valueErrorInfo } from '../shared/validation-error';
 
 /** Any JSON value: inputs and outputs are strings, message lists or documents, kept as sent. */
 export const JsonValue = t.unknown;
@@ -134,6 +134,33 @@ export type FilterWire = { [K in FilterKind]: t.TypeOf<(typeof FILTERS)[K]> & { 
 const FILTER_KINDS = Object.keys(FILTERS) as FilterKind[];
 const FilterKindCodec = Enum(FILTER_KINDS, 'FilterType');
 
+/**
+ * What each operator's `value` is: `one` value, `any` (one or a list, matching any of them) or a
+ * `[low, high]` pair (both included). The codecs above take either shape for every operator; this
+ * says which one an operator means, so that `eq` with a list or `between` with one number is a 422,
+ * not a value the storage cannot use (it answered 503, or silently used the list's first value).
+ */
+type ValueShape = 'one' | 'any' | 'pair';
+const SHAPES: { readonly [K in FilterKind]: ReadonlyArray<readonly [shape: ValueShape, operators: ReadonlyArray<string>, value: t.Mixed]> } = {
+  text: [['one', ['eq', 'ne', 'contains'], t.string], ['any', ['one_of', 'not_in'], Strings]],
+  number: [['one', ['eq', 'ne', 'gt', 'gte', 'lt', 'lte'], t.number], ['pair', ['between'], Pair(t.number)]],
+  date: [['one', ['eq', 'ne', 'gt', 'gte', 'lt', 'lte'], DateTimeWithOffset], ['pair', ['between'], Pair(DateTimeWithOffset)]],
+  id: [['one', ['eq', 'ne'], UuidString], ['any', ['one_of', 'not_in'], Uuids]],
+  collection: [['any', ['contains', 'not_in'], Strings]],
+  boolean: [['one', ['eq', 'ne'], Bool]],
+};
+const SHAPE_ERRORS: Readonly<Record<ValueShape, string>> = {
+  one: 'takes a single value, not a list',
+  any: 'takes a value or a list of values',
+  pair: 'takes a list of two values, [low, high]',
+};
+/** Why a decoded filter's value does not have the shape its operator takes, or undefined when it does. */
+const shapeError = (kind: FilterKind, operator: string, value: unknown): string | undefined => {
+  const shape = SHAPES[kind].find(([, operators]) => operators.includes(operator))?.[0];
+  if (shape === undefined || shape === 'any' || (shape === 'pair') === Array.isArray(value)) return undefined;
+  return `operator ${operator} ${SHAPE_ERRORS[shape]}`;
+};
+
 /** A filter, validated by the codec its `type` names (so errors point at the right fields). */
 export const RecordFilter = describeCodec(new t.Type<FilterWire, unknown, unknown>(
   'RecordFilter',
@@ -144,12 +171,22 @@ export const RecordFilter = describeCodec(new t.Type<FilterWire, unknown, unknow
     const kind = FilterKindCodec.validate((u as { type?: unknown }).type, [...c, { key: 'type', type: FilterKindCodec, actual: (u as { type?: unknown }).type }]);
     if (kind._tag === 'Left') return kind;
     const decoded = FILTERS[kind.right].validate(u, c);
-    return decoded._tag === 'Left' ? decoded : t.success({ ...decoded.right, type: kind.right } as FilterWire);
+    if (decoded._tag === 'Left') return decoded;
+    const error = shapeError(kind.right, decoded.right.operator, decoded.right.value);
+    if (error !== undefined) {
+      const sent = (u as { value?: unknown }).value; // as sent: a date stays its text
+      return fail(sent, [...c, { key: 'value', type: t.unknown, actual: sent }], valueErrorInfo(error));
+    }
+    return t.success({ ...decoded.right, type: kind.right } as FilterWire);
   },
   t.identity,
 ), (toSchema) => ({
   oneOf: FILTER_KINDS.map((kind) => ({
-    allOf: [toSchema(FILTERS[kind]), { type: 'object', required: ['type'], properties: { type: { const: kind } } }],
+    allOf: [
+      toSchema(FILTERS[kind]),
+      { type: 'object', required: ['type'], properties: { type: { const: kind } } },
+      { oneOf: SHAPES[kind].map(([, operators, value]) => ({ properties: { operator: { enum: operators }, value: toSchema(value) } })) },
+    ],
   })),
 }));
 
