@@ -225,7 +225,7 @@ describe.each([
       expect(namesOf(await sorted(false))).toEqual(['high', 'low', 'unscored']);
     });
 
-    it('filters the text metric of a categorical scorer by every text operator', async () => {
+    it('filters the text metric of a categorical scorer by every text operator, case-sensitive or not', async () => {
       const labelled = await w.run(w.admin, projectId, 'log_streams');
       const name = `verdict ${randomUUID().slice(0, 8)}`;
       const scorer = w.ok(await w.call('POST', '/v2/scorers', { auth: w.admin, json: { name, scorer_type: 'llm' } }));
@@ -236,19 +236,22 @@ describe.each([
         spans: [],
       }));
       w.ok(await w.call('POST', `/v2/projects/${projectId}/traces`, { auth: w.admin, json: { log_stream_id: labelled, traces } }));
-      const filtered = async (operator: string, value: string | string[]) => {
-        const r = await w.call('POST', `/v2/projects/${projectId}/traces/search`, {
-          auth: w.admin,
-          json: { log_stream_id: labelled, filters: [{ column_id: `metrics/${name}`, type: 'text', operator, value }], sort: { column_id: 'name', ascending: true } },
-        });
-        expect(r.status).toBe(200);
-        return namesOf(r);
-      };
-      expect(await filtered('eq', '1')).toEqual(['one']);
-      expect(await filtered('ne', '1')).toEqual(['none', 'two']);
-      expect(await filtered('one_of', ['1', '2'])).toEqual(['one', 'two']);
-      expect(await filtered('not_in', ['2'])).toEqual(['none', 'one']);
-      expect(await filtered('contains', '2')).toEqual(['two']);
+      // The label's text is the same whether case counts or not (a number's text has no case).
+      for (const case_sensitive of [false, true]) {
+        const filtered = async (operator: string, value: string | string[]) => {
+          const r = await w.call('POST', `/v2/projects/${projectId}/traces/search`, {
+            auth: w.admin,
+            json: { log_stream_id: labelled, filters: [{ column_id: `metrics/${name}`, type: 'text', operator, value, case_sensitive }], sort: { column_id: 'name', ascending: true } },
+          });
+          expect(r.status).toBe(200);
+          return [case_sensitive, operator, namesOf(r)];
+        };
+        expect(await filtered('eq', '1')).toEqual([case_sensitive, 'eq', ['one']]);
+        expect(await filtered('ne', '1')).toEqual([case_sensitive, 'ne', ['none', 'two']]);
+        expect(await filtered('one_of', ['1', '2'])).toEqual([case_sensitive, 'one_of', ['one', 'two']]);
+        expect(await filtered('not_in', ['2'])).toEqual([case_sensitive, 'not_in', ['none', 'one']]);
+        expect(await filtered('contains', '2')).toEqual([case_sensitive, 'contains', ['two']]);
+      }
     });
 
     it('takes up to 1,000 values in a filter and 25 filters, and answers 422 past either (one bounded SQL statement)', async () => {

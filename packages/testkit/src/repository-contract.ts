@@ -587,6 +587,11 @@ export const describeRepositoryContract = (engine: string, harness: RepositoryHa
         expect(await names({ type: 'number', columnId: 'metrics/v1.2 judge', operator: 'gt', value: 0.5 })).toEqual(['exact']);
         expect(await names({ type: 'number', columnId: 'metrics/$odd%name', operator: 'eq', value: 1 })).toEqual(['exact']);
         expect(await names({ type: 'number', columnId: 'metrics/say "hi" \\ now', operator: 'eq', value: 2 })).toEqual(['exact']);
+        // A metric filtered as text (a categorical scorer's) is its number's text, whether case counts or not.
+        for (const caseSensitive of [true, false]) {
+          expect(await names({ type: 'text', columnId: 'metrics/$odd%name', operator: 'eq', value: '1', caseSensitive })).toEqual(['exact']);
+          expect(await names({ type: 'text', columnId: 'metrics/v1.2 judge', operator: 'not_in', value: ['0.9'], caseSensitive })).toEqual(['newline']);
+        }
         expect(await names({ type: 'text', columnId: 'output', operator: 'contains', value: 'Hel\u0000', caseSensitive: false })).toEqual([]);
         expect(await names({ type: 'text', columnId: 'output', operator: 'eq', value: 'Hel\u0000', caseSensitive: false })).toEqual([]);
         // The names come back as they were sent.

@@ -67,7 +67,10 @@ const condition = (f: RecordFilter, params: unknown[]): string => {
     case 'text': {
       const values = list(f.value);
       const ci = !f.caseSensitive;
-      const lhs = ci ? `lower(${col})` : col;
+      // A metric (a categorical scorer's column) holds a number: compared as its text, case or no case,
+      // as MongoDB's `$toString` of it. Compared as it is, a number never equals a text value in SQLite.
+      const text = METRIC.test(f.columnId) ? `CAST(${col} AS TEXT)` : col;
+      const lhs = ci ? `lower(${text})` : text;
       const norm = (s: string) => (ci ? s.toLowerCase() : s);
       if (f.operator === 'contains') {
         params.push(norm(values[0] ?? ''));
