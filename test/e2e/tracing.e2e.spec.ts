@@ -254,6 +254,26 @@ describe.each([
       }
     });
 
+    it('ignores case beyond ASCII when a text filter is not case-sensitive: É is é, and Σ, σ and ς are one', async () => {
+      const accented = await w.run(w.admin, projectId, 'log_streams');
+      const traces = ['Éclair', 'éCLAIR', 'eclair', 'ΟΔΟΣ', 'οδος'].map((name) => ({ ...aTrace({ name }), spans: [] }));
+      w.ok(await w.call('POST', `/v2/projects/${projectId}/traces`, { auth: w.admin, json: { log_stream_id: accented, traces } }));
+      const named = async (operator: string, value: string | string[], case_sensitive = false) => {
+        const r = await w.call('POST', `/v2/projects/${projectId}/traces/search`, {
+          auth: w.admin,
+          json: { log_stream_id: accented, filters: [{ column_id: 'name', type: 'text', operator, value, case_sensitive }], sort: { column_id: 'name', ascending: true } },
+        });
+        expect(r.status).toBe(200);
+        return namesOf(r);
+      };
+      expect(await named('eq', 'ÉCLAIR')).toEqual(['Éclair', 'éCLAIR']);
+      expect(await named('eq', 'Éclair', true)).toEqual(['Éclair']);
+      expect(await named('ne', 'éclair')).toEqual(['eclair', 'ΟΔΟΣ', 'οδος']);
+      expect(await named('contains', 'ÉCL')).toEqual(['Éclair', 'éCLAIR']);
+      expect(await named('one_of', ['οδοσ'])).toEqual(['ΟΔΟΣ', 'οδος']);
+      expect(await named('not_in', ['ΟΔΟΣ', 'ÉCLAIR'])).toEqual(['eclair']);
+    });
+
     it('takes up to 1,000 values in a filter and 25 filters, and answers 422 past either (one bounded SQL statement)', async () => {
       const names = (n: number) => Array.from({ length: n }, (_, i) => (i === 0 ? 'alpha' : `n${i}`));
       const nameIn = (n: number) => ({ column_id: 'name', type: 'text', operator: 'one_of', value: names(n) });

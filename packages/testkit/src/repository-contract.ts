@@ -599,6 +599,23 @@ export const describeRepositoryContract = (engine: string, harness: RepositoryHa
         expect(stored).toEqual(exact);
       });
 
+      it('ignores case beyond ASCII in a text filter that is not case-sensitive, by the same classes on every engine', async () => {
+        const run = await aRunWithRecords();
+        const recs = ['Éclair', 'éCLAIR', 'eclair', 'ΟΔΟΣ', 'οδος', 'Straße'].map((name) => aRecord(run, { name }));
+        await right(r.logRecords.ingest(run.id, recs, []));
+        const names = async (operator: 'eq' | 'ne' | 'contains' | 'one_of' | 'not_in', value: string | string[], caseSensitive = false) =>
+          (await found(query(run, { filters: [{ type: 'text', columnId: 'name', operator, value, caseSensitive }], sort: { columnId: 'name', ascending: true } }))).map((x) => x.name);
+        expect(await names('eq', 'ÉCLAIR')).toEqual(['Éclair', 'éCLAIR']);
+        expect(await names('eq', 'Éclair', true)).toEqual(['Éclair']);
+        expect(await names('ne', 'éclair')).toEqual(['Straße', 'eclair', 'ΟΔΟΣ', 'οδος']);
+        expect(await names('contains', 'ÉCL')).toEqual(['Éclair', 'éCLAIR']);
+        expect(await names('one_of', ['οδοσ'])).toEqual(['ΟΔΟΣ', 'οδος']);
+        expect(await names('not_in', ['ΟΔΟΣ', 'ÉCLAIR'])).toEqual(['Straße', 'eclair']);
+        // One character for one: ß is ẞ, never ss.
+        expect(await names('eq', 'STRAẞE')).toEqual(['Straße']);
+        expect(await names('eq', 'strasse')).toEqual([]);
+      });
+
       it('ends a page at its byte budget, after the record that reaches it, and always holds one record', async () => {
         const run = await aRunWithRecords();
         const recs = [1, 2, 3, 4, 5].map((i) => aRecord(run, { name: `r${i}`, input: 'q', output: 'x'.repeat(10_000) }));

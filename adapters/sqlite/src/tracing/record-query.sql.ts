@@ -1,6 +1,6 @@
 // Compiles a record search into one parameterised SQL statement. Column ids map to SQL through a
 // fixed table, never by interpolating what the caller sent.
-import type { RecordFilter, RecordSort } from '@tracelight/domain';
+import { type RecordFilter, type RecordSort, foldCase } from '@tracelight/domain';
 import type { RecordQuery } from '@tracelight/ports';
 import { READ_COLUMNS } from './log-record.mapper';
 
@@ -44,6 +44,15 @@ const EXPRESSIONS: Readonly<Record<string, string>> = {
 
 const METRIC = /^metrics\/([\s\S]+)$/;
 
+/** The SQL function the repository registers on its connection: foldCase, for case-insensitive text filters. */
+export const FOLD_CASE = 'tl_fold_case';
+/**
+ * `sql` case-folded: by lower() where its text is ASCII (one byte a character), for which lower() is
+ * the same fold, and by FOLD_CASE elsewhere. Calling into JavaScript for every row made a scan several
+ * times slower; most text is ASCII. `sql` must bind no parameter (it is written four times).
+ */
+const folded = (sql: string) => `(CASE WHEN octet_length(${sql}) = length(${sql}) THEN lower(${sql}) ELSE ${FOLD_CASE}(${sql}) END)`;
+
 /** The SQL for a column, and a parameter it needs (the metric's JSON path). */
 const expression = (columnId: string, params: unknown[]): string => {
   const known = EXPRESSIONS[columnId];
@@ -70,8 +79,10 @@ const condition = (f: RecordFilter, params: unknown[]): string => {
       // A metric (a categorical scorer's column) holds a number: compared as its text, case or no case,
       // as MongoDB's `$toString` of it. Compared as it is, a number never equals a text value in SQLite.
       const text = METRIC.test(f.columnId) ? `CAST(${col} AS TEXT)` : col;
-      const lhs = ci ? `lower(${text})` : text;
-      const norm = (s: string) => (ci ? s.toLowerCase() : s);
+      // SQLite's own lower() folds ASCII letters only (É stayed É): case is folded by the domain's rule.
+      // A metric's column carries its JSON path as a parameter, so it is written once (and its text is ASCII).
+      const lhs = !ci ? text : METRIC.test(f.columnId) ? `${FOLD_CASE}(${text})` : folded(text);
+      const norm = (s: string) => (ci ? foldCase(s) : s);
       if (f.operator === 'contains') {
         params.push(norm(values[0] ?? ''));
         return `instr(${lhs}, ?) > 0`;

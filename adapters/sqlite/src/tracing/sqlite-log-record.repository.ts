@@ -1,11 +1,11 @@
-import { type FoundPage, type LogRecord, type RunId, notFound, takePage } from '@tracelight/domain';
+import { type FoundPage, type LogRecord, type RunId, foldCase, notFound, takePage } from '@tracelight/domain';
 import type { LogRecordRepository, RecordQuery, Result } from '@tracelight/ports';
 import type Database from 'better-sqlite3';
 import { inject, injectable } from 'inversify';
 import { run } from '../shared/run';
 import { SqliteDatabase, SqliteDatabaseToken } from '../shared/sqlite-database';
 import { RECORD_COLUMNS, type RecordValues, VALUE_INDEX, recordFromRow, recordToValues } from './log-record.mapper';
-import { SIZE_COLUMN, compileSearch } from './record-query.sql';
+import { FOLD_CASE, SIZE_COLUMN, compileSearch } from './record-query.sql';
 
 @injectable()
 export class SqliteLogRecordRepository implements LogRecordRepository {
@@ -19,6 +19,9 @@ export class SqliteLogRecordRepository implements LogRecordRepository {
 
   constructor(@inject(SqliteDatabaseToken) { db }: SqliteDatabase) {
     this.db = db;
+    // Case-insensitive filters compare folded text (SQLite's lower() folds ASCII only). Text in, text out;
+    // NULL stays NULL, so a record without the value is still without it.
+    db.function(FOLD_CASE, { deterministic: true }, (v: unknown) => (typeof v === 'string' ? foldCase(v) : v === null ? null : foldCase(String(v))));
     const updates = RECORD_COLUMNS.filter((c) => c !== 'id' && c !== 'run_id').map((c) => `${c} = excluded.${c}`);
     // A record is its run's: a retried one replaces itself, and the same id in another run (another
     // user's, say) is another record, never touched from here.

@@ -42,3 +42,33 @@ export const validateSearch = (
   }
   return E.right(undefined);
 };
+
+/** Most characters whose folding is kept: what is past it is folded again each time it is met. */
+const FOLDED_CHARACTERS_KEPT = 65_536;
+const foldedCharacters = new Map<string, string>();
+/** A code point that maps to one code point, as a string of it; else `c` itself. */
+const single = (s: string, c: string): string => (s.length === 1 || (s.length === 2 && s.codePointAt(0)! > 0xffff) ? s : c);
+const foldCharacter = (c: string): string => {
+  let f = foldedCharacters.get(c);
+  if (f !== undefined) return f;
+  // The lower case of the upper case puts every member of a case class on one code point (Σ, σ and ς
+  // on σ; K, k and the Kelvin sign on k), which the lower case alone does not. A character whose
+  // mapping is more than one code point (ß → SS, İ → i̇) has no simple folding and stays itself, as
+  // does the Turkish dotless ı (folded to i only in Turkic locales).
+  f = c === '\u0131' ? c : single(single(c.toUpperCase(), c).toLowerCase(), c);
+  if (foldedCharacters.size < FOLDED_CHARACTERS_KEPT) foldedCharacters.set(c, f);
+  return f;
+};
+const ASCII = /^[\u0000-\u007f]*$/;
+
+/**
+ * Text as a case-insensitive filter compares it: every character by Unicode's simple case folding,
+ * one character for one (É and é, Σ, σ and ς are each one; ß is not ss). MongoDB's case-insensitive
+ * regular expressions match by the same classes, so a filter finds the same records on both engines.
+ */
+export const foldCase = (s: string): string => {
+  if (ASCII.test(s)) return s.toLowerCase();
+  let out = '';
+  for (const c of s) out += c < '\u0080' ? c.toLowerCase() : foldCharacter(c);
+  return out;
+};
