@@ -145,6 +145,32 @@ describe.each([
       expect(found).toEqual(expect.arrayContaining([['42', 'null'], [{ q: 'json' }, 'true'], [[1, 2], deep]]));
     });
 
+    it('dates a span sent without a start time when it was received, and gives no duration to a span without both ends in order', async () => {
+      const spans = [
+        { spanId: '0000000000000001', name: 'no start', startTimeUnixNano: undefined, endTimeUnixNano: '1700000001000000000' },
+        { spanId: '0000000000000002', name: 'no end', startTimeUnixNano: '1700000000000000000', endTimeUnixNano: undefined },
+        { spanId: '0000000000000003', name: 'ends first', startTimeUnixNano: '1700000002000000000', endTimeUnixNano: '1700000001000000000' },
+        { spanId: '0000000000000004', name: 'whole', startTimeUnixNano: '1700000000000000000', endTimeUnixNano: '1700000000250000000' },
+      ];
+      const body = export1({});
+      const one = body.resourceSpans[0]!.scopeSpans[0]!.spans[0]!;
+      body.resourceSpans[0]!.scopeSpans[0]!.spans = spans.map((s) => ({ ...one, ...s, parentSpanId: 'ffffffffffffffff' }));
+      const before = Date.now();
+      expect((await send('times', body)).status).toBe(200);
+      const after = Date.now();
+      const found = Object.fromEntries((await spansOf('times'))!.map((s) => [s['name'], s]));
+      const received = Date.parse(found['no start']!['created_at'] as string);
+      expect(received).toBeGreaterThanOrEqual(before - 1);
+      expect(received).toBeLessThanOrEqual(after);
+      expect(Object.fromEntries(Object.entries(found).map(([name, s]) => [name, s['metrics']]))).toEqual({
+        'no start': {},
+        'no end': {},
+        'ends first': {},
+        whole: { duration_ns: 250_000_000 },
+      });
+      expect(found['no end']!['created_at']).toBe('2023-11-14T22:13:20.000Z');
+    });
+
     it('refuses timestamps beyond a fixed64, a log stream name a log stream may not have, and too many spans, creating no log stream', async () => {
       const late = await send('late-times', export1({}, { startTimeUnixNano: '99999999999999999999999', endTimeUnixNano: '99999999999999999999999' }));
       expect(late.status).toBe(400);

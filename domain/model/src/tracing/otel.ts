@@ -182,7 +182,11 @@ export const otelToRecords = (spans: ReadonlyArray<OtelSpan>, ctx: OtelContext):
     const sessionId = sessionText && UUID.test(sessionText) ? sessionText.toLowerCase() : null;
     const inputTokens = F.inputTokens(a);
     const outputTokens = F.outputTokens(a);
-    const metrics: Record<string, number | null> = { duration_ns: Number(s.endTimeUnixNano - s.startTimeUnixNano) };
+    // OTLP writes an unset time as 0. A span without its start was received now (README: created_at); one
+    // without both ends, or ending before it starts, has no duration (not minus fifty years of nanoseconds).
+    const started = s.startTimeUnixNano > 0n;
+    const metrics: Record<string, number | null> =
+      started && s.endTimeUnixNano >= s.startTimeUnixNano ? { duration_ns: Number(s.endTimeUnixNano - s.startTimeUnixNano) } : {};
     if (inputTokens !== undefined) metrics['num_input_tokens'] = inputTokens;
     if (outputTokens !== undefined) metrics['num_output_tokens'] = outputTokens;
     if (inputTokens !== undefined && outputTokens !== undefined) metrics['num_total_tokens'] = inputTokens + outputTokens;
@@ -199,7 +203,7 @@ export const otelToRecords = (spans: ReadonlyArray<OtelSpan>, ctx: OtelContext):
     if (sessionText && !sessionId) userMetadata['session.id'] = sessionText;
     const service = s.resource['service.name'];
     if (typeof service === 'string') userMetadata['service.name'] = service;
-    const createdAt = toDate(s.startTimeUnixNano);
+    const createdAt = started ? toDate(s.startTimeUnixNano) : ctx.now;
     const input = F.input(a) ?? '';
     const output = F.output(a) ?? null;
     const failed = s.status.code === 2;
