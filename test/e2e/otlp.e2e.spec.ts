@@ -136,6 +136,19 @@ describe.each([
       expect((await spansOf('inherited'))!.map((s) => s['type'])).toEqual(['workflow', 'workflow', 'workflow', 'workflow']);
     });
 
+    it('takes an attribute named __proto__ as an attribute like any other, which answers for no other key', async () => {
+      const kvlist = (entries: Record<string, string>) => ({ kvlistValue: { values: Object.entries(entries).map(([k, v]) => ({ key: k, value: { stringValue: v } })) } });
+      const attributes = [
+        { key: '__proto__', value: kvlist({ 'input.value': 'never sent as input.value', 'gen_ai.request.model': 'nor as a model' }) },
+        { key: 'output.value', value: { kvlistValue: { values: [{ key: '__proto__', value: { stringValue: 'kept' } }, { key: 'q', value: { stringValue: 'b' } }] } } },
+      ];
+      const r = await send('proto-keys', export1({}, { attributes }));
+      expect(r.status).toBe(200);
+      const [span] = (await spansOf('proto-keys'))!;
+      expect(span).toMatchObject({ type: 'workflow', input: '', output: JSON.parse('{"__proto__":"kept","q":"b"}') });
+      expect(span!['model']).toBeUndefined();
+    });
+
     it('keeps text inputs as text, reads JSON ones by their mime type, and keeps a JSON document nested too deep as the text it came as', async () => {
       const deep = `${'['.repeat(5_000)}${']'.repeat(5_000)}`;
       expect((await send('values', export1({ 'input.value': '42', 'output.value': 'null', 'input.mime_type': 'text/plain' }))).status).toBe(200);

@@ -42,8 +42,13 @@ const anyValue = (v: unknown): OtelValue => {
   return null;
 };
 
+/**
+ * Keys are the sender's: no prototype, so an attribute named `__proto__` is just an attribute (on a
+ * plain object it became the map's prototype: its entries then answered for keys never sent, such as
+ * `input.value`, and it was itself lost).
+ */
 const attributes = (list: unknown): OtelAttributes => {
-  const out: Record<string, OtelValue> = {};
+  const out: Record<string, OtelValue> = Object.create(null) as Record<string, OtelValue>;
   for (const kv of arr(list)) if (isObj(kv) && typeof kv['key'] === 'string') out[kv['key']] = anyValue(kv['value']);
   return out;
 };
