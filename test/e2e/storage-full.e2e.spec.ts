@@ -172,3 +172,25 @@ describe('an API key first used once storage is full (SQLite past TRACELIGHT_SQL
     expect(await lastUsed()).toEqual(expect.any(String));
   });
 });
+
+describe('scorer versions refused for want of room (SQLite past TRACELIGHT_SQLITE_MAX_BYTES)', () => {
+  let w: World;
+  afterAll(() => w.server.stop());
+
+  it('take no number: the versions stored beside them are numbered 1, 2, 3… without a gap', async () => {
+    w = await startWorld({ TRACELIGHT_SQLITE_MAX_BYTES: '1mb' });
+    const scorer = w.ok(await w.call('POST', '/v2/scorers', { auth: w.admin, json: { name: 'judge', scorer_type: 'llm' } }));
+    const version = (instructions: string) => w.call('POST', `/v2/scorers/${scorer.id}/version/llm`, { auth: w.admin, json: { instructions } });
+    const made: number[] = [];
+    for (let round = 0; round < 3; round++) {
+      // A version too large for the room left, sent with small ones that fit, all at once.
+      const [large, ...small] = await Promise.all([version('x'.repeat(2_000_000)), ...Array.from({ length: 5 }, () => version('Rate it'))]);
+      expect([large!.status, large!.body]).toEqual([507, FULL]);
+      expect(small.map((r) => r.status)).toEqual([200, 200, 200, 200, 200]);
+      made.push(...small.map((r) => r.body.version as number));
+    }
+    expect(made.sort((a, b) => a - b)).toEqual(Array.from({ length: 15 }, (_, i) => i + 1));
+    const listed = w.ok(await w.call('GET', `/v2/scorers/${scorer.id}/versions?limit=100`, { auth: w.admin }));
+    expect(listed.versions.map((v: { version: number }) => v.version)).toEqual(Array.from({ length: 15 }, (_, i) => i + 1));
+  });
+});

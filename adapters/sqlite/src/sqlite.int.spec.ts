@@ -252,7 +252,7 @@ describe('SqliteDatabase', () => {
     const scorer = await right(repos.scorers.insert(aScorer(owner.id)));
     const version = JSON.stringify(anLlmVersion(scorer, 0));
     // Two real processes, each appending 50 versions: one writing inline, one through its writer thread
-    // (which numbers optimistically and renumbers when the other process took the number).
+    // (which numbers each version as it stores it, under the write lock both processes take).
     const worker = `
       const { SqliteStorage } = require(${JSON.stringify(path.resolve(__dirname, '../dist/index.js'))});
       const storage = new SqliteStorage({ path: process.argv[1], writer: process.argv[3] });

@@ -10,7 +10,11 @@ import type { Result } from '../system/result';
 export interface ScorerVersionRepository {
   /**
    * Stores a new version numbered one above the scorer's highest (1 for the first). The number is
-   * allocated atomically with the insert: concurrent calls get distinct consecutive numbers.
+   * allocated atomically with the insert: concurrent calls get distinct consecutive numbers, and a
+   * version that is not stored takes none (numbers have no gap). `build` is called once; the version
+   * is stored, and answered, with the allocated number as its `version`, which an adapter that learns
+   * the number only as it stores the version sets itself (build is then given 0): a version names
+   * its number in `version` alone.
    */
   appendNext(scorerId: ScorerId, build: (version: number) => ScorerVersion): Result<ScorerVersion>;
   /**

@@ -45,14 +45,12 @@ export class SqliteScorerVersionRepository implements ScorerVersionRepository {
   }
 
   /**
-   * Stores a version whose number the caller chose; Conflict when that number is taken. The writer
-   * thread's appendNext: its caller numbers optimistically and retries (see routeWrites).
+   * Stores a version already built under the next number, whatever number it was built with (only its
+   * `version` changes), and returns it as stored: the writer thread's appendNext (see routeWrites). The
+   * number is read in the write's own transaction, so a version that is refused takes none.
    */
-  insertExact(v: ScorerVersion): Result<ScorerVersion> {
-    return run(() => {
-      this.insertStmt.run(v.id, v.scorerId, v.version, versionKind(v), versionToBody(v));
-      return v;
-    }, 'scorer version already exists');
+  appendBuilt(scorerId: ScorerId, v: ScorerVersion): Result<ScorerVersion> {
+    return this.appendNext(scorerId, (version) => ({ ...v, version }));
   }
 
   listFrom(scorerId: ScorerId, page: PageRequest, maxBytes: number): Result<FoundPage<ScorerVersion>> {

@@ -6,7 +6,6 @@ import * as fs from 'node:fs';
 import type { DomainError, LogRecord, RunId, ScorerId, ScorerVersion } from '@tracelight/domain';
 import { type Repositories, type Result, type StorageHealth, buildRepositories } from '@tracelight/ports';
 import * as E from 'fp-ts/Either';
-import * as O from 'fp-ts/Option';
 import { run } from './run';
 import { SqliteDatabase, type SqliteOptions } from './sqlite-database';
 import { SqliteWriter } from './sqlite-writer';
@@ -20,9 +19,6 @@ export interface SqliteStorageOptions extends Omit<SqliteOptions, 'readonly'> {
 }
 export const SqliteStorageToken = Symbol.for('tracelight.SqliteStorage');
 
-/** How often appendNext renumbers after losing a race for a version number before giving up. */
-const MAX_RENUMBERING = 100;
-
 /** The read repositories, with every write method sent to the writer thread instead. */
 const routeWrites = (reads: Repositories, writer: SqliteWriter): Repositories => {
   const routed = {} as Record<RepositoryName, unknown>;
@@ -34,35 +30,18 @@ const routeWrites = (reads: Repositories, writer: SqliteWriter): Repositories =>
     }
     routed[name] = repository;
   }
-  // Version numbers: this process hands out numbers above both the latest committed version and the
-  // ones its appends still in flight hold, so its own concurrent appends never collide (numbering from
-  // the committed version alone, all but one of a group commit's appends lost the race and retried:
-  // quadratic, and past 100 at once they gave up with 503). The unique key still arbitrates against
-  // other processes: a lost race renumbers from what was committed.
-  const versions = reads.scorerVersions;
-  const inFlight = new Map<ScorerId, { next: number; pending: number }>();
+  // Version numbers are given by the writer thread as it stores each version (appendBuilt), inside the
+  // write's transaction: one above the highest stored, counting those written before it in the same
+  // group commit, under the write lock every process takes. A version that is refused (no room, say)
+  // holds no number, so the next one gets it and numbers have no gap. Numbering here, on the request
+  // thread, ahead of the commit could not give a refused version's number back once a later one held
+  // the next: a scorer's versions could start at 2, or skip one. `build` runs here (a function cannot
+  // cross threads), with 0 for the number it does not know yet; the version is stored, and returned,
+  // under its own number (ScorerVersionRepository.appendNext).
   (routed.scorerVersions as Record<string, unknown>)['appendNext'] =
     (scorerId: ScorerId, build: (version: number) => ScorerVersion): Result<ScorerVersion> =>
-    async () => {
-      for (let attempt = 0; attempt < MAX_RENUMBERING; attempt++) {
-        const latest = await versions.findLatest(scorerId)();
-        if (E.isLeft(latest)) return latest;
-        const committed = O.isSome(latest.right) ? latest.right.value.version : 0;
-        const slot = inFlight.get(scorerId) ?? { next: 1, pending: 0 };
-        inFlight.set(scorerId, slot);
-        const number = Math.max(slot.next, committed + 1);
-        slot.next = number + 1;
-        slot.pending++;
-        let stored: E.Either<DomainError, ScorerVersion>;
-        try {
-          stored = (await writer.write('scorerVersions', 'insertExact', [build(number)])) as E.Either<DomainError, ScorerVersion>;
-        } finally {
-          if (--slot.pending === 0) inFlight.delete(scorerId);
-        }
-        if (E.isRight(stored) || stored.left._tag !== 'Conflict') return stored;
-      }
-      return E.left({ _tag: 'Unavailable', message: 'too much contention for scorer version numbers; try again' });
-    };
+    () =>
+      writer.write('scorerVersions', 'appendBuilt', [scorerId, build(0)]) as Promise<E.Either<DomainError, ScorerVersion>>;
   // Records are mapped to rows here, on the request thread: the writer thread gets flat rows (cheaper
   // to pass between threads than nested records) and spends its time on SQLite alone.
   (routed.logRecords as Record<string, unknown>)['ingest'] =
