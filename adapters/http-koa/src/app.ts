@@ -109,6 +109,7 @@ export class HttpApp {
     const api = new Router();
     // The API's routes are rate-limited (rate-limit.ts); probes, metrics and documentation are not.
     const limiter = this.options.rateLimitPerMinute > 0 ? new RateLimiter(this.options.rateLimitPerMinute) : undefined;
+    if (limiter) metrics.watch('rate_limit_buckets', () => limiter.held());
     const auth = authenticate(this.identity, limiter);
     const byAddress = limiter ? [limitByAddress(limiter)] : [];
     for (const r of this.routes()) {

@@ -1,10 +1,21 @@
 // Prometheus metrics: request counts and latency by route and status, plus the process defaults.
-import { Counter, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
+import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
 import type { AppContext } from './context';
 
-/** One registry per process: HTTP requests, storage operations, retention, process defaults. */
+/**
+ * What an in-process structure that grows with clients or data holds: its entries and, where it is also
+ * bounded by size, that size (in the unit of its bound: characters of JSON or SQL, bytes of bodies).
+ */
+export interface Held {
+  readonly entries: number;
+  readonly size?: number;
+}
+
+/** One registry per process: HTTP requests, storage operations, retention, bounded structures, process defaults. */
 export class HttpMetrics {
   readonly registry = new Registry();
+  /** The structures /metrics reports on, by name; read when scraped. */
+  private readonly watched = new Map<string, () => Held>();
   private readonly requests = new Counter({
     name: 'tracelight_http_requests_total',
     help: 'HTTP requests, by method, route and status',
@@ -57,8 +68,36 @@ export class HttpMetrics {
     registers: [this.registry],
   });
 
+  /** Reports `structure` in `tracelight_held_entries` (and `tracelight_held_size`), read at each scrape. */
+  watch(structure: string, read: () => Held): void {
+    this.watched.set(structure, read);
+  }
+
   constructor() {
     collectDefaultMetrics({ register: this.registry, prefix: 'tracelight_' });
+    // Read at each scrape from the structures being watched, so that their bounds can be seen holding.
+    const watched = this.watched;
+    new Gauge({
+      name: 'tracelight_held_entries',
+      help: 'Entries held by each in-process structure that grows with clients, credentials or data (caches, rate-limit buckets, queues), by structure',
+      labelNames: ['structure'] as const,
+      registers: [this.registry],
+      collect(this: Gauge<'structure'>) {
+        for (const [structure, read] of watched) this.set({ structure }, read().entries);
+      },
+    });
+    new Gauge({
+      name: 'tracelight_held_size',
+      help: 'What the structures also bounded by size hold, in the unit of their bound (characters of JSON or SQL, bytes of bodies), by structure',
+      labelNames: ['structure'] as const,
+      registers: [this.registry],
+      collect(this: Gauge<'structure'>) {
+        for (const [structure, read] of watched) {
+          const size = read().size;
+          if (size !== undefined) this.set({ structure }, size);
+        }
+      },
+    });
   }
 
   /**

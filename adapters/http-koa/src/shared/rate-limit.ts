@@ -16,11 +16,19 @@ interface Bucket {
   at: number;
 }
 
+/**
+ * The most buckets kept. A bucket left alone refills in at most a minute, and a full bucket is the same
+ * as none, so only the callers of about the last minute need one: past this many of them, the least
+ * recently seen caller's bucket is forgotten first.
+ */
 const MAX_BUCKETS = 100_000;
 
 export class RateLimiter {
+  /** Least recently used first: every take moves its bucket to the end. */
   private readonly buckets = new Map<string, Bucket>();
   private readonly refillPerMs: number;
+  /** The characters of the keys held, for /metrics. */
+  private keyChars = 0;
 
   constructor(private readonly perMinute: number) {
     this.refillPerMs = perMinute / 60_000;
@@ -29,14 +37,38 @@ export class RateLimiter {
   /** Takes one request from `key`'s bucket: undefined when there was one, else the seconds to wait. */
   take(key: string): number | undefined {
     const now = Date.now();
-    const bucket = this.buckets.get(key) ?? { tokens: this.perMinute, at: now };
+    this.pruneRefilled(now);
+    const known = this.buckets.get(key);
+    const bucket = known ?? { tokens: this.perMinute, at: now };
     bucket.tokens = Math.min(this.perMinute, bucket.tokens + (now - bucket.at) * this.refillPerMs);
     bucket.at = now;
-    if (bucket.tokens < 1) return Math.max(1, Math.ceil((1 - bucket.tokens) / this.refillPerMs / 1000));
-    bucket.tokens -= 1;
-    if (!this.buckets.has(key) && this.buckets.size >= MAX_BUCKETS) this.buckets.delete(this.buckets.keys().next().value!);
+    const refused = bucket.tokens < 1;
+    if (!refused) bucket.tokens -= 1;
+    if (known !== undefined) this.forget(key);
+    else if (this.buckets.size >= MAX_BUCKETS) this.forget(this.buckets.keys().next().value!);
     this.buckets.set(key, bucket);
-    return undefined;
+    this.keyChars += key.length;
+    return refused ? Math.max(1, Math.ceil((1 - bucket.tokens) / this.refillPerMs / 1000)) : undefined;
+  }
+
+  /** The buckets held, and the characters of their keys. */
+  held(): { readonly entries: number; readonly size: number } {
+    return { entries: this.buckets.size, size: this.keyChars };
+  }
+
+  /**
+   * Drops the buckets that have refilled since they were last used, least recently used first, up to the
+   * first that has not: each bucket is dropped once, so this costs nothing per request on the whole.
+   */
+  private pruneRefilled(now: number): void {
+    for (const [key, bucket] of this.buckets) {
+      if (bucket.tokens + (now - bucket.at) * this.refillPerMs < this.perMinute) return;
+      this.forget(key);
+    }
+  }
+
+  private forget(key: string): void {
+    if (this.buckets.delete(key)) this.keyChars -= key.length;
   }
 }
 
