@@ -35,3 +35,42 @@ describe('rate-limit buckets', () => {
     }
   });
 });
+
+describe('client addresses behind two trusted proxies (TRACELIGHT_TRUST_PROXY=2), 5 requests a minute', () => {
+  let s: Awaited<ReturnType<typeof startServer>>;
+  beforeAll(async () => {
+    s = await startServer({ TRACELIGHT_RATE_LIMIT_PER_MINUTE: '5', TRACELIGHT_TRUST_PROXY: '2' });
+  });
+  afterAll(() => s.stop());
+  /** The statuses of `n` failed authentications, the i-th with the X-Forwarded-For `forwarded(i)`. */
+  const failures = async (n: number, forwarded: (i: number) => string, headers: Record<string, string> = junkKey) => {
+    const statuses: number[] = [];
+    for (let i = 0; i < n; i++) statuses.push((await http(s.baseUrl)('GET', '/v2/projects', { headers: { ...headers, 'X-Forwarded-For': forwarded(i) } })).status);
+    return statuses;
+  };
+  const limited = [401, 401, 401, 401, 401, 429, 429, 429];
+
+  it('charges the address the outer proxy saw: whatever a client writes to the left of it, it is limited', async () => {
+    // The proxies append what they saw: 198.51.100.1 (the client, to the outer one), then the outer one.
+    expect(await failures(8, (i) => `203.0.113.${i}, 198.51.100.1, 192.0.2.7`)).toEqual(limited);
+  });
+
+  it('charges an IPv6 client by its /64, and an IPv4-mapped address as the IPv4 one', async () => {
+    expect(await failures(8, (i) => `2001:db8:1:2:${i.toString(16)}::1, 192.0.2.7`)).toEqual(limited);
+    // Another /64 is another client.
+    expect(await failures(1, () => '2001:db8:1:3::1, 192.0.2.7')).toEqual([401]);
+    expect(await failures(4, () => '198.51.100.9, 192.0.2.7')).toEqual([401, 401, 401, 401]);
+    expect(await failures(2, () => '::ffff:198.51.100.9, 192.0.2.7')).toEqual([401, 429]);
+  });
+
+  it('keys a bucket by the address, never by what the header holds: 50 forged 8 KB entries leave one small bucket', async () => {
+    const before = await held(s.baseUrl, 'rate_limit_buckets');
+    // Not addresses: charged to the connection's peer, this test's own address.
+    const statuses = await failures(50, (i) => `${String(i).padStart(8_000, 'x')}, 192.0.2.7`);
+    expect(statuses.slice(0, 5)).toEqual([401, 401, 401, 401, 401]);
+    expect(statuses.slice(5)).toEqual(Array(45).fill(429));
+    const after = await held(s.baseUrl, 'rate_limit_buckets');
+    expect(after.entries - before.entries).toBe(1);
+    expect(after.size! - before.size!).toBeLessThan(100);
+  });
+});

@@ -83,7 +83,8 @@ export class HttpApp {
   private readonly presented = new PresentedBodies();
 
   build(): Koa {
-    const app = new Koa({ proxy: this.options.trustProxy === true });
+    const proxies = this.options.trustedProxies ?? 0;
+    const app = new Koa({ proxy: proxies > 0, maxIpsCount: proxies });
     const metrics = this.metrics;
     // What Koa reports after (or beside) the middleware: a connection that broke while a request was read
     // or answered. Koa's own reporter prints a stack trace on stderr for each, outside the JSON log, and a

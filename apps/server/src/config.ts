@@ -23,7 +23,8 @@ export interface ServerConfig extends StorageConfig {
   readonly bodyLimitBytes: number;
   readonly uploadLimitBytes: number;
   readonly rateLimitPerMinute: number;
-  readonly trustProxy: boolean;
+  /** TRACELIGHT_TRUST_PROXY: how many reverse proxies stand in front (`true` is one; `false`, none). */
+  readonly trustedProxies: number;
   readonly requestTimeoutMs: number;
   /** TRACELIGHT_MAX_CONNECTIONS; undefined: derived from the open-file limit when the server starts. */
   readonly maxConnections?: number;
@@ -55,8 +56,8 @@ export const CONFIG_VARIABLES: ReadonlyArray<readonly [name: string, defaultValu
   ['TRACELIGHT_ADMIN_PASSWORD', '—', 'That admin\'s password (at least 8 characters); used only on that first start.'],
   ['TRACELIGHT_BODY_LIMIT', '`10mb`', 'Largest JSON or form body; larger gets 413. Sized for trace batches: a 1,000-span flush of ~1 KB spans is ~1.3 MB.'],
   ['TRACELIGHT_UPLOAD_LIMIT_BYTES', '`1048576`', 'Largest code-scorer file; larger gets 413, as does an upload whose body is over this and 64 KiB, at once when its stated length says so (the room for the form\'s other fields). Protobuf OTLP exports: 16× this, once inflated; JSON ones are bodies under `TRACELIGHT_BODY_LIMIT`.'],
-  ['TRACELIGHT_RATE_LIMIT_PER_MINUTE', '`6000`', 'Requests per minute per credential, per process (0: none); beyond it 429 with `Retry-After`. A caller is charged once known: to its API key, or to the user behind a token or a Basic pair (however the header is spelt, and every refreshed token shares the user\'s bucket). Failed authentications and the sign-in routes are charged to the client\'s address, so guessing passwords or keys is limited whatever each attempt presents. A bucket is kept only until it has refilled (a minute at most), at most 100,000 of them (past that the least recently used goes first): `tracelight_held_entries{structure="rate_limit_buckets"}` says how many. `/healthcheck`, `/readyz`, `/metrics` and the docs are not limited.'],
-  ['TRACELIGHT_TRUST_PROXY', '`false`', '`true` behind a reverse proxy: the client address (for the rate limit) and the scheme (the refresh cookie\'s `Secure`) come from `X-Forwarded-For` / `X-Forwarded-Proto`. Leave it `false` when clients reach the server directly, or they could choose their address.'],
+  ['TRACELIGHT_RATE_LIMIT_PER_MINUTE', '`6000`', 'Requests per minute per credential, per process (0: none); beyond it 429 with `Retry-After`. A caller is charged once known: to its API key, or to the user behind a token or a Basic pair (however the header is spelt, and every refreshed token shares the user\'s bucket). Failed authentications and the sign-in routes are charged to the client\'s address (an IPv6 client\'s /64 network, which one host is given), so guessing passwords or keys is limited whatever each attempt presents. A bucket is kept only until it has refilled (a minute at most), at most 100,000 of them (past that the least recently used goes first): `tracelight_held_entries{structure="rate_limit_buckets"}` says how many. `/healthcheck`, `/readyz`, `/metrics` and the docs are not limited.'],
+  ['TRACELIGHT_TRUST_PROXY', '`false`', '`true` behind a reverse proxy, or how many stand in a chain before the server (`2`: a CDN, then a load balancer). The client address (for the rate limit) is then the `X-Forwarded-For` entry the outermost proxy added, counted that many from the right, so that what a client writes there itself is never taken for its address (an entry that is no address charges the proxy); the scheme (the refresh cookie\'s `Secure`) comes from `X-Forwarded-Proto`. Leave it `false` when clients reach the server directly, or they could choose their address, and let them reach it only through the proxies.'],
   ['TRACELIGHT_REQUEST_TIMEOUT_MS', '`30000`', 'Longest time to receive a whole request, and longest an answer may wait on a client that stops reading it (the connection is then closed).'],
   ['TRACELIGHT_MAX_CONNECTIONS', 'the open-file limit (`ulimit -n`) less 256; `10000` where it cannot be read', 'Most connections open at once. Past it a new connection is closed at once, unanswered (counted in `tracelight_http_dropped_connections_total`), so that a flood of connections leaves the process the file descriptors its database, logs and workers need, and clients go elsewhere.'],
   ['TRACELIGHT_MAX_RECORDS_PER_REQUEST', '`10000`', 'Most traces and spans one ingest request (or OTLP export) may carry; beyond it 422 asking to split the batch (400 with a `google.rpc.Status` on the OTLP routes).'],
@@ -91,7 +92,9 @@ export const loadConfig = (env: Env): E.Either<ReadonlyArray<string>, ServerConf
   const storage = loadStorageConfig(env);
   if (E.isLeft(storage)) problems.push(...storage.left);
   const trustProxy = env['TRACELIGHT_TRUST_PROXY'] || 'false';
-  if (trustProxy !== 'true' && trustProxy !== 'false') problems.push(`TRACELIGHT_TRUST_PROXY must be true or false, got ${JSON.stringify(trustProxy)}`);
+  const trustedProxies = trustProxy === 'false' ? 0 : trustProxy === 'true' ? 1 : /^([1-9]|1[0-6])$/.test(trustProxy) ? Number(trustProxy) : undefined;
+  if (trustedProxies === undefined)
+    problems.push(`TRACELIGHT_TRUST_PROXY must be true, false or a number of proxies from 1 to 16, got ${JSON.stringify(trustProxy)}`);
   const writer = env['TRACELIGHT_SQLITE_WRITER'] || 'thread';
   if (writer !== 'thread' && writer !== 'inline') problems.push(`TRACELIGHT_SQLITE_WRITER must be thread or inline, got ${JSON.stringify(writer)}`);
   const adminEmail = env['TRACELIGHT_ADMIN_EMAIL'] || undefined;
@@ -126,7 +129,7 @@ export const loadConfig = (env: Env): E.Either<ReadonlyArray<string>, ServerConf
     bodyLimitBytes: bodyLimitBytes ?? 0,
     uploadLimitBytes: take(integer('TRACELIGHT_UPLOAD_LIMIT_BYTES', 1, 1 << 30, 1 << 20)(env), 1 << 20),
     rateLimitPerMinute: take(integer('TRACELIGHT_RATE_LIMIT_PER_MINUTE', 0, 10_000_000, 6000)(env), 6000),
-    trustProxy: trustProxy === 'true',
+    trustedProxies: trustedProxies ?? 0,
     requestTimeoutMs: take(integer('TRACELIGHT_REQUEST_TIMEOUT_MS', 1000, 3_600_000, 30_000)(env), 30_000),
     ...(env['TRACELIGHT_MAX_CONNECTIONS'] ? { maxConnections: take(integer('TRACELIGHT_MAX_CONNECTIONS', 1, 1_000_000, 1)(env), 1) } : {}),
     maxRecordsPerRequest: take(integer('TRACELIGHT_MAX_RECORDS_PER_REQUEST', 1, 1_000_000, 10_000)(env), 10_000),

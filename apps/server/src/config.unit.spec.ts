@@ -95,9 +95,15 @@ describe('configuration from the environment', () => {
     expect(problems).not.toContain('S3cret');
   });
 
-  it('believes forwarding headers only when told to', () => {
-    expect(loadConfig({})).toEqual(E.right(expect.objectContaining({ trustProxy: false })));
-    expect(loadConfig({ TRACELIGHT_TRUST_PROXY: 'true' })).toEqual(E.right(expect.objectContaining({ trustProxy: true })));
+  it('believes forwarding headers only when told to, from as many proxies as it is told', () => {
+    expect(loadConfig({})).toEqual(E.right(expect.objectContaining({ trustedProxies: 0 })));
+    expect(loadConfig({ TRACELIGHT_TRUST_PROXY: 'false' })).toEqual(E.right(expect.objectContaining({ trustedProxies: 0 })));
+    expect(loadConfig({ TRACELIGHT_TRUST_PROXY: 'true' })).toEqual(E.right(expect.objectContaining({ trustedProxies: 1 })));
+    expect(loadConfig({ TRACELIGHT_TRUST_PROXY: '2' })).toEqual(E.right(expect.objectContaining({ trustedProxies: 2 })));
+    for (const bad of ['yes', '0', '17', '1.5'])
+      expect(loadConfig({ TRACELIGHT_TRUST_PROXY: bad })).toEqual(
+        E.left([`TRACELIGHT_TRUST_PROXY must be true, false or a number of proxies from 1 to 16, got ${JSON.stringify(bad)}`]),
+      );
   });
 
   it('reads the body limit in bytes, kilobytes or megabytes', () => {

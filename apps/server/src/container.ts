@@ -76,7 +76,7 @@ export const buildContainer = async (config: ServerConfig, logger: HttpLogger): 
       // A session lives as long as the refresh token its sign-in gave, however often it is renewed.
       sessionMaxAgeSeconds: config.refreshTokenTtlSeconds,
     }),
-    httpModule({ bodyLimitBytes: config.bodyLimitBytes, uploadLimitBytes: config.uploadLimitBytes, rateLimitPerMinute: config.rateLimitPerMinute, trustProxy: config.trustProxy }, logger, metrics),
+    httpModule({ bodyLimitBytes: config.bodyLimitBytes, uploadLimitBytes: config.uploadLimitBytes, rateLimitPerMinute: config.rateLimitPerMinute, trustedProxies: config.trustedProxies }, logger, metrics),
   );
   const pool = config.offloadWorkers > 0 ? new OffloadPool(config, config.offloadMinBytes, config.offloadWorkers) : undefined;
   if (pool) container.bind(RouteOffload).toConstantValue(pool);

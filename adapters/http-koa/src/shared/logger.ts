@@ -12,7 +12,11 @@ export interface HttpOptions {
   readonly uploadLimitBytes: number;
   /** Requests per minute per credential (0: no limit). */
   readonly rateLimitPerMinute: number;
-  /** Behind a reverse proxy: X-Forwarded-For and X-Forwarded-Proto are believed. */
-  readonly trustProxy?: boolean;
+  /**
+   * How many reverse proxies stand in front of the server (0 or absent: none). With any, X-Forwarded-Proto
+   * is believed, and the client address is the X-Forwarded-For entry the outermost proxy added: that many
+   * from the right, so that what a client writes there itself is never taken for its address.
+   */
+  readonly trustedProxies?: number;
 }
 export const HttpOptions = Symbol.for('tracelight.HttpOptions');

@@ -5,8 +5,9 @@
 //   bearer token or a Basic pair (every token a user refreshes shares the user's bucket);
 // - a request that fails authentication, and every call of a route without authentication (login),
 //   is charged to the client's address: guessing passwords, keys or tokens is limited there, whatever
-//   the headers say.
+//   the headers say. An IPv6 client is charged by its /64 network, which is what one host is given.
 import { createHash } from 'node:crypto';
+import { isIPv4, isIPv6 } from 'node:net';
 import type { Principal, PresentedCredentials } from '@tracelight/domain';
 import type { Next } from 'koa';
 import type { AppContext } from './context';
@@ -76,8 +77,43 @@ export class RateLimiter {
 export const credentialKey = (credentials: PresentedCredentials, principal: Principal): string =>
   credentials.scheme === 'api_key' ? `key:${createHash('sha256').update(credentials.apiKey).digest('base64url')}` : `user:${principal.userId}`;
 
-/** The bucket of a caller not (or not yet) known. */
-export const addressKey = (ctx: AppContext): string => `ip:${ctx.ip}`;
+/** The eight 16-bit groups of a valid IPv6 address: `::` expanded, a trailing dotted IPv4 part as two groups. */
+const ipv6Groups = (address: string): number[] => {
+  const groupsOf = (part: string): number[] =>
+    part === ''
+      ? []
+      : part.split(':').flatMap((g) => {
+          if (!g.includes('.')) return [parseInt(g, 16)];
+          const [a = 0, b = 0, c = 0, d = 0] = g.split('.').map(Number);
+          return [(a << 8) | b, (c << 8) | d];
+        });
+  const [head = '', tail] = address.split('::');
+  const before = groupsOf(head);
+  const after = tail === undefined ? [] : groupsOf(tail);
+  return [...before, ...Array<number>(8 - before.length - after.length).fill(0), ...after];
+};
+
+/**
+ * What a client address is charged as: an IPv4 address as it is; an IPv6 one by its /64 network (one
+ * host is given a whole /64, so it could otherwise take a fresh address for every request), or as the
+ * IPv4 address it maps. Undefined for anything that is not an address.
+ */
+export const chargedAddress = (address: string): string | undefined => {
+  if (isIPv4(address)) return address;
+  const bare = address.replace(/%.*$/s, ''); // a zone names an interface of this machine, not a host
+  if (!isIPv6(bare)) return undefined;
+  const g = ipv6Groups(bare);
+  if (g.slice(0, 5).every((x) => x === 0) && g[5] === 0xffff) return `${g[6]! >> 8}.${g[6]! & 255}.${g[7]! >> 8}.${g[7]! & 255}`;
+  return `${g.slice(0, 4).map((x) => x.toString(16)).join(':')}::/64`;
+};
+
+/**
+ * The bucket of a caller not (or not yet) known: its address. Behind trusted proxies, the one the
+ * outermost of them saw (Koa reads it from X-Forwarded-For, counting the proxies from the right); what
+ * is not an address there (a proxy misconfigured, a header forged past it) charges the connection's peer.
+ */
+export const addressKey = (ctx: AppContext): string =>
+  `ip:${chargedAddress(ctx.ip) ?? chargedAddress(ctx.socket.remoteAddress ?? '') ?? 'unknown'}`;
 
 /** Answers 429 when `key`'s bucket is empty; true when it did. */
 export const refusedByLimit = (ctx: AppContext, limiter: RateLimiter | undefined, key: () => string): boolean => {
