@@ -2,7 +2,7 @@
 // that grows with clients, credentials or data stays within its bound, seen through the entries and
 // sizes /metrics reports (tracelight_held_entries, tracelight_held_size), never through timings.
 import { http } from '../support/http';
-import { startServer } from '../support/server';
+import { ADMIN, startServer } from '../support/server';
 
 /** What /metrics says `structure` holds (size: undefined when it reports none). */
 const held = async (baseUrl: string, structure: string): Promise<{ entries: number; size: number | undefined }> => {
@@ -72,5 +72,23 @@ describe('client addresses behind two trusted proxies (TRACELIGHT_TRUST_PROXY=2)
     const after = await held(s.baseUrl, 'rate_limit_buckets');
     expect(after.entries - before.entries).toBe(1);
     expect(after.size! - before.size!).toBeLessThan(100);
+  });
+
+  it('does not check the password of a Basic pair from an address whose failures emptied its bucket', async () => {
+    const basic = (i: number) => ({ Authorization: `Basic ${Buffer.from(`${ADMIN.email}:guess-${i}`).toString('base64')}` });
+    const lookups = async () => {
+      const text = (await http(s.baseUrl)('GET', '/metrics')).text;
+      return Number(/tracelight_storage_operation_duration_seconds_count\{repository="users",operation="findByEmail",outcome="ok"\} (\d+)/.exec(text)?.[1] ?? 0);
+    };
+    const statuses: number[] = [];
+    for (let i = 0; i < 5; i++) statuses.push(...(await failures(1, () => '198.51.100.20, 192.0.2.7', basic(i))));
+    expect(statuses).toEqual([401, 401, 401, 401, 401]);
+    const checked = await lookups();
+    for (let i = 5; i < 25; i++) statuses.push(...(await failures(1, () => '198.51.100.20, 192.0.2.7', basic(i))));
+    expect(statuses.slice(5)).toEqual(Array(20).fill(429));
+    // Each check begins by looking the user up: none was made for the 20 refused pairs.
+    expect(await lookups()).toBe(checked);
+    // Even the right password waits there, as sign-in does (POST /login is charged to the address too).
+    expect((await failures(1, () => '198.51.100.20, 192.0.2.7', { Authorization: `Basic ${Buffer.from(`${ADMIN.email}:${ADMIN.password}`).toString('base64')}` }))).toEqual([429]);
   });
 });

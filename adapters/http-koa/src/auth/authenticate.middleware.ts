@@ -5,7 +5,7 @@ import * as E from 'fp-ts/Either';
 import type { Next } from 'koa';
 import { toHttpError } from '../errors/domain-error.mapper';
 import type { AppContext } from '../shared/context';
-import { addressKey, credentialKey, type RateLimiter, refusedByLimit } from '../shared/rate-limit';
+import { addressKey, credentialKey, type RateLimiter, refusedByLimit, refusedWhileEmpty } from '../shared/rate-limit';
 import { presentedCredentials } from './presented-credentials';
 
 const CHALLENGE = 'Bearer, Basic realm="tracelight"';
@@ -23,6 +23,10 @@ export const authenticate =
     const credentials = presentedCredentials((name) => ctx.get(name) || undefined);
     if (credentials === undefined) return unauthorized(ctx, limiter, 401, { detail: 'Not authenticated' });
     if (credentials === 'malformed') return unauthorized(ctx, limiter, 401, { detail: 'Could not validate credentials' });
+    // Checking a password costs ~50 ms of scrypt on the thread pool that gzip and file reads share, and a
+    // failure is charged only once checked: from an address whose failures emptied its bucket, a Basic
+    // pair is refused unchecked, or a flood of guesses would still cost a check each.
+    if (credentials.scheme === 'basic' && refusedWhileEmpty(ctx, limiter, () => addressKey(ctx))) return;
     const result = await identity.authenticate(credentials)();
     if (E.isLeft(result)) {
       const error = toHttpError(result.left);

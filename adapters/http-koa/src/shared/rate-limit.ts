@@ -52,6 +52,14 @@ export class RateLimiter {
     return refused ? Math.max(1, Math.ceil((1 - bucket.tokens) / this.refillPerMs / 1000)) : undefined;
   }
 
+  /** Takes nothing: the seconds to wait when `key`'s bucket is empty, else undefined. */
+  emptyFor(key: string): number | undefined {
+    const bucket = this.buckets.get(key);
+    if (bucket === undefined) return undefined;
+    const tokens = Math.min(this.perMinute, bucket.tokens + (Date.now() - bucket.at) * this.refillPerMs);
+    return tokens < 1 ? Math.max(1, Math.ceil((1 - tokens) / this.refillPerMs / 1000)) : undefined;
+  }
+
   /** The buckets held, and the characters of their keys. */
   held(): { readonly entries: number; readonly size: number } {
     return { entries: this.buckets.size, size: this.keyChars };
@@ -115,9 +123,15 @@ export const chargedAddress = (address: string): string | undefined => {
 export const addressKey = (ctx: AppContext): string =>
   `ip:${chargedAddress(ctx.ip) ?? chargedAddress(ctx.socket.remoteAddress ?? '') ?? 'unknown'}`;
 
-/** Answers 429 when `key`'s bucket is empty; true when it did. */
-export const refusedByLimit = (ctx: AppContext, limiter: RateLimiter | undefined, key: () => string): boolean => {
-  const wait = limiter?.take(key());
+/** Answers 429 when `key`'s bucket is empty, and otherwise takes a request from it; true when it refused. */
+export const refusedByLimit = (ctx: AppContext, limiter: RateLimiter | undefined, key: () => string): boolean =>
+  refuse(ctx, limiter?.take(key()));
+
+/** Answers 429 when `key`'s bucket is empty, taking nothing from it; true when it refused. */
+export const refusedWhileEmpty = (ctx: AppContext, limiter: RateLimiter | undefined, key: () => string): boolean =>
+  refuse(ctx, limiter?.emptyFor(key()));
+
+const refuse = (ctx: AppContext, wait: number | undefined): boolean => {
   if (wait === undefined) return false;
   ctx.status = 429;
   ctx.set('Retry-After', String(wait));
