@@ -3,6 +3,7 @@
 // sizes /metrics reports (tracelight_held_entries, tracelight_held_size), never through timings.
 import { http } from '../support/http';
 import { ADMIN, startServer } from '../support/server';
+import { startWorld } from '../support/world';
 
 /** What /metrics says `structure` holds (size: undefined when it reports none). */
 const held = async (baseUrl: string, structure: string): Promise<{ entries: number; size: number | undefined }> => {
@@ -90,5 +91,36 @@ describe('client addresses behind two trusted proxies (TRACELIGHT_TRUST_PROXY=2)
     expect(await lookups()).toBe(checked);
     // Even the right password waits there, as sign-in does (POST /login is charged to the address too).
     expect((await failures(1, () => '198.51.100.20, 192.0.2.7', { Authorization: `Basic ${Buffer.from(`${ADMIN.email}:${ADMIN.password}`).toString('base64')}` }))).toEqual([429]);
+  });
+});
+
+describe('prepared search statements', () => {
+  it('are kept within a budget of SQL, not only a count: searches with long lists do not pile up', async () => {
+    const w = await startWorld();
+    try {
+      const project = await w.project(w.admin);
+      const run = await w.run(w.admin, project, 'log_streams');
+      // 25 lists of about 1,000 values: ~76,000 characters of SQL, ~5 MB once prepared. Each search has
+      // lists of other lengths, so each is a statement of its own shape.
+      for (let i = 0; i < 12; i++) {
+        const filters = Array.from({ length: 25 }, (_, f) => ({
+          column_id: 'model',
+          type: 'text',
+          operator: 'one_of',
+          value: Array.from({ length: 1_000 - i * 25 - f }, (_, v) => `m${v}`),
+        }));
+        const r = await w.call('POST', `/v2/projects/${project}/spans/search`, { auth: w.admin, json: { log_stream_id: run, filters } });
+        expect([r.status, r.body.records]).toEqual([200, []]);
+      }
+      const statements = await held(w.server.baseUrl, 'search_statements');
+      expect(statements.size).toBeLessThanOrEqual(512 * 1024);
+      expect(statements.entries).toBeLessThan(12);
+      // An ordinary search is still kept: the budget holds hundreds of them.
+      const plain = { log_stream_id: run, filters: [{ column_id: 'model', type: 'text', operator: 'eq', value: 'gpt-4o' }] };
+      expect((await w.call('POST', `/v2/projects/${project}/spans/search`, { auth: w.admin, json: plain })).status).toBe(200);
+      expect((await held(w.server.baseUrl, 'search_statements')).entries).toBe(statements.entries + 1);
+    } finally {
+      await w.server.stop();
+    }
   });
 });

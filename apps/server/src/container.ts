@@ -22,6 +22,8 @@ interface Engine {
   readonly module: ContainerModule;
   open(container: Container): Promise<void>;
   close(container: Container): Promise<void>;
+  /** Reports in /metrics what the engine's adapter keeps in memory that grows with clients. */
+  watch?(container: Container, metrics: HttpMetrics): void;
 }
 
 /**
@@ -41,6 +43,10 @@ const loadEngine = async (config: ServerConfig): Promise<Engine> => {
       }),
       open: (container) => storage(container).open(),
       close: (container) => storage(container).close(),
+      watch: (container, metrics) => {
+        const sqlite = storage(container);
+        metrics.watch('search_statements', () => sqlite.held().searchStatements);
+      },
     };
   }
   const { MongoDatabaseToken, mongodbModule } = await import('@tracelight/mongodb');
@@ -78,6 +84,7 @@ export const buildContainer = async (config: ServerConfig, logger: HttpLogger): 
     }),
     httpModule({ bodyLimitBytes: config.bodyLimitBytes, uploadLimitBytes: config.uploadLimitBytes, rateLimitPerMinute: config.rateLimitPerMinute, trustedProxies: config.trustedProxies }, logger, metrics),
   );
+  engine.watch?.(container, metrics);
   const pool = config.offloadWorkers > 0 ? new OffloadPool(config, config.offloadMinBytes, config.offloadWorkers) : undefined;
   if (pool) container.bind(RouteOffload).toConstantValue(pool);
   const storage: Storage = {

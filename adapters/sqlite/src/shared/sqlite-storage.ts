@@ -11,6 +11,7 @@ import { SqliteDatabase, type SqliteOptions } from './sqlite-database';
 import { SqliteWriter } from './sqlite-writer';
 import { SQLITE_REPOSITORIES, SQLITE_WRITES } from '../sqlite.repositories';
 import { recordToValues } from '../tracing/log-record.mapper';
+import type { SqliteLogRecordRepository } from '../tracing/sqlite-log-record.repository';
 import type { RepositoryName } from './writer-protocol';
 
 export interface SqliteStorageOptions extends Omit<SqliteOptions, 'readonly'> {
@@ -52,7 +53,9 @@ const routeWrites = (reads: Repositories, writer: SqliteWriter): Repositories =>
 };
 
 export class SqliteStorage implements StorageHealth {
-  private opened: { readonly repositories: Repositories; readonly reader: SqliteDatabase; readonly writer?: SqliteWriter } | undefined;
+  private opened:
+    | { readonly repositories: Repositories; readonly reads: Repositories; readonly reader: SqliteDatabase; readonly writer?: SqliteWriter }
+    | undefined;
 
   constructor(private readonly options: SqliteStorageOptions) {}
 
@@ -66,19 +69,27 @@ export class SqliteStorage implements StorageHealth {
       ...(this.options.maxBytes !== undefined ? { maxBytes: this.options.maxBytes } : {}),
     });
     const reader = new SqliteDatabase({ path: this.options.path, readonly: true });
-    this.opened = { reader, writer, repositories: routeWrites(buildRepositories(SQLITE_REPOSITORIES, reader), writer) };
+    const reads = buildRepositories(SQLITE_REPOSITORIES, reader);
+    this.opened = { reader, writer, reads, repositories: routeWrites(reads, writer) };
   }
 
   /** The `inline` mode needs no waiting. */
   openInline(): void {
     if (this.opened) return;
     const database = new SqliteDatabase(this.options);
-    this.opened = { reader: database, repositories: buildRepositories(SQLITE_REPOSITORIES, database) };
+    const reads = buildRepositories(SQLITE_REPOSITORIES, database);
+    this.opened = { reader: database, reads, repositories: reads };
   }
 
   get repositories(): Repositories {
     if (!this.opened) throw new Error('SqliteStorage is not open: await open() before resolving repositories');
     return this.opened.repositories;
+  }
+
+  /** What this process's reads keep in memory that grows with what clients ask: the prepared search statements. */
+  held(): { readonly searchStatements: { readonly entries: number; readonly size: number } } {
+    const logRecords = this.opened?.reads.logRecords as SqliteLogRecordRepository | undefined;
+    return { searchStatements: logRecords?.heldStatements() ?? { entries: 0, size: 0 } };
   }
 
   /** Ready when a read answers and, in thread mode, the writer thread is running. */

@@ -93,15 +93,52 @@ export class SqliteLogRecordRepository implements LogRecordRepository {
     });
   }
 
-  /** The SQL depends only on the shape of a search (values are parameters): prepare each shape once. */
-  private readonly statements = new Map<string, Database.Statement>();
+  /** The SQL depends only on the shape of a search (values are parameters): each shape is prepared once. */
+  private readonly statements = new StatementCache((sql) => this.db.prepare(sql));
   private statement(sql: string): Database.Statement {
-    let stmt = this.statements.get(sql);
-    if (!stmt) {
-      if (this.statements.size >= 256) this.statements.delete(this.statements.keys().next().value!);
-      stmt = this.db.prepare(sql);
-      this.statements.set(sql, stmt);
-    }
-    return stmt;
+    return this.statements.of(sql);
+  }
+
+  /** The search statements kept, and the characters of their SQL. */
+  heldStatements(): { readonly entries: number; readonly size: number } {
+    return this.statements.held();
   }
 }
+
+/**
+ * Prepared statements by their SQL, kept within two bounds, oldest first out. A prepared statement's
+ * memory grows with its SQL (a plain search, 1.3 K characters, holds ~23 KB; one of 25 lists of 1,000
+ * values, 76 K characters, ~5 MB), and every other length of a list is another shape: a bound on the
+ * count alone let 256 such searches hold over a gigabyte. A statement larger than the whole budget is
+ * used once and not kept. (An object of its own: with a writer thread the repository's write methods are
+ * routed through an object whose prototype it is, which would shadow a counter kept on the repository.)
+ */
+class StatementCache {
+  private readonly bySql = new Map<string, Database.Statement>();
+  private chars = 0;
+
+  constructor(private readonly prepare: (sql: string) => Database.Statement) {}
+
+  of(sql: string): Database.Statement {
+    const known = this.bySql.get(sql);
+    if (known) return known;
+    const stmt = this.prepare(sql);
+    if (sql.length > MAX_STATEMENT_CHARS) return stmt;
+    while (this.bySql.size >= MAX_STATEMENTS || this.chars + sql.length > MAX_STATEMENT_CHARS) {
+      const oldest = this.bySql.keys().next().value!;
+      this.bySql.delete(oldest);
+      this.chars -= oldest.length;
+    }
+    this.bySql.set(sql, stmt);
+    this.chars += sql.length;
+    return stmt;
+  }
+
+  held(): { readonly entries: number; readonly size: number } {
+    return { entries: this.bySql.size, size: this.chars };
+  }
+}
+
+/** Prepared search statements kept: at most this many, of at most this many characters of SQL together (~30 MB prepared). */
+const MAX_STATEMENTS = 256;
+const MAX_STATEMENT_CHARS = 512 * 1024;
