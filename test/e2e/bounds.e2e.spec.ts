@@ -124,3 +124,61 @@ describe('prepared search statements', () => {
     }
   });
 });
+
+// A body of many tiny records costs little to send and, decoded, much to hold (600,000 spans of 15
+// bytes were 9 MB of JSON and 600 MB of objects before their 422): it is refused on a count taken
+// before decoding. That the count comes first shows in which refusal a batch gets that is both too
+// large and malformed: decoding would have found its bad first record.
+describe.each([
+  ['on the request thread', { TRACELIGHT_OFFLOAD_WORKERS: '0' }],
+  ['in an offload worker', { TRACELIGHT_OFFLOAD_MIN_BYTES: '0' }],
+])('a batch of more records than a request may carry, %s', (_how, env) => {
+  let w: Awaited<ReturnType<typeof startWorld>>;
+  let project: string;
+  let run: string;
+  let key: string;
+  beforeAll(async () => {
+    w = await startWorld({ TRACELIGHT_MAX_RECORDS_PER_REQUEST: '10', ...env });
+    project = await w.project(w.admin, `tiny-records-${Date.now()}`);
+    run = await w.run(w.admin, project, 'log_streams');
+    key = await w.apiKey(w.admin);
+  });
+  afterAll(() => w.server.stop());
+
+  it('is refused on its count before its records are decoded: an ingest', async () => {
+    const spans = [{ type: 'not a span type' }, ...Array.from({ length: 10 }, () => ({ type: 'llm' }))];
+    const r = await w.call('POST', `/v2/projects/${project}/traces`, { auth: w.admin, json: { log_stream_id: run, traces: [{ spans }] } });
+    expect([r.status, r.body]).toEqual([
+      422,
+      { detail: [{ loc: ['body', 'traces'], msg: 'Value error, this request carries 12 traces and spans; send at most 10 per request (split the batch)', type: 'value_error' }] },
+    ]);
+  });
+
+  it('is refused on its count before its spans are decoded: an OTLP/JSON export', async () => {
+    const span = (i: number) => ({ traceId: i === 0 ? 'not an id' : '5b8efff798038103d269b633813fc60c', spanId: `eee19b7ec3c1b17${i % 10}`, name: 'n' });
+    const r = await w.call('POST', '/v1/traces', {
+      auth: { apiKey: key },
+      json: { resourceSpans: [{ scopeSpans: [{ spans: Array.from({ length: 6 }, (_, i) => span(i)) }, { spans: Array.from({ length: 5 }, (_, i) => span(i + 6)) }] }] },
+      headers: { project: project, logstream: 'tiny' },
+    });
+    expect([r.status, r.body]).toEqual([400, { code: 3, message: 'body: Value error, this export carries 11 spans; send at most 10 per request' }]);
+  });
+
+  it('is refused on its count before its spans are decoded: an OTLP protobuf export, counted on the wire', async () => {
+    const varint = (n: number): number[] => (n < 128 ? [n] : [(n & 127) | 128, ...varint(n >>> 7)]);
+    const field = (tag: number, bytes: Buffer) => Buffer.concat([Buffer.from([tag, ...varint(bytes.length)]), bytes]);
+    // Span: trace_id (1) and span_id (2); the first with an all-zero trace id, which is no valid id.
+    const span = (i: number) => field(0x12, Buffer.concat([field(0x0a, Buffer.alloc(16, i === 0 ? 0 : 7)), field(0x12, Buffer.alloc(8, i + 1))]));
+    const body = field(0x0a, field(0x12, Buffer.concat(Array.from({ length: 11 }, (_, i) => span(i)))));
+    const r = await fetch(`${w.server.baseUrl}/v1/traces`, {
+      method: 'POST',
+      headers: { 'Service-API-Key': key, 'content-type': 'application/x-protobuf', project, logstream: 'tiny' },
+      body,
+    });
+    expect(r.status).toBe(400);
+    // google.rpc.Status: code 3, then the message.
+    const status = Buffer.from(await r.arrayBuffer());
+    expect(status.subarray(0, 3)).toEqual(Buffer.from([0x08, 3, 0x12]));
+    expect(status.subarray(4).toString('utf8')).toBe('body: Value error, this export carries 11 spans; send at most 10 per request');
+  });
+});

@@ -1,6 +1,7 @@
 // OTLP/HTTP trace exports, protobuf or JSON, → the neutral OtelSpan model. Malformed input is a
 // DecodeFailure (→ 422), never a crash.
 import type { OtelAttributes, OtelSpan, OtelValue } from '@tracelight/domain';
+import * as protobuf from 'protobufjs';
 import { ExportTraceServiceRequest } from './otlp-trace.proto';
 
 export class OtlpDecodeFailure extends Error {}
@@ -105,4 +106,46 @@ export const decodeOtlpProtobuf = (body: Buffer): OtelSpan[] => {
     throw new OtlpDecodeFailure(`not an OTLP protobuf trace export: ${e instanceof Error ? e.message : String(e)}`);
   }
   return spansOfRequest(ExportTraceServiceRequest.toObject(message, { longs: String, defaults: false, oneofs: false }));
+};
+
+/**
+ * The spans an export carries, counted before it is decoded (decoding builds an object for every span,
+ * then the mapping another): in an OTLP/JSON export, the entries of every `resourceSpans[].scopeSpans[].spans`;
+ * in protobuf bytes, the spans fields of every scope_spans of every resource_spans, read off the wire
+ * without decoding them. Undefined when the bytes are no protobuf message: the decoder says why.
+ */
+export const spansInExport = (body: unknown): number | undefined => {
+  if (Buffer.isBuffer(body)) return spansInProtobufExport(body);
+  let count = 0;
+  for (const rs of arr(isObj(body) ? body['resourceSpans'] : undefined))
+    for (const ss of arr(isObj(rs) ? rs['scopeSpans'] : undefined)) count += arr(isObj(ss) ? ss['spans'] : undefined).length;
+  return count;
+};
+
+const LENGTH_DELIMITED = 2;
+
+const spansInProtobufExport = (bytes: Uint8Array): number | undefined => {
+  const reader = protobuf.Reader.create(bytes);
+  /** Calls `inner` with the end of each length-delimited field numbered `field` up to `end`, skipping the other fields. */
+  const each = (end: number, field: number, inner: (end: number) => void): void => {
+    while (reader.pos < end) {
+      const tag = reader.uint32();
+      if (tag >>> 3 !== field || (tag & 7) !== LENGTH_DELIMITED) {
+        reader.skipType(tag & 7);
+        continue;
+      }
+      const stop = reader.uint32() + reader.pos;
+      if (stop > end) throw new RangeError('a field runs past its message');
+      inner(stop);
+      reader.pos = stop;
+    }
+  };
+  let count = 0;
+  try {
+    // ExportTraceServiceRequest.resource_spans = 1, ResourceSpans.scope_spans = 2, ScopeSpans.spans = 2.
+    each(bytes.length, 1, (resourceEnd) => each(resourceEnd, 2, (scopeEnd) => each(scopeEnd, 2, () => count++)));
+    return count;
+  } catch {
+    return undefined;
+  }
 };

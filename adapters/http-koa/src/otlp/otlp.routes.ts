@@ -7,7 +7,7 @@ import { TracingUseCases } from '@tracelight/use-cases';
 import * as t from 'io-ts';
 import { inject, injectable } from 'inversify';
 import { type Route, type RouteGroup, route } from '../shared/route';
-import { OtlpDecodeFailure, decodeOtlpProtobuf, spansOfRequest } from './otlp.decoder';
+import { OtlpDecodeFailure, decodeOtlpProtobuf, spansInExport, spansOfRequest } from './otlp.decoder';
 
 /** A Buffer is a protobuf export; an object is an OTLP/JSON export. Either becomes spans, or a 422. */
 const OtlpExport = describeCodec(new t.Type<OtelSpan[], unknown, unknown>(
@@ -51,6 +51,11 @@ export class OtlpRoutes implements RouteGroup {
         body: OtlpExport,
         response: OtlpExportResponse,
         headers: OtlpHeaders,
+        // Counted before decoding: an export of too many spans is refused without building them.
+        admits: (body) => {
+          const spans = spansInExport(body);
+          return spans === undefined ? undefined : tracing.refusesExportOf(spans);
+        },
         handle: ({ principal, header, body }) => tracing.ingestOtel(principal, header('project')!, header('logstream')!, body),
         // Full success; a protobuf request gets it as an empty ExportTraceServiceResponse (otlp-answers.middleware.ts).
         present: () => ({}),

@@ -46,6 +46,8 @@ const unprocessable = (detail: ReadonlyArray<ValidationError>): RouteOutcome => 
 export const runRoute = async (r: Route, request: RouteRequest): Promise<RouteOutcome> => {
   // Checked before anything walks the body recursively: decoding, an error's `input`, storage.
   if (nestsDeeperThan(request.body, MAX_JSON_DEPTH)) return unprocessable([tooDeep()]);
+  const refusal = r.admits?.(request.body);
+  if (refusal !== undefined) return { ok: false, error: toHttpError(refusal) };
   const params = decodePart(r.params, request.params, 'path');
   const query = decodePart(r.query, request.query, 'query');
   const body = decodePart(r.body, request.body, 'body');

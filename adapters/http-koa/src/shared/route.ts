@@ -1,7 +1,7 @@
 // A route is data: method, spec-style path, the codecs that validate it, and decode → use case → encode.
 // The same table drives the Koa router now and can drive the OpenAPI document later.
 import type { FieldRule } from '@tracelight/api-schema';
-import type { Principal } from '@tracelight/domain';
+import type { DomainError, Principal } from '@tracelight/domain';
 import type { UseCase } from '@tracelight/use-cases';
 import type * as t from 'io-ts';
 import type { AppContext } from './context';
@@ -78,6 +78,11 @@ export interface Route<P = unknown, Q = unknown, B = unknown, A = unknown> {
    * presented result (no `write`), which is what crosses back from the worker.
    */
   readonly offload?: boolean;
+  /**
+   * Asked of the body as parsed (or its bytes), before it is decoded: a refusal that costs less than
+   * decoding, for what decoding would first build whole only to refuse (a batch of too many records).
+   */
+  readonly admits?: (body: unknown) => DomainError | undefined;
   /** For responses that are not JSON (a scorer's source file): writes the body itself. Not with `offload`. */
   readonly write?: (ctx: AppContext, result: A) => void;
 }

@@ -62,3 +62,23 @@ export const toFilter = (f: FilterWire): RecordFilter => {
       return { type: 'boolean', columnId: f.column_id, operator: f.operator, value: f.value };
   }
 };
+
+/**
+ * The traces and spans an ingest body carries, counted on the parsed JSON before it is decoded (every
+ * entry of `traces`, and of each `spans` list at any depth below them): decoding, ids and records are
+ * built for each, so a batch over the limit is refused on this count instead. The body is at most
+ * MAX_JSON_DEPTH deep when this runs.
+ */
+export const recordsInIngestBody = (body: unknown): number => {
+  const entriesOf = (node: unknown, key: string): ReadonlyArray<unknown> => {
+    const list = typeof node === 'object' && node !== null ? (node as Record<string, unknown>)[key] : undefined;
+    return Array.isArray(list) ? list : [];
+  };
+  const pending = [...entriesOf(body, 'traces')];
+  let count = 0;
+  while (pending.length > 0) {
+    count++;
+    for (const span of entriesOf(pending.pop(), 'spans')) pending.push(span);
+  }
+  return count;
+};

@@ -17,7 +17,7 @@ import { inject, injectable } from 'inversify';
 import { type Route, type RouteGroup, route } from '../shared/route';
 import { runScopeIn, runScopeOf } from '../shared/run-scope';
 import { presentRecordPage } from './log-record.presenter';
-import { toFilter, toTraceInputs } from './tracing.request-mapper';
+import { recordsInIngestBody, toFilter, toTraceInputs } from './tracing.request-mapper';
 
 @injectable()
 export class TracingRoutes implements RouteGroup {
@@ -55,6 +55,8 @@ export class TracingRoutes implements RouteGroup {
         body: LogTracesIngestRequest,
         response: LogTracesIngestResponse,
         bodyRule: RUN_SCOPE_RULE,
+        // Counted before decoding: a batch of too many records is refused without building them.
+        admits: (body) => tracing.refusesBatchOf(recordsInIngestBody(body)),
         handle: ({ principal, params, body }) => {
           const run = runScopeOf(body);
           return pipe(

@@ -1,5 +1,6 @@
 // Ingesting traces (all or nothing) and searching records by the column catalogue.
 import {
+  type DomainError,
   type LogRecord,
   type NodeInput,
   type Page,
@@ -30,7 +31,7 @@ import * as TE from 'fp-ts/TaskEither';
 import { pipe } from 'fp-ts/function';
 import type { ColumnUseCases } from '../columns/columns.use-cases';
 import type { ProjectUseCases } from '../projects-runs/project.use-cases';
-import { type UseCase, flatMap, filterOrElse, readOnly } from '../shared/te';
+import { type UseCase, flatMap, readOnly } from '../shared/te';
 
 export interface TracingDeps {
   readonly projects: ProjectUseCases;
@@ -78,6 +79,22 @@ export interface SearchRecords {
 export class TracingUseCases {
   constructor(private readonly deps: TracingDeps) {}
 
+  /**
+   * The refusal of an ingest of `count` traces and spans, when that is more than a request may carry.
+   * An edge that can count a request's records before decoding them asks this first, so that an
+   * oversized batch is not built whole only to be refused.
+   */
+  refusesBatchOf(count: number): DomainError | undefined {
+    const max = this.deps.maxRecordsPerRequest;
+    return count > max ? invalid(['traces'], `this request carries ${count} traces and spans; send at most ${max} per request (split the batch)`) : undefined;
+  }
+
+  /** The refusal of an OpenTelemetry export of `count` spans, when that is more than a request may carry (as refusesBatchOf). */
+  refusesExportOf(count: number): DomainError | undefined {
+    const max = this.deps.maxRecordsPerRequest;
+    return count > max ? invalid([], `this export carries ${count} spans; send at most ${max} per request`) : undefined;
+  }
+
   ingestTraces(principal: Principal, scope: RunScope, input: IngestTraces): UseCase<IngestResult> {
     if (!mayChangeData(principal)) return readOnly();
     return pipe(
@@ -94,14 +111,10 @@ export class TracingUseCases {
           }),
         ),
       ),
-      filterOrElse(
-        (flat) => flat.records.length <= this.deps.maxRecordsPerRequest,
-        (flat) =>
-          invalid(
-            ['traces'],
-            `this request carries ${flat.records.length} traces and spans; send at most ${this.deps.maxRecordsPerRequest} per request (split the batch)`,
-          ),
-      ),
+      flatMap((flat) => {
+        const refusal = this.refusesBatchOf(flat.records.length);
+        return refusal === undefined ? TE.right(flat) : TE.left(refusal);
+      }),
       flatMap((flat) =>
         pipe(
           this.deps.records.ingest(scope.runId, flat.records, presentColumnsOfAll(flat.records)),
@@ -162,8 +175,8 @@ export class TracingUseCases {
   ingestOtel(principal: Principal, projectRef: string, logStreamName: string, spans: ReadonlyArray<OtelSpan>): UseCase<{ readonly spansCount: number }> {
     if (!mayChangeData(principal)) return readOnly();
     // Refused before the log stream is looked up: a refused export creates none.
-    if (spans.length > this.deps.maxRecordsPerRequest)
-      return TE.left(invalid([], `this export carries ${spans.length} spans; send at most ${this.deps.maxRecordsPerRequest} per request`));
+    const refusal = this.refusesExportOf(spans.length);
+    if (refusal !== undefined) return TE.left(refusal);
     return pipe(
       this.resolveLogStream(principal, projectRef, logStreamName),
       flatMap((run) => {
