@@ -22,6 +22,7 @@ import { RawBodyError, readRawBody } from './shared/raw-body';
 import { API_KEY_HEADERS } from './auth/presented-credentials';
 import { RouteOffload } from './shared/offload';
 import { PresentedBodies } from './shared/presented-body';
+import { queryOf } from './shared/query-string';
 import { bodyFailure, sendError } from './shared/respond';
 import { type Route, RouteGroup } from './shared/route';
 import { routeKey, runRoute } from './shared/route-runner';
@@ -245,7 +246,7 @@ export class HttpApp {
     }
     const outcome = await runRoute(r, {
       params: ctx.params,
-      query: ctx.query,
+      query: queryOf(ctx.querystring),
       body: rawBody,
       principal: ctx.state.principal,
       header: (name: string) => ctx.get(name) || undefined,
@@ -284,7 +285,7 @@ export class HttpApp {
     const reply = await offload.run({
       route: routeKey(r),
       params: ctx.params,
-      query: ctx.query,
+      query: queryOf(ctx.querystring),
       body,
       bodyType,
       principal: ctx.state.principal,
