@@ -182,3 +182,30 @@ describe.each([
     expect(status.subarray(4).toString('utf8')).toBe('body: Value error, this export carries 11 spans; send at most 10 per request');
   });
 });
+
+describe('scorers remembered once read', () => {
+  it('are bounded by the size of their JSON, not only by count: 20 scorers of 1 MB each do not all stay', async () => {
+    const w = await startWorld();
+    try {
+      // A scorer's defaults are free text a body may carry: here 1,000,000 characters of model name each.
+      const ids: string[] = [];
+      for (let i = 0; i < 20; i++) {
+        const created = await w.call('POST', '/v2/scorers', {
+          auth: w.admin,
+          json: { name: `large-${i}`, scorer_type: 'llm', defaults: { model_name: String(i).padEnd(1_000_000, 'm') } },
+        });
+        expect(created.status).toBe(200);
+        ids.push(created.body.id);
+      }
+      for (const id of ids) expect((await w.call('GET', `/v2/scorers/${id}`, { auth: w.admin })).status).toBe(200);
+      const scorers = await held(w.server.baseUrl, 'scorers');
+      expect(scorers.size).toBeLessThanOrEqual(16 * 1024 * 1024);
+      expect(scorers.entries).toBeLessThan(20);
+      // Each is read again from the database, whole, when it is no longer remembered.
+      const first = await w.call('GET', `/v2/scorers/${ids[0]}`, { auth: w.admin });
+      expect(first.body.defaults.model_name).toBe('0'.padEnd(1_000_000, 'm'));
+    } finally {
+      await w.server.stop();
+    }
+  }, 60_000);
+});

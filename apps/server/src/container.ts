@@ -2,6 +2,7 @@
 import { credentialsModule, loadOrCreateSecretKey } from '@tracelight/credentials';
 import { type HttpLogger, HttpMetrics, RouteOffload, httpModule } from '@tracelight/http-koa';
 import { REPOSITORY_TOKENS } from '@tracelight/ports';
+import { ScorerUseCases } from '@tracelight/use-cases';
 import type { MongoDatabase } from '@tracelight/mongodb';
 import type { SqliteStorage } from '@tracelight/sqlite';
 import { Container, type ContainerModule } from 'inversify';
@@ -85,6 +86,8 @@ export const buildContainer = async (config: ServerConfig, logger: HttpLogger): 
     httpModule({ bodyLimitBytes: config.bodyLimitBytes, uploadLimitBytes: config.uploadLimitBytes, rateLimitPerMinute: config.rateLimitPerMinute, trustedProxies: config.trustedProxies }, logger, metrics),
   );
   engine.watch?.(container, metrics);
+  metrics.watch('scorers', () => container.get(ScorerUseCases).held().scorers);
+  metrics.watch('scorer_version_pages', () => container.get(ScorerUseCases).held().versionPages);
   const pool = config.offloadWorkers > 0 ? new OffloadPool(config, config.offloadMinBytes, config.offloadWorkers) : undefined;
   if (pool) container.bind(RouteOffload).toConstantValue(pool);
   const storage: Storage = {

@@ -123,8 +123,15 @@ const emptyVersionFields = {
 } as const;
 
 export class ScorerUseCases {
-  /** Scorers never change once stored (new versions are rows of their own): each is read once. */
-  private readonly knownScorers = new ExpiringCache<Scorer>(Number.POSITIVE_INFINITY, 10_000);
+  /**
+   * Scorers never change once stored (new versions are rows of their own): each is read once. Bounded by
+   * the size of their JSON too: a scorer's defaults, threshold and prompt are free text of any length a
+   * body may carry, so 10,000 of them alone could hold gigabytes.
+   */
+  private readonly knownScorers = new ExpiringCache<Scorer>(Number.POSITIVE_INFINITY, 10_000, {
+    weigh: (scorer) => JSON.stringify(scorer).length,
+    maxWeight: 16 * 1024 * 1024,
+  });
   /**
    * Settled pages of versions, kept for good (see isSettledVersionPage). Bounded by the pages' JSON size.
    */
@@ -134,6 +141,14 @@ export class ScorerUseCases {
   });
 
   constructor(private readonly deps: ScorerDeps) {}
+
+  /** What the caches hold: entries, and the characters of their JSON. */
+  held(): Readonly<Record<'scorers' | 'versionPages', { readonly entries: number; readonly size: number }>> {
+    return {
+      scorers: { entries: this.knownScorers.size, size: this.knownScorers.weight },
+      versionPages: { entries: this.settledVersionPages.size, size: this.settledVersionPages.weight },
+    };
+  }
 
   create(principal: Principal, input: NewScorer): UseCase<Scorer> {
     if (!mayChangeData(principal)) return readOnly();
