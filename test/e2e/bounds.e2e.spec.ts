@@ -209,3 +209,26 @@ describe('scorers remembered once read', () => {
     }
   }, 60_000);
 });
+
+describe('JSON columns remembered decoded (SQLite)', () => {
+  it('hold at most 2 M characters of text each: 200 scorers with 15,000-character defaults, all listed', async () => {
+    const w = await startWorld();
+    try {
+      for (let i = 0; i < 200; i++) {
+        const created = await w.call('POST', '/v2/scorers', {
+          auth: w.admin,
+          json: { name: `wide-${i}`, scorer_type: 'llm', defaults: { model_name: String(i).padEnd(15_000, 'm') } },
+        });
+        expect(created.status).toBe(200);
+      }
+      // One read of every scorer row: each scorer's defaults text is decoded, and remembered within the budget.
+      const listed = await w.call('GET', '/v2/scorers', { auth: w.admin });
+      expect([listed.status, listed.body.length]).toEqual([200, 200]);
+      const defaults = await held(w.server.baseUrl, 'decoded_json.scorer_defaults');
+      expect(defaults.size).toBeLessThanOrEqual(2 * 1024 * 1024);
+      expect(defaults.entries).toBeLessThan(200);
+    } finally {
+      await w.server.stop();
+    }
+  }, 60_000);
+});

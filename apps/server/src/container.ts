@@ -46,7 +46,7 @@ const loadEngine = async (config: ServerConfig): Promise<Engine> => {
       close: (container) => storage(container).close(),
       watch: (container, metrics) => {
         const sqlite = storage(container);
-        metrics.watch('search_statements', () => sqlite.held().searchStatements);
+        for (const name of Object.keys(sqlite.held())) metrics.watch(name, () => sqlite.held()[name]!);
       },
     };
   }

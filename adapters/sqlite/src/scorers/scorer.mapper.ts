@@ -21,9 +21,9 @@ const ScorerRow = row({
   name: t.string,
   scorer_type: t.keyof(Object.fromEntries(SCORER_TYPES.map((s) => [s, null])) as Record<ScorerType, null>),
   description: t.string,
-  tags: MemoJsonText(t.array(t.string)),
-  defaults: MemoJsonText(ScorerDefaultsCodec),
-  display: MemoJsonText(ScorerDisplayCodec),
+  tags: MemoJsonText(t.array(t.string), { name: 'scorer_tags' }),
+  defaults: MemoJsonText(ScorerDefaultsCodec, { name: 'scorer_defaults' }),
+  display: MemoJsonText(ScorerDisplayCodec, { name: 'scorer_display' }),
   created_by: IdString<UserId>(),
   created_at: MsDate,
   updated_at: MsDate,
@@ -61,7 +61,7 @@ export const scorerToRow = (s: Scorer) => ({
 export const ScorerVersionJson = scorerVersionCodec(IsoDate);
 
 // Versions never change once written: the same row is decoded once.
-const VersionRow = row({ body: MemoJsonText(ScorerVersionJson) });
+const VersionRow = row({ body: MemoJsonText(ScorerVersionJson, { name: 'scorer_versions' }) });
 
 export const versionFromRow = (stored: unknown): ScorerVersion => decodeOrThrow(VersionRow, stored).body;
 
@@ -69,7 +69,7 @@ export const versionToBody = (v: ScorerVersion): string => JSON.stringify(v);
 
 const RunScorersRow = row({
   run_id: IdString<RunId>(),
-  scorers: MemoJsonText(t.array(row({ scorerId: IdString<ScorerId>(), version: nullable(t.number) }))),
+  scorers: MemoJsonText(t.array(row({ scorerId: IdString<ScorerId>(), version: nullable(t.number) })), { name: 'run_scorer_settings' }),
   updated_at: MsDate,
 });
 

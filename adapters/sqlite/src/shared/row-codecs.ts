@@ -47,16 +47,38 @@ export const JsonText = <A, O>(inner: t.Type<A, O, unknown>) =>
     (a) => JSON.stringify(inner.encode(a)),
   );
 
+/** Every MemoJsonText of this process by name: what each holds, for /metrics. */
+const memos = new Map<string, () => { readonly entries: number; readonly size: number }>();
+
+/** What each MemoJsonText holds, by name: entries, and the characters of their texts. */
+export const heldDecodedJson = (): Record<string, { readonly entries: number; readonly size: number }> =>
+  Object.fromEntries([...memos].map(([name, held]) => [name, held()]));
+
+export interface MemoBounds {
+  /** Reported in /metrics as `decoded_json.<name>`. */
+  readonly name: string;
+  /** Texts remembered at most (default 2,000). */
+  readonly maxEntries?: number;
+  /** A longer text is decoded every time (default 16 K characters). */
+  readonly maxChars?: number;
+  /** The characters of all the texts remembered together (default 2 M). */
+  readonly maxTotalChars?: number;
+}
+
 /**
  * JsonText for columns read far more often than written (scorers, their versions, run scorer settings):
  * what a text decoded to is remembered, keyed by the text itself, so the same bytes read again cost a
  * lookup instead of JSON.parse and a walk of the codec. Decoded values are shared between reads, so
  * this is only for codecs whose values nobody mutates (the domain's readonly types). Bounded: at most
- * `maxEntries` texts of at most `maxChars` each; the oldest goes first.
+ * `maxEntries` texts of at most `maxChars` each, and `maxTotalChars` together (the texts are written by
+ * clients, and what they decode to is as large again or more); the oldest goes first.
  */
-export const MemoJsonText = <A, O>(inner: t.Type<A, O, unknown>, maxEntries = 2000, maxChars = 16 * 1024) => {
+export const MemoJsonText = <A, O>(inner: t.Type<A, O, unknown>, bounds: MemoBounds) => {
+  const { maxEntries = 2000, maxChars = 16 * 1024, maxTotalChars = 2 * 1024 * 1024 } = bounds;
   const base = JsonText(inner);
   const memo = new Map<string, A>();
+  let chars = 0;
+  memos.set(bounds.name, () => ({ entries: memo.size, size: chars }));
   return new t.Type<A, string, unknown>(
     base.name,
     base.is,
@@ -66,9 +88,14 @@ export const MemoJsonText = <A, O>(inner: t.Type<A, O, unknown>, maxEntries = 20
         if (known !== undefined) return t.success(known);
       }
       const r = base.validate(u, c);
-      if (r._tag === 'Right' && typeof u === 'string' && u.length <= maxChars) {
-        if (memo.size >= maxEntries) memo.delete(memo.keys().next().value as string);
+      if (r._tag === 'Right' && typeof u === 'string' && u.length <= maxChars && u.length <= maxTotalChars) {
+        while (memo.size >= maxEntries || chars + u.length > maxTotalChars) {
+          const oldest = memo.keys().next().value as string;
+          memo.delete(oldest);
+          chars -= oldest.length;
+        }
         memo.set(u, r.right);
+        chars += u.length;
       }
       return r;
     },

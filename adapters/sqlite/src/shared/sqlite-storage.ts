@@ -6,6 +6,7 @@ import * as fs from 'node:fs';
 import type { DomainError, LogRecord, RunId, ScorerId, ScorerVersion } from '@tracelight/domain';
 import { type Repositories, type Result, type StorageHealth, buildRepositories } from '@tracelight/ports';
 import * as E from 'fp-ts/Either';
+import { heldDecodedJson } from './row-codecs';
 import { run } from './run';
 import { SqliteDatabase, type SqliteOptions } from './sqlite-database';
 import { SqliteWriter } from './sqlite-writer';
@@ -86,10 +87,14 @@ export class SqliteStorage implements StorageHealth {
     return this.opened.repositories;
   }
 
-  /** What this process's reads keep in memory that grows with what clients ask: the prepared search statements. */
-  held(): { readonly searchStatements: { readonly entries: number; readonly size: number } } {
+  /**
+   * What this process's reads keep in memory that grows with what clients ask or store, by name for
+   * /metrics: the prepared search statements, and the JSON texts remembered decoded.
+   */
+  held(): Record<string, { readonly entries: number; readonly size: number }> {
     const logRecords = this.opened?.reads.logRecords as SqliteLogRecordRepository | undefined;
-    return { searchStatements: logRecords?.heldStatements() ?? { entries: 0, size: 0 } };
+    const decoded = Object.entries(heldDecodedJson()).map(([name, held]) => [`decoded_json.${name}`, held] as const);
+    return { search_statements: logRecords?.heldStatements() ?? { entries: 0, size: 0 }, ...Object.fromEntries(decoded) };
   }
 
   /** Ready when a read answers and, in thread mode, the writer thread is running. */
