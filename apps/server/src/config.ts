@@ -33,6 +33,8 @@ export interface ServerConfig extends StorageConfig {
   readonly pageBytes: number;
   readonly offloadWorkers: number;
   readonly offloadMinBytes: number;
+  /** TRACELIGHT_OFFLOAD_QUEUE_BYTES: the most bytes of bodies the offload workers may hold together. */
+  readonly offloadQueueBytes: number;
   /** TRACELIGHT_RETENTION_DAYS; 0: records are kept for good. */
   readonly retentionDays: number;
 }
@@ -64,6 +66,7 @@ export const CONFIG_VARIABLES: ReadonlyArray<readonly [name: string, defaultValu
   ['TRACELIGHT_PAGE_BYTES', '`16mb`', 'A page of a record search or of scorer versions ends early, `next_starting_token` set, once what it holds reaches this size stored (a page always holds at least one item): large records or versions are read in more pages, never held in memory whole.'],
   ['TRACELIGHT_RETENTION_DAYS', '`0` (keep for good)', 'Traces, spans and sessions whose `created_at` is more than this many days old are removed, on start and every hour after, a few thousand at a time so that writes go on meanwhile (each sweep that removes any is logged, and counted in `tracelight_retention_removed_records_total`). A run, its settings and its column list stay.'],
   ['TRACELIGHT_OFFLOAD_WORKERS', '`1`', 'Worker threads that parse, validate and store large ingest bodies and OTLP exports off the event loop (0: none; every body is then handled on the request thread).'],
+  ['TRACELIGHT_OFFLOAD_QUEUE_BYTES', '`128mb`', 'The most bytes of bodies the offload workers may hold together, waiting or being handled (at least one body is always taken). A request that would go past it is answered 503 with `Retry-After: 1` at once, its body dropped: without a bound, bodies sent faster than the workers handle them would all be held, up to `TRACELIGHT_BODY_LIMIT` on every connection. `tracelight_held_entries` / `tracelight_held_size{structure="offload_queue"}` show what they hold.'],
   ['TRACELIGHT_OFFLOAD_MIN_BYTES', '`1048576`', 'Ingest bodies and JSON OTLP exports whose `Content-Length` (as sent, gzipped or not) is this or more, or whose length is unknown (chunked), and protobuf OTLP exports this large once inflated, go to an offload worker.'],
 ];
 
@@ -112,6 +115,10 @@ export const loadConfig = (env: Env): E.Either<ReadonlyArray<string>, ServerConf
   const bodyLimit = env['TRACELIGHT_BODY_LIMIT'] || '10mb';
   const bodyLimitBytes = byteSize(bodyLimit);
   if (bodyLimitBytes === undefined) problems.push(`TRACELIGHT_BODY_LIMIT must look like 512kb or 1mb, got ${JSON.stringify(bodyLimit)}`);
+  const offloadQueue = env['TRACELIGHT_OFFLOAD_QUEUE_BYTES'] || '128mb';
+  const offloadQueueBytes = byteSize(offloadQueue);
+  if (offloadQueueBytes === undefined || offloadQueueBytes < 1)
+    problems.push(`TRACELIGHT_OFFLOAD_QUEUE_BYTES must look like 128mb or 512kb, got ${JSON.stringify(offloadQueue)}`);
   const pageSize = env['TRACELIGHT_PAGE_BYTES'] || '16mb';
   const pageBytes = byteSize(pageSize);
   if (pageBytes === undefined || pageBytes < 1) problems.push(`TRACELIGHT_PAGE_BYTES must look like 16mb or 512kb, got ${JSON.stringify(pageSize)}`);
@@ -136,6 +143,7 @@ export const loadConfig = (env: Env): E.Either<ReadonlyArray<string>, ServerConf
     pageBytes: pageBytes ?? 0,
     offloadWorkers: take(integer('TRACELIGHT_OFFLOAD_WORKERS', 0, 64, 1)(env), 1),
     offloadMinBytes: take(integer('TRACELIGHT_OFFLOAD_MIN_BYTES', 0, 1 << 30, 1 << 20)(env), 1 << 20),
+    offloadQueueBytes: offloadQueueBytes ?? 0,
     retentionDays: take(integer('TRACELIGHT_RETENTION_DAYS', 0, 36_500, 0)(env), 0),
   };
   return E.isLeft(storage) || problems.length > 0 ? E.left(problems) : E.right({ ...storage.right, ...settings });

@@ -106,6 +106,12 @@ describe('configuration from the environment', () => {
       );
   });
 
+  it('bounds the bytes the offload workers hold: 128 MB unless told', () => {
+    expect(loadConfig({})).toEqual(E.right(expect.objectContaining({ offloadQueueBytes: 128 * 1024 * 1024 })));
+    expect(loadConfig({ TRACELIGHT_OFFLOAD_QUEUE_BYTES: '64mb' })).toEqual(E.right(expect.objectContaining({ offloadQueueBytes: 64 * 1024 * 1024 })));
+    expect(loadConfig({ TRACELIGHT_OFFLOAD_QUEUE_BYTES: 'lots' })).toEqual(E.left(['TRACELIGHT_OFFLOAD_QUEUE_BYTES must look like 128mb or 512kb, got "lots"']));
+  });
+
   it('reads the body limit in bytes, kilobytes or megabytes', () => {
     const limit = (TRACELIGHT_BODY_LIMIT: string) => E.map((c: { bodyLimitBytes: number }) => c.bodyLimitBytes)(loadConfig({ TRACELIGHT_BODY_LIMIT }));
     expect(limit('1024')).toEqual(E.right(1024));

@@ -88,8 +88,14 @@ export const buildContainer = async (config: ServerConfig, logger: HttpLogger): 
   engine.watch?.(container, metrics);
   metrics.watch('scorers', () => container.get(ScorerUseCases).held().scorers);
   metrics.watch('scorer_version_pages', () => container.get(ScorerUseCases).held().versionPages);
-  const pool = config.offloadWorkers > 0 ? new OffloadPool(config, config.offloadMinBytes, config.offloadWorkers) : undefined;
-  if (pool) container.bind(RouteOffload).toConstantValue(pool);
+  const pool =
+    config.offloadWorkers > 0
+      ? new OffloadPool(config, { minBytes: config.offloadMinBytes, workers: config.offloadWorkers, maxQueueBytes: config.offloadQueueBytes })
+      : undefined;
+  if (pool) {
+    container.bind(RouteOffload).toConstantValue(pool);
+    metrics.watch('offload_queue', () => pool.held());
+  }
   const storage: Storage = {
     open: async () => {
       await engine.open(container);

@@ -8,11 +8,11 @@ import type { ServerConfig } from './config';
 import { OffloadPool } from './offload-pool';
 
 const SCRIPT = path.resolve(__dirname, '../../../test/support/scripted-offload-worker.cjs');
-const request = (route: string): OffloadedRequest => ({ route, params: {}, query: {}, body: new Uint8Array(3), bodyType: 'json', principal: undefined, headers: {} });
+const request = (route: string, bytes = 3): OffloadedRequest => ({ route, params: {}, query: {}, body: new Uint8Array(bytes), bodyType: 'json', principal: undefined, headers: {} });
 
 describe('offload pool', () => {
   const failStartWhile = path.join(fs.mkdtempSync(path.join(os.tmpdir(), 'tracelight-pool-')), 'fail-start');
-  const pool = new OffloadPool({ failStartWhile } as unknown as ServerConfig, 0, 1, SCRIPT);
+  const pool = new OffloadPool({ failStartWhile } as unknown as ServerConfig, { minBytes: 0, workers: 1, maxQueueBytes: 1 << 20 }, SCRIPT);
   beforeAll(() => pool.start());
   afterAll(() => pool.close());
 
@@ -35,4 +35,31 @@ describe('offload pool', () => {
     }
     expect(reply).toEqual({ status: 200, body: { route: 'POST /c', bytes: 3 } });
   }, 30_000);
+});
+
+describe('offload pool, bounded by the bytes of the bodies its workers hold', () => {
+  // 1,000 bytes of bodies at most, all workers together (here one).
+  const pool = new OffloadPool({} as unknown as ServerConfig, { minBytes: 0, workers: 1, maxQueueBytes: 1_000 }, SCRIPT);
+  beforeAll(() => pool.start());
+  afterAll(() => pool.close());
+
+  it('answers 503 with Retry-After at once past its bytes, holds nothing of that body, and takes requests again as it empties', async () => {
+    // Held unanswered by the workers: 900 bytes in hand.
+    const first = pool.run(request('HOLD', 600));
+    const second = pool.run(request('HOLD', 300));
+    expect(pool.held()).toEqual({ entries: 2, size: 900 });
+    // 1,100 would be past the bound: refused at once, not queued.
+    expect(await pool.run(request('POST /c', 200))).toEqual({
+      status: 503,
+      body: { detail: 'The offload workers have as many large requests waiting as they may hold. Retry shortly.' },
+      headers: { 'Retry-After': '1' },
+    });
+    expect(pool.held()).toEqual({ entries: 2, size: 900 });
+    // Still room for 100.
+    expect(await pool.run(request('RELEASE', 100))).toEqual({ status: 200, body: { route: 'RELEASE', bytes: 100 } });
+    expect((await Promise.all([first, second])).map((r) => r.status)).toEqual([200, 200]);
+    expect(pool.held()).toEqual({ entries: 0, size: 0 });
+    // Empty, it takes a body larger than its whole bound: one request is always taken.
+    expect((await pool.run(request('POST /d', 5_000))).status).toBe(200);
+  });
 });

@@ -21,6 +21,12 @@ const unknownOutcome: OffloadedReply = {
   body: { detail: 'The worker handling this request stopped; its outcome is unknown. Retry it: ingestion is idempotent by id.' },
 };
 
+const queueFull: OffloadedReply = {
+  status: 503,
+  body: { detail: 'The offload workers have as many large requests waiting as they may hold. Retry shortly.' },
+  headers: { 'Retry-After': '1' },
+};
+
 const noWorker: OffloadedReply = {
   status: 503,
   body: { detail: 'No offload worker is running just now (one is being started again). Retry shortly.' },
@@ -38,37 +44,66 @@ interface Slot {
   readonly pending: Map<number, (reply: OffloadedReply) => void>;
 }
 
+export interface OffloadPoolOptions {
+  /** Bodies of at least this many bytes (or of unknown length) are offloaded. */
+  readonly minBytes: number;
+  readonly workers: number;
+  /**
+   * The most bytes of bodies the workers may hold, waiting or in hand, all together: past it a request
+   * is answered 503 at once (one request is always taken, whatever its size).
+   */
+  readonly maxQueueBytes: number;
+}
+
 export class OffloadPool implements RouteOffload {
   private readonly slots: Slot[] = [];
   private nextId = 1;
   private closing = false;
   private readonly restarts = new Set<NodeJS.Timeout>();
+  /** The bytes of the bodies the workers hold, waiting or in hand. */
+  private queuedBytes = 0;
+  readonly minBytes: number;
 
   constructor(
     /** The server's configuration; workers open the same storage (SQLite: a connection of their own). */
     private readonly config: ServerConfig,
-    readonly minBytes: number,
-    private readonly size: number,
+    private readonly options: OffloadPoolOptions,
     /** The worker's script: the compiled offload worker, unless a test scripts one. */
     private readonly script: string = WORKER,
-  ) {}
+  ) {
+    this.minBytes = options.minBytes;
+  }
 
   async start(): Promise<void> {
-    await Promise.all(Array.from({ length: this.size }, () => this.spawn()));
+    await Promise.all(Array.from({ length: this.options.workers }, () => this.spawn()));
+  }
+
+  /** The requests the workers hold, waiting or in hand, and their bodies' bytes. */
+  held(): { readonly entries: number; readonly size: number } {
+    return { entries: this.slots.reduce((n, s) => n + s.pending.size, 0), size: this.queuedBytes };
   }
 
   /**
    * Hands the request to the live worker with the fewest in hand. With none live (each died and is not
    * yet started again, say on a full disk), the answer is a prompt 503 with Retry-After: a request
-   * posted to a dead worker would never be answered.
+   * posted to a dead worker would never be answered. So it is when the workers already hold as many
+   * bytes of bodies as they may: requests come faster than they are handled, and a queue without a
+   * bound would hold every body sent meanwhile (up to a body limit each, on every connection).
    */
   run(request: OffloadedRequest): Promise<OffloadedReply> {
     if (this.closing) return Promise.resolve({ status: 503, body: { detail: 'The server is shutting down' } });
     const slot = this.slots.reduce<Slot | undefined>((best, s) => (s.live && (!best || s.pending.size < best.pending.size) ? s : best), undefined);
     if (!slot) return Promise.resolve(noWorker);
+    const bytes = request.body.byteLength;
+    if (this.queuedBytes > 0 && this.queuedBytes + bytes > this.options.maxQueueBytes) return Promise.resolve(queueFull);
     const id = this.nextId++;
+    this.queuedBytes += bytes;
     return new Promise((resolve) => {
-      slot.pending.set(id, resolve);
+      const answer = (reply: OffloadedReply) => {
+        this.queuedBytes -= bytes;
+        resolve(reply);
+      };
+      slot.pending.set(id, answer);
       // Transferred, not copied; but a small Buffer may sit in Node's shared pool, never to be detached.
       const own = request.body.byteOffset === 0 && request.body.byteLength === request.body.buffer.byteLength;
       const body = own ? request.body : new Uint8Array(request.body);
