@@ -97,6 +97,9 @@ describe('the galileo SDK', () => {
     const refreshToken = decodeURIComponent(cookie.slice('refresh_token='.length));
     expect((await w.call('GET', '/projects', { auth: { bearer: refreshToken } })).status).toBe(401);
     expect((await w.call('POST', '/refresh_token', { headers: { cookie: 'refresh_token=forged' } })).status).toBe(401);
+    // A malformed %-escape is a cookie like any other that is no token (it was a 500: decodeURIComponent threw).
+    const malformed = await w.call('POST', '/refresh_token', { headers: { cookie: 'refresh_token=%E0%A4%A' } });
+    expect([malformed.status, malformed.headers.get('www-authenticate') !== null]).toEqual([401, true]);
     expect((await w.call('POST', '/refresh_token', { headers: { cookie: `refresh_token=${signedIn.body.access_token}` } })).status).toBe(401);
   });
 });

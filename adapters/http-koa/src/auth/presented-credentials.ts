@@ -18,11 +18,20 @@ export const API_KEY_HEADERS: ReadonlyArray<string> = API_KEY_SCHEMES.map((s) =>
 /** The HttpOnly cookie sign-in sets, which POST /v2/refresh_token takes in place of a bearer token. */
 export const REFRESH_TOKEN_COOKIE = 'refresh_token';
 
+/** A cookie value with its %-escapes undone; as sent when they are malformed (it then verifies as no token does). */
+const percentDecoded = (value: string): string => {
+  try {
+    return decodeURIComponent(value);
+  } catch {
+    return value;
+  }
+};
+
 /** The refresh token in a `Cookie` header, if there is one. */
 export const refreshTokenOf = (cookieHeader: string | undefined): string | undefined => {
   for (const part of (cookieHeader ?? '').split(';')) {
     const [name, ...value] = part.trim().split('=');
-    if (name === REFRESH_TOKEN_COOKIE && value.length > 0) return decodeURIComponent(value.join('='));
+    if (name === REFRESH_TOKEN_COOKIE && value.length > 0) return percentDecoded(value.join('='));
   }
   return undefined;
 };
