@@ -232,3 +232,40 @@ describe('JSON columns remembered decoded (SQLite)', () => {
     }
   }, 60_000);
 });
+
+describe('a body of many bad values', () => {
+  let w: Awaited<ReturnType<typeof startWorld>>;
+  let project: string;
+  let run: string;
+  beforeAll(async () => {
+    w = await startWorld({ TRACELIGHT_OFFLOAD_WORKERS: '0' });
+    project = await w.project(w.admin);
+    run = await w.run(w.admin, project, 'log_streams');
+  });
+  afterAll(() => w.server.stop());
+
+  it('is answered with its first 100 problems: a trace of a million bad tags (2 MB) is a 422 of 100 entries', async () => {
+    // Before, decoding gathered a million errors and the 422 overflowed the stack: a 500.
+    const body = `{"log_stream_id":"${run}","traces":[{"tags":[${Array(1_000_000).fill('1').join(',')}]}]}`;
+    const r = await w.call('POST', `/v2/projects/${project}/traces`, { auth: w.admin, raw: body, headers: { 'content-type': 'application/json' } });
+    expect(r.status).toBe(422);
+    expect(r.body.detail).toHaveLength(100);
+    expect(r.body.detail[0]).toEqual({ loc: ['body', 'traces', 0, 'tags', 0], msg: 'Input should be a valid string', type: 'string_type', input: 1 });
+    expect(r.body.detail[99].loc).toEqual(['body', 'traces', 0, 'tags', 99]);
+  });
+
+  it('as a batch within the record limit: 9,999 spans each with a bad type and two bad metrics give at most 100 entries, not 29,997', async () => {
+    const spans = Array.from({ length: 9_999 }, () => ({ type: 'nope', metrics: { a: 'x', b: 'y' } }));
+    const r = await w.call('POST', `/v2/projects/${project}/traces`, { auth: w.admin, json: { log_stream_id: run, traces: [{ spans }] } });
+    expect(r.status).toBe(422);
+    // The first problems found, span by span. A nullable member's other complaint ("not null either") is
+    // among the errors gathered but not reported, so fewer than 100 may show.
+    expect(r.body.detail.length).toBeLessThanOrEqual(100);
+    expect(r.body.detail.length).toBeGreaterThanOrEqual(60);
+    expect(r.body.detail.slice(0, 3).map((e: { loc: unknown }) => e.loc)).toEqual([
+      ['body', 'traces', 0, 'spans', 0, 'type'],
+      ['body', 'traces', 0, 'spans', 0, 'metrics', 'a'],
+      ['body', 'traces', 0, 'spans', 0, 'metrics', 'b'],
+    ]);
+  });
+});

@@ -7,6 +7,7 @@ import { SCORER_TYPES } from '@tracelight/domain';
 import * as t from 'io-ts';
 import { describeCodec } from '../shared/json-schema';
 import {
+  Arr,
   Bool,
   Checked,
   DateTimeOut,
@@ -28,7 +29,7 @@ import { fail, valueErrorInfo } from '../shared/validation-error';
 import { atLeastOneOf, WithRule } from '../shared/field-rule';
 import { ColumnThreshold } from '../columns/column.codec';
 
-const Strings = t.array(t.string, 'Strings');
+const Strings = Arr(t.string, 'Strings');
 
 export const ScorerType = Enum(SCORER_TYPES, 'ScorerType');
 /** The SDK's ModelType. */
@@ -68,7 +69,7 @@ export const ScorerDefaults = Obj(
 
 /** A metric column's threshold: ascending `buckets`, one more display level than buckets. */
 export const ColumnThresholdRequest = Checked(
-  Obj('ColumnThresholdRequest', { buckets: t.array(t.number), display_value_levels: Strings }, { inverted: Bool }, { inverted: false }),
+  Obj('ColumnThresholdRequest', { buckets: Arr(t.number), display_value_levels: Strings }, { inverted: Bool }, { inverted: false }),
   (th) =>
     th.display_value_levels.length !== th.buckets.length + 1
       ? valueErrorInfo('display_value_levels must have exactly one more entry than buckets')
@@ -142,7 +143,7 @@ export const ChainPollTemplateRequest = Obj(
     metric_description: Nullable(t.string),
     value_field_name: t.string,
     explanation_field_name: t.string,
-    metric_few_shot_examples: t.array(FewShotExample),
+    metric_few_shot_examples: Arr(FewShotExample),
     response_schema: Nullable(JsonObject),
   },
   { value_field_name: 'rating', explanation_field_name: 'explanation', metric_few_shot_examples: [] as Array<t.TypeOf<typeof FewShotExample>> },
@@ -289,7 +290,7 @@ export type ListScorerVersionsQuery = t.TypeOf<typeof ListScorerVersionsQuery>;
 
 export const ScorerSelection = Obj('ScorerSelection', { scorer_id: UuidString }, { version: Nullable(Int({ min: 1 })) });
 /** `POST /v2/projects/{project_id}/runs/{run_id}/scorer-settings`: a version null or absent means the latest. */
-export const RunScorerSettingsRequest = Obj('RunScorerSettingsRequest', { scorers: t.array(ScorerSelection) });
+export const RunScorerSettingsRequest = Obj('RunScorerSettingsRequest', { scorers: Arr(ScorerSelection) });
 export type RunScorerSettingsRequest = t.TypeOf<typeof RunScorerSettingsRequest>;
 
 export const RunScorerSettingsResponse = t.type(

@@ -3,7 +3,7 @@
 import * as E from 'fp-ts/Either';
 import * as t from 'io-ts';
 import { describeCodec, type JsonSchema } from './json-schema';
-import { type FailureInfo, fail, valueErrorInfo } from './validation-error';
+import { type FailureInfo, MAX_DECODE_ERRORS, fail, valueErrorInfo } from './validation-error';
 
 // ---------------------------------------------------------------------------------------------
 // UUID
@@ -511,13 +511,15 @@ export const Obj = <R extends Props, O extends Props = {}, D extends Defaults<O>
     (u, c) => {
       if (!isRecord(u)) return fail(u, c, MODEL_TYPE);
       const out: Record<string, unknown> = {};
-      const errors: t.Errors = [];
+      const errors: t.ValidationError[] = [];
       for (const [key, member] of req) {
+        if (errors.length >= MAX_DECODE_ERRORS) break;
         const r = member.validate(u[key], [...c, { key, type: member, actual: u[key] }]);
-        if (r._tag === 'Left') errors.push(...r.left);
+        if (r._tag === 'Left') gather(errors, r.left);
         else out[key] = r.right;
       }
       for (const [key, member, itself] of opt) {
+        if (errors.length >= MAX_DECODE_ERRORS) break;
         const v = u[key];
         if (v === undefined) continue;
         if (itself && member.is(v)) {
@@ -525,7 +527,7 @@ export const Obj = <R extends Props, O extends Props = {}, D extends Defaults<O>
           continue;
         }
         const r = member.validate(v, [...c, { key, type: member, actual: v }]);
-        if (r._tag === 'Left') errors.push(...r.left);
+        if (r._tag === 'Left') gather(errors, r.left);
         else out[key] = r.right;
       }
       if (errors.length > 0) return t.failures(errors);
@@ -581,12 +583,76 @@ export const Mapped = <A, B, O>(codec: t.Type<A, O, unknown>, f: (a: A) => B, na
   );
 
 
+// ---------------------------------------------------------------------------------------------
+// Bounded error gathering
+
+/** Adds errors one at a time (a spread of a million arguments overflows the stack), up to MAX_DECODE_ERRORS. */
+const gather = (errors: t.ValidationError[], more: t.Errors): void => {
+  for (const e of more) {
+    if (errors.length >= MAX_DECODE_ERRORS) return;
+    errors.push(e);
+  }
+};
+
+/** `t.array` (the same ArrayType, for documentation and reporting) that stops at MAX_DECODE_ERRORS errors. */
+export const Arr = <C extends t.Mixed>(item: C, name?: string): t.ArrayType<C, Array<t.TypeOf<C>>, Array<t.OutputOf<C>>, unknown> => {
+  const array = t.array(item, name);
+  return new t.ArrayType(
+    array.name,
+    array.is,
+    (u, c) => {
+      if (!Array.isArray(u)) return array.validate(u, c);
+      const errors: t.ValidationError[] = [];
+      let out: unknown[] = u;
+      for (let i = 0; i < u.length && errors.length < MAX_DECODE_ERRORS; i++) {
+        const r = item.validate(u[i], t.appendContext(c, String(i), item, u[i]));
+        if (r._tag === 'Left') gather(errors, r.left);
+        else if (r.right !== u[i]) {
+          if (out === u) out = u.slice();
+          out[i] = r.right;
+        }
+      }
+      return errors.length > 0 ? t.failures(errors) : t.success(out as Array<t.TypeOf<C>>);
+    },
+    array.encode,
+    item,
+  );
+};
+
+/** `t.record` of string keys (the same DictionaryType) that stops at MAX_DECODE_ERRORS errors. */
+export const Rec = <C extends t.Mixed>(value: C): t.RecordC<t.StringC, C> => {
+  const record = t.record(t.string, value);
+  return new t.DictionaryType(
+    record.name,
+    record.is,
+    (u, c) => {
+      if (!isRecord(u)) return record.validate(u, c);
+      const errors: t.ValidationError[] = [];
+      // As io-ts does: the input itself unless a value decodes to another, then a copy.
+      let out: Record<string, unknown> = u;
+      for (const key of Object.keys(u)) {
+        if (errors.length >= MAX_DECODE_ERRORS) break;
+        const r = value.validate(u[key], t.appendContext(c, key, value, u[key]));
+        if (r._tag === 'Left') gather(errors, r.left);
+        else if (r.right !== u[key]) {
+          if (out === u) out = { ...u };
+          out[key] = r.right;
+        }
+      }
+      return errors.length > 0 ? t.failures(errors) : t.success(out as Record<string, t.TypeOf<C>>);
+    },
+    record.encode,
+    t.string,
+    value,
+  ) as unknown as t.RecordC<t.StringC, C>;
+};
+
 /**
  * A list of at most `max` items: `too_long` (ctx max_length, actual_length) before any item is looked
  * at, so an oversized list costs nothing to refuse; then each item as `t.array` validates it.
  */
 export const List = <C extends t.Mixed>(item: C, opts: { readonly max: number; readonly name?: string }) => {
-  const array = t.array(item);
+  const array = Arr(item);
   return describeCodec(new t.Type<Array<t.TypeOf<C>>, Array<t.OutputOf<C>>, unknown>(
     opts.name ?? `List<${item.name}>`,
     array.is,

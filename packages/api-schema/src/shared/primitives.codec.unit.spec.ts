@@ -2,6 +2,7 @@ import * as E from 'fp-ts/Either';
 import * as t from 'io-ts';
 import { decodeAt } from './decode';
 import {
+  Arr,
   Bool,
   DateTimeWithOffset,
   Enum,
@@ -14,11 +15,12 @@ import {
   Nullable,
   Obj,
   OneOrList,
+  Rec,
   Str,
   StrictBoolean,
   UuidString,
 } from './primitives.codec';
-import type { ValidationError } from './validation-error';
+import { MAX_DECODE_ERRORS, type ValidationError } from './validation-error';
 
 const ok = <A>(codec: t.Decoder<unknown, A>, u: unknown): A => {
   const r = decodeAt(codec, u, 'body');
@@ -300,5 +302,35 @@ describe('Name', () => {
     expect(at(Name, 'a\nb')).toEqual([
       { loc: ['body', 'v'], msg: expect.stringMatching(/^String should match pattern/), type: 'string_pattern_mismatch', input: 'a\nb', ctx: { pattern: expect.any(String) } },
     ]);
+  });
+});
+
+describe('Arr and Rec: t.array and t.record that stop at MAX_DECODE_ERRORS', () => {
+  const Trimmed = new t.Type<string, string, unknown>('Trimmed', t.string.is, (u, c) => (typeof u === 'string' ? t.success(u.trim()) : t.failure(u, c)), t.identity);
+
+  /** A decoding's outcome with each error as its value and path of keys. */
+  const outcome = (r: t.Validation<unknown>) => E.mapLeft((errors: t.Errors) => errors.map((e) => ({ value: e.value, path: e.context.map((x) => x.key) })))(r);
+
+  it('decode as t.array and t.record do, the input kept unless an item decodes to another value', () => {
+    for (const u of [[], [' a', 'b'], ['a', 'b'], [1, 'b', 2], 'no', null])
+      expect(outcome(Arr(Trimmed).decode(u))).toEqual(outcome(t.array(Trimmed).decode(u)));
+    for (const u of [{}, { a: ' a', b: 'b' }, { a: 1, b: 2 }, [], 'no'])
+      expect(outcome(Rec(Trimmed).decode(u))).toEqual(outcome(t.record(t.string, Trimmed).decode(u)));
+    const same = ['a', 'b'];
+    expect(Arr(Trimmed).decode(same)).toEqual({ _tag: 'Right', right: same });
+    expect((Arr(Trimmed).decode(same) as { right: unknown }).right).toBe(same);
+    expect(Arr(Trimmed)._tag).toBe('ArrayType');
+    expect(Rec(Trimmed)._tag).toBe('DictionaryType');
+  });
+
+  it('gather at most MAX_DECODE_ERRORS errors, however many items fail', () => {
+    const many = Array.from({ length: 100_000 }, (_, i) => i);
+    const list = Arr(t.string).decode(many);
+    expect(list._tag === 'Left' && list.left.length).toBe(MAX_DECODE_ERRORS);
+    const record = Rec(t.string).decode(Object.fromEntries(many.map((i) => [`k${i}`, i])));
+    expect(record._tag === 'Left' && record.left.length).toBe(MAX_DECODE_ERRORS);
+    // An object of such members stops there too.
+    const obj = Obj('Two', { a: Arr(t.string), b: Arr(t.string) }).decode({ a: many, b: many });
+    expect(obj._tag === 'Left' && obj.left.length).toBe(MAX_DECODE_ERRORS);
   });
 });

@@ -7,6 +7,13 @@
 import * as E from 'fp-ts/Either';
 import type * as t from 'io-ts';
 
+/**
+ * The most decoding errors a codec gathers, and the most entries a 422 lists: a list of a million bad
+ * items is refused after this many, not read to its end. Each error holds its path and value, and io-ts
+ * gathers every one: a 2 MB body of a million bad tags made a million, and its 422 overflowed the stack.
+ */
+export const MAX_DECODE_ERRORS = 100;
+
 export interface ValidationError {
   readonly loc: ReadonlyArray<string | number>;
   readonly msg: string;
@@ -188,6 +195,7 @@ const startsWith = (loc: ReadonlyArray<string | number>, prefix: ReadonlyArray<s
  * - `input` never shows a secret (a password, a token, an API key): those values are masked.
  */
 export const reportValidationErrors = (errors: t.Errors, where: Where): ValidationError[] => {
+  // Codecs gather at most MAX_DECODE_ERRORS (unions one set per branch): the report keeps to it as well.
   const all = errors.map((e) => locate(e, where));
   const meaningful = all.filter((a) => a.rank < 2 || !all.some((b) => b !== a && b.rank < 2 && startsWith(b.loc, a.loc)));
   const byLoc = new Map<string, Located>();
@@ -196,5 +204,5 @@ export const reportValidationErrors = (errors: t.Errors, where: Where): Validati
     const seen = byLoc.get(key);
     if (!seen || located.rank < seen.rank) byLoc.set(key, located);
   }
-  return [...byLoc.values()].map(({ rank: _rank, ...entry }) => withEchoedInput(entry));
+  return [...byLoc.values()].slice(0, MAX_DECODE_ERRORS).map(({ rank: _rank, ...entry }) => withEchoedInput(entry));
 };

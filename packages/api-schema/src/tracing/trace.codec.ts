@@ -2,7 +2,7 @@
 // ToolSpan, RetrieverSpan, WorkflowSpan, AgentSpan and LogRecordsSearchRequest models).
 import { NODE_TYPES, SPAN_TYPES } from '@tracelight/domain';
 import * as t from 'io-ts';
-import { Bool, DateTimeOut, DateTimeWithOffset, Enum, Int, IntegerOut, List, Nullable, Obj, OneOrList, UuidString } from '../shared/primitives.codec';
+import { Arr, Bool, DateTimeOut, DateTimeWithOffset, Enum, Int, IntegerOut, List, Nullable, Obj, OneOrList, Rec, UuidString } from '../shared/primitives.codec';
 import { describeCodec } from '../shared/json-schema';
 import { fail, valueErrorInfo } from '../shared/validation-error';
 
@@ -37,9 +37,9 @@ const nodeFields = {
   redacted_output: JsonValue,
   created_at: Nullable(DateTimeWithOffset),
   user_metadata: Nullable(StringMap),
-  tags: Nullable(t.array(t.string)),
+  tags: Nullable(Arr(t.string)),
   status_code: Nullable(Int()),
-  metrics: Nullable(t.record(t.string, NumberOrNull)),
+  metrics: Nullable(Rec(NumberOrNull)),
   external_id: Nullable(t.string),
   dataset_input: Nullable(t.string),
   dataset_output: Nullable(t.string),
@@ -68,19 +68,19 @@ export type TraceWire = NodeFields & { type?: 'trace'; session_id?: string | nul
 
 export const SpanType = Enum(SPAN_TYPES, 'SpanType');
 export const Span: t.Type<SpanWire, unknown, unknown> = t.recursion('Span', () =>
-  Obj('Span', { type: SpanType }, { ...nodeFields, spans: Nullable(t.array(Span)) }) as unknown as t.Type<SpanWire, unknown, unknown>,
+  Obj('Span', { type: SpanType }, { ...nodeFields, spans: Nullable(Arr(Span)) }) as unknown as t.Type<SpanWire, unknown, unknown>,
 );
 export const Trace: t.Type<TraceWire, unknown, unknown> = Obj(
   'Trace',
   {},
-  { type: Enum(['trace'] as const), ...nodeFields, session_id: Nullable(UuidString), spans: Nullable(t.array(Span)) },
+  { type: Enum(['trace'] as const), ...nodeFields, session_id: Nullable(UuidString), spans: Nullable(Arr(Span)) },
 ) as unknown as t.Type<TraceWire, unknown, unknown>;
 
 const scope = { log_stream_id: Nullable(UuidString), experiment_id: Nullable(UuidString), metrics_testing_id: Nullable(UuidString) };
 
 export const LogTracesIngestRequest = Obj(
   'LogTracesIngestRequest',
-  { traces: t.array(Trace) },
+  { traces: Arr(Trace) },
   {
     ...scope,
     session_id: Nullable(UuidString),
