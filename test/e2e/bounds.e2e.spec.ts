@@ -1,6 +1,7 @@
 // What a large or hostile population of clients leaves behind in the server: every in-process structure
 // that grows with clients, credentials or data stays within its bound, seen through the entries and
 // sizes /metrics reports (tracelight_held_entries, tracelight_held_size), never through timings.
+import * as net from 'node:net';
 import { http } from '../support/http';
 import { ADMIN, startServer } from '../support/server';
 import { startWorld } from '../support/world';
@@ -267,5 +268,54 @@ describe('a body of many bad values', () => {
       ['body', 'traces', 0, 'spans', 0, 'metrics', 'a'],
       ['body', 'traces', 0, 'spans', 0, 'metrics', 'b'],
     ]);
+  });
+});
+
+describe('request bodies read at once (TRACELIGHT_BODY_BUDGET)', () => {
+  /** Sends `head` and the first bytes of a body on a raw socket; `rest()` sends the remainder and resolves with the answer's status line. */
+  const begin = (baseUrl: string, head: string, first: string) => {
+    const socket = net.connect(Number(new URL(baseUrl).port), '127.0.0.1');
+    let text = '';
+    const answered = new Promise<string>((resolve) => {
+      socket.on('data', (c: Buffer) => {
+        text += c.toString('latin1');
+        if (text.includes('\r\n')) resolve(text.split('\r\n')[0]!);
+      });
+      socket.on('close', () => resolve(text.split('\r\n')[0] ?? ''));
+    });
+    socket.on('error', () => undefined);
+    socket.write(head + first);
+    return { answered, rest: (more: string) => (socket.write(more), answered), text: () => text, close: () => socket.destroy() };
+  };
+
+  it('are bounded together: a body that would go past the budget is answered 503 with Retry-After at once, unread; room comes back with the answers', async () => {
+    const w = await startWorld({ TRACELIGHT_BODY_BUDGET: '64kb' });
+    try {
+      const name = (n: number) => `{"name":"${'p'.repeat(n)}"}`;
+      const head = (length: number) =>
+        `POST /v2/projects HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${w.adminToken}\r\nContent-Type: application/json\r\nContent-Length: ${length}\r\n\r\n`;
+      // A body of about 40,000 bytes, stated and begun, its rest held back: its room is taken while it arrives.
+      const large = name(39_988);
+      const first = begin(w.server.baseUrl, head(large.length), large.slice(0, 10));
+      for (let i = 0; i < 100 && (await held(w.server.baseUrl, 'request_bodies')).entries === 0; i++) await new Promise((r) => setTimeout(r, 20));
+      expect(await held(w.server.baseUrl, 'request_bodies')).toEqual({ entries: 1, size: large.length });
+      // Another as large would go past 64 KiB: refused at once, before a byte of its body is sent.
+      const second = begin(w.server.baseUrl, head(large.length), '');
+      expect(await second.answered).toBe('HTTP/1.1 503 Service Unavailable');
+      expect(second.text()).toMatch(/\r\nretry-after: 1\r\n/i);
+      second.close();
+      // A small one still fits beside the first.
+      const small = name(10);
+      expect(await begin(w.server.baseUrl, head(small.length), small).answered).toBe('HTTP/1.1 200 OK');
+      // The first, completed, is answered and gives its room back: a large one fits again.
+      expect(await first.rest(large.slice(10))).toBe('HTTP/1.1 422 Unprocessable Entity'); // a name of 39,988 characters is too long
+      for (let i = 0; i < 100 && (await held(w.server.baseUrl, 'request_bodies')).entries > 0; i++) await new Promise((r) => setTimeout(r, 20));
+      expect(await held(w.server.baseUrl, 'request_bodies')).toEqual({ entries: 0, size: 0 });
+      const again = begin(w.server.baseUrl, head(large.length), large);
+      expect(await again.answered).toBe('HTTP/1.1 422 Unprocessable Entity');
+      for (const s of [first, again]) s.close();
+    } finally {
+      await w.server.stop();
+    }
   });
 });

@@ -17,14 +17,15 @@ import { otlpAnswers } from './otlp/otlp-answers.middleware';
 import { DOCS_HTML, DOCS_INIT, docsAsset } from './openapi/docs.page';
 import type { AppContext } from './shared/context';
 import { HttpLogger, HttpOptions } from './shared/logger';
-import { MultipartError, parseMultipart } from './shared/multipart';
+import { MultipartError, MULTIPART_ENVELOPE_BYTES, parseMultipart } from './shared/multipart';
+import { BodyBudget } from './shared/body-budget';
 import { RawBodyError, readRawBody } from './shared/raw-body';
 import { API_KEY_HEADERS } from './auth/presented-credentials';
 import { RouteOffload } from './shared/offload';
 import { PresentedBodies } from './shared/presented-body';
 import { queryOf } from './shared/query-string';
 import { bodyFailure, sendError } from './shared/respond';
-import { type Route, RouteGroup } from './shared/route';
+import { type BodyKind, type Route, RouteGroup } from './shared/route';
 import { routeKey, runRoute } from './shared/route-runner';
 
 const koaPath = (specPath: string): string => specPath.replace(/\{(\w+)\}/g, ':$1');
@@ -62,8 +63,18 @@ const CLIENT_GONE = new Set(['ECONNRESET', 'EPIPE', 'ECONNABORTED', 'ERR_HTTP_RE
 const clientGone = (e: { code?: unknown; message?: unknown }): boolean =>
   (typeof e.code === 'string' && (CLIENT_GONE.has(e.code) || e.code.startsWith('HPE_'))) || e.message === 'Parse Error';
 
+/** The answer to a body that would take the server past TRACELIGHT_BODY_BUDGET: come back in a second. */
+const BODIES_BUSY = {
+  status: 503,
+  body: { detail: 'Too many request bodies are being received at once; try again shortly' },
+  headers: { 'Retry-After': '1' },
+} as const;
+
 @injectable()
 export class HttpApp {
+  /** Bytes of bodies being read, all requests together; none when no budget is set. */
+  readonly bodies: BodyBudget | undefined;
+
   constructor(
     @multiInject(RouteGroup) private readonly groups: ReadonlyArray<RouteGroup>,
     @inject(IdentityUseCases) private readonly identity: IdentityUseCases,
@@ -71,7 +82,9 @@ export class HttpApp {
     @inject(HttpLogger) private readonly logger: HttpLogger,
     @inject(HttpMetrics) private readonly metrics: HttpMetrics,
     @inject(RouteOffload) @optional() private readonly offload?: RouteOffload,
-  ) {}
+  ) {
+    this.bodies = options.bodyBudgetBytes === undefined ? undefined : new BodyBudget(options.bodyBudgetBytes);
+  }
 
   /** Every route, for the router and for documentation. */
   routes(): ReadonlyArray<Route> {
@@ -203,8 +216,30 @@ export class HttpApp {
     return body === '' || body === undefined ? {} : body;
   }
 
+  /**
+   * Reserves the body's room in the budget until its answer is done (the body, parsed or not, lives that
+   * long): its stated length, or for one of no stated length (chunked) the most it may be. A body stated
+   * over its limit reserves nothing: it is refused (413) unread.
+   */
+  private admitBody(kind: BodyKind, ctx: AppContext): boolean {
+    const budget = this.bodies;
+    if (budget === undefined || kind === 'none' || !carriesBody(ctx.req)) return true;
+    const limit =
+      kind === 'multipart'
+        ? this.options.uploadLimitBytes + MULTIPART_ENVELOPE_BYTES
+        : kind === 'bytes' && !ctx.is('json')
+          ? this.options.uploadLimitBytes * 16
+          : this.options.bodyLimitBytes;
+    const stated = Number(ctx.req.headers['content-length']);
+    const bytes = Number.isFinite(stated) ? (stated > limit ? 0 : stated) : limit;
+    if (!budget.reserve(bytes)) return false;
+    ctx.res.once('close', () => budget.release(bytes));
+    return true;
+  }
+
   private async handle(r: Route, ctx: AppContext): Promise<void> {
     const kind = r.bodyKind ?? (r.body ? 'json' : 'none');
+    if (!this.admitBody(kind, ctx)) return sendError(ctx, BODIES_BUSY);
     let rawBody: unknown = {};
     if (kind === 'multipart') {
       if (!isMultipart(ctx)) {

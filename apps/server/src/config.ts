@@ -21,6 +21,8 @@ export interface ServerConfig extends StorageConfig {
   readonly adminPassword: string | undefined;
   /** TRACELIGHT_BODY_LIMIT in bytes. */
   readonly bodyLimitBytes: number;
+  /** TRACELIGHT_BODY_BUDGET: the most bytes of request bodies read at once, all requests together. */
+  readonly bodyBudgetBytes: number;
   readonly uploadLimitBytes: number;
   readonly rateLimitPerMinute: number;
   /** TRACELIGHT_TRUST_PROXY: how many reverse proxies stand in front (`true` is one; `false`, none). */
@@ -57,6 +59,7 @@ export const CONFIG_VARIABLES: ReadonlyArray<readonly [name: string, defaultValu
   ['TRACELIGHT_ADMIN_EMAIL', '—', 'The first admin\'s email: the admin is created on start when no user exists. Set both or neither.'],
   ['TRACELIGHT_ADMIN_PASSWORD', '—', 'That admin\'s password (at least 8 characters); used only on that first start.'],
   ['TRACELIGHT_BODY_LIMIT', '`10mb`', 'Largest JSON or form body; larger gets 413. Sized for trace batches: a 1,000-span flush of ~1 KB spans is ~1.3 MB.'],
+  ['TRACELIGHT_BODY_BUDGET', '`512mb`', 'The most bytes of request bodies the server takes in at once, all requests together: each body counts its stated `Content-Length` (one of no stated length, the most its route takes) from when it is first read until its answer is done. A body that would go past it is answered 503 with `Retry-After: 1` at once, unread; one body is always taken when no other is being read. Without it, connections each sending a body up to `TRACELIGHT_BODY_LIMIT` could hold far more than the process has. `tracelight_held_entries` / `tracelight_held_size{structure="request_bodies"}` show what is being read.'],
   ['TRACELIGHT_UPLOAD_LIMIT_BYTES', '`1048576`', 'Largest code-scorer file; larger gets 413, as does an upload whose body is over this and 64 KiB, at once when its stated length says so (the room for the form\'s other fields). Protobuf OTLP exports: 16× this, once inflated; JSON ones are bodies under `TRACELIGHT_BODY_LIMIT`.'],
   ['TRACELIGHT_RATE_LIMIT_PER_MINUTE', '`6000`', 'Requests per minute per credential, per process (0: none); beyond it 429 with `Retry-After`. A caller is charged once known: to its API key, or to the user behind a token or a Basic pair (however the header is spelt, and every refreshed token shares the user\'s bucket). Failed authentications and the sign-in routes are charged to the client\'s address (an IPv6 client\'s /64 network, which one host is given), so guessing passwords or keys is limited whatever each attempt presents; and from an address whose bucket is empty a Basic pair is refused without its password being checked. A bucket is kept only until it has refilled (a minute at most), at most 100,000 of them (past that the least recently used goes first): `tracelight_held_entries{structure="rate_limit_buckets"}` says how many. `/healthcheck`, `/readyz`, `/metrics` and the docs are not limited.'],
   ['TRACELIGHT_TRUST_PROXY', '`false`', '`true` behind a reverse proxy, or how many stand in a chain before the server (`2`: a CDN, then a load balancer). The client address (for the rate limit) is then the `X-Forwarded-For` entry the outermost proxy added, counted that many from the right, so that what a client writes there itself is never taken for its address (an entry that is no address charges the proxy); the scheme (the refresh cookie\'s `Secure`) comes from `X-Forwarded-Proto`. Leave it `false` when clients reach the server directly, or they could choose their address, and let them reach it only through the proxies.'],
@@ -115,6 +118,9 @@ export const loadConfig = (env: Env): E.Either<ReadonlyArray<string>, ServerConf
   const bodyLimit = env['TRACELIGHT_BODY_LIMIT'] || '10mb';
   const bodyLimitBytes = byteSize(bodyLimit);
   if (bodyLimitBytes === undefined) problems.push(`TRACELIGHT_BODY_LIMIT must look like 512kb or 1mb, got ${JSON.stringify(bodyLimit)}`);
+  const bodyBudget = env['TRACELIGHT_BODY_BUDGET'] || '512mb';
+  const bodyBudgetBytes = byteSize(bodyBudget, true);
+  if (bodyBudgetBytes === undefined || bodyBudgetBytes < 1) problems.push(`TRACELIGHT_BODY_BUDGET must look like 512mb or 2gb, got ${JSON.stringify(bodyBudget)}`);
   const offloadQueue = env['TRACELIGHT_OFFLOAD_QUEUE_BYTES'] || '128mb';
   const offloadQueueBytes = byteSize(offloadQueue);
   if (offloadQueueBytes === undefined || offloadQueueBytes < 1)
@@ -134,6 +140,7 @@ export const loadConfig = (env: Env): E.Either<ReadonlyArray<string>, ServerConf
     adminEmail,
     adminPassword,
     bodyLimitBytes: bodyLimitBytes ?? 0,
+    bodyBudgetBytes: bodyBudgetBytes ?? 0,
     uploadLimitBytes: take(integer('TRACELIGHT_UPLOAD_LIMIT_BYTES', 1, 1 << 30, 1 << 20)(env), 1 << 20),
     rateLimitPerMinute: take(integer('TRACELIGHT_RATE_LIMIT_PER_MINUTE', 0, 10_000_000, 6000)(env), 6000),
     trustedProxies: trustedProxies ?? 0,

@@ -1,6 +1,6 @@
 // The composition root: configuration → inversify container. Choosing the storage engine is one switch here.
 import { credentialsModule, loadOrCreateSecretKey } from '@tracelight/credentials';
-import { type HttpLogger, HttpMetrics, RouteOffload, httpModule } from '@tracelight/http-koa';
+import { type HttpLogger, HttpApp, HttpMetrics, RouteOffload, httpModule } from '@tracelight/http-koa';
 import { REPOSITORY_TOKENS } from '@tracelight/ports';
 import { ScorerUseCases } from '@tracelight/use-cases';
 import type { MongoDatabase } from '@tracelight/mongodb';
@@ -83,9 +83,20 @@ export const buildContainer = async (config: ServerConfig, logger: HttpLogger): 
       // A session lives as long as the refresh token its sign-in gave, however often it is renewed.
       sessionMaxAgeSeconds: config.refreshTokenTtlSeconds,
     }),
-    httpModule({ bodyLimitBytes: config.bodyLimitBytes, uploadLimitBytes: config.uploadLimitBytes, rateLimitPerMinute: config.rateLimitPerMinute, trustedProxies: config.trustedProxies }, logger, metrics),
+    httpModule(
+      {
+        bodyLimitBytes: config.bodyLimitBytes,
+        uploadLimitBytes: config.uploadLimitBytes,
+        rateLimitPerMinute: config.rateLimitPerMinute,
+        trustedProxies: config.trustedProxies,
+        bodyBudgetBytes: config.bodyBudgetBytes,
+      },
+      logger,
+      metrics,
+    ),
   );
   engine.watch?.(container, metrics);
+  metrics.watch('request_bodies', () => container.get(HttpApp).bodies?.held() ?? { entries: 0, size: 0 });
   metrics.watch('scorers', () => container.get(ScorerUseCases).held().scorers);
   metrics.watch('scorer_version_pages', () => container.get(ScorerUseCases).held().versionPages);
   const pool =

@@ -21,7 +21,7 @@ export class MultipartError extends Error {
  * Room in an upload's body besides its file: the parts' headers and boundaries, and the form's other fields
  * (a few short values).
  */
-const ENVELOPE_BYTES = 64 * 1024;
+export const MULTIPART_ENVELOPE_BYTES = 64 * 1024;
 
 export const parseMultipart = (
   req: IncomingMessage,
@@ -31,7 +31,7 @@ export const parseMultipart = (
     // The body's limit: one file at the limit and its envelope. One that says it is larger is refused before a
     // byte of it is read (or asked for, under `Expect: 100-continue`), as JSON bodies are; one that does not
     // say (chunked) is cut where it passes the limit.
-    const bodyLimitBytes = limitBytes + ENVELOPE_BYTES;
+    const bodyLimitBytes = limitBytes + MULTIPART_ENVELOPE_BYTES;
     if (Number(req.headers['content-length']) > bodyLimitBytes) return reject(new MultipartError('Request body too large', 413));
     let bb: busboy.Busboy;
     try {
