@@ -22,6 +22,8 @@ export interface User {
 export const normaliseEmail = (email: string): string => email.trim().toLowerCase();
 
 const EMAIL = /^[^\s@]+@[^\s@]+\.[^\s@]+$/;
-export const isEmail = (s: string): boolean => EMAIL.test(s.trim());
+/** The longest address mail can carry (RFC 3696 errata, RFC 5321's path less its angle brackets). */
+export const MAX_EMAIL_LENGTH = 254;
+export const isEmail = (s: string): boolean => s.trim().length <= MAX_EMAIL_LENGTH && EMAIL.test(s.trim());
 
 export const MIN_PASSWORD_LENGTH = 8;

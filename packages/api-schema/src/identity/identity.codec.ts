@@ -1,15 +1,20 @@
 // Sign-in, tokens, users and API keys.
-import { isEmail, MIN_PASSWORD_LENGTH, USER_ROLES } from '@tracelight/domain';
+import { isEmail, MAX_EMAIL_LENGTH, MIN_PASSWORD_LENGTH, USER_ROLES } from '@tracelight/domain';
 import * as t from 'io-ts';
 import { describeCodec } from '../shared/json-schema';
-import { DateTimeOut, DateTimeWithOffset, Enum, NonEmptyString, Nullable, Obj, Str, UuidOut, UuidString } from '../shared/primitives.codec';
+import { DateTimeOut, DateTimeWithOffset, Enum, Nullable, Obj, Str, UuidOut, UuidString } from '../shared/primitives.codec';
 import { fail } from '../shared/validation-error';
 
+/**
+ * What a credential field may hold: far more than any address, password or key this server issues or
+ * accepts, and little enough that a sign-in attempt cannot hand the password hash megabytes to digest.
+ */
+const Credential = Str({ min: 1, max: 1024, name: 'NonEmptyString' });
 /** The OAuth2 password flow's form (`POST /login`, JSON accepted too): `username` is the email. */
-export const LoginRequest = Obj('LoginRequest', { username: NonEmptyString, password: NonEmptyString });
+export const LoginRequest = Obj('LoginRequest', { username: Credential, password: Credential });
 export type LoginRequest = t.TypeOf<typeof LoginRequest>;
 /** `POST /login/api_key`: exchanges an API key for an access token. */
-export const ApiKeyLoginRequest = Obj('ApiKeyLoginRequest', { api_key: NonEmptyString });
+export const ApiKeyLoginRequest = Obj('ApiKeyLoginRequest', { api_key: Credential });
 export type ApiKeyLoginRequest = t.TypeOf<typeof ApiKeyLoginRequest>;
 /** Spec operation 2 (Refresh Token) and both logins. */
 export const TokenResponse = t.type({ access_token: t.string, token_type: t.literal('bearer') }, 'TokenResponse');
@@ -23,6 +28,8 @@ const emailReason = (s: string): string | undefined => {
   if (local === '') return 'There must be something before the @-sign.';
   if (domain === '') return 'There must be something after the @-sign.';
   if (!domain.includes('.')) return 'The part after the @-sign is not valid. It should have a period.';
+  const over = s.length - MAX_EMAIL_LENGTH;
+  if (over > 0) return `The email address is too long (${over} character${over === 1 ? '' : 's'} too many).`;
   return isEmail(s) ? undefined : 'The email address is not valid.';
 };
 
@@ -38,7 +45,7 @@ export const Email = describeCodec(new t.Type<string, string, unknown>(
       : fail(u, c, { type: 'value_error', msg: `value is not a valid email address: ${reason}`, ctx: { reason } });
   },
   t.identity,
-), { type: 'string', format: 'email' });
+), { type: 'string', format: 'email', maxLength: MAX_EMAIL_LENGTH });
 
 export const UserRole = Enum(USER_ROLES, 'UserRole');
 /** `POST /v2/users` (admins): password at least MIN_PASSWORD_LENGTH (8) characters; role defaults to `user` in the use case. */

@@ -17,6 +17,13 @@ describe('LoginRequest and ApiKeyLoginRequest', () => {
   it('report a wrong type', () => {
     expect(detailOf(ApiKeyLoginRequest, { api_key: 5 })).toEqual([{ loc: ['body', 'api_key'], msg: 'Input should be a valid string', type: 'string_type', input: '**********' }]);
   });
+  it('refuse credentials longer than any this server accepts, before they reach the password hash', () => {
+    const long = 'x'.repeat(1025);
+    expect(detailOf(LoginRequest, { username: 'a@example.com', password: long }).map((d) => [d.loc, d.type])).toEqual([[['body', 'password'], 'string_too_long']]);
+    expect(detailOf(LoginRequest, { username: long, password: 'secret' }).map((d) => [d.loc, d.type])).toEqual([[['body', 'username'], 'string_too_long']]);
+    expect(detailOf(ApiKeyLoginRequest, { api_key: long }).map((d) => [d.loc, d.type])).toEqual([[['body', 'api_key'], 'string_too_long']]);
+    expect(decodedOk(LoginRequest, { username: 'a@example.com', password: 'x'.repeat(1024) }).password).toHaveLength(1024);
+  });
 });
 
 describe('CreateUserRequest', () => {
@@ -50,6 +57,16 @@ describe('CreateUserRequest', () => {
     expect(detailOf(CreateUserRequest, { email: 'a@localhost', password: 'long enough' })[0]).toMatchObject({
       type: 'value_error',
       msg: 'value is not a valid email address: The part after the @-sign is not valid. It should have a period.',
+    });
+  });
+  it('takes an address of up to 254 characters, the most mail can carry', () => {
+    const at254 = `${'a'.repeat(64)}@${'b'.repeat(185)}.com`;
+    expect(at254).toHaveLength(254);
+    expect(decodedOk(CreateUserRequest, { email: at254, password: 'long enough' }).email).toBe(at254);
+    expect(detailOf(CreateUserRequest, { email: `a${at254}`, password: 'long enough' })[0]).toMatchObject({
+      loc: ['body', 'email'],
+      type: 'value_error',
+      msg: 'value is not a valid email address: The email address is too long (1 character too many).',
     });
   });
 });
