@@ -19,7 +19,25 @@ beforeAll(async () => {
   await run('pnpm', ['bundle', path.join(out, 'server')], { cwd: ROOT });
   await run('pnpm', ['bundle:admin', path.join(out, 'admin')], { cwd: ROOT });
 }, 180_000);
-afterAll(() => fs.rmSync(out, { recursive: true, force: true }));
+/**
+ * `pnpm deploy` also writes the bins it links (pino's) to the target taken relative to the workspace but
+ * resolved from the deployed package's folder (pnpm issues 10981 and 11246): from a checkout two folders
+ * deep, `<checkout>/tmp/…/server/node_modules/.bin`. That copy goes too, and the folders of the checkout
+ * left empty above it, so that a test run leaves the checkout as it was.
+ */
+const removeStrayCopy = (dir: string): void => {
+  const stray = path.join(ROOT, 'apps', 'server', path.relative(ROOT, dir));
+  fs.rmSync(stray, { recursive: true, force: true });
+  for (let up = path.dirname(stray); up.startsWith(ROOT + path.sep); up = path.dirname(up)) {
+    if (!fs.existsSync(up)) continue;
+    if (fs.readdirSync(up).length > 0) break;
+    fs.rmdirSync(up);
+  }
+};
+afterAll(() => {
+  fs.rmSync(out, { recursive: true, force: true });
+  removeStrayCopy(path.join(out, 'server'));
+});
 
 /** Every package directory under a bundle's node_modules (pnpm's store layout: `.pnpm/<name>@<version>…`). */
 const packagesOf = (bundle: string): string[] => fs.readdirSync(path.join(out, bundle, 'node_modules', '.pnpm'));
