@@ -289,17 +289,18 @@ describe('request bodies read at once (TRACELIGHT_BODY_BUDGET)', () => {
   };
 
   it('are bounded together: a body that would go past the budget is answered 503 with Retry-After at once, unread; room comes back with the answers', async () => {
-    const w = await startWorld({ TRACELIGHT_BODY_BUDGET: '64kb' });
+    // JSON parsed on the request thread counts 24 times its length (what its parsed form may take).
+    const w = await startWorld({ TRACELIGHT_BODY_BUDGET: '1536kb' });
     try {
       const name = (n: number) => `{"name":"${'p'.repeat(n)}"}`;
       const head = (length: number) =>
         `POST /v2/projects HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${w.adminToken}\r\nContent-Type: application/json\r\nContent-Length: ${length}\r\n\r\n`;
-      // A body of about 40,000 bytes, stated and begun, its rest held back: its room is taken while it arrives.
+      // A body of 40,000 bytes (960,000 counted), stated and begun, its rest held back: its room is taken while it arrives.
       const large = name(39_988);
       const first = begin(w.server.baseUrl, head(large.length), large.slice(0, 10));
       for (let i = 0; i < 100 && (await held(w.server.baseUrl, 'request_bodies')).entries === 0; i++) await new Promise((r) => setTimeout(r, 20));
-      expect(await held(w.server.baseUrl, 'request_bodies')).toEqual({ entries: 1, size: large.length });
-      // Another as large would go past 64 KiB: refused at once, before a byte of its body is sent.
+      expect(await held(w.server.baseUrl, 'request_bodies')).toEqual({ entries: 1, size: large.length * 24 });
+      // Another as large would go past 1,536 KiB: refused at once, before a byte of its body is sent.
       const second = begin(w.server.baseUrl, head(large.length), '');
       expect(await second.answered).toBe('HTTP/1.1 503 Service Unavailable');
       expect(second.text()).toMatch(/\r\nretry-after: 1\r\n/i);
@@ -314,6 +315,27 @@ describe('request bodies read at once (TRACELIGHT_BODY_BUDGET)', () => {
       const again = begin(w.server.baseUrl, head(large.length), large);
       expect(await again.answered).toBe('HTTP/1.1 422 Unprocessable Entity');
       for (const s of [first, again]) s.close();
+    } finally {
+      await w.server.stop();
+    }
+  });
+
+  it('count a body an offload worker will parse as its bytes, one parsed here as what its parsed form may take', async () => {
+    const w = await startWorld({ TRACELIGHT_OFFLOAD_MIN_BYTES: '1024' });
+    try {
+      const project = w.ok(await w.call('POST', '/v2/projects', { auth: w.admin, json: { name: 'weighed' } })).id as string;
+      const stream = w.ok(await w.call('POST', `/v2/projects/${project}/log_streams`, { auth: w.admin, json: { name: 's' } })).id as string;
+      const body = JSON.stringify({ log_stream_id: stream, traces: [{ name: 't', input: 'x'.repeat(40_000), output: 'y', spans: [] }] });
+      const head = (length: number) =>
+        `POST /v2/projects/${project}/traces HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${w.adminToken}\r\nContent-Type: application/json\r\nContent-Length: ${length}\r\n\r\n`;
+      for (const [sent, weight] of [[body, 1], [body.slice(0, 1000).replace(/x+$/, 'x"}]}'), 24]] as const) {
+        const request = begin(w.server.baseUrl, head(sent.length), sent.slice(0, 10));
+        for (let i = 0; i < 100 && (await held(w.server.baseUrl, 'request_bodies')).entries === 0; i++) await new Promise((r) => setTimeout(r, 20));
+        expect([sent.length, await held(w.server.baseUrl, 'request_bodies')]).toEqual([sent.length, { entries: 1, size: sent.length * weight }]);
+        expect(await request.rest(sent.slice(10))).toBe('HTTP/1.1 200 OK');
+        for (let i = 0; i < 100 && (await held(w.server.baseUrl, 'request_bodies')).entries > 0; i++) await new Promise((r) => setTimeout(r, 20));
+        request.close();
+      }
     } finally {
       await w.server.stop();
     }

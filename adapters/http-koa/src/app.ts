@@ -63,6 +63,14 @@ const CLIENT_GONE = new Set(['ECONNRESET', 'EPIPE', 'ECONNABORTED', 'ERR_HTTP_RE
 const clientGone = (e: { code?: unknown; message?: unknown }): boolean =>
   (typeof e.code === 'string' && (CLIENT_GONE.has(e.code) || e.code.startsWith('HPE_'))) || e.message === 'Parse Error';
 
+/**
+ * What a body decoded on the request thread may take once decoded, per byte of it: JSON of tiny values
+ * is many times its text (`[{},{},…]` takes 21 bytes of heap a byte, `[[],[],…]` 13, objects of unique
+ * keys 8), and the text is held beside it. A body handed to an offload worker counts as its bytes: the
+ * worker decodes one at a time, within its own heap.
+ */
+const DECODED_BODY_WEIGHT = 24;
+
 /** The answer to a body that would take the server past TRACELIGHT_BODY_BUDGET: come back in a second. */
 const BODIES_BUSY = {
   status: 503,
@@ -218,10 +226,11 @@ export class HttpApp {
 
   /**
    * Reserves the body's room in the budget until its answer is done (the body, parsed or not, lives that
-   * long): its stated length, or for one of no stated length (chunked) the most it may be. A body stated
-   * over its limit reserves nothing: it is refused (413) unread.
+   * long): its stated length, or for one of no stated length (chunked) the most it may be, times
+   * DECODED_BODY_WEIGHT when it will be decoded on this thread. A body stated over its limit reserves
+   * nothing: it is refused (413) unread.
    */
-  private admitBody(kind: BodyKind, ctx: AppContext): boolean {
+  private admitBody(r: Route, kind: BodyKind, ctx: AppContext): boolean {
     const budget = this.bodies;
     if (budget === undefined || kind === 'none' || !carriesBody(ctx.req)) return true;
     const limit =
@@ -231,7 +240,10 @@ export class HttpApp {
           ? this.options.uploadLimitBytes * 16
           : this.options.bodyLimitBytes;
     const stated = Number(ctx.req.headers['content-length']);
-    const bytes = Number.isFinite(stated) ? (stated > limit ? 0 : stated) : limit;
+    // As `handle` decides: a heavy route's body of no stated length, or of at least the offload size, goes to a worker.
+    const offloaded = r.offload === true && this.offload !== undefined && !(stated < this.offload.minBytes);
+    const weight = kind === 'multipart' || offloaded ? 1 : DECODED_BODY_WEIGHT;
+    const bytes = (Number.isFinite(stated) ? (stated > limit ? 0 : stated) : limit) * weight;
     if (!budget.reserve(bytes)) return false;
     ctx.res.once('close', () => budget.release(bytes));
     return true;
@@ -239,7 +251,7 @@ export class HttpApp {
 
   private async handle(r: Route, ctx: AppContext): Promise<void> {
     const kind = r.bodyKind ?? (r.body ? 'json' : 'none');
-    if (!this.admitBody(kind, ctx)) return sendError(ctx, BODIES_BUSY);
+    if (!this.admitBody(r, kind, ctx)) return sendError(ctx, BODIES_BUSY);
     let rawBody: unknown = {};
     if (kind === 'multipart') {
       if (!isMultipart(ctx)) {

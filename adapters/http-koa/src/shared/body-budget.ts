@@ -1,4 +1,4 @@
-// How many bytes of request bodies the server takes in at once (TRACELIGHT_BODY_BUDGET). Each body is
+// How much memory request bodies take at once (TRACELIGHT_BODY_BUDGET), in the bytes each reserves. Each body is
 // bounded alone (413); without a bound on all of them together, many connections each sending a body up
 // to the limit could hold connections × TRACELIGHT_BODY_LIMIT in memory, far past what the process has.
 

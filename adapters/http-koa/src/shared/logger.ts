@@ -18,7 +18,7 @@ export interface HttpOptions {
    * from the right, so that what a client writes there itself is never taken for its address.
    */
   readonly trustedProxies?: number;
-  /** The most bytes of request bodies read at once, all requests together (absent: no bound but each body's). */
+  /** The most memory request bodies may take at once, all requests together, as `HttpApp` counts it (absent: no bound but each body's). */
   readonly bodyBudgetBytes?: number;
 }
 export const HttpOptions = Symbol.for('tracelight.HttpOptions');
