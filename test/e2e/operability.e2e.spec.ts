@@ -1,5 +1,6 @@
 // What a platform team relies on to run Tracelight: probes, metrics, request ids, limits, quiet logs.
 import { execFile } from 'node:child_process';
+import * as fs from 'node:fs';
 import * as nodeHttp from 'node:http';
 import * as path from 'node:path';
 import { CONFIG_VARIABLES } from '../../apps/server/src/config';
@@ -154,7 +155,8 @@ describe('rate limit on callers not known', () => {
 
 describe('graceful shutdown', () => {
   it('on SIGTERM finishes what is in flight, closes keep-alive connections, closes the database and exits 0', async () => {
-    const s = await startWorld();
+    // The ingest below (500 KB) goes through an offload worker, whose connections close too.
+    const s = await startWorld({ TRACELIGHT_OFFLOAD_MIN_BYTES: '65536' });
     const key = await s.apiKey(s.admin);
     const project = await s.project(s.admin);
     const run = await s.run(s.admin, project, 'log_streams');
@@ -199,6 +201,9 @@ describe('graceful shutdown', () => {
     expect(code).toBe(0);
     expect(took).toBeLessThan(5_000);
     expect(s.server.output.join('\n')).toMatch(/shutting down: finishing in-flight requests/);
+    // Every connection closed, the writing one last: it checkpointed the write-ahead log into the file
+    // and removed it, so the file alone (copied, backed up) is the whole database.
+    expect(fs.readdirSync(s.server.dataDir).filter((f) => f.startsWith('tracelight.db'))).toEqual(['tracelight.db']);
     // The ingest acknowledged before the exit is there after a restart on the same data.
     const again = await startServer(s.server.storageEnv);
     try {

@@ -123,12 +123,16 @@ export class SqliteStorage implements StorageHealth {
     }
   }
 
-  /** Finishes queued writes, then closes every connection. */
+  /**
+   * Finishes queued writes, then closes every connection: the reading one first, so that the writing
+   * one closes last. The last connection to close checkpoints the write-ahead log into the file and
+   * removes it, which a read-only one cannot do: the file alone is then the whole database.
+   */
   async close(): Promise<void> {
     const opened = this.opened;
     this.opened = undefined;
     if (!opened) return;
-    await opened.writer?.close();
     opened.reader.close();
+    await opened.writer?.close();
   }
 }
