@@ -1,6 +1,7 @@
 // Deleting a project over HTTP: everything under it goes, from every route and from the database file,
 // for its owner only; its name is free again; and ingestion racing the deletion leaves nothing behind.
 import { randomUUID } from 'node:crypto';
+import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { TracelightClient, TracelightError } from '@tracelight/client';
 import { ADMIN } from '../support/server';
@@ -214,5 +215,34 @@ describe('ingestion racing a deletion', () => {
     expect(statuses.filter((s) => s !== 200 && s !== 404)).toEqual([]);
     expect(rowsNaming(p.projectId, [p.stream, p.experiment])).toEqual({});
     expect(await everyRead(w.admin, p)).toEqual(all(404));
+  });
+});
+
+describe("what a deletion leaves in SQLite's file", () => {
+  it('nothing of the deleted records: their pages are overwritten, not only freed', async () => {
+    const own = await startWorld();
+    const dir = own.server.dataDir;
+    try {
+      const marker = `deleted-text-${randomUUID()}`;
+      const projectId = await own.project(own.admin, `wiped-${randomUUID()}`);
+      const stream = await own.run(own.admin, projectId, 'log_streams', 'production');
+      // Small records (within a page) and a large one (overflow pages), beside a project that stays.
+      const traces = [...Array.from({ length: 50 }, () => ({ name: 'chat', input: marker, output: marker, spans: [{ type: 'llm', input: marker, output: 'a' }] })), { name: 'big', input: marker.repeat(2_000), output: 'a', spans: [] }];
+      own.ok(await own.call('POST', `/v2/projects/${projectId}/traces`, { auth: own.admin, json: { log_stream_id: stream, traces } }));
+      const kept = await own.project(own.admin, `kept-${randomUUID()}`);
+      const keptStream = await own.run(own.admin, kept, 'log_streams', 'production');
+      own.ok(await own.call('POST', `/v2/projects/${kept}/traces`, { auth: own.admin, json: { log_stream_id: keptStream, traces: [{ name: 'kept', input: 'kept text', output: 'a', spans: [] }] } }));
+      expect((await own.call('DELETE', `/v2/projects/${projectId}`, { auth: own.admin })).status).toBe(200);
+    } finally {
+      expect(await own.server.stop()).toBe(0);
+    }
+    // Everything the write-ahead log holds goes into the file, and the log is emptied (it also holds the
+    // pages as they were written before the deletion, until later writes take its place).
+    const db = new Database(path.join(dir, 'tracelight.db'));
+    db.pragma('wal_checkpoint(TRUNCATE)');
+    db.close();
+    const files = fs.readdirSync(dir).filter((f) => f.startsWith('tracelight.db'));
+    const bytes = Buffer.concat(files.map((f) => fs.readFileSync(path.join(dir, f))));
+    expect([bytes.includes('deleted-text-'), bytes.includes('kept text')]).toEqual([false, true]);
   });
 });

@@ -66,6 +66,9 @@ export class SqliteDatabase {
     this.db.pragma('journal_mode = WAL');
     this.db.pragma(`synchronous = ${options.synchronous ?? 'FULL'}`);
     this.db.pragma('foreign_keys = ON');
+    // What is deleted (a project, records past retention) is overwritten with zeros, not only freed: free
+    // pages would otherwise keep it in the file, readable by whoever gets a copy, until reused.
+    this.db.pragma('secure_delete = ON');
     this.db.pragma(`journal_size_limit = ${WAL_SIZE_LIMIT_BYTES}`);
     // Before migrating: a migration that would not fit fails as any other write does. SQLite never
     // sets the limit below the pages already in use, so a quota smaller than the file stops growth.
