@@ -184,6 +184,27 @@ describe.each([
       expect(found['no end']!['created_at']).toBe('2023-11-14T22:13:20.000Z');
     });
 
+    it('refuses names and values that cannot be read as text or numbers with 400, not 500', async () => {
+      // Parsed JSON can hold an object whose own toString and valueOf are no functions: no text at all.
+      const noText = { toString: 1, valueOf: 1 };
+      const hostile = [
+        { name: noText },
+        { status: { code: 2, message: noText } },
+        { status: { code: noText } },
+        { attributes: [{ key: 'input.value', value: { stringValue: noText } }] },
+        { attributes: [{ key: 'gen_ai.request.temperature', value: { doubleValue: noText } }] },
+        { attributes: [{ key: 'x', value: { bytesValue: noText } }] },
+      ];
+      for (const [i, span] of hostile.entries()) {
+        const r = await send(`no-text-${i}`, export1({}, span));
+        expect([i, r.status, r.body.code]).toEqual([i, 400, 3]);
+      }
+      const scope = export1({});
+      (scope.resourceSpans[0]!.scopeSpans[0] as Record<string, unknown>)['scope'] = { name: noText };
+      expect((await send('no-text-scope', scope)).status).toBe(400);
+      expect((await w.call('GET', '/healthcheck')).status).toBe(200);
+    });
+
     it('refuses timestamps beyond a fixed64, a log stream name a log stream may not have, and too many spans, creating no log stream', async () => {
       const late = await send('late-times', export1({}, { startTimeUnixNano: '99999999999999999999999', endTimeUnixNano: '99999999999999999999999' }));
       expect(late.status).toBe(400);

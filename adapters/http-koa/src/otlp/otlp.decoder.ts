@@ -28,18 +28,28 @@ const nanos = (x: unknown): bigint => {
   return 0n;
 };
 
+/**
+ * Parsed JSON can hold an object where a scalar belongs, and one whose own `toString` and `valueOf`
+ * are no functions makes String() and Number() throw: such a value is bad data, not a crash.
+ */
+const scalar = (x: unknown, what: string): string | number | boolean | null | undefined => {
+  if (typeof x === 'object' && x !== null) throw new OtlpDecodeFailure(`${what} is not a scalar`);
+  return x as string | number | boolean | null | undefined;
+};
+const textOf = (x: unknown, what: string): string => String(scalar(x, what) ?? '');
+
 const anyValue = (v: unknown): OtelValue => {
   if (!isObj(v)) return null;
-  if ('stringValue' in v) return typeof v['stringValue'] === 'string' ? v['stringValue'] : String(v['stringValue']);
+  if ('stringValue' in v) return typeof v['stringValue'] === 'string' ? v['stringValue'] : String(scalar(v['stringValue'], 'a stringValue'));
   if ('boolValue' in v) return v['boolValue'] === true;
   if ('intValue' in v) {
     const n = Number(typeof v['intValue'] === 'object' && v['intValue'] !== null ? nanos(v['intValue']) : v['intValue']);
     return Number.isFinite(n) ? n : null;
   }
-  if ('doubleValue' in v) return Number(v['doubleValue']);
+  if ('doubleValue' in v) return Number(scalar(v['doubleValue'], 'a doubleValue'));
   if ('arrayValue' in v) return arr(isObj(v['arrayValue']) ? v['arrayValue']['values'] : []).map(anyValue);
   if ('kvlistValue' in v) return attributes(isObj(v['kvlistValue']) ? v['kvlistValue']['values'] : []);
-  if ('bytesValue' in v) return v['bytesValue'] instanceof Uint8Array ? Buffer.from(v['bytesValue']).toString('base64') : String(v['bytesValue']);
+  if ('bytesValue' in v) return v['bytesValue'] instanceof Uint8Array ? Buffer.from(v['bytesValue']).toString('base64') : String(scalar(v['bytesValue'], 'a bytesValue'));
   return null;
 };
 
@@ -67,7 +77,7 @@ export const spansOfRequest = (request: unknown): OtelSpan[] => {
     for (const ss of arr(rs['scopeSpans'])) {
       if (!isObj(ss)) continue;
       const scopeObj = isObj(ss['scope']) ? ss['scope'] : {};
-      const scope = { name: String(scopeObj['name'] ?? ''), version: String(scopeObj['version'] ?? '') };
+      const scope = { name: textOf(scopeObj['name'], 'a scope name'), version: textOf(scopeObj['version'], 'a scope version') };
       for (const [i, s] of arr(ss['spans']).entries()) {
         if (!isObj(s)) throw new OtlpDecodeFailure(`span ${i} is not an object`);
         const traceId = hexOf(s['traceId']);
@@ -84,11 +94,11 @@ export const spansOfRequest = (request: unknown): OtelSpan[] => {
           traceId,
           spanId,
           parentSpanId: HEX_SPAN.test(parent) && !/^0+$/.test(parent) ? parent : null,
-          name: String(s['name'] ?? ''),
+          name: textOf(s['name'], 'a span name'),
           startTimeUnixNano,
           endTimeUnixNano,
           attributes: attributes(s['attributes']),
-          status: { code: Number(status['code'] ?? 0), message: String(status['message'] ?? '') },
+          status: { code: Number(scalar(status['code'], 'a status code') ?? 0), message: textOf(status['message'], 'a status message') },
           resource,
           scope,
         });
