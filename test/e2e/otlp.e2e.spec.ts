@@ -16,6 +16,12 @@ const emit = async (encoding: 'proto' | 'json', url: string, headers: Record<str
   const { stdout } = await promisify(execFile)(process.execPath, [script, encoding, url, JSON.stringify(headers), tag, compression]);
   return stdout.trim();
 };
+/** Spans whose data is in their events: recorded exceptions, and a GenAI prompt and completion. */
+const emitEvents = async (encoding: 'proto' | 'json', url: string, headers: Record<string, string>, tag: string): Promise<string> => {
+  const script = path.join(__dirname, '../support/otel-events-emitter.cjs');
+  const { stdout } = await promisify(execFile)(process.execPath, [script, encoding, url, JSON.stringify(headers), tag]);
+  return stdout.trim();
+};
 
 const searchSpans = (logStreamId: string, traceRecordId: string) =>
   w.call('POST', `/v2/projects/${projectId}/spans/search`, {
@@ -77,6 +83,27 @@ describe.each([
         status_code: 500,
         error_message: 'hotel full',
       });
+    });
+  });
+
+  describe.each(['proto', 'json'] as const)('OTLP/HTTP %s span events', (encoding) => {
+    it('names a failed span\'s error by its recorded exception, keeps an exception on a span that did not fail in its metadata, and reads a GenAI prompt and completion from events', async () => {
+      const logstream = `otel-events-${encoding}`;
+      const traceId = await emitEvents(encoding, `${w.server.baseUrl}/v1/traces`, { 'Service-API-Key': key, project: projectName, logstream }, encoding);
+      const streams = w.ok(await w.call('GET', `/v2/projects/${projectId}/log_streams?name=${logstream}`, { auth: w.admin }));
+      const spans = w.ok(await searchSpans(streams[0].id, uuidOf(traceId))).records as Array<Record<string, unknown>>;
+      const byName = Object.fromEntries(spans.map((s) => [s['name'], s]));
+      expect(Object.keys(byName).sort()).toEqual(['chat', `events-${encoding}`, 'failed', 'recovered']);
+      expect(byName['failed']).toMatchObject({ status_code: 500, error_message: 'Error: boom', user_metadata: { 'exception.type': 'Error', 'exception.message': 'boom' } });
+      expect(byName['recovered']).toMatchObject({ status_code: null, error_message: null, user_metadata: { 'exception.type': 'TypeError', 'exception.message': 'flaky' } });
+      expect(byName['chat']).toMatchObject({
+        type: 'llm',
+        input: [{ role: 'user', content: 'Plan a trip to Paris' }],
+        output: [{ role: 'assistant', content: 'Booked.' }],
+        status_code: null,
+        user_metadata: { 'otel.scope.name': 'tracelight-e2e', 'service.name': expect.any(String) },
+      });
+      expect(Object.keys(byName['chat']!['user_metadata'] as object).sort()).toEqual(['otel.scope.name', 'service.name']);
     });
   });
 
@@ -184,6 +211,17 @@ describe.each([
       expect(found['no end']!['created_at']).toBe('2023-11-14T22:13:20.000Z');
     });
 
+    it('refuses events that are not a list of objects with 400, and passes over events of no name it reads, creating no log stream for a refused export', async () => {
+      for (const [i, events] of [['not a list'], [[null]], [[{ name: 'exception' }, 7]]].entries()) {
+        const r = await send(`bad-events-${i}`, export1({}, { events }));
+        expect([events, r.status, r.body.code]).toEqual([events, 400, 3]);
+        expect(await spansOf(`bad-events-${i}`)).toBeUndefined();
+      }
+      const odd = [{ name: 5 }, { name: 'exception', attributes: 'none' }, { name: 'exception', attributes: [{ key: 'exception.message', value: { stringValue: 'second' } }] }];
+      expect((await send('odd-events', export1({}, { status: { code: 2 }, events: odd }))).status).toBe(200);
+      expect((await spansOf('odd-events'))![0]).toMatchObject({ status_code: 500, error_message: 'error' });
+    });
+
     it('refuses names and values that cannot be read as text or numbers with 400, not 500', async () => {
       // Parsed JSON can hold an object whose own toString and valueOf are no functions: no text at all.
       const noText = { toString: 1, valueOf: 1 };
@@ -194,6 +232,7 @@ describe.each([
         { attributes: [{ key: 'input.value', value: { stringValue: noText } }] },
         { attributes: [{ key: 'gen_ai.request.temperature', value: { doubleValue: noText } }] },
         { attributes: [{ key: 'x', value: { bytesValue: noText } }] },
+        { events: [{ name: 'exception', attributes: [{ key: 'exception.message', value: { stringValue: noText } }] }] },
       ];
       for (const [i, span] of hostile.entries()) {
         const r = await send(`no-text-${i}`, export1({}, span));

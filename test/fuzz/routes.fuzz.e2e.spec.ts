@@ -194,6 +194,42 @@ describe('fuzzing every route', () => {
     );
   }, 240_000);
 
+  it('never answers ≥ 500 to an OTLP/JSON export of spans with valid ids and anything in their names, status, attributes and events', async () => {
+    // Besides anything: an object with no text at all (its own toString and valueOf are no functions).
+    const value = fc.oneof(weird, fc.constant({ toString: 1, valueOf: 1 }));
+    const anyValue = fc.oneof(value, fc.dictionary(fc.constantFrom('stringValue', 'boolValue', 'intValue', 'doubleValue', 'arrayValue', 'kvlistValue', 'bytesValue'), value, { maxKeys: 2 }));
+    const keys = fc.oneof(fc.constantFrom('exception.type', 'exception.message', 'gen_ai.prompt', 'gen_ai.completion', 'input.value', 'gen_ai.request.temperature'), value);
+    const keyValues = fc.oneof(value, fc.array(fc.oneof(value, fc.record({ key: keys, value: anyValue }, { requiredKeys: [] })), { maxLength: 4 }));
+    const eventNames = fc.oneof(fc.constantFrom('exception', 'gen_ai.content.prompt', 'gen_ai.content.completion', 'log'), value);
+    const event = fc.oneof(value, fc.record({ name: eventNames, timeUnixNano: value, attributes: keyValues }, { requiredKeys: [] }));
+    const span = fc.record({
+      name: value,
+      status: fc.oneof(value, fc.record({ code: value, message: value }, { requiredKeys: [] })),
+      attributes: keyValues,
+      events: fc.oneof(value, fc.array(event, { maxLength: 4 })),
+    }, { requiredKeys: [] });
+    const scope = fc.oneof(value, fc.record({ name: value, version: value }, { requiredKeys: [] }));
+    const hex = (length: number) => fc.stringMatching(new RegExp(`^[0-9a-f]{${length}}$`)).filter((id) => !/^0+$/.test(id));
+    const otlpExport = fc.record({ traceId: hex(32), spanId: hex(16), span, scope });
+    await fc.assert(
+      fc.asyncProperty(otlpExport, async ({ traceId, spanId, span: fields, scope: scopeOf }) => {
+        const before = fingerprint();
+        const raw = JSON.stringify({ resourceSpans: [{ scopeSpans: [{ scope: scopeOf, spans: [{ ...fields, traceId, spanId }] }] }] });
+        const reply = await w.call('POST', '/v1/traces', {
+          headers: { 'Service-API-Key': key, 'content-type': 'application/json', project: ids['project_id']!, logstream: 'fuzz-otlp' },
+          timeoutMs: 5000,
+          raw,
+        });
+        expect(reply.status).toBeLessThan(500);
+        if (reply.status >= 400) {
+          expect(reply.body).toEqual({ code: expect.any(Number), message: expect.any(String) });
+          expect(fingerprint()).toBe(before);
+        }
+      }),
+      { numRuns: Number(process.env['FUZZ_RUNS'] ?? 1500) / 5, seed: Number(process.env['FUZZ_SEED'] ?? Date.now() % 1e9) },
+    );
+  }, 240_000);
+
   it('answers 422, naming the limit, to a body nested past 100 levels on every route that reads one', async () => {
     const before = fingerprint();
     // Every route with a JSON body (a code version is a multipart upload; refresh_token takes no body).

@@ -1,6 +1,6 @@
 // OTLP/HTTP trace exports, protobuf or JSON, → the neutral OtelSpan model. Malformed input is a
 // DecodeFailure (→ 422), never a crash.
-import type { OtelAttributes, OtelSpan, OtelValue } from '@tracelight/domain';
+import { OTEL_EVENT_NAMES, type OtelAttributes, type OtelEvent, type OtelSpan, type OtelValue } from '@tracelight/domain';
 import * as protobuf from 'protobufjs';
 import { ExportTraceServiceRequest } from './otlp-trace.proto';
 
@@ -64,6 +64,24 @@ const attributes = (list: unknown): OtelAttributes => {
   return out;
 };
 
+/**
+ * The events the mapping reads (OTEL_EVENT_NAMES), the first of each name, without their times. The
+ * others, which can be many a span (one a log line), cost a name comparison each: their attributes
+ * are not converted. Events are a list of objects, or the export is bad data.
+ */
+const eventsOf = (list: unknown, span: number): OtelEvent[] => {
+  if (list === undefined || list === null) return [];
+  if (!Array.isArray(list)) throw new OtlpDecodeFailure(`span ${span} has events that are not a list`);
+  const kept: OtelEvent[] = [];
+  for (const [i, e] of list.entries()) {
+    if (!isObj(e)) throw new OtlpDecodeFailure(`span ${span} event ${i} is not an object`);
+    const name = e['name'];
+    if (typeof name === 'string' && OTEL_EVENT_NAMES.has(name) && !kept.some((k) => k.name === name))
+      kept.push({ name, attributes: attributes(e['attributes']) });
+  }
+  return kept;
+};
+
 const HEX_TRACE = /^[0-9a-f]{32}$/;
 const HEX_SPAN = /^[0-9a-f]{16}$/;
 
@@ -98,6 +116,7 @@ export const spansOfRequest = (request: unknown): OtelSpan[] => {
           startTimeUnixNano,
           endTimeUnixNano,
           attributes: attributes(s['attributes']),
+          events: eventsOf(s['events'], i),
           status: { code: Number(scalar(status['code'], 'a status code') ?? 0), message: textOf(status['message'], 'a status message') },
           resource,
           scope,

@@ -1,6 +1,7 @@
 // OpenTelemetry spans → Tracelight records. One priority-ordered table per field reads the
 // conventions LLM instrumentations use: OpenInference first, then the GenAI semantic conventions
-// (gen_ai.*), then the Vercel AI SDK (ai.*). Pure: no decoding, no I/O.
+// (gen_ai.*), then the Vercel AI SDK (ai.*); a few span events fill in what attributes leave out.
+// Pure: no decoding, no I/O.
 import type { SpanType } from '../columns/column';
 import type { ProjectId, RunId } from '../shared/ids';
 import { MAX_JSON_DEPTH, nestsDeeperThan } from '../shared/json-depth';
@@ -8,6 +9,19 @@ import type { Json, LogRecord, TypedAttributes } from './log-record';
 
 export type OtelValue = string | number | boolean | null | ReadonlyArray<OtelValue> | { readonly [k: string]: OtelValue };
 export type OtelAttributes = Readonly<Record<string, OtelValue>>;
+
+/**
+ * Events the mapping reads, by name: a recorded exception, and the prompt and completion that the
+ * GenAI semantic conventions up to 1.27 (OpenLLMetry among others) carry in events. Only the first
+ * of each name is read, so a decoder may leave every other event out.
+ */
+export const OTEL_EVENT_NAMES: ReadonlySet<string> = new Set(['exception', 'gen_ai.content.prompt', 'gen_ai.content.completion']);
+
+/** A span event as the mapping reads it: its time is of no use to it, so not kept. */
+export interface OtelEvent {
+  readonly name: string;
+  readonly attributes: OtelAttributes;
+}
 
 /** One span as every OTLP encoding decodes to it. Ids are lower-case hex; times are Unix nanoseconds. */
 export interface OtelSpan {
@@ -18,6 +32,8 @@ export interface OtelSpan {
   readonly startTimeUnixNano: bigint;
   readonly endTimeUnixNano: bigint;
   readonly attributes: OtelAttributes;
+  /** The span's events in the order it recorded them; the decoder keeps the first of each name in OTEL_EVENT_NAMES. */
+  readonly events: ReadonlyArray<OtelEvent>;
   readonly status: { readonly code: number; readonly message: string };
   readonly resource: OtelAttributes;
   readonly scope: { readonly name: string; readonly version: string };
@@ -150,6 +166,33 @@ export const OTEL_FIELDS = {
   name: first(str('gen_ai.tool.name'), str('ai.toolCall.name'), str('ai.telemetry.functionId')),
 } as const;
 
+type EventReader<T> = (events: ReadonlyArray<OtelEvent>) => T | undefined;
+/** `read` of the attributes of the first event named `name`. */
+const onEvent = <T>(name: string, read: Reader<T>): EventReader<T> => (events) => {
+  const event = events.find((e) => e.name === name);
+  return event ? read(event.attributes) : undefined;
+};
+
+/** Field → where an event holds it. Input and output are read here only when no attribute gives them. */
+export const OTEL_EVENT_FIELDS = {
+  input: onEvent('gen_ai.content.prompt', json('gen_ai.prompt')),
+  output: onEvent('gen_ai.content.completion', json('gen_ai.completion')),
+  exceptionType: onEvent('exception', str('exception.type')),
+  exceptionMessage: onEvent('exception', str('exception.message')),
+} as const;
+
+/**
+ * An exception's type and message are copied to user metadata cut to this many characters: a message
+ * can hold a whole document, and metadata is shown and searched as short text.
+ */
+export const MAX_EXCEPTION_METADATA = 1_000;
+const clipped = (text: string): string => {
+  if (text.length <= MAX_EXCEPTION_METADATA) return text;
+  // Not between the halves of a surrogate pair, which would leave one unpaired.
+  const last = text.charCodeAt(MAX_EXCEPTION_METADATA - 1);
+  return `${text.slice(0, last >= 0xd800 && last <= 0xdbff ? MAX_EXCEPTION_METADATA - 1 : MAX_EXCEPTION_METADATA)}…`;
+};
+
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 const uuidOfHex = (hex: string): string => `${hex.slice(0, 8)}-${hex.slice(8, 12)}-${hex.slice(12, 16)}-${hex.slice(16, 20)}-${hex.slice(20, 32)}`;
 
@@ -177,6 +220,7 @@ export const otelToRecords = (spans: ReadonlyArray<OtelSpan>, ctx: OtelContext):
   for (const s of spans) {
     const a = s.attributes;
     const F = OTEL_FIELDS;
+    const E = OTEL_EVENT_FIELDS;
     const traceRecordId = otelTraceRecordId(s.traceId);
     const sessionText = F.sessionId(a);
     const sessionId = sessionText && UUID.test(sessionText) ? sessionText.toLowerCase() : null;
@@ -203,9 +247,16 @@ export const otelToRecords = (spans: ReadonlyArray<OtelSpan>, ctx: OtelContext):
     if (sessionText && !sessionId) userMetadata['session.id'] = sessionText;
     const service = s.resource['service.name'];
     if (typeof service === 'string') userMetadata['service.name'] = service;
+    // A recorded exception does not fail its span (OTel: only an ERROR status does), but it is kept in
+    // sight whatever the status, and names the error of a failed span whose status has no message.
+    const exceptionType = E.exceptionType(s.events);
+    const exceptionMessage = E.exceptionMessage(s.events);
+    if (exceptionType) userMetadata['exception.type'] = clipped(exceptionType);
+    if (exceptionMessage) userMetadata['exception.message'] = clipped(exceptionMessage);
+    const exception = exceptionType && exceptionMessage ? `${exceptionType}: ${exceptionMessage}` : exceptionType || exceptionMessage;
     const createdAt = started ? toDate(s.startTimeUnixNano) : ctx.now;
-    const input = F.input(a) ?? '';
-    const output = F.output(a) ?? null;
+    const input = F.input(a) ?? E.input(s.events) ?? '';
+    const output = F.output(a) ?? E.output(s.events) ?? null;
     const failed = s.status.code === 2;
     const base = {
       projectId: ctx.projectId,
@@ -225,7 +276,7 @@ export const otelToRecords = (spans: ReadonlyArray<OtelSpan>, ctx: OtelContext):
       isComplete: true,
       stepNumber: null,
       progressMessage: null,
-      errorMessage: failed ? s.status.message || 'error' : null,
+      errorMessage: failed ? s.status.message || exception || 'error' : null,
     };
     if (!s.parentSpanId)
       records.push({ ...base, id: traceRecordId, type: 'trace', traceId: traceRecordId, parentId: null, name: s.name, metrics, hasChildren: true, attributes: {} });

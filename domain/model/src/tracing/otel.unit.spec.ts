@@ -1,5 +1,5 @@
 import type { ProjectId, RunId } from '../shared/ids';
-import { type OtelAttributes, type OtelSpan, otelSpanRecordId, otelToRecords, otelTraceRecordId } from './otel';
+import { MAX_EXCEPTION_METADATA, type OtelAttributes, type OtelEvent, type OtelSpan, otelSpanRecordId, otelToRecords, otelTraceRecordId } from './otel';
 
 const TRACE = '0af7651916cd43dd8448eb211c80319c';
 const span = (spanId: string, parent: string | null, attributes: OtelAttributes, name = 'op'): OtelSpan => ({
@@ -10,6 +10,7 @@ const span = (spanId: string, parent: string | null, attributes: OtelAttributes,
   startTimeUnixNano: 1_700_000_000_000_000_000n,
   endTimeUnixNano: 1_700_000_000_250_000_000n,
   attributes,
+  events: [],
   status: { code: 0, message: '' },
   resource: { 'service.name': 'shop' },
   scope: { name: 'lib', version: '1' },
@@ -69,5 +70,56 @@ describe('OpenTelemetry → records', () => {
     expect(records[2]!.attributes).toEqual({ tool_call_id: 'c1' });
     expect(records[3]).toMatchObject({ attributes: { model: 'claude' }, output: 'yo', metrics: { num_input_tokens: 3 } });
     expect(records[1]!.hasChildren).toBe(true);
+  });
+
+  describe('span events', () => {
+    const withEvents = (events: ReadonlyArray<OtelEvent>, status = { code: 0, message: '' }, attributes: OtelAttributes = {}): OtelSpan => ({
+      ...span('1111111111111111', 'aaaaaaaaaaaaaaaa', attributes),
+      events,
+      status,
+    });
+    const exception = (attributes: OtelAttributes): OtelEvent => ({ name: 'exception', attributes: { 'exception.stacktrace': 'Error: at f (a.js:1:1)', ...attributes } });
+    const ERROR = { code: 2, message: '' };
+    const mapped = (s: OtelSpan) => otelToRecords([s], ctx)[0]!;
+
+    it('names the error of a failed span by its status message, else by its first exception event, else "error"', () => {
+      const boom = exception({ 'exception.type': 'TypeError', 'exception.message': 'boom' });
+      const later = exception({ 'exception.type': 'RangeError', 'exception.message': 'later' });
+      expect(mapped(withEvents([boom], { code: 2, message: 'hotel full' })).errorMessage).toBe('hotel full');
+      expect(mapped(withEvents([{ name: 'retry', attributes: {} }, boom, later], ERROR))).toMatchObject({ statusCode: 500, errorMessage: 'TypeError: boom' });
+      expect(mapped(withEvents([exception({ 'exception.type': 'TimeoutError' })], ERROR)).errorMessage).toBe('TimeoutError');
+      expect(mapped(withEvents([exception({ 'exception.message': 'boom' })], ERROR)).errorMessage).toBe('boom');
+      expect(mapped(withEvents([exception({ 'exception.type': '', 'exception.message': 'boom' })], ERROR)).errorMessage).toBe('boom');
+      expect(mapped(withEvents([exception({})], ERROR)).errorMessage).toBe('error');
+      expect(mapped(withEvents([], ERROR)).errorMessage).toBe('error');
+    });
+
+    it('keeps a span with an exception but no ERROR status not failed, and keeps its exception in user metadata, cut to length', () => {
+      const r = mapped(withEvents([exception({ 'exception.type': 'ValueError', 'exception.message': 'retried', 'exception.escaped': false })]));
+      expect(r).toMatchObject({ statusCode: null, errorMessage: null });
+      expect(r.userMetadata).toEqual({ 'otel.scope.name': 'lib', 'service.name': 'shop', 'exception.type': 'ValueError', 'exception.message': 'retried' });
+      expect(mapped(withEvents([exception({ 'exception.message': 'boom' })], { code: 2, message: 'hotel full' })).userMetadata).toMatchObject({ 'exception.message': 'boom' });
+
+      const long = mapped(withEvents([exception({ 'exception.type': 'E', 'exception.message': 'x'.repeat(MAX_EXCEPTION_METADATA * 5) })], ERROR));
+      expect(long.userMetadata['exception.message']).toBe(`${'x'.repeat(MAX_EXCEPTION_METADATA)}…`);
+      expect(long.errorMessage).toBe(`E: ${'x'.repeat(MAX_EXCEPTION_METADATA * 5)}`);
+      // A character outside the BMP astride the cut is left out whole, not halved.
+      const astride = mapped(withEvents([exception({ 'exception.message': `${'x'.repeat(MAX_EXCEPTION_METADATA - 1)}😀tail` })]));
+      expect(astride.userMetadata['exception.message']).toBe(`${'x'.repeat(MAX_EXCEPTION_METADATA - 1)}…`);
+    });
+
+    it('takes input and output from the GenAI prompt and completion events when no attribute gives them, as JSON when they are', () => {
+      const prompt = { name: 'gen_ai.content.prompt', attributes: { 'gen_ai.prompt': '[{"role":"user","content":"hi"}]' } };
+      const completion = { name: 'gen_ai.content.completion', attributes: { 'gen_ai.completion': '[{"role":"assistant","content":"hello"}]' } };
+      expect(mapped(withEvents([prompt, completion]))).toMatchObject({
+        input: [{ role: 'user', content: 'hi' }],
+        output: [{ role: 'assistant', content: 'hello' }],
+      });
+      const text = mapped(withEvents([{ name: 'gen_ai.content.prompt', attributes: { 'gen_ai.prompt': 'just text' } }]));
+      expect([text.input, text.output]).toEqual(['just text', null]);
+      const attributed = mapped(withEvents([prompt, completion], undefined, { 'gen_ai.input.messages': '[{"role":"user","content":"from attributes"}]', 'output.value': 'attribute output' }));
+      expect([attributed.input, attributed.output]).toEqual([[{ role: 'user', content: 'from attributes' }], 'attribute output']);
+      expect(mapped(withEvents([{ name: 'gen_ai.content.prompt', attributes: {} }, { name: 'log', attributes: { 'gen_ai.prompt': 'not a prompt event' } }])).input).toBe('');
+    });
   });
 });
