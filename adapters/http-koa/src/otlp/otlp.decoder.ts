@@ -1,5 +1,5 @@
 // OTLP/HTTP trace exports, protobuf or JSON, → the neutral OtelSpan model. Malformed input is a
-// DecodeFailure (→ 422), never a crash.
+// DecodeFailure (→ 400 with a google.rpc.Status), never a crash.
 import { OTEL_EVENT_NAMES, type OtelAttributes, type OtelEvent, type OtelSpan, type OtelValue } from '@tracelight/domain';
 import * as protobuf from 'protobufjs';
 import { ExportTraceServiceRequest } from './otlp-trace.proto';
