@@ -22,6 +22,12 @@ export interface RunningServer {
    * `withinMs` and fails (naming what it waited for) if the line never comes.
    */
   waitForOutput(match: string | RegExp, withinMs?: number): Promise<string>;
+  /**
+   * Stops reading the server's stdout, as a log shipper that hangs would: what the server writes fills the
+   * pipe, then waits in the server. `resumeOutput` reads it again.
+   */
+  pauseOutput(): void;
+  resumeOutput(): void;
   stop(signal?: NodeJS.Signals): Promise<number | null>;
 }
 
@@ -105,6 +111,8 @@ export const startServer = async (env: Record<string, string> = {}, dataDir?: st
     },
     output,
     waitForOutput,
+    pauseOutput: () => child.stdout?.pause(),
+    resumeOutput: () => child.stdout?.resume(),
     stop: async (signal = 'SIGTERM') => {
       if (child.exitCode === null && child.signalCode === null) child.kill(signal);
       return exited;

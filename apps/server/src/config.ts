@@ -39,6 +39,8 @@ export interface ServerConfig extends StorageConfig {
   readonly offloadQueueBytes: number;
   /** TRACELIGHT_RETENTION_DAYS; 0: records are kept for good. */
   readonly retentionDays: number;
+  /** TRACELIGHT_LOG_BUFFER: the most bytes of log lines waiting to be written, for stdout and for stderr each. */
+  readonly logBufferBytes: number;
 }
 
 /**
@@ -71,6 +73,7 @@ export const CONFIG_VARIABLES: ReadonlyArray<readonly [name: string, defaultValu
   ['TRACELIGHT_OFFLOAD_WORKERS', '`1`', 'Worker threads that parse, validate and store large ingest bodies and OTLP exports off the event loop (0: none; every body is then handled on the request thread).'],
   ['TRACELIGHT_OFFLOAD_QUEUE_BYTES', '`128mb`', 'The most bytes of bodies the offload workers may hold together, waiting or being handled (at least one body is always taken). A request that would go past it is answered 503 with `Retry-After: 1` at once, its body dropped: without a bound, bodies sent faster than the workers handle them would all be held, up to `TRACELIGHT_BODY_LIMIT` on every connection. `tracelight_held_entries` / `tracelight_held_size{structure="offload_queue"}` show what they hold.'],
   ['TRACELIGHT_OFFLOAD_MIN_BYTES', '`1048576`', 'Ingest bodies and JSON OTLP exports whose `Content-Length` (as sent, gzipped or not) is this or more, or whose length is unknown (chunked), and protobuf OTLP exports this large once inflated, go to an offload worker.'],
+  ['TRACELIGHT_LOG_BUFFER', '`16mb`', 'The most bytes of log lines waiting to be written, to stdout and to stderr each (at least `64kb`). Lines are written asynchronously; when whatever reads the server\'s output stops reading (a log shipper that hangs, a full pipe), lines past this are dropped rather than held, and requests are answered as ever. Dropped lines are counted in `tracelight_log_dropped_lines_total{stream}`, and once the stream is written again one `warn` line says how many were dropped (`dropped_lines`).'],
 ];
 
 const integer =
@@ -128,6 +131,11 @@ export const loadConfig = (env: Env): E.Either<ReadonlyArray<string>, ServerConf
   const pageSize = env['TRACELIGHT_PAGE_BYTES'] || '16mb';
   const pageBytes = byteSize(pageSize);
   if (pageBytes === undefined || pageBytes < 1) problems.push(`TRACELIGHT_PAGE_BYTES must look like 16mb or 512kb, got ${JSON.stringify(pageSize)}`);
+  const logBuffer = env['TRACELIGHT_LOG_BUFFER'] || '16mb';
+  const logBufferBytes = byteSize(logBuffer);
+  // Below 64 KiB the lines of one busy event-loop turn, which leave in one write, might not fit even when the reader keeps up.
+  if (logBufferBytes === undefined || logBufferBytes < 65_536)
+    problems.push(`TRACELIGHT_LOG_BUFFER must be a size of at least 64kb, like 16mb or 512kb, got ${JSON.stringify(logBuffer)}`);
   const settings: Omit<ServerConfig, keyof StorageConfig> = {
     host: env['TRACELIGHT_HOST'] || '127.0.0.1',
     port: take(integer('TRACELIGHT_PORT', 0, 65535, 8088)(env), 8088),
@@ -152,6 +160,7 @@ export const loadConfig = (env: Env): E.Either<ReadonlyArray<string>, ServerConf
     offloadMinBytes: take(integer('TRACELIGHT_OFFLOAD_MIN_BYTES', 0, 1 << 30, 1 << 20)(env), 1 << 20),
     offloadQueueBytes: offloadQueueBytes ?? 0,
     retentionDays: take(integer('TRACELIGHT_RETENTION_DAYS', 0, 36_500, 0)(env), 0),
+    logBufferBytes: logBufferBytes ?? 0,
   };
   return E.isLeft(storage) || problems.length > 0 ? E.left(problems) : E.right({ ...storage.right, ...settings });
 };

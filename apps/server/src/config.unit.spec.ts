@@ -112,6 +112,15 @@ describe('configuration from the environment', () => {
     expect(loadConfig({ TRACELIGHT_OFFLOAD_QUEUE_BYTES: 'lots' })).toEqual(E.left(['TRACELIGHT_OFFLOAD_QUEUE_BYTES must look like 128mb or 512kb, got "lots"']));
   });
 
+  it('bounds the log lines waiting to be written: 16 MB a stream unless told, never below 64 KiB', () => {
+    expect(loadConfig({})).toEqual(E.right(expect.objectContaining({ logBufferBytes: 16 * 1024 * 1024 })));
+    expect(loadConfig({ TRACELIGHT_LOG_BUFFER: '64kb' })).toEqual(E.right(expect.objectContaining({ logBufferBytes: 64 * 1024 })));
+    for (const bad of ['32kb', 'lots', '1gb'])
+      expect(loadConfig({ TRACELIGHT_LOG_BUFFER: bad })).toEqual(
+        E.left([`TRACELIGHT_LOG_BUFFER must be a size of at least 64kb, like 16mb or 512kb, got ${JSON.stringify(bad)}`]),
+      );
+  });
+
   it('reads the body limit in bytes, kilobytes or megabytes', () => {
     const limit = (TRACELIGHT_BODY_LIMIT: string) => E.map((c: { bodyLimitBytes: number }) => c.bodyLimitBytes)(loadConfig({ TRACELIGHT_BODY_LIMIT }));
     expect(limit('1024')).toEqual(E.right(1024));

@@ -12,7 +12,7 @@ import { Connections } from './connections';
 import { buildContainer } from './container';
 import { answerRefusals, defaultMaxConnections, limitConnections } from './refusals';
 import { RetentionSweep } from './retention';
-import { flushLogs, flushLogsSync, jsonLogger as logger } from './logger';
+import { countDroppedLogLines, flushLogs, flushLogsSync, jsonLogger as logger, limitLogBuffer } from './logger';
 
 /** Every exit first writes out the log lines still buffered (the logger writes asynchronously), then its last words. */
 function exit(code: number, lastWords?: string): never {
@@ -42,7 +42,10 @@ const main = async (): Promise<void> => {
     exit(2, `Tracelight cannot start; fix the configuration:\n${config.left.map((p) => `  - ${p}`).join('\n')}\n`);
   }
   const cfg = config.right;
+  limitLogBuffer(cfg.logBufferBytes);
   const { container, storage } = await buildContainer(cfg, logger);
+  const metrics = container.get(HttpMetrics);
+  countDroppedLogLines((stream, lines) => metrics.droppedLogLines.inc({ stream }, lines));
   await storage.open();
 
   if (cfg.adminEmail !== undefined && cfg.adminPassword !== undefined) {
@@ -62,7 +65,6 @@ const main = async (): Promise<void> => {
   server.headersTimeout = Math.min(cfg.requestTimeoutMs, 60_000);
   // A connection on which no byte moves for this long times out (what then happens: Connections).
   server.timeout = cfg.requestTimeoutMs;
-  const metrics = container.get(HttpMetrics);
   const retention = new RetentionSweep(container.get(RetentionUseCases), logger, (n) => metrics.retentionRemoved.inc(n), {
     keepDays: cfg.retentionDays,
   });

@@ -6,7 +6,7 @@ import { HttpApp, type Route, routeKey, serveOffloaded } from '@tracelight/http-
 import { parentPort, workerData } from 'node:worker_threads';
 import type { ServerConfig } from './config';
 import { buildContainer } from './container';
-import { flushLogsSync, jsonLogger } from './logger';
+import { flushLogsSync, jsonLogger, limitLogBuffer } from './logger';
 import type { FromOffloadWorker, ToOffloadWorker } from './offload-pool';
 
 const port = parentPort;
@@ -16,6 +16,8 @@ const send = (m: FromOffloadWorker) => port.postMessage(m);
 const main = async (): Promise<void> => {
   // Never a pool of its own; on SQLite, writes in this thread (it is off the event loop already).
   const config: ServerConfig = { ...(workerData as ServerConfig), offloadWorkers: 0, sqliteWriter: 'inline' };
+  // This thread writes to stdout and stderr through destinations of its own, bounded alike.
+  limitLogBuffer(config.logBufferBytes);
   const { container, storage } = await buildContainer(config, jsonLogger);
   await storage.open();
   const routes = new Map<string, Route>(container.get(HttpApp).routes().map((r) => [routeKey(r), r]));

@@ -11,7 +11,7 @@ export interface Held {
   readonly size?: number;
 }
 
-/** One registry per process: HTTP requests, storage operations, retention, bounded structures, process defaults. */
+/** One registry per process: HTTP requests, storage operations, retention, bounded structures, dropped log lines, process defaults. */
 export class HttpMetrics {
   readonly registry = new Registry();
   /** The structures /metrics reports on, by name; read when scraped. */
@@ -57,6 +57,17 @@ export class HttpMetrics {
   readonly retentionRemoved = new Counter({
     name: 'tracelight_retention_removed_records_total',
     help: 'Traces, spans and sessions removed by the retention sweep because they were older than TRACELIGHT_RETENTION_DAYS',
+    registers: [this.registry],
+  });
+
+  /**
+   * Log lines dropped because more than TRACELIGHT_LOG_BUFFER waited to be written, by stream. Lines, not
+   * bytes: each is one request or event missing from the log, and the log's own notice of the gap counts them too.
+   */
+  readonly droppedLogLines = new Counter({
+    name: 'tracelight_log_dropped_lines_total',
+    help: 'Log lines dropped, by stream (stdout, stderr), because whatever reads the server\'s output stopped reading and more than TRACELIGHT_LOG_BUFFER waited to be written',
+    labelNames: ['stream'] as const,
     registers: [this.registry],
   });
 
