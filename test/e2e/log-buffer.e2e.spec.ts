@@ -1,6 +1,6 @@
 // When nothing reads the server's log (a log shipper that hangs, a full pipe): the server goes on answering,
-// holds at most TRACELIGHT_LOG_BUFFER of lines, drops and counts the rest, and says so in the log once it is
-// read again.
+// holds at most TRACELIGHT_LOG_BUFFER of lines, drops and counts the rest, says so in the log once it is read
+// again, and still stops when told to.
 import { http } from '../support/http';
 import { type RunningServer, startServer } from '../support/server';
 
@@ -11,7 +11,9 @@ const REQUESTS = 4_500;
 
 let server: RunningServer;
 beforeAll(async () => {
-  server = await startServer({ TRACELIGHT_LOG_BUFFER: '64kb' });
+  // No SQLite writer thread and no offload worker: no worker thread starts, which would make a piped stdout
+  // non-blocking on its own, so a stalled pipe is met as it is without them.
+  server = await startServer({ TRACELIGHT_LOG_BUFFER: '64kb', TRACELIGHT_SQLITE_WRITER: 'inline', TRACELIGHT_OFFLOAD_WORKERS: '0' });
 });
 afterAll(() => server.stop('SIGKILL'));
 
@@ -71,4 +73,11 @@ describe('a log nobody reads', () => {
     await server.waitForOutput('"path":"/metrics"');
   }, 30_000);
 
+  it('stops when told to, though its log is still not read', async () => {
+    server.pauseOutput();
+    // Until a line is dropped again: the pipe is full and lines wait in the server.
+    const before = await droppedLines();
+    while ((await droppedLines()) === before) await askMissingPaths(100);
+    expect(await server.stop()).toBe(0);
+  }, 60_000);
 });

@@ -11,6 +11,12 @@ type Destination = ReturnType<typeof pino.destination>;
 /** Where a line goes: the `stream` label of `tracelight_log_dropped_lines_total`. */
 export type LogStream = 'stdout' | 'stderr';
 
+// Node makes a piped stdout or stderr non-blocking when it first opens it (as it does anyway once a worker
+// thread starts): a write to a full pipe then fails at once, and the destination tries again 100 ms later.
+// A blocking one would hold a thread-pool thread, and the process's exit, until the reader reads.
+void process.stdout;
+void process.stderr;
+
 /** pino's `isoTime`, formatting each millisecond once: under load many lines share one. */
 let lastMs = -1;
 let lastTime = '';
@@ -65,6 +71,11 @@ class TurnBatch implements DestinationStream {
   private droppedSinceDrain = 0;
   /** Lines dropped since the process started. */
   dropped = 0;
+  /**
+   * Until when a synchronous flush tries a full pipe again. Asynchronous writes try until the reader reads
+   * (newer lines are dropped meanwhile); a flush before an exit must not wait for it for good.
+   */
+  private flushUntil = Infinity;
 
   constructor(
     readonly stream: LogStream,
@@ -93,6 +104,7 @@ class TurnBatch implements DestinationStream {
       dest: this.fd,
       sync: false,
       maxLength: bufferBytes,
+      retryEAGAIN: () => Date.now() < this.flushUntil,
     });
     destination.on('drop', (lines: string) => {
       const count = linesIn(lines);
@@ -127,13 +139,20 @@ class TurnBatch implements DestinationStream {
     });
   }
 
-  /** Writes what is still buffered, synchronously. */
-  flushSync(): void {
+  /**
+   * Writes what is still buffered, synchronously, trying a full pipe again until `until`. What is left then
+   * is given up with the destination: pino flushes each destination again as the process exits, and would
+   * try a full pipe for good, but leaves a destroyed one alone.
+   */
+  flushSync(until: number): void {
+    this.flushUntil = until;
     try {
       this.handOver();
       this.destination?.flushSync();
     } catch {
-      /* nowhere left to report it */
+      this.destination?.destroy();
+    } finally {
+      this.flushUntil = Infinity;
     }
   }
 }
@@ -158,9 +177,13 @@ export const countDroppedLogLines = (count: (stream: LogStream, lines: number) =
   for (const batch of [stdout, stderr]) count(batch.stream, batch.dropped);
 };
 
-/** Writes whatever is still buffered, synchronously: before an exit that cannot wait. */
-export const flushLogsSync = (): void => {
-  for (const batch of [stdout, stderr]) batch.flushSync();
+/**
+ * Writes whatever is still buffered, synchronously: before an exit that cannot wait. A pipe that stays full
+ * is tried for at most `boundMs`, all destinations together; its lines left then are lost with the process.
+ */
+export const flushLogsSync = (boundMs = 1_000): void => {
+  const until = Date.now() + boundMs;
+  for (const batch of [stdout, stderr]) batch.flushSync(until);
 };
 
 /**
