@@ -14,6 +14,11 @@ import type { AppContext } from './context';
 
 interface Bucket {
   tokens: number;
+  /**
+   * When it was last used, in ms on the monotonic clock (`performance.now()`): the wall clock can be set
+   * back (NTP, a VM resumed), and a bucket would then lose tokens for as long, refusing its caller. It
+   * also counts in fractions of a millisecond, so a bucket refilled within the millisecond is seen so.
+   */
   at: number;
 }
 
@@ -37,7 +42,7 @@ export class RateLimiter {
 
   /** Takes one request from `key`'s bucket: undefined when there was one, else the seconds to wait. */
   take(key: string): number | undefined {
-    const now = Date.now();
+    const now = performance.now();
     this.pruneRefilled(now);
     const known = this.buckets.get(key);
     const bucket = known ?? { tokens: this.perMinute, at: now };
@@ -56,7 +61,7 @@ export class RateLimiter {
   emptyFor(key: string): number | undefined {
     const bucket = this.buckets.get(key);
     if (bucket === undefined) return undefined;
-    const tokens = Math.min(this.perMinute, bucket.tokens + (Date.now() - bucket.at) * this.refillPerMs);
+    const tokens = Math.min(this.perMinute, bucket.tokens + (performance.now() - bucket.at) * this.refillPerMs);
     return tokens < 1 ? Math.max(1, Math.ceil((1 - tokens) / this.refillPerMs / 1000)) : undefined;
   }
 
