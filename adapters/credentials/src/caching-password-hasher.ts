@@ -14,7 +14,10 @@ const MAX_ENTRIES = 10_000;
 export class CachingPasswordHasher implements PasswordHasher {
   private readonly key: Buffer;
   private readonly ttlMs: number;
-  /** Insertion-ordered: the first entry is the oldest, evicted first. */
+  /**
+   * Until when each is remembered, on the monotonic clock (a wall clock set back would keep it that much
+   * longer). Insertion-ordered: the first entry is the oldest, evicted first.
+   */
   private readonly verified = new Map<string, number>();
 
   constructor(
@@ -32,12 +35,12 @@ export class CachingPasswordHasher implements PasswordHasher {
   async verify(password: string, hash: string): Promise<boolean> {
     const id = crypto.createHmac('sha256', this.key).update(hash).update('\0').update(password).digest('base64url');
     const until = this.verified.get(id);
-    if (until !== undefined && until > Date.now()) return true;
+    if (until !== undefined && until > performance.now()) return true;
     if (until !== undefined) this.verified.delete(id);
     const ok = await this.inner.verify(password, hash);
     if (ok && this.ttlMs > 0) {
       if (this.verified.size >= MAX_ENTRIES) this.verified.delete(this.verified.keys().next().value!);
-      this.verified.set(id, Date.now() + this.ttlMs);
+      this.verified.set(id, performance.now() + this.ttlMs);
     }
     return ok;
   }

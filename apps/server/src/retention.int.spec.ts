@@ -25,7 +25,7 @@ describe('RetentionSweep', () => {
   afterEach(() => storage.close());
 
   const sweeper = (counted: number[]) =>
-    new RetentionSweep(new RetentionUseCases({ records: storage.repositories.logRecords, clock: { now: () => new Date() } }), logger, (n) => counted.push(n), {
+    new RetentionSweep(new RetentionUseCases({ records: storage.repositories.logRecords, clock: { now: () => new Date(), elapsedMs: () => performance.now() } }), logger, (n) => counted.push(n), {
       keepDays: 7,
       batch: 2,
     });

@@ -204,12 +204,21 @@ export const aLunaVersion = (scorer: Scorer, version: number): ScorerVersion => 
 });
 
 export class FixedClock implements Clock {
+  private elapsed = 0;
   constructor(private current: Date = T0) {}
   now(): Date {
     return new Date(this.current.getTime());
   }
+  elapsedMs(): number {
+    return this.elapsed;
+  }
   advance(ms: number): void {
     this.current = new Date(this.current.getTime() + ms);
+    this.elapsed += ms;
+  }
+  /** The wall clock set to `to`, as NTP may step it: no time passes. */
+  setWallClock(to: Date): void {
+    this.current = new Date(to.getTime());
   }
 }
 

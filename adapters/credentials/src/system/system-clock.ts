@@ -1,4 +1,4 @@
-// Wall-clock time.
+// Wall-clock time, and the monotonic clock for lifetimes.
 import { Clock } from '@tracelight/ports';
 import { injectable } from 'inversify';
 
@@ -6,5 +6,9 @@ import { injectable } from 'inversify';
 export class SystemClock implements Clock {
   now(): Date {
     return new Date();
+  }
+
+  elapsedMs(): number {
+    return performance.now();
   }
 }

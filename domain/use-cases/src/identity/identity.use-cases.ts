@@ -307,8 +307,9 @@ export class IdentityUseCases {
   private apiKeyOf(secret: string): UseCase<{ readonly key: ApiKey; readonly user: User }> {
     const hash = this.deps.minter.hashOf(secret);
     const now = this.deps.clock.now();
+    const elapsed = this.deps.clock.elapsedMs();
     // The hash is looked up by equality here: it is an HMAC of the secret, which a caller cannot steer.
-    const cached = this.apiKeys.get(hash, now.getTime());
+    const cached = this.apiKeys.get(hash, elapsed);
     if (cached !== undefined) {
       if (!isApiKeyUsable(cached.key, now)) return TE.left(unauthorized('Invalid API key'));
       return pipe(
@@ -331,7 +332,7 @@ export class IdentityUseCases {
           this.deps.users.findById(key.userId),
           flatMap(TE.fromOption(() => unauthorized('Invalid API key'))),
           tap((user) => {
-            if (this.revocations === revocations) this.apiKeys.set(hash, { key, user }, now.getTime());
+            if (this.revocations === revocations) this.apiKeys.set(hash, { key, user }, elapsed);
             return this.touch(hash, key, now);
           }),
           TE.map((user) => ({ key, user })),
@@ -345,7 +346,7 @@ export class IdentityUseCases {
     const stale = key.lastUsedAt === null || now.getTime() - key.lastUsedAt.getTime() > 60_000;
     if (!stale) return TE.right(undefined);
     // The remembered key learns of its use now, so the requests of the next minute do not write again.
-    const cached = this.apiKeys.get(hash, now.getTime());
+    const cached = this.apiKeys.get(hash, this.deps.clock.elapsedMs());
     if (cached !== undefined) this.apiKeys.update(hash, { key: { ...key, lastUsedAt: now }, user: cached.user });
     // Bookkeeping: with storage full, the key still works (reads go on); its last use is recorded later.
     return pipe(
@@ -364,7 +365,8 @@ export class IdentityUseCases {
   /** The user a verified token names, unless its session was revoked. */
   private userOfClaims(claims: TokenClaims, now: Date): UseCase<User> {
     const userId = claims.userId;
-    const cached = this.tokenUsers.get(userId, now.getTime());
+    const elapsed = this.deps.clock.elapsedMs();
+    const cached = this.tokenUsers.get(userId, elapsed);
     const user =
       cached !== undefined
         ? TE.right(cached)
@@ -372,7 +374,7 @@ export class IdentityUseCases {
             this.deps.users.findById(userId),
             flatMap(TE.fromOption(() => unauthorized())),
             tap((found) => {
-              this.tokenUsers.set(userId, found, now.getTime());
+              this.tokenUsers.set(userId, found, elapsed);
               return TE.right(undefined);
             }),
           );

@@ -86,7 +86,7 @@ export class ProjectUseCases {
 
   get(principal: Principal, projectId: ProjectId): UseCase<Project> {
     return pipe(
-      readThrough(this.knownProjects, projectId, this.deps.clock.now().getTime(), () => this.deps.projects.findById(projectId)),
+      readThrough(this.knownProjects, projectId, this.deps.clock.elapsedMs(), () => this.deps.projects.findById(projectId)),
       orNotFound('project', projectId),
       visibleOr('project', projectId, (p: Project) => isVisibleTo(p, principal.userId)),
     );
@@ -124,7 +124,7 @@ export class ProjectUseCases {
       this.get(principal, projectId),
       flatMap(() =>
         pipe(
-          readThrough(this.knownRuns, `${projectId}/${runId}`, this.deps.clock.now().getTime(), () => this.deps.runs.findInProject(projectId, runId)),
+          readThrough(this.knownRuns, `${projectId}/${runId}`, this.deps.clock.elapsedMs(), () => this.deps.runs.findInProject(projectId, runId)),
           orNotFound(kind ?? 'run', runId),
         ),
       ),
