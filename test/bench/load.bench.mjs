@@ -6,8 +6,8 @@
 // second's share in a burst). Each target is warmed up for 2 s first. The machine is shared and its speed drifts, so the bare endpoint is
 // measured again right before each row (half as long) and each ratio is to that run beside it.
 // Calibration rows first: the bare endpoint made to spend a fixed few µs of CPU on each request, which
-// shows what the 70 % aim leaves for a request's own work on the machine at hand. Then RSS over a soak
-// of mixed traffic (5 minutes by default). Asserts nothing.
+// shows what the 70 % aim leaves for a request's own work on the machine at hand. Then memory over a
+// soak of mixed traffic (5 minutes by default): RSS, and V8's heap within it. Asserts nothing.
 //   BENCH_SECONDS=10 BENCH_SOAK_SECONDS=300 node test/bench/load.bench.mjs
 import { spawn } from 'node:child_process';
 import * as fs from 'node:fs';
@@ -132,18 +132,24 @@ for (const [name, opts, pid] of TARGETS) {
 }
 
 if (SOAK > 0) {
-  const rss = async () => Number((await (await fetch(`${base}/metrics`)).text()).match(/^tracelight_process_resident_memory_bytes (\d+)/m)?.[1] ?? 0) / 2 ** 20;
-  const before = await rss();
+  /** Resident memory, and of it V8's heap (committed, and in use: what a leak would grow), in MiB. */
+  const memory = async () => {
+    const text = await (await fetch(`${base}/metrics`)).text();
+    const read = (metric) => Number(new RegExp(`^${metric} (\\d+)`, 'm').exec(text)?.[1] ?? 0) / 2 ** 20;
+    return { rss: read('tracelight_process_resident_memory_bytes'), heap: read('tracelight_nodejs_heap_size_total_bytes'), used: read('tracelight_nodejs_heap_size_used_bytes') };
+  };
   const mix = OPERATIONS;
-  // Rounds of every operation in turn, RSS sampled after each round: flat means no leak.
+  // Rounds of every operation in turn, memory sampled after each round: flat means no leak.
   const round = 10;
-  const samples = [before];
+  const samples = [await memory()];
   for (let elapsed = 0; elapsed < SOAK; elapsed += round * mix.length) {
     for (const [, opts] of mix) await measure(opts, { duration: round, connections: 8 });
-    samples.push(await rss());
+    samples.push(await memory());
   }
-  console.log(`\nsoak: ${SOAK} s of mixed traffic (8 connections), server RSS in MiB after each ${round * mix.length} s round:`);
-  console.log(`  ${samples.map((x) => fmt(x)).join(' → ')}`);
+  console.log(`\nsoak: ${SOAK} s of mixed traffic (8 connections), server memory in MiB after each ${round * mix.length} s round:`);
+  console.log(`  RSS            ${samples.map((x) => fmt(x.rss)).join(' → ')}`);
+  console.log(`  V8 heap        ${samples.map((x) => fmt(x.heap)).join(' → ')}`);
+  console.log(`  V8 heap in use ${samples.map((x) => fmt(x.used)).join(' → ')}`);
 }
 
 for (const b of [bare, ...busy]) b.child.kill('SIGTERM');
