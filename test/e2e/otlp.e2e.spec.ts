@@ -10,18 +10,16 @@ let key: string;
 let projectName: string;
 let projectId: string;
 
-/** An agent span (OpenInference), an LLM call (GenAI conventions) and a failed tool call (Vercel AI SDK). */
-const emit = async (encoding: 'proto' | 'json', url: string, headers: Record<string, string>, tag: string, compression: 'gzip' | 'none'): Promise<string> => {
+/** Runs test/support/otel-emitter.cjs: `agent` (an agent span, an LLM call, a failed tool call) or `events` (data in span events). */
+const emitRun = async (run: 'agent' | 'events', encoding: 'proto' | 'json', url: string, headers: Record<string, string>, tag: string, compression: 'gzip' | 'none' = 'none'): Promise<string> => {
   const script = path.join(__dirname, '../support/otel-emitter.cjs');
-  const { stdout } = await promisify(execFile)(process.execPath, [script, encoding, url, JSON.stringify(headers), tag, compression]);
+  const { stdout } = await promisify(execFile)(process.execPath, [script, run, encoding, url, JSON.stringify(headers), tag, compression]);
   return stdout.trim();
 };
+const emit = (encoding: 'proto' | 'json', url: string, headers: Record<string, string>, tag: string, compression: 'gzip' | 'none') =>
+  emitRun('agent', encoding, url, headers, tag, compression);
 /** Spans whose data is in their events: recorded exceptions, and a GenAI prompt and completion. */
-const emitEvents = async (encoding: 'proto' | 'json', url: string, headers: Record<string, string>, tag: string): Promise<string> => {
-  const script = path.join(__dirname, '../support/otel-events-emitter.cjs');
-  const { stdout } = await promisify(execFile)(process.execPath, [script, encoding, url, JSON.stringify(headers), tag]);
-  return stdout.trim();
-};
+const emitEvents = (encoding: 'proto' | 'json', url: string, headers: Record<string, string>, tag: string) => emitRun('events', encoding, url, headers, tag);
 
 const searchSpans = (logStreamId: string, traceRecordId: string) =>
   w.call('POST', `/v2/projects/${projectId}/spans/search`, {
