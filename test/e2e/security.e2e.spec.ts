@@ -1,5 +1,6 @@
 // Isolation and secrecy: another user gets 404 for everything of the owner's, on every route that
 // names it; nothing they try changes it; no response or log line ever carries a secret.
+import * as zlib from 'node:zlib';
 import { ADMIN } from '../support/server';
 import { startWorld, type World } from '../support/world';
 
@@ -144,5 +145,21 @@ describe('another user', () => {
     await w.logged(last); // logs are asynchronous: every line up to this request's is in before we look
     const everything = [...responses, w.server.output.join('\n')].join('\n');
     for (const secret of [owner.key, GATEWAY_TOKEN, ADMIN.password, w.adminToken]) expect(everything.includes(secret)).toBe(false);
+  });
+});
+
+describe('anyone, before signing in', () => {
+  it('cannot make the server read and parse megabytes: a sign-in body is at most 16 KiB, however it is compressed', async () => {
+    // 9 MB of JSON that takes some 200 MB once parsed, in under 9 KB of gzip.
+    const bomb = zlib.gzipSync(`[${Array(3_000_000).fill('{}').join(',')}]`);
+    expect(bomb.length).toBeLessThan(16 * 1024);
+    for (const path of ['/login', '/login/api_key']) {
+      const refused = await w.call('POST', path, { raw: bomb, headers: { 'content-type': 'application/json', 'content-encoding': 'gzip' } });
+      const plain = await w.call('POST', path, { raw: JSON.stringify({ username: 'x'.repeat(17_000), password: 'p', api_key: 'k' }), headers: { 'content-type': 'application/json' } });
+      expect([path, refused.status, plain.status]).toEqual([path, 413, 413]);
+    }
+    // A sign-in as large as its fields may be still goes through.
+    const form = new URLSearchParams({ username: ADMIN.email, password: ADMIN.password, grant_type: 'password', scope: 's'.repeat(1_000) });
+    expect((await w.call('POST', '/login', { raw: form.toString(), headers: { 'content-type': 'application/x-www-form-urlencoded' } })).status).toBe(200);
   });
 });

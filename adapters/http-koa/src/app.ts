@@ -122,11 +122,6 @@ export class HttpApp {
     app.use(errorMiddleware);
     // Bodies are read by the route that takes them (`handle`), as its body kind says: a route without
     // a body never reads one, and a JSON route reads nothing but JSON.
-    const limit = String(this.options.bodyLimitBytes);
-    this.parsers = {
-      json: bodyParser({ enableTypes: ['json'], jsonLimit: limit, strict: false }),
-      form: bodyParser({ enableTypes: ['json', 'form'], jsonLimit: limit, formLimit: limit, strict: false }),
-    };
     // Each route is mounted once, under an optional `/v2`: half the layers for the router to match
     // against, compared with mounting the whole table twice.
     const api = new Router();
@@ -200,12 +195,30 @@ export class HttpApp {
     return app;
   }
 
-  /** koa-bodyparser, set up in `build`: JSON only, or JSON and form-encoded (the OAuth2 password flow). */
-  private parsers!: Record<'json' | 'form', Middleware>;
+  /** koa-bodyparser for each kind and limit in use: JSON only, or JSON and form-encoded (the OAuth2 password flow). */
+  private readonly parsers = new Map<string, Middleware>();
+
+  private parser(kind: 'json' | 'form', limitBytes: number): Middleware {
+    const key = `${kind} ${limitBytes}`;
+    let parser = this.parsers.get(key);
+    if (parser === undefined) {
+      const limit = String(limitBytes);
+      parser = kind === 'json'
+        ? bodyParser({ enableTypes: ['json'], jsonLimit: limit, strict: false })
+        : bodyParser({ enableTypes: ['json', 'form'], jsonLimit: limit, formLimit: limit, strict: false });
+      this.parsers.set(key, parser);
+    }
+    return parser;
+  }
+
+  /** The most a JSON or form body of this route may be, inflated: its own bound, else TRACELIGHT_BODY_LIMIT. */
+  private jsonLimit(r: Route): number {
+    return Math.min(r.bodyLimitBytes ?? Number.POSITIVE_INFINITY, this.options.bodyLimitBytes);
+  }
 
   /** A JSON body (or form-encoded on a `form` route) parsed into `ctx.request.body`; `{}` when there was none. */
-  private async parsedBody(ctx: AppContext, kind: 'json' | 'form'): Promise<unknown> {
-    const parse = this.parsers[kind](ctx, async () => undefined);
+  private async parsedBody(ctx: AppContext, kind: 'json' | 'form', limitBytes: number): Promise<unknown> {
+    const parse = this.parser(kind, limitBytes)(ctx, async () => undefined);
     // A compressed body is read through an inflater, which a client gone mid-body never ends: without
     // this, the parse would wait for ever, its request neither answered nor logged. (A plain one's
     // parser sees the request abort.)
@@ -238,7 +251,7 @@ export class HttpApp {
         ? this.options.uploadLimitBytes + MULTIPART_ENVELOPE_BYTES
         : kind === 'bytes' && !ctx.is('json')
           ? this.options.uploadLimitBytes * 16
-          : this.options.bodyLimitBytes;
+          : this.jsonLimit(r);
     const stated = Number(ctx.req.headers['content-length']);
     // As `handle` decides: a heavy route's body of no stated length, or of at least the offload size, goes to a worker.
     const offloaded = r.offload === true && this.offload !== undefined && !(stated < this.offload.minBytes);
@@ -288,7 +301,7 @@ export class HttpApp {
           const text = await this.rawBody(ctx, this.options.bodyLimitBytes);
           return text && this.handleOffloaded(r, ctx, this.offload, text, 'json');
         }
-        rawBody = await this.parsedBody(ctx, kind === 'form' ? 'form' : 'json');
+        rawBody = await this.parsedBody(ctx, kind === 'form' ? 'form' : 'json', this.jsonLimit(r));
       }
     }
     const outcome = await runRoute(r, {

@@ -37,6 +37,9 @@ const writeSignedIn = (ctx: AppContext, s: { access: AccessToken; refresh?: Sign
   ctx.body = presentToken(s.access);
 };
 
+/** A sign-in's body: its fields are at most 1,024 characters each, and anyone may send one. */
+const SIGN_IN_BODY_BYTES = 16 * 1024;
+
 @injectable()
 export class IdentityRoutes implements RouteGroup {
   constructor(@inject(IdentityUseCases) private readonly identity: IdentityUseCases) {}
@@ -51,6 +54,7 @@ export class IdentityRoutes implements RouteGroup {
         auth: 'none',
         checksCredential: 'body',
         bodyKind: 'form',
+        bodyLimitBytes: SIGN_IN_BODY_BYTES,
         body: LoginRequest,
         response: TokenResponse,
         handle: ({ body }) => identity.login(body.username, body.password),
@@ -65,6 +69,7 @@ export class IdentityRoutes implements RouteGroup {
         summary: 'Exchange an API key for an access token',
         auth: 'none',
         checksCredential: 'body',
+        bodyLimitBytes: SIGN_IN_BODY_BYTES,
         body: ApiKeyLoginRequest,
         response: TokenResponse,
         handle: ({ body }) => identity.loginWithApiKey(body.api_key),

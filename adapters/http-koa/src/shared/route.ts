@@ -79,6 +79,12 @@ export interface Route<P = unknown, Q = unknown, B = unknown, A = unknown> {
    */
   readonly offload?: boolean;
   /**
+   * The largest JSON or form body the route takes, inflated, when that is less than TRACELIGHT_BODY_LIMIT:
+   * for a route open to anyone (the sign-in routes), whose bodies are small, so that no one can make the
+   * server read and parse megabytes (a few KB gzipped inflate to them) before knowing who asks.
+   */
+  readonly bodyLimitBytes?: number;
+  /**
    * Asked of the body as parsed (or its bytes), before it is decoded: a refusal that costs less than
    * decoding, for what decoding would first build whole only to refuse (a batch of too many records).
    */
