@@ -238,8 +238,9 @@ describe('fuzzing every route', () => {
       for (const levels of [101, 5_000]) {
         const raw = `{"name":${nestedText(levels)},"token":${nestedText(levels)}}`;
         const reply = await w.call(method, url, { headers: { 'Service-API-Key': key, 'content-type': 'application/json' }, raw });
-        // The two login routes authenticate by the body: they may refuse it without reading it.
-        if (template.startsWith('/login') && reply.status === 401) continue;
+        // The two login routes authenticate by the body: they may refuse it without reading it, and they take
+        // at most 16 KiB (the deeper body is larger: refused for its size first).
+        if (template.startsWith('/login') && (reply.status === 401 || (raw.length > 16 * 1024 && reply.status === 413))) continue;
         if (OTLP.has(template)) {
           expect([method, template, levels, reply.status, reply.body]).toEqual([method, template, levels, 400, { code: 3, message: 'body: Value error, nested deeper than 100 levels' }]);
           continue;
