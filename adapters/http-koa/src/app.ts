@@ -66,7 +66,7 @@ const clientGone = (e: { code?: unknown; message?: unknown }): boolean =>
 /**
  * What a body decoded on the request thread may take once decoded, per byte of it: JSON of tiny values
  * is many times its text (`[{},{},…]` takes 21 bytes of heap a byte, `[[],[],…]` 13, objects of unique
- * keys 8), and the text is held beside it. A body handed to an offload worker counts as its bytes: the
+ * keys 8: test/bench/parsed-json.bench.mjs), and the text is held beside it. A body handed to an offload worker counts as its bytes: the
  * worker decodes one at a time, within its own heap.
  */
 const DECODED_BODY_WEIGHT = 24;
@@ -253,13 +253,21 @@ export class HttpApp {
           ? this.options.uploadLimitBytes * 16
           : this.jsonLimit(r);
     const stated = Number(ctx.req.headers['content-length']);
-    // As `handle` decides: a heavy route's body of no stated length, or of at least the offload size, goes to a worker.
-    const offloaded = r.offload === true && this.offload !== undefined && !(stated < this.offload.minBytes);
-    const weight = kind === 'multipart' || offloaded ? 1 : DECODED_BODY_WEIGHT;
+    const weight = kind === 'multipart' || this.offloadByLength(r, ctx) ? 1 : DECODED_BODY_WEIGHT;
     const bytes = (Number.isFinite(stated) ? (stated > limit ? 0 : stated) : limit) * weight;
     if (!budget.reserve(bytes)) return false;
     ctx.res.once('close', () => budget.release(bytes));
     return true;
+  }
+
+  /**
+   * The offload workers, when they take this request's body by its stated length: a heavy route's body of
+   * no stated length (chunked), or of at least the offload size. (A protobuf export is judged again once
+   * inflated.)
+   */
+  private offloadByLength(r: Route, ctx: AppContext): RouteOffload | undefined {
+    const offload = r.offload ? this.offload : undefined;
+    return offload && !(Number(ctx.req.headers['content-length']) < offload.minBytes) ? offload : undefined;
   }
 
   private async handle(r: Route, ctx: AppContext): Promise<void> {
@@ -297,9 +305,10 @@ export class HttpApp {
         if (!json && !(kind === 'form' && ctx.is('urlencoded')))
           return sendError(ctx, bodyFailure(415, kind === 'form' ? 'Expected application/json or application/x-www-form-urlencoded' : 'Expected application/json'));
         // A large body for a heavy route is not parsed here: an offload worker parses it.
-        if (r.offload && this.offload && json && !(Number(ctx.get('content-length')) < this.offload.minBytes)) {
+        const offload = json ? this.offloadByLength(r, ctx) : undefined;
+        if (offload) {
           const text = await this.rawBody(ctx, this.options.bodyLimitBytes);
-          return text && this.handleOffloaded(r, ctx, this.offload, text, 'json');
+          return text && this.handleOffloaded(r, ctx, offload, text, 'json');
         }
         rawBody = await this.parsedBody(ctx, kind === 'form' ? 'form' : 'json', this.jsonLimit(r));
       }
