@@ -2,6 +2,7 @@
 // that grows with clients, credentials or data stays within its bound, seen through the entries and
 // sizes /metrics reports (tracelight_held_entries, tracelight_held_size), never through timings.
 import * as net from 'node:net';
+import * as zlib from 'node:zlib';
 import { http } from '../support/http';
 import { ADMIN, startServer } from '../support/server';
 import { startWorld } from '../support/world';
@@ -285,7 +286,7 @@ describe('request bodies read at once (TRACELIGHT_BODY_BUDGET)', () => {
     });
     socket.on('error', () => undefined);
     socket.write(head + first);
-    return { answered, rest: (more: string) => (socket.write(more), answered), text: () => text, close: () => socket.destroy() };
+    return { answered, rest: (more: string | Buffer) => (socket.write(more), answered), text: () => text, close: () => socket.destroy() };
   };
 
   it('are bounded together: a body that would go past the budget is answered 503 with Retry-After at once, unread; room comes back with the answers', async () => {
@@ -315,6 +316,53 @@ describe('request bodies read at once (TRACELIGHT_BODY_BUDGET)', () => {
       const again = begin(w.server.baseUrl, head(large.length), large);
       expect(await again.answered).toBe('HTTP/1.1 422 Unprocessable Entity');
       for (const s of [first, again]) s.close();
+    } finally {
+      await w.server.stop();
+    }
+  });
+
+  it('count a body of unknown size (compressed, chunked) as it arrives: a few KB of gzip inflating past the budget is refused, a small chunked one is taken', async () => {
+    const w = await startWorld({ TRACELIGHT_BODY_BUDGET: '1536kb' });
+    try {
+      const name = (n: number) => `{"name":"${'p'.repeat(n)}"}`;
+      const head = (length: number | undefined, extra = '') =>
+        `POST /v2/projects HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${w.adminToken}\r\nContent-Type: application/json\r\n${extra}` +
+        `${length === undefined ? 'Transfer-Encoding: chunked' : `Content-Length: ${length}`}\r\n\r\n`;
+      // 100,000 bytes of JSON (2,400,000 counted once read) in 127 bytes of gzip.
+      const bomb = zlib.gzipSync(name(99_988));
+      expect(bomb.length).toBeLessThan(200);
+      const gzipped = () => {
+        const s = begin(w.server.baseUrl, head(bomb.length, 'Content-Encoding: gzip\r\n'), '');
+        return s.rest(bomb).then((status) => (s.close(), { status, text: s.text() }));
+      };
+      // A first body of 40,000 bytes (960,000 counted), begun and held back.
+      const large = name(39_988);
+      const first = begin(w.server.baseUrl, head(large.length), large.slice(0, 10));
+      for (let i = 0; i < 100 && (await held(w.server.baseUrl, 'request_bodies')).entries === 0; i++) await new Promise((r) => setTimeout(r, 20));
+      // Beside it, the gzipped body is refused once it has inflated past what is left, and gives its room back.
+      const refused = await gzipped();
+      expect(refused.status).toBe('HTTP/1.1 503 Service Unavailable');
+      expect(refused.text).toMatch(/\r\nretry-after: 1\r\n/i);
+      expect(await held(w.server.baseUrl, 'request_bodies')).toEqual({ entries: 1, size: large.length * 24 });
+      // So is a chunked one once it has, its connection closed: the rest of it, never ending, is not read as the next request.
+      const big = name(99_988);
+      const endless = begin(w.server.baseUrl, head(undefined), `${big.length.toString(16)}\r\n${big}\r\n`);
+      expect(await endless.answered).toBe('HTTP/1.1 503 Service Unavailable');
+      for (let i = 0; i < 100 && !endless.text().includes('\r\n\r\n'); i++) await new Promise((r) => setTimeout(r, 20));
+      expect(endless.text()).toMatch(/\r\nconnection: close\r\n/i);
+      endless.close();
+      // A small chunked body is counted as what it is, not as the most a body may be (10 MB × 24).
+      const small = name(6);
+      const chunked = begin(w.server.baseUrl, head(undefined), `${small.length.toString(16)}\r\n${small}\r\n0\r\n\r\n`);
+      expect(await chunked.answered).toBe('HTTP/1.1 200 OK');
+      chunked.close();
+      // The first answered, the gzipped body alone is read and parsed (a name of 99,988 characters is too long).
+      expect(await first.rest(large.slice(10))).toBe('HTTP/1.1 422 Unprocessable Entity');
+      first.close();
+      for (let i = 0; i < 100 && (await held(w.server.baseUrl, 'request_bodies')).entries > 0; i++) await new Promise((r) => setTimeout(r, 20));
+      expect((await gzipped()).status).toBe('HTTP/1.1 422 Unprocessable Entity');
+      for (let i = 0; i < 100 && (await held(w.server.baseUrl, 'request_bodies')).entries > 0; i++) await new Promise((r) => setTimeout(r, 20));
+      expect(await held(w.server.baseUrl, 'request_bodies')).toEqual({ entries: 0, size: 0 });
     } finally {
       await w.server.stop();
     }

@@ -379,17 +379,20 @@ describe.each([
       else expect(offloaded).toBeGreaterThan(0);
     });
 
-    it('takes gzip bodies, and refuses one over the body limit with 413', async () => {
-      const { gzipSync } = await import('node:zlib');
-      const trace = aTrace({ name: 'gzipped' });
-      const zipped = gzipSync(JSON.stringify({ log_stream_id: logStreamId, traces: [trace] }));
-      const r = await w.call('POST', `/v2/projects/${projectId}/traces`, {
-        auth: w.admin,
-        raw: zipped,
-        headers: { 'content-type': 'application/json', 'content-encoding': 'gzip' },
-      });
-      expect(r.status).toBe(200);
-      expect(w.ok(await search('traces', { filters: [{ column_id: 'name', type: 'text', operator: 'eq', value: 'gzipped' }] })).records).toHaveLength(1);
+    it('takes gzip, deflate and Brotli bodies, and refuses one over the body limit with 413', async () => {
+      const zlib = await import('node:zlib');
+      const encoders = { gzip: zlib.gzipSync, deflate: zlib.deflateSync, br: zlib.brotliCompressSync };
+      for (const [encoding, encode] of Object.entries(encoders)) {
+        const trace = aTrace({ name: `compressed with ${encoding}` });
+        const r = await w.call('POST', `/v2/projects/${projectId}/traces`, {
+          auth: w.admin,
+          raw: encode(JSON.stringify({ log_stream_id: logStreamId, traces: [trace] })),
+          headers: { 'content-type': 'application/json', 'content-encoding': encoding },
+        });
+        expect([encoding, r.status]).toEqual([encoding, 200]);
+        const found = w.ok(await search('traces', { filters: [{ column_id: 'name', type: 'text', operator: 'eq', value: trace.name }] })).records;
+        expect([encoding, found.length]).toEqual([encoding, 1]);
+      }
       const huge = await raw(JSON.stringify({ log_stream_id: logStreamId, traces: [aTrace({ input: 'x'.repeat(11 * 1024 * 1024) })] }));
       expect(huge.status).toBe(413);
     });

@@ -18,10 +18,11 @@ import { DOCS_HTML, DOCS_INIT, docsAsset } from './openapi/docs.page';
 import type { AppContext } from './shared/context';
 import { HttpLogger, HttpOptions } from './shared/logger';
 import { MultipartError, MULTIPART_ENVELOPE_BYTES, parseMultipart } from './shared/multipart';
-import { BodyBudget } from './shared/body-budget';
+import { BodyBudget, type BodyRoom, UNBOUNDED_ROOM } from './shared/body-budget';
 import { RawBodyError, readRawBody } from './shared/raw-body';
 import { API_KEY_HEADERS } from './auth/presented-credentials';
 import { RouteOffload } from './shared/offload';
+import { parseJsonBody } from './shared/json-body';
 import { PresentedBodies } from './shared/presented-body';
 import { queryOf } from './shared/query-string';
 import { bodyFailure, sendError } from './shared/respond';
@@ -239,13 +240,14 @@ export class HttpApp {
 
   /**
    * Reserves the body's room in the budget until its answer is done (the body, parsed or not, lives that
-   * long): its stated length, or for one of no stated length (chunked) the most it may be, times
-   * DECODED_BODY_WEIGHT when it will be decoded on this thread. A body stated over its limit reserves
-   * nothing: it is refused (413) unread.
+   * long), or undefined when the budget has none left. A body of known size reserves what `weighed` says of
+   * its stated length; one of unknown size (compressed, or chunked) that this adapter reads itself starts
+   * from its stated length, if any, and its room grows as it arrives (`rawBody`); any other (multipart,
+   * a form) reserves the most it may be. A body stated over its limit reserves nothing: it is refused (413) unread.
    */
-  private admitBody(r: Route, kind: BodyKind, ctx: AppContext): boolean {
+  private admitBody(r: Route, kind: BodyKind, ctx: AppContext): BodyRoom | undefined {
     const budget = this.bodies;
-    if (budget === undefined || kind === 'none' || !carriesBody(ctx.req)) return true;
+    if (budget === undefined || kind === 'none' || !carriesBody(ctx.req)) return UNBOUNDED_ROOM;
     const limit =
       kind === 'multipart'
         ? this.options.uploadLimitBytes + MULTIPART_ENVELOPE_BYTES
@@ -253,26 +255,50 @@ export class HttpApp {
           ? this.options.uploadLimitBytes * 16
           : this.jsonLimit(r);
     const stated = Number(ctx.req.headers['content-length']);
-    const weight = kind === 'multipart' || this.offloadByLength(r, ctx) ? 1 : DECODED_BODY_WEIGHT;
-    const bytes = (Number.isFinite(stated) ? (stated > limit ? 0 : stated) : limit) * weight;
-    if (!budget.reserve(bytes)) return false;
-    ctx.res.once('close', () => budget.release(bytes));
-    return true;
+    if (this.readsGrowing(kind, ctx)) return this.reserveRoom(ctx, budget, this.weighed(r, Number.isFinite(stated) ? Math.min(stated, limit) : 0));
+    // A multipart body is read as sent; a form's parser inflates a compressed one.
+    const sized = Number.isFinite(stated) && (kind === 'multipart' || ctx.req.headers['content-encoding'] === undefined);
+    const bytes = sized ? (stated > limit ? 0 : stated) : limit;
+    return this.reserveRoom(ctx, budget, kind === 'multipart' ? bytes : this.weighed(r, bytes));
+  }
+
+  private reserveRoom(ctx: AppContext, budget: BodyBudget, bytes: number): BodyRoom | undefined {
+    const room = budget.reserve(bytes);
+    if (room) ctx.res.once('close', room.release);
+    return room;
   }
 
   /**
-   * The offload workers, when they take this request's body by its stated length: a heavy route's body of
-   * no stated length (chunked), or of at least the offload size. (A protobuf export is judged again once
-   * inflated.)
+   * Whether this adapter reads the body itself, not knowing its size until it has read it all, and grows
+   * its room as it arrives: a compressed body or one of no stated length (chunked), unless multipart or
+   * a form (their parsers reserve the most they may take).
    */
-  private offloadByLength(r: Route, ctx: AppContext): RouteOffload | undefined {
+  private readsGrowing(kind: BodyKind, ctx: AppContext): boolean {
+    if (kind === 'none' || kind === 'multipart') return false;
+    const sized = ctx.req.headers['content-encoding'] === undefined && ctx.req.headers['content-length'] !== undefined;
+    return !sized && (kind === 'bytes' || Boolean(ctx.is('json')));
+  }
+
+  /**
+   * What a body of `bytes` takes while its request is handled: its bytes when an offload worker will
+   * decode it, else DECODED_BODY_WEIGHT times them.
+   */
+  private weighed(r: Route, bytes: number): number {
+    return this.offloadsAt(r, bytes) ? bytes : bytes * DECODED_BODY_WEIGHT;
+  }
+
+  /** The offload workers, when they take a body of `bytes` for this route: a heavy route's, of at least the offload size. */
+  private offloadsAt(r: Route, bytes: number): RouteOffload | undefined {
     const offload = r.offload ? this.offload : undefined;
-    return offload && !(Number(ctx.req.headers['content-length']) < offload.minBytes) ? offload : undefined;
+    return offload && bytes >= offload.minBytes ? offload : undefined;
   }
 
   private async handle(r: Route, ctx: AppContext): Promise<void> {
     const kind = r.bodyKind ?? (r.body ? 'json' : 'none');
-    if (!this.admitBody(r, kind, ctx)) return sendError(ctx, BODIES_BUSY);
+    const room = this.admitBody(r, kind, ctx);
+    if (!room) return sendError(ctx, BODIES_BUSY);
+    // A body known in size only once read has its room grow as it arrives.
+    const grow = this.readsGrowing(kind, ctx) ? (bytes: number) => room.resize(this.weighed(r, bytes)) : undefined;
     let rawBody: unknown = {};
     if (kind === 'multipart') {
       if (!isMultipart(ctx)) {
@@ -295,22 +321,28 @@ export class HttpApp {
       if (kind === 'bytes' && !json) {
         if (ctx.get('content-type') && !ctx.is('application/x-protobuf', 'application/octet-stream'))
           return sendError(ctx, bodyFailure(415, 'Expected application/x-protobuf or application/json'));
-        const bytes = await this.rawBody(ctx, this.options.uploadLimitBytes * 16);
+        const bytes = await this.rawBody(ctx, this.options.uploadLimitBytes * 16, grow);
         if (!bytes) return;
         // A large export is decoded, mapped and stored by an offload worker, as a large JSON ingest is.
-        if (r.offload && this.offload && bytes.length >= this.offload.minBytes) return this.handleOffloaded(r, ctx, this.offload, bytes, 'bytes');
+        const offload = this.offloadsAt(r, bytes.length);
+        if (offload) return this.handleOffloaded(r, ctx, offload, bytes, 'bytes');
         rawBody = bytes;
       } else {
         // Anything but JSON (or a form on the login routes) would be read as no body at all: refused.
         if (!json && !(kind === 'form' && ctx.is('urlencoded')))
           return sendError(ctx, bodyFailure(415, kind === 'form' ? 'Expected application/json or application/x-www-form-urlencoded' : 'Expected application/json'));
-        // A large body for a heavy route is not parsed here: an offload worker parses it.
-        const offload = json ? this.offloadByLength(r, ctx) : undefined;
-        if (offload) {
-          const text = await this.rawBody(ctx, this.options.bodyLimitBytes);
-          return text && this.handleOffloaded(r, ctx, offload, text, 'json');
-        }
-        rawBody = await this.parsedBody(ctx, kind === 'form' ? 'form' : 'json', this.jsonLimit(r));
+        // A large body for a heavy route is not parsed here: an offload worker parses it. A body whose size
+        // is known only once read is read first, then parsed here or there by its size.
+        const offload = json ? this.offloadsAt(r, Number(ctx.req.headers['content-length'])) : undefined;
+        if (grow || offload) {
+          const text = await this.rawBody(ctx, this.jsonLimit(r), grow);
+          if (!text) return;
+          const worker = this.offloadsAt(r, text.length);
+          if (worker) return this.handleOffloaded(r, ctx, worker, text, 'json');
+          const parsed = parseJsonBody(text.toString('utf8'));
+          if (!parsed.ok) return sendError(ctx, parsed.error);
+          rawBody = parsed.value;
+        } else rawBody = await this.parsedBody(ctx, kind === 'form' ? 'form' : 'json', this.jsonLimit(r));
       }
     }
     const outcome = await runRoute(r, {
@@ -334,13 +366,16 @@ export class HttpApp {
     ctx.body = presented.json;
   }
 
-  /** The body's bytes (inflated), or undefined when it was refused (too large, bad encoding) and the refusal answered. */
-  private async rawBody(ctx: AppContext, limitBytes: number): Promise<Buffer | undefined> {
+  /**
+   * The body's bytes (inflated), or undefined when it was refused (too large, bad encoding, past the
+   * budget as `admit` says while it arrives) and the refusal answered.
+   */
+  private async rawBody(ctx: AppContext, limitBytes: number, admit?: (bytes: number) => boolean): Promise<Buffer | undefined> {
     try {
-      return await readRawBody(ctx.req, limitBytes);
+      return await readRawBody(ctx.req, limitBytes, admit);
     } catch (e) {
       if (!(e instanceof RawBodyError)) throw e;
-      sendError(ctx, bodyFailure(e.status, e.message));
+      sendError(ctx, e.status === 503 ? BODIES_BUSY : bodyFailure(e.status, e.message));
       return undefined;
     }
   }

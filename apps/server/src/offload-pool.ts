@@ -45,7 +45,7 @@ interface Slot {
 }
 
 export interface OffloadPoolOptions {
-  /** Bodies of at least this many bytes (or of unknown length) are offloaded. */
+  /** Bodies of at least this many bytes (inflated, when the size is known only once read) are offloaded. */
   readonly minBytes: number;
   readonly workers: number;
   /**

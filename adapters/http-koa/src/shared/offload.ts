@@ -2,10 +2,9 @@
 // the request thread, so that one 10 MB batch does not hold every other request up. The request thread still
 // authenticates, limits, logs and times the request; an offload worker (its own container, the same
 // routes and use cases) does the rest with `serveOffloaded`.
-import * as bourne from '@hapi/bourne';
 import type { Principal } from '@tracelight/domain';
 import type { HttpError } from '../errors/domain-error.mapper';
-import { malformedJson } from '../errors/malformed-json';
+import { parseJsonBody } from './json-body';
 import type { Route } from './route';
 import { runRoute } from './route-runner';
 
@@ -33,21 +32,11 @@ export interface OffloadedReply {
 
 /** Where offloaded requests go; bound by the composition root when it runs offload workers. */
 export interface RouteOffload {
-  /** Bodies of at least this many bytes (or of unknown length) are offloaded. */
+  /** Bodies of at least this many bytes (inflated, when the size is known only once read) are offloaded. */
   readonly minBytes: number;
   run(request: OffloadedRequest): Promise<OffloadedReply>;
 }
 export const RouteOffload = Symbol.for('tracelight.RouteOffload');
-
-/** Parses as the request thread's body parser does: prototype poisoning refused, an empty body is none. */
-const parseJson = (text: string): { ok: true; value: unknown } | { ok: false; error: HttpError } => {
-  if (text === '') return { ok: true, value: {} };
-  try {
-    return { ok: true, value: bourne.parse(text, { protoAction: 'error' }) as unknown };
-  } catch (e) {
-    return { ok: false, error: malformedJson(text, e) };
-  }
-};
 
 const reply = (error: HttpError): OffloadedReply => ({
   status: error.status,
@@ -61,7 +50,7 @@ export const serveOffloaded = async (routes: ReadonlyMap<string, Route>, request
   const r = routes.get(request.route);
   if (!r) return { status: 404, body: { detail: 'Not Found' } };
   const bytes = Buffer.from(request.body.buffer, request.body.byteOffset, request.body.byteLength);
-  const parsed = request.bodyType === 'bytes' ? { ok: true as const, value: bytes } : parseJson(bytes.toString('utf8'));
+  const parsed = request.bodyType === 'bytes' ? { ok: true as const, value: bytes } : parseJsonBody(bytes.toString('utf8'));
   if (!parsed.ok) return reply(parsed.error);
   const outcome = await runRoute(r, {
     params: request.params,

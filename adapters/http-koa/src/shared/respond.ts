@@ -4,11 +4,12 @@ import type { AppContext } from './context';
 
 export const sendError = (ctx: AppContext, error: HttpError): void => {
   ctx.status = error.status;
-  // A chunked body refused as too large is left unread, and nothing says where it ends: the
-  // connection cannot carry another request after it. (One of a stated length is read out and
+  // A chunked body refused as too large, or as past the body budget, is left unread, and nothing says
+  // where it ends: the connection cannot carry another request after it. (One of a stated length is read out and
   // dropped by Node, and the connection kept: closing it while the client still sends would cost the
   // client its 413, as a broken pipe.)
-  if (error.status === 413 && ctx.req.headers['content-length'] === undefined) ctx.set('Connection', 'close');
+  if ((error.status === 413 || error.status === 503) && ctx.req.headers['content-length'] === undefined && ctx.req.headers['transfer-encoding'] !== undefined)
+    ctx.set('Connection', 'close');
   for (const [name, value] of Object.entries(error.headers ?? {})) ctx.set(name, value);
   if (error.reason !== undefined) ctx.state.failure = error.reason;
   ctx.body = error.body;
