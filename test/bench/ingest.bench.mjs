@@ -1,6 +1,7 @@
 // Benchmark: trace ingestion through the HTTP API into SQLite, beside raw better-sqlite3 batched
 // inserts of the same rows in the same run; then available_columns and a filtered spans/search at
-// 0, 100k and 1M spans in one run. Prints figures; asserts nothing.
+// 0, 100k and 1M spans in one run; a maximal ingest against a probe; and the deletion of the project
+// of all those records while another project is written. Prints figures; asserts nothing.
 //   pnpm bench                       (all)
 //   BENCH_MAX_SPANS=100000 pnpm bench  (stop the latency table at 100k)
 import { execFileSync, spawn } from 'node:child_process';
@@ -286,6 +287,35 @@ const quietDisk = () => {
     await maximal(inline, 'no offload worker (TRACELIGHT_OFFLOAD_WORKERS=0)', kind);
   }
   await inline.stop();
+}
+
+// --- 4. deleting a project of many records while another project is written ----------------
+// The bench project holds every record loaded above. Its deletion goes in steps (a thousand records a
+// transaction); writes to another project, one after another, wait at worst for a step, which the
+// worst wait below shows (a deletion in one transaction held them for all of it).
+{
+  const bystander = await call('POST', '/v2/projects', { name: 'bystander' }, token);
+  const stream = (await call('POST', `/v2/projects/${bystander.id}/log_streams`, { name: 'b' }, token)).id;
+  const direct = new sqlite.SqliteDatabase({ path: path.join(dataDir, 'tracelight.db'), readonly: true });
+  const records = direct.db.prepare('SELECT COUNT(*) FROM log_records WHERE project_id = ?').pluck().get(project.id);
+  direct.close();
+  let done = false;
+  const waits = [];
+  const writes = (async () => {
+    while (!done) {
+      const t = performance.now();
+      await call('PATCH', `/v2/projects/${bystander.id}/runs/${stream}/insights-settings`, { insights: { logstream: { enabled: true } } }, token);
+      waits.push(performance.now() - t);
+    }
+  })();
+  await new Promise((r) => setTimeout(r, 200));
+  const t0 = performance.now();
+  await call('DELETE', `/v2/projects/${project.id}`, undefined, token);
+  const took = performance.now() - t0;
+  done = true;
+  await writes;
+  console.log(`\nDeleting a project of ${fmt(records)} records over HTTP while another project is written (PATCH insights, one after another)`);
+  console.log(`  deletion ${fmt(took / 1000)} s; the writes meanwhile: ${fmt(waits.length)}, p50 ${fmt(percentile(waits, 50))} ms, p99 ${fmt(percentile(waits, 99))} ms, worst ${fmt(Math.max(...waits))} ms`);
 }
 
 await stop();

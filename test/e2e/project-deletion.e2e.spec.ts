@@ -218,6 +218,38 @@ describe('ingestion racing a deletion', () => {
   });
 });
 
+describe('a deletion of many records', () => {
+  it('goes in steps: its records go a step at a time while the project is still there, and other projects are written in between', async () => {
+    const projectId = await w.project(w.admin, `large-${randomUUID()}`);
+    const stream = await w.run(w.admin, projectId, 'log_streams', 'production');
+    const many = { name: 'many', input: 'q', output: 'a', spans: Array.from({ length: 9_999 }, () => ({ type: 'llm', input: 'q', output: 'a' })) };
+    for (let i = 0; i < 3; i++) w.ok(await w.call('POST', `/v2/projects/${projectId}/traces`, { auth: w.admin, json: { log_stream_id: stream, traces: [many] } }));
+    const other = await w.project(w.admin, `bystander-${randomUUID()}`);
+    const otherStream = await w.run(w.admin, other, 'log_streams', 'production');
+    const db = new Database(path.join(w.server.dataDir, 'tracelight.db'), { readonly: true, fileMustExist: true });
+    try {
+      const records = db.prepare('SELECT COUNT(*) FROM log_records WHERE run_id = ?').pluck();
+      expect(records.get(stream)).toBe(30_000);
+      let settled = false;
+      const deletion = w.call('DELETE', `/v2/projects/${projectId}`, { auth: w.admin }).finally(() => (settled = true));
+      // Under way: some of its records are gone (committed), the deletion not done.
+      let left = 30_000;
+      while (!settled && left === 30_000) {
+        await new Promise((r) => setTimeout(r, 2));
+        left = records.get(stream) as number;
+      }
+      expect([settled, left > 0 && left < 30_000]).toEqual([false, true]);
+      // A write to another project goes between the steps, not behind the whole deletion.
+      const patch = await w.call('PATCH', `/v2/projects/${other}/runs/${otherStream}/insights-settings`, { auth: w.admin, json: { insights: { logstream: { enabled: true } } } });
+      expect([patch.status, settled]).toEqual([200, false]);
+      expect((await deletion).status).toBe(200);
+      expect(rowsNaming(projectId, [stream])).toEqual({});
+    } finally {
+      db.close();
+    }
+  });
+});
+
 describe("what a deletion leaves in SQLite's file", () => {
   it('nothing of the deleted records: their pages are overwritten, not only freed', async () => {
     const own = await startWorld();

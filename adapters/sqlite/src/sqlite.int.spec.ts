@@ -280,7 +280,7 @@ describe('SqliteDatabase', () => {
 });
 
 describe('deleting a project', () => {
-  it('leaves no row of the project or its runs in any table that names one, and removes them in one transaction', async () => {
+  it('leaves no row of the project or its runs in any table that names one; its records go in steps, the rest in one transaction', async () => {
     const db = new SqliteDatabase({ path: tempFile() });
     const repos = sqliteRepositories(db);
     const owner = await right(repos.users.insert(aUser()));
@@ -304,15 +304,34 @@ describe('deleting a project', () => {
       );
     expect(rowsOf()).toEqual({ log_records: 9, projects: 1, run_columns: 6, run_insights: 3, run_scorer_settings: 3, runs: 3 });
 
-    // A statement that fails midway undoes the whole deletion: here the last one, removing the project row.
+    // A statement that fails in the last step undoes that step whole (here the last statement, removing
+    // the project row): the records, removed in the steps before it, stay removed; the rest is all there.
     db.db.exec(`CREATE TEMP TRIGGER refuse BEFORE DELETE ON projects BEGIN SELECT RAISE(ABORT, 'refused'); END`);
     expect((await left(repos.projects.delete(owner.id, project.id)))._tag).toBe('Unavailable');
-    expect(rowsOf()).toEqual({ log_records: 9, projects: 1, run_columns: 6, run_insights: 3, run_scorer_settings: 3, runs: 3 });
+    expect(rowsOf()).toEqual({ log_records: 0, projects: 1, run_columns: 6, run_insights: 3, run_scorer_settings: 3, runs: 3 });
     db.db.exec('DROP TRIGGER refuse');
 
-    expect(await right(repos.projects.delete(owner.id, project.id))).toEqual({ project, runs: 3, records: 9 });
+    // Deleting it again finishes it.
+    expect(await right(repos.projects.delete(owner.id, project.id))).toEqual({ project, runs: 3, records: 0 });
     expect(rowsOf()).toEqual({ log_records: 0, projects: 0, run_columns: 0, run_insights: 0, run_scorer_settings: 0, runs: 0 });
     expect(await right(repos.scorers.findById(scorer.id))).toEqual({ _tag: 'Some', value: scorer });
+    db.close();
+  });
+
+  it('counts the records of every step, and removes none of a project that is not the owner\'s', async () => {
+    const db = new SqliteDatabase({ path: tempFile() });
+    const repos = sqliteRepositories(db);
+    const owner = await right(repos.users.insert(aUser()));
+    const stranger = await right(repos.users.insert(aUser()));
+    const project = await right(repos.projects.insert(aProject(owner.id)));
+    const run = await right(repos.runs.insert(aRun(project)));
+    // Two and a half steps' worth.
+    await right(repos.logRecords.ingest(run.id, Array.from({ length: 2_500 }, () => aRecord(run)), []));
+    const records = db.db.prepare('SELECT COUNT(*) FROM log_records WHERE run_id = ?').pluck();
+    expect((await left(repos.projects.delete(stranger.id, project.id)))._tag).toBe('NotFound');
+    expect(records.get(run.id)).toBe(2_500);
+    expect(await right(repos.projects.delete(owner.id, project.id))).toEqual({ project, runs: 1, records: 2_500 });
+    expect(records.get(run.id)).toBe(0);
     db.close();
   });
 });

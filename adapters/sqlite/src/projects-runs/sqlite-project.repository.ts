@@ -3,6 +3,7 @@ import type { ProjectRepository, Result } from '@tracelight/ports';
 import type Database from 'better-sqlite3';
 import * as O from 'fp-ts/Option';
 import { inject, injectable } from 'inversify';
+import { deleteInSteps } from '../shared/deletion-steps';
 import { Abort, run } from '../shared/run';
 import { SqliteDatabase, SqliteDatabaseToken } from '../shared/sqlite-database';
 import { projectFromRow, projectToRow } from './project-run.mapper';
@@ -13,6 +14,7 @@ export class SqliteProjectRepository implements ProjectRepository {
   private readonly byId;
   private readonly byOwner;
   private readonly deleteWhole: Database.Transaction<(owner: UserId, id: ProjectId) => ProjectDeletion>;
+  private readonly removeSome: Database.Statement<{ owner: UserId; id: ProjectId; limit: number }>;
 
   constructor(@inject(SqliteDatabaseToken) { db }: SqliteDatabase) {
     this.insertStmt = db.prepare(
@@ -32,10 +34,15 @@ export class SqliteProjectRepository implements ProjectRepository {
     const removeRuns = db.prepare('DELETE FROM runs WHERE project_id = ?');
     const owned = db.prepare('SELECT * FROM projects WHERE id = ? AND created_by = ?');
     const removeProject = db.prepare('DELETE FROM projects WHERE id = ?');
-    // One transaction: all of it or none. On the writer thread it is one write of a group commit, in
-    // its own savepoint; writes queued behind it wait for it (a project of a million records takes
-    // seconds), while reads go on. A write under the project that comes after it fails on its foreign
-    // key (see `run`): nothing can be added to a project once it is gone.
+    // What is left once the records went in steps (`delete`), in one transaction: all of it or none. On
+    // the writer thread it is one write of a group commit, in its own savepoint. A write under the
+    // project that comes after it fails on its foreign key (see `run`): nothing can be added to a
+    // project once it is gone.
+    this.removeSome = db.prepare(
+      `DELETE FROM log_records WHERE rowid IN (
+         SELECT l.rowid FROM projects p CROSS JOIN runs r CROSS JOIN log_records l
+         WHERE p.id = @id AND p.created_by = @owner AND r.project_id = p.id AND l.run_id = r.id LIMIT @limit)`,
+    );
     this.deleteWhole = db.transaction((owner: UserId, id: ProjectId): ProjectDeletion => {
       const found = owned.get(id, owner);
       if (found === undefined) throw new Abort(notFound('project', id));
@@ -62,7 +69,28 @@ export class SqliteProjectRepository implements ProjectRepository {
     return run(() => this.byOwner.all({ owner, name: filter.name ?? null, type: filter.type ?? null }).map(projectFromRow));
   }
 
+  /**
+   * The records a step at a time, each step a transaction of its own, then the rest in one (see
+   * deletion-steps.ts). Here, on the connection that writes in this process (the admin CLI, an
+   * embedder), each step is followed by a pause as long as it took, in which the writers of other
+   * processes (a server on the same file) take the lock in turn; the server's writer thread takes the
+   * steps one by one between the other writes it has queued (SqliteStorage).
+   */
   delete(owner: UserId, id: ProjectId): Result<ProjectDeletion> {
+    return deleteInSteps({
+      removeSome: (limit) => this.removeRecordsOf(owner, id, limit),
+      removeRest: () => this.deleteRest(owner, id),
+      between: (stepMs) => new Promise((resume) => setTimeout(resume, stepMs)),
+    });
+  }
+
+  /** A step of `delete`: removes at most `limit` records of the owner's project (none when it is not the owner's). */
+  removeRecordsOf(owner: UserId, id: ProjectId, limit: number): Result<number> {
+    return run(() => this.removeSome.run({ owner, id, limit }).changes);
+  }
+
+  /** The last step of `delete`: the rest of the owner's project, and the project, in one transaction. */
+  deleteRest(owner: UserId, id: ProjectId): Result<ProjectDeletion> {
     return run(() => this.deleteWhole(owner, id));
   }
 }

@@ -3,9 +3,10 @@
 // that sees every committed write (WAL). `inline`: one connection does both on this thread (the
 // admin CLI, embedders that want no threads).
 import * as fs from 'node:fs';
-import type { DomainError, LogRecord, RunId, ScorerId, ScorerVersion } from '@tracelight/domain';
+import type { DomainError, LogRecord, ProjectDeletion, ProjectId, RunId, ScorerId, ScorerVersion, UserId } from '@tracelight/domain';
 import { type Repositories, type Result, type StorageHealth, buildRepositories } from '@tracelight/ports';
 import * as E from 'fp-ts/Either';
+import { deleteInSteps } from './deletion-steps';
 import { heldDecodedJson } from './row-codecs';
 import { run } from './run';
 import { SqliteDatabase, type SqliteOptions } from './sqlite-database';
@@ -50,6 +51,13 @@ const routeWrites = (reads: Repositories, writer: SqliteWriter): Repositories =>
     (runId: RunId, records: ReadonlyArray<LogRecord>, presentColumns: ReadonlyArray<string>): Result<void> =>
     () =>
       writer.write('logRecords', 'ingestRows', [runId, records.map(recordToValues), presentColumns]) as Promise<E.Either<DomainError, void>>;
+  // A project's deletion goes in steps (deletion-steps.ts), each its own write on the writer thread: the
+  // writes queued meanwhile go in between, so that each waits for one step at most, not the whole deletion.
+  (routed.projects as Record<string, unknown>)['delete'] = (owner: UserId, id: ProjectId): Result<ProjectDeletion> =>
+    deleteInSteps({
+      removeSome: (limit) => () => writer.write('projects', 'removeRecordsOf', [owner, id, limit]) as Promise<E.Either<DomainError, number>>,
+      removeRest: () => () => writer.write('projects', 'deleteRest', [owner, id]) as Promise<E.Either<DomainError, ProjectDeletion>>,
+    });
   return routed as unknown as Repositories;
 };
 
