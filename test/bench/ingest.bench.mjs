@@ -217,6 +217,28 @@ const quietDisk = () => {
     const search = await time(50, () => call('POST', `/v2/projects/${project.id}/spans/search`, { log_stream_id: run, limit: 50, filters: [{ column_id: 'model', type: 'text', operator: 'eq', value: 'gpt-4o-mini' }, { column_id: 'status_code', type: 'number', operator: 'gte', value: 500 }] }, token));
     console.log(`  ${fmt(size).padEnd(10)}  ${columns.padEnd(32)}  ${search}`);
   }
+  // A search whose filter matches nothing reads the whole run; a probe calls /healthcheck every 2 ms meanwhile.
+  const worstWaits = [];
+  const tooks = [];
+  for (let i = 0; i < 3; i++) {
+    let done = false;
+    const waits = [];
+    const probe = (async () => {
+      while (!done) {
+        const t = performance.now();
+        await (await fetch(`${base}/healthcheck`)).text();
+        waits.push(performance.now() - t);
+        await new Promise((r) => setTimeout(r, 2));
+      }
+    })();
+    const t0 = performance.now();
+    await call('POST', `/v2/projects/${project.id}/spans/search`, { log_stream_id: run, limit: 50, filters: [{ column_id: 'model', type: 'text', operator: 'eq', value: 'no such model' }] }, token);
+    tooks.push(performance.now() - t0);
+    done = true;
+    await probe;
+    worstWaits.push(Math.max(...waits));
+  }
+  console.log(`  a spans/search matching none of the ${fmt(loaded)} spans, three times: ${tooks.map((x) => fmt(x)).join(' / ')} ms; /healthcheck worst wait meanwhile ${worstWaits.map((x) => fmt(x)).join(' / ')} ms`);
   direct.close();
 }
 

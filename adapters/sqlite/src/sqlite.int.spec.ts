@@ -44,6 +44,33 @@ describe('SqliteStorage with a writer thread', () => {
   });
   afterEach(() => s.close());
 
+  it('runs a record search on a search thread: this thread goes on while it reads, and sees its page after', async () => {
+    const repos = s.repositories;
+    const owner = await right(repos.users.insert(aUser()));
+    const project = await right(repos.projects.insert(aProject(owner.id)));
+    const run = await right(repos.runs.insert(aRun(project)));
+    const records = Array.from({ length: 40_000 }, (_, i) => aRecord(run, { name: `r${i}`, input: `question ${i} ${'lorem ipsum '.repeat(20)}` }));
+    for (let i = 0; i < records.length; i += 5_000) await right(repos.logRecords.ingest(run.id, records.slice(i, i + 5_000), []));
+    // Matching nothing: the search reads every record of the run.
+    const search = repos.logRecords.search({
+      projectId: project.id,
+      runId: run.id,
+      scope: 'traces',
+      filters: [{ type: 'text', columnId: 'input', operator: 'contains', value: 'never said', caseSensitive: false }],
+      sort: null,
+      page: { startingToken: 0, limit: 50 },
+      maxBytes: 1 << 30,
+    })();
+    let answered = false;
+    void search.then(() => (answered = true));
+    // On this thread, the search would have read them all before returning: a timer could only fire after.
+    await new Promise((resolve) => setTimeout(resolve, 1));
+    expect(answered).toBe(false);
+    expect((await right(() => search)).items).toEqual([]);
+    // …and it is the search thread's statement cache that now holds the statement.
+    expect(s.held()['search_statements']!.entries).toBe(1);
+  });
+
   it('names only real repository methods as writes', () => {
     for (const [name, methods] of Object.entries(SQLITE_WRITES))
       for (const m of methods) expect([name, m, typeof SQLITE_REPOSITORIES[name as keyof typeof SQLITE_WRITES].prototype[m]]).toEqual([name, m, 'function']);

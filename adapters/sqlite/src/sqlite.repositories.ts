@@ -38,7 +38,7 @@ export const SQLITE_WRITES: { readonly [K in keyof Repositories]: ReadonlyArray<
   insights: ['replace'],
   integrations: ['upsert'],
   scorers: ['insert'],
-  // appendNext takes a function, which cannot cross threads: see routeWrites.
+  // appendNext takes a function, which cannot cross threads: see routeCalls.
   scorerVersions: ['appendNext'],
   runScorers: ['replace'],
   logRecords: ['ingest', 'removeCreatedBefore'],

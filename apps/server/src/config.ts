@@ -12,6 +12,8 @@ export interface ServerConfig extends StorageConfig {
   readonly host: string;
   readonly port: number;
   readonly sqliteWriter: 'thread' | 'inline';
+  /** With the writer thread: threads that run record searches (0: on the request thread). */
+  readonly sqliteSearchThreads: number;
   readonly secretKey: string | undefined;
   readonly tokenTtlSeconds: number;
   readonly refreshTokenTtlSeconds: number;
@@ -53,6 +55,7 @@ export const CONFIG_VARIABLES: ReadonlyArray<readonly [name: string, defaultValu
   ['TRACELIGHT_PORT', '`8088`', 'Port to listen on (`0` picks a free one and logs it).'],
   ...STORAGE_VARIABLES,
   ['TRACELIGHT_SQLITE_WRITER', '`thread`', '`thread`: every write runs on one writer thread, committed in groups (below); `inline`: on the request thread, one transaction each.'],
+  ['TRACELIGHT_SQLITE_SEARCH_THREADS', '`2`', 'With `thread`: how many threads run record searches (`spans/search`, `traces/search`, `sessions/search`), each on a read-only connection of its own, the least busy taking each search (0: on the request thread). A search reads rows until it has a page of matches, and one whose filters match little of a large run reads most of it (seconds for a million spans): on the request thread it held every other request, probes included, as long; here only the searches queued behind it on its thread.'],
   ['TRACELIGHT_SECRET_KEY', 'generated into `<data dir>/secret.key` (mode 0600)', 'Master key (≥ 32 bytes: 64 hex, 43+ base64, or a 32+ character passphrase). Token signing, API-key hashing and secret sealing each use a sub-key derived from it (HKDF). Give every server process sharing a database the same key.'],
   ['TRACELIGHT_TOKEN_TTL_SECONDS', '`3600`', 'Lifetime of access tokens (login, API-key exchange, refresh).'],
   ['TRACELIGHT_REFRESH_TOKEN_TTL_SECONDS', '`604800`', 'Lifetime of the HttpOnly `refresh_token` cookie set at sign-in.'],
@@ -140,6 +143,7 @@ export const loadConfig = (env: Env): E.Either<ReadonlyArray<string>, ServerConf
     host: env['TRACELIGHT_HOST'] || '127.0.0.1',
     port: take(integer('TRACELIGHT_PORT', 0, 65535, 8088)(env), 8088),
     sqliteWriter: writer === 'inline' ? 'inline' : 'thread',
+    sqliteSearchThreads: take(integer('TRACELIGHT_SQLITE_SEARCH_THREADS', 0, 64, 2)(env), 2),
     secretKey,
     tokenTtlSeconds: take(integer('TRACELIGHT_TOKEN_TTL_SECONDS', 1, 31_536_000, 3600)(env), 3600),
     refreshTokenTtlSeconds: take(integer('TRACELIGHT_REFRESH_TOKEN_TTL_SECONDS', 60, 31_536_000, 604_800)(env), 604_800),

@@ -33,6 +33,7 @@ describe('configuration from the environment', () => {
           database: { engine: 'sqlite', path: path.resolve('.tracelight', 'tracelight.db') },
           sqliteSynchronous: 'FULL',
           sqliteWriter: 'thread',
+          sqliteSearchThreads: 2,
           tokenTtlSeconds: 3600,
           bodyLimitBytes: 10 * 1024 * 1024,
           rateLimitPerMinute: 6000,

@@ -40,6 +40,7 @@ const loadEngine = async (config: ServerConfig): Promise<Engine> => {
         path: config.database.path,
         synchronous: config.sqliteSynchronous,
         writer: config.sqliteWriter,
+        searchThreads: config.sqliteSearchThreads,
         ...(config.sqliteMaxBytes !== undefined ? { maxBytes: config.sqliteMaxBytes } : {}),
       }),
       open: (container) => storage(container).open(),

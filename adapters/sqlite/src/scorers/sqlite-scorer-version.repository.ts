@@ -46,7 +46,7 @@ export class SqliteScorerVersionRepository implements ScorerVersionRepository {
 
   /**
    * Stores a version already built under the next number, whatever number it was built with (only its
-   * `version` changes), and returns it as stored: the writer thread's appendNext (see routeWrites). The
+   * `version` changes), and returns it as stored: the writer thread's appendNext (see routeCalls). The
    * number is read in the write's own transaction, so a version that is refused takes none.
    */
   appendBuilt(scorerId: ScorerId, v: ScorerVersion): Result<ScorerVersion> {

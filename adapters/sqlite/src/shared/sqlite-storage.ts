@@ -3,14 +3,14 @@
 // that sees every committed write (WAL). `inline`: one connection does both on this thread (the
 // admin CLI, embedders that want no threads).
 import * as fs from 'node:fs';
-import type { DomainError, LogRecord, ProjectDeletion, ProjectId, RunId, ScorerId, ScorerVersion, UserId } from '@tracelight/domain';
-import { type Repositories, type Result, type StorageHealth, buildRepositories } from '@tracelight/ports';
+import type { DomainError, FoundPage, LogRecord, ProjectDeletion, ProjectId, RunId, ScorerId, ScorerVersion, UserId } from '@tracelight/domain';
+import { type RecordQuery, type Repositories, type Result, type StorageHealth, buildRepositories } from '@tracelight/ports';
 import * as E from 'fp-ts/Either';
 import { deleteInSteps } from './deletion-steps';
 import { heldDecodedJson } from './row-codecs';
 import { run } from './run';
 import { SqliteDatabase, type SqliteOptions } from './sqlite-database';
-import { SqliteWriter } from './sqlite-writer';
+import { SqliteThread } from './sqlite-thread';
 import { SQLITE_REPOSITORIES, SQLITE_WRITES } from '../sqlite.repositories';
 import { recordToValues } from '../tracing/log-record.mapper';
 import type { SqliteLogRecordRepository } from '../tracing/sqlite-log-record.repository';
@@ -19,17 +19,25 @@ import type { RepositoryName } from './writer-protocol';
 export interface SqliteStorageOptions extends Omit<SqliteOptions, 'readonly'> {
   /** Default `thread`. */
   readonly writer?: 'thread' | 'inline';
+  /**
+   * With a writer thread: how many threads run record searches, each on a read-only connection of its
+   * own (default 2); 0 runs them on the caller's thread.
+   */
+  readonly searchThreads?: number;
 }
 export const SqliteStorageToken = Symbol.for('tracelight.SqliteStorage');
 
-/** The read repositories, with every write method sent to the writer thread instead. */
-const routeWrites = (reads: Repositories, writer: SqliteWriter): Repositories => {
+/**
+ * The read repositories, with every write method sent to the writer thread instead, and record searches
+ * to the least busy search thread (when there are any).
+ */
+const routeCalls = (reads: Repositories, writer: SqliteThread, searchers: ReadonlyArray<SqliteThread>): Repositories => {
   const routed = {} as Record<RepositoryName, unknown>;
   for (const name of Object.keys(SQLITE_WRITES) as RepositoryName[]) {
     // Unlisted methods (the reads) are found on the prototype: the read repository itself.
     const repository = Object.create(reads[name]) as Record<string, unknown>;
     for (const method of SQLITE_WRITES[name] as ReadonlyArray<string>) {
-      repository[method] = (...args: unknown[]) => () => writer.write(name, method, args);
+      repository[method] = (...args: unknown[]) => () => writer.call(name, method, args);
     }
     routed[name] = repository;
   }
@@ -44,26 +52,39 @@ const routeWrites = (reads: Repositories, writer: SqliteWriter): Repositories =>
   (routed.scorerVersions as Record<string, unknown>)['appendNext'] =
     (scorerId: ScorerId, build: (version: number) => ScorerVersion): Result<ScorerVersion> =>
     () =>
-      writer.write('scorerVersions', 'appendBuilt', [scorerId, build(0)]) as Promise<E.Either<DomainError, ScorerVersion>>;
+      writer.call('scorerVersions', 'appendBuilt', [scorerId, build(0)]) as Promise<E.Either<DomainError, ScorerVersion>>;
   // Records are mapped to rows here, on the request thread: the writer thread gets flat rows (cheaper
   // to pass between threads than nested records) and spends its time on SQLite alone.
   (routed.logRecords as Record<string, unknown>)['ingest'] =
     (runId: RunId, records: ReadonlyArray<LogRecord>, presentColumns: ReadonlyArray<string>): Result<void> =>
     () =>
-      writer.write('logRecords', 'ingestRows', [runId, records.map(recordToValues), presentColumns]) as Promise<E.Either<DomainError, void>>;
+      writer.call('logRecords', 'ingestRows', [runId, records.map(recordToValues), presentColumns]) as Promise<E.Either<DomainError, void>>;
   // A project's deletion goes in steps (deletion-steps.ts), each its own write on the writer thread: the
   // writes queued meanwhile go in between, so that each waits for one step at most, not the whole deletion.
   (routed.projects as Record<string, unknown>)['delete'] = (owner: UserId, id: ProjectId): Result<ProjectDeletion> =>
     deleteInSteps({
-      removeSome: (limit) => () => writer.write('projects', 'removeRecordsOf', [owner, id, limit]) as Promise<E.Either<DomainError, number>>,
-      removeRest: () => () => writer.write('projects', 'deleteRest', [owner, id]) as Promise<E.Either<DomainError, ProjectDeletion>>,
+      removeSome: (limit) => () => writer.call('projects', 'removeRecordsOf', [owner, id, limit]) as Promise<E.Either<DomainError, number>>,
+      removeRest: () => () => writer.call('projects', 'deleteRest', [owner, id]) as Promise<E.Either<DomainError, ProjectDeletion>>,
     });
+  // A search may read most of a large run before it has its page (seconds for a million spans): on a
+  // search thread, not on the caller's, where it would hold every other request meanwhile.
+  if (searchers.length > 0)
+    (routed.logRecords as Record<string, unknown>)['search'] =
+      (query: RecordQuery): Result<FoundPage<LogRecord>> =>
+      () =>
+        searchers.reduce((least, s) => (s.inFlight < least.inFlight ? s : least)).call('logRecords', 'search', [query]) as Promise<E.Either<DomainError, FoundPage<LogRecord>>>;
   return routed as unknown as Repositories;
 };
 
 export class SqliteStorage implements StorageHealth {
   private opened:
-    | { readonly repositories: Repositories; readonly reads: Repositories; readonly reader: SqliteDatabase; readonly writer?: SqliteWriter }
+    | {
+        readonly repositories: Repositories;
+        readonly reads: Repositories;
+        readonly reader: SqliteDatabase;
+        readonly writer?: SqliteThread;
+        readonly searchers: ReadonlyArray<SqliteThread>;
+      }
     | undefined;
 
   constructor(private readonly options: SqliteStorageOptions) {}
@@ -72,14 +93,22 @@ export class SqliteStorage implements StorageHealth {
   async open(): Promise<void> {
     if (this.opened) return;
     if ((this.options.writer ?? 'thread') === 'inline') return this.openInline();
-    const writer = await SqliteWriter.start({
+    const writer = await SqliteThread.startWriter({
       path: this.options.path,
       synchronous: this.options.synchronous ?? 'FULL',
       ...(this.options.maxBytes !== undefined ? { maxBytes: this.options.maxBytes } : {}),
     });
+    // Once the writer has migrated the schema.
+    let searchers: SqliteThread[] = [];
+    try {
+      searchers = await Promise.all(Array.from({ length: this.options.searchThreads ?? 2 }, () => SqliteThread.startSearch(this.options.path)));
+    } catch (e) {
+      await writer.close();
+      throw e;
+    }
     const reader = new SqliteDatabase({ path: this.options.path, readonly: true });
     const reads = buildRepositories(SQLITE_REPOSITORIES, reader);
-    this.opened = { reader, writer, reads, repositories: routeWrites(reads, writer) };
+    this.opened = { reader, writer, searchers, reads, repositories: routeCalls(reads, writer, searchers) };
   }
 
   /** The `inline` mode needs no waiting. */
@@ -87,7 +116,7 @@ export class SqliteStorage implements StorageHealth {
     if (this.opened) return;
     const database = new SqliteDatabase(this.options);
     const reads = buildRepositories(SQLITE_REPOSITORIES, database);
-    this.opened = { reader: database, reads, repositories: reads };
+    this.opened = { reader: database, searchers: [], reads, repositories: reads };
   }
 
   get repositories(): Repositories {
@@ -102,14 +131,17 @@ export class SqliteStorage implements StorageHealth {
   held(): Record<string, { readonly entries: number; readonly size: number }> {
     const logRecords = this.opened?.reads.logRecords as SqliteLogRecordRepository | undefined;
     const decoded = Object.entries(heldDecodedJson()).map(([name, held]) => [`decoded_json.${name}`, held] as const);
-    return { search_statements: logRecords?.heldStatements() ?? { entries: 0, size: 0 }, ...Object.fromEntries(decoded) };
+    // This thread's, and each search thread's as it last said.
+    const statements = [logRecords?.heldStatements() ?? { entries: 0, size: 0 }, ...(this.opened?.searchers ?? []).map((s) => s.held)];
+    const search_statements = statements.reduce((all, h) => ({ entries: all.entries + h.entries, size: all.size + h.size }));
+    return { search_statements, ...Object.fromEntries(decoded) };
   }
 
   /** Ready when a read answers and, in thread mode, the writer thread is running. */
   ping(): Result<void> {
     return run(() => {
       if (!this.opened) throw new Error('storage is not open');
-      const trouble = this.opened.writer?.trouble;
+      const trouble = this.opened.writer?.trouble ?? this.opened.searchers.map((s) => s.trouble).find((t) => t !== undefined);
       if (trouble !== undefined) throw new Error(trouble);
       this.opened.reader.db.prepare('SELECT 1').get();
     });
@@ -141,6 +173,7 @@ export class SqliteStorage implements StorageHealth {
     this.opened = undefined;
     if (!opened) return;
     opened.reader.close();
+    await Promise.all(opened.searchers.map((s) => s.close()));
     await opened.writer?.close();
   }
 }

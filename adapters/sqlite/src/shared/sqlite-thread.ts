@@ -1,6 +1,7 @@
-// The server thread's end of the SQLite writer thread: sends writes, resolves them when their batch is
-// committed, and restarts the thread if it ever dies (failing only the writes that were in flight),
-// trying again with growing waits for as long as it cannot start.
+// The server thread's end of a SQLite thread: the writer thread (every write, committed in groups) or a
+// search thread (record searches, on a read-only connection of its own). Sends repository calls,
+// resolves them when the thread settles them, and restarts the thread if it ever dies (failing only
+// the calls that were in flight), trying again with growing waits for as long as it cannot start.
 import { type DomainError, invalid, unavailable } from '@tracelight/domain';
 import { NoRoomToStart } from '@tracelight/ports';
 import * as E from 'fp-ts/Either';
@@ -9,15 +10,21 @@ import { Worker } from 'node:worker_threads';
 import type { WriteOutcome } from './group-commit';
 import type { FromWriter, RepositoryName, ToWriter, WriteRequest, WriterData } from './writer-protocol';
 
-// The compiled worker, also when this module runs from TypeScript sources (tests): both src/shared
+// The compiled workers, also when this module runs from TypeScript sources (tests): both src/shared
 // and dist/shared sit two levels below the package root.
-const WORKER = path.resolve(__dirname, '..', '..', 'dist', 'shared', 'sqlite-writer.worker.js');
+const compiled = (name: string): string => path.resolve(__dirname, '..', '..', 'dist', 'shared', name);
 
-/** Waits between attempts to start a writer thread again: doubling from the first to the last. */
+/** What runs on a thread: its script, and what it is called in what the storage says of it. */
+const ROLES = {
+  writer: { script: compiled('sqlite-writer.worker.js'), name: 'the storage writer' },
+  search: { script: compiled('sqlite-search.worker.js'), name: 'a storage search thread' },
+} as const;
+
+/** Waits between attempts to start a thread again: doubling from the first to the last. */
 const RESTART_FIRST_WAIT_MS = 250;
 const RESTART_LAST_WAIT_MS = 30_000;
 
-export class SqliteWriter {
+export class SqliteThread {
   private worker: Worker | undefined;
   private readonly pending = new Map<number, (outcome: WriteOutcome) => void>();
   private nextId = 1;
@@ -29,25 +36,44 @@ export class SqliteWriter {
   private restartFailure: string | undefined;
   private restartTimer: NodeJS.Timeout | undefined;
 
-  private constructor(private readonly data: WriterData) {}
+  private constructor(
+    private readonly data: WriterData,
+    private readonly role: (typeof ROLES)[keyof typeof ROLES],
+  ) {}
 
   /** Starts the writer thread; resolves once it has opened and migrated the database. */
-  static async start(data: WriterData): Promise<SqliteWriter> {
-    const writer = new SqliteWriter(data);
-    await writer.spawn();
-    return writer;
+  static async startWriter(data: WriterData): Promise<SqliteThread> {
+    return SqliteThread.started(new SqliteThread(data, ROLES.writer));
   }
 
-  /** Why the writer is not running, when it is not. */
+  /** Starts a search thread on the (migrated) database at `path`; resolves once it has opened it. */
+  static async startSearch(path: string): Promise<SqliteThread> {
+    return SqliteThread.started(new SqliteThread({ path }, ROLES.search));
+  }
+
+  private static async started(thread: SqliteThread): Promise<SqliteThread> {
+    await thread.spawn();
+    return thread;
+  }
+
+  /** Why the thread is not running, when it is not. */
   get trouble(): string | undefined {
-    if (this.closing) return 'the storage writer is closed';
+    const name = this.role.name;
+    if (this.closing) return `${name} is closed`;
     if (this.worker !== undefined) return undefined;
-    return this.restartFailure === undefined
-      ? 'the storage writer is restarting'
-      : `the storage writer cannot start again (${this.restartFailure}); still trying`;
+    return this.restartFailure === undefined ? `${name} is restarting` : `${name} cannot start again (${this.restartFailure}); still trying`;
   }
 
-  write(repository: RepositoryName, method: string, args: ReadonlyArray<unknown>): Promise<E.Either<DomainError, unknown>> {
+  /** What the thread last said its prepared search statements hold (a search thread). */
+  held: { readonly entries: number; readonly size: number } = { entries: 0, size: 0 };
+
+  /** Calls sent and not yet settled. */
+  get inFlight(): number {
+    return this.pending.size;
+  }
+
+  /** Runs a repository method on the thread: on the writer thread, in a group commit. */
+  call(repository: RepositoryName, method: string, args: ReadonlyArray<unknown>): Promise<E.Either<DomainError, unknown>> {
     if (!this.worker || this.closing) return Promise.resolve(E.left(unavailable('storage is closed')));
     const id = this.nextId++;
     return new Promise((resolve) => {
@@ -64,7 +90,7 @@ export class SqliteWriter {
     this.outbox = [];
     if (writes.length === 0) return;
     if (!this.worker) {
-      for (const { id } of writes) this.settle(id, E.left(unavailable('the storage writer is restarting; try again')));
+      for (const { id } of writes) this.settle(id, E.left(unavailable(`${this.role.name} is restarting; try again`)));
       return;
     }
     try {
@@ -88,7 +114,7 @@ export class SqliteWriter {
     this.pending.delete(id);
   }
 
-  /** Lets queued writes finish, then closes the writing connection and ends the thread. */
+  /** Lets queued calls finish, then closes the thread's connection and ends the thread. */
   close(): Promise<void> {
     this.send();
     this.closing = true;
@@ -103,7 +129,7 @@ export class SqliteWriter {
   }
 
   private spawn(): Promise<void> {
-    const worker = new Worker(WORKER, { workerData: this.data });
+    const worker = new Worker(this.role.script, { workerData: this.data });
     return new Promise<void>((resolve, reject) => {
       let ready = false;
       worker.on('message', (m: FromWriter) => {
@@ -116,6 +142,7 @@ export class SqliteWriter {
             // An error does not cross the thread boundary as its class: it is made again here from its words.
             return reject(m.noRoom ? new NoRoomToStart(m.message) : new Error(m.message));
           case 'settled':
+            if (m.held) this.held = m.held;
             for (const { id, outcome } of m.results) this.settle(id, outcome);
             return;
         }
@@ -127,9 +154,9 @@ export class SqliteWriter {
         this.worker = undefined;
         // Writes in flight when the thread died may or may not have committed: say so, never guess.
         for (const resolvePending of this.pending.values())
-          resolvePending(E.left(unavailable('the storage writer stopped; the outcome of this write is unknown')));
+          resolvePending(E.left(unavailable(`${this.role.name} stopped; the outcome of this call is unknown`)));
         this.pending.clear();
-        if (!ready) return reject(new Error(`the SQLite writer thread exited with code ${code} before it was ready`));
+        if (!ready) return reject(new Error(`${this.role.name} exited with code ${code} before it was ready`));
         if (!this.closing) this.restart(RESTART_FIRST_WAIT_MS, 0);
       });
     });
@@ -137,7 +164,7 @@ export class SqliteWriter {
 
   /**
    * Starts the thread again; while it cannot (the file moved, the disk gone), tries again after
-   * `waitMs`, doubled each time up to RESTART_LAST_WAIT_MS. Until then every write is answered
+   * `waitMs`, doubled each time up to RESTART_LAST_WAIT_MS. Until then every call is answered
    * Unavailable and `trouble` (readiness) says why.
    */
   private restart(waitMs: number, delayMs: number): void {
