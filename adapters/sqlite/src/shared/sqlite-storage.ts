@@ -1,6 +1,6 @@
 // SQLite storage as the process uses it. `thread` (the server's default): one writer thread owns the
-// only writing connection and commits writes in groups; reads run here, on a read-only connection
-// that sees every committed write (WAL). `inline`: one connection does both on this thread (the
+// only writing connection and commits writes in groups; record searches run on search threads, and the
+// other reads (lookups by key) here, each on a read-only connection that sees every committed write (WAL). `inline`: one connection does both on this thread (the
 // admin CLI, embedders that want no threads).
 import * as fs from 'node:fs';
 import type { DomainError, FoundPage, LogRecord, ProjectDeletion, ProjectId, RunId, ScorerId, ScorerVersion, UserId } from '@tracelight/domain';
@@ -26,6 +26,12 @@ export interface SqliteStorageOptions extends Omit<SqliteOptions, 'readonly'> {
   readonly searchThreads?: number;
 }
 export const SqliteStorageToken = Symbol.for('tracelight.SqliteStorage');
+
+/** The running thread with the fewest calls in flight: one being started again (none in flight) would only refuse. */
+const leastBusy = (threads: ReadonlyArray<SqliteThread>): SqliteThread => {
+  const running = threads.filter((t) => t.trouble === undefined);
+  return (running.length > 0 ? running : threads).reduce((least, t) => (t.inFlight < least.inFlight ? t : least));
+};
 
 /**
  * The read repositories, with every write method sent to the writer thread instead, and record searches
@@ -72,7 +78,7 @@ const routeCalls = (reads: Repositories, writer: SqliteThread, searchers: Readon
     (routed.logRecords as Record<string, unknown>)['search'] =
       (query: RecordQuery): Result<FoundPage<LogRecord>> =>
       () =>
-        searchers.reduce((least, s) => (s.inFlight < least.inFlight ? s : least)).call('logRecords', 'search', [query]) as Promise<E.Either<DomainError, FoundPage<LogRecord>>>;
+        leastBusy(searchers).call('logRecords', 'search', [query]) as Promise<E.Either<DomainError, FoundPage<LogRecord>>>;
   return routed as unknown as Repositories;
 };
 
@@ -137,11 +143,13 @@ export class SqliteStorage implements StorageHealth {
     return { search_statements, ...Object.fromEntries(decoded) };
   }
 
-  /** Ready when a read answers and, in thread mode, the writer thread is running. */
+  /** Ready when a read answers and, in thread mode, the writer thread and a search thread (if any) are running. */
   ping(): Result<void> {
     return run(() => {
       if (!this.opened) throw new Error('storage is not open');
-      const trouble = this.opened.writer?.trouble ?? this.opened.searchers.map((s) => s.trouble).find((t) => t !== undefined);
+      // One search thread running is enough to search: the others are being started again.
+      const searchers = this.opened.searchers;
+      const trouble = this.opened.writer?.trouble ?? (searchers.every((t) => t.trouble !== undefined) ? searchers[0]?.trouble : undefined);
       if (trouble !== undefined) throw new Error(trouble);
       this.opened.reader.db.prepare('SELECT 1').get();
     });
