@@ -241,11 +241,11 @@ export class HttpApp {
   /**
    * Reserves the body's room in the budget until its answer is done (the body, parsed or not, lives that
    * long), or undefined when the budget has none left. A body of known size reserves what `weighed` says of
-   * its stated length; one of unknown size (compressed, or chunked) that this adapter reads itself starts
+   * its stated length; one of unknown size (compressed, or chunked) that this adapter reads itself (`growing`) starts
    * from its stated length, if any, and its room grows as it arrives (`rawBody`); any other (multipart,
    * a form) reserves the most it may be. A body stated over its limit reserves nothing: it is refused (413) unread.
    */
-  private admitBody(r: Route, kind: BodyKind, ctx: AppContext): BodyRoom | undefined {
+  private admitBody(r: Route, kind: BodyKind, ctx: AppContext, growing: boolean): BodyRoom | undefined {
     const budget = this.bodies;
     if (budget === undefined || kind === 'none' || !carriesBody(ctx.req)) return UNBOUNDED_ROOM;
     const limit =
@@ -255,7 +255,7 @@ export class HttpApp {
           ? this.options.uploadLimitBytes * 16
           : this.jsonLimit(r);
     const stated = Number(ctx.req.headers['content-length']);
-    if (this.readsGrowing(kind, ctx)) return this.reserveRoom(ctx, budget, this.weighed(r, Number.isFinite(stated) ? Math.min(stated, limit) : 0));
+    if (growing) return this.reserveRoom(ctx, budget, this.weighed(r, Number.isFinite(stated) ? Math.min(stated, limit) : 0));
     // A multipart body is read as sent; a form's parser inflates a compressed one.
     const sized = Number.isFinite(stated) && (kind === 'multipart' || ctx.req.headers['content-encoding'] === undefined);
     const bytes = sized ? (stated > limit ? 0 : stated) : limit;
@@ -295,10 +295,11 @@ export class HttpApp {
 
   private async handle(r: Route, ctx: AppContext): Promise<void> {
     const kind = r.bodyKind ?? (r.body ? 'json' : 'none');
-    const room = this.admitBody(r, kind, ctx);
+    const growing = this.readsGrowing(kind, ctx);
+    const room = this.admitBody(r, kind, ctx, growing);
     if (!room) return sendError(ctx, BODIES_BUSY);
     // A body known in size only once read has its room grow as it arrives.
-    const grow = this.readsGrowing(kind, ctx) ? (bytes: number) => room.resize(this.weighed(r, bytes)) : undefined;
+    const grow = growing ? (bytes: number) => room.resize(this.weighed(r, bytes)) : undefined;
     let rawBody: unknown = {};
     if (kind === 'multipart') {
       if (!isMultipart(ctx)) {
