@@ -459,3 +459,37 @@ describe('pages of large records and versions (TRACELIGHT_PAGE_BYTES)', () => {
     expect(await page(0)).toEqual(pages[0]);
   });
 });
+
+describe('a search past its time budget (TRACELIGHT_SEARCH_TIMEOUT_MS)', () => {
+  let slow: World;
+  beforeAll(async () => {
+    slow = await startWorld({ TRACELIGHT_SEARCH_TIMEOUT_MS: '100' });
+  });
+  afterAll(() => slow.server.stop());
+
+  it('is stopped and answered 503 saying what helps, and the searches after it are answered', async () => {
+    const project = await slow.project(slow.admin);
+    const stream = await slow.run(slow.admin, project, 'log_streams');
+    // 40,000 traces whose input is not ASCII: a case-insensitive filter folds each in JavaScript, and one
+    // that matches none reads them all, for far longer than 100 ms.
+    const ids: string[] = [];
+    for (let batch = 0; batch < 8; batch++) {
+      const traces = Array.from({ length: 5_000 }, (_, i) => ({ ...aTrace({ name: `t${batch}-${i}`, input: `Ünïcödé ${'é'.repeat(300)} ${i}` }), spans: [] }));
+      ids.push(...traces.map((t) => t.id));
+      slow.ok(await slow.call('POST', `/v2/projects/${project}/traces`, { auth: slow.admin, json: { log_stream_id: stream, traces } }));
+    }
+    const searchFor = (filters: unknown[]) =>
+      slow.call('POST', `/v2/projects/${project}/traces/search`, { auth: slow.admin, json: { log_stream_id: stream, limit: 10, filters } });
+    const began = performance.now();
+    const stopped = await searchFor([{ column_id: 'input', type: 'text', operator: 'contains', value: 'NOTHING LIKE THIS', case_sensitive: false }]);
+    expect([stopped.status, stopped.body.detail]).toEqual([503, expect.stringContaining('without finishing its page and was stopped. Narrow it')]);
+    expect(performance.now() - began).toBeLessThan(30_000);
+    // The request's own log line says why, at its usual level: the caller's search, not the server, is at fault.
+    const line = await slow.server.waitForOutput(`"request_id":${JSON.stringify(stopped.headers.get('x-request-id'))}`);
+    expect(JSON.parse(line)).toMatchObject({ level: 'info', status: 503, note: 'timed out' });
+    // A search that reads little is answered, by the same search threads, and the server is still ready.
+    const narrow = slow.ok(await searchFor([{ column_id: 'id', type: 'id', operator: 'eq', value: ids[12_345] }]));
+    expect(narrow.records.map((r: { name: string }) => r.name)).toEqual(['t2-2345']);
+    expect((await slow.call('GET', '/readyz')).status).toBe(200);
+  });
+});

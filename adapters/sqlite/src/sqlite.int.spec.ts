@@ -60,6 +60,7 @@ describe('SqliteStorage with a writer thread', () => {
       sort: null,
       page: { startingToken: 0, limit: 50 },
       maxBytes: 1 << 30,
+      maxMs: 60_000,
     })();
     let answered = false;
     void search.then(() => (answered = true));
@@ -211,7 +212,7 @@ describe('SqliteDatabase', () => {
     const upgraded = new SqliteDatabase({ path: file });
     const now = sqliteRepositories(upgraded);
     const all = (runId: string, scope: 'traces' | 'spans') =>
-      now.logRecords.search({ runId: runId as never, scope, filters: [], sort: { columnId: 'name', ascending: true }, page: { startingToken: 0, limit: 10 }, maxBytes: 1 << 20 });
+      now.logRecords.search({ runId: runId as never, scope, filters: [], sort: { columnId: 'name', ascending: true }, page: { startingToken: 0, limit: 10 }, maxBytes: 1 << 20, maxMs: 60_000 });
     expect((await right(all(run.id, 'traces'))).items).toEqual([records[2], parent].sort((a, b) => (a.name < b.name ? -1 : 1)));
     expect((await right(all(run.id, 'spans'))).items).toEqual([records[1]]);
     await right(now.logRecords.ingest(other.id, [{ ...records[2]!, runId: other.id, name: 'namesake' }], []));

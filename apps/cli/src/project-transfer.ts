@@ -74,7 +74,7 @@ export const exportProject = async (
       for (const scope of ['sessions', 'traces', 'spans'] as RecordScope[]) {
         for (let start = 0; ; ) {
           const page = await must(
-            repos.logRecords.search({ projectId: project.id, runId: run.id, scope, filters: [], sort: { columnId: 'created_at', ascending: true }, page: { startingToken: start, limit: 1000 }, maxBytes: EXPORT_PAGE_BYTES }),
+            repos.logRecords.search({ projectId: project.id, runId: run.id, scope, filters: [], sort: { columnId: 'created_at', ascending: true }, page: { startingToken: start, limit: 1000 }, maxBytes: EXPORT_PAGE_BYTES, maxMs: Number.POSITIVE_INFINITY }),
           );
           for (const record of page.items) await line({ record });
           records += page.items.length;

@@ -35,6 +35,8 @@ export interface ServerConfig extends StorageConfig {
   readonly maxRecordsPerRequest: number;
   /** A page of records or scorer versions ends early once what it holds reaches this many bytes. */
   readonly pageBytes: number;
+  /** TRACELIGHT_SEARCH_TIMEOUT_MS: a record search still reading after this long is stopped (503). */
+  readonly searchTimeoutMs: number;
   readonly offloadWorkers: number;
   readonly offloadMinBytes: number;
   /** TRACELIGHT_OFFLOAD_QUEUE_BYTES: the most bytes of bodies the offload workers may hold together. */
@@ -72,6 +74,7 @@ export const CONFIG_VARIABLES: ReadonlyArray<readonly [name: string, defaultValu
   ['TRACELIGHT_MAX_CONNECTIONS', 'the open-file limit (`ulimit -n`) less 256; `10000` where it cannot be read', 'Most connections open at once. Past it a new connection is closed at once, unanswered (counted in `tracelight_http_dropped_connections_total`), so that a flood of connections leaves the process the file descriptors its database, logs and workers need, and clients go elsewhere.'],
   ['TRACELIGHT_MAX_RECORDS_PER_REQUEST', '`10000`', 'Most traces and spans one ingest request (or OTLP export) may carry; beyond it 422 asking to split the batch (400 with a `google.rpc.Status` on the OTLP routes). They are counted before they are decoded (a protobuf export\'s on the wire), so a body of many tiny records is refused without being built.'],
   ['TRACELIGHT_PAGE_BYTES', '`16mb`', 'A page of a record search or of scorer versions ends early, `next_starting_token` set, once what it holds reaches this size stored (a page always holds at least one item): large records or versions are read in more pages, never held in memory whole.'],
+  ['TRACELIGHT_SEARCH_TIMEOUT_MS', '`20000`', 'Longest a search of traces, spans or sessions may read before it is stopped and answered 503 with a `detail` asking to narrow it: below the typed client\'s 30 s timeout and a proxy\'s usual 30 to 60 s, so that the caller learns why. A filter that matches little of a large run reads all of it (some seconds a million spans on SQLite): without a bound, a few such searches would hold the storage\'s readers (SQLite\'s search threads) for as long as each takes. Counted from when the storage starts on it (on MongoDB, `maxTimeMS`); its request\'s log line says `"note":"timed out"`.'],
   ['TRACELIGHT_RETENTION_DAYS', '`0` (keep for good)', 'Traces, spans and sessions whose `created_at` is more than this many days old are removed, on start and every hour after, a few thousand at a time so that writes go on meanwhile (each sweep that removes any is logged, and counted in `tracelight_retention_removed_records_total`). A run, its settings and its column list stay.'],
   ['TRACELIGHT_OFFLOAD_WORKERS', '`1`', 'Worker threads that parse, validate and store large ingest bodies and OTLP exports off the event loop (0: none; every body is then handled on the request thread).'],
   ['TRACELIGHT_OFFLOAD_QUEUE_BYTES', '`128mb`', 'The most bytes of bodies the offload workers may hold together, waiting or being handled (at least one body is always taken). A request that would go past it is answered 503 with `Retry-After: 1` at once, its body dropped: without a bound, bodies sent faster than the workers handle them would all be held, up to `TRACELIGHT_BODY_LIMIT` on every connection. `tracelight_held_entries` / `tracelight_held_size{structure="offload_queue"}` show what they hold.'],
@@ -160,6 +163,7 @@ export const loadConfig = (env: Env): E.Either<ReadonlyArray<string>, ServerConf
     ...(env['TRACELIGHT_MAX_CONNECTIONS'] ? { maxConnections: take(integer('TRACELIGHT_MAX_CONNECTIONS', 1, 1_000_000, 1)(env), 1) } : {}),
     maxRecordsPerRequest: take(integer('TRACELIGHT_MAX_RECORDS_PER_REQUEST', 1, 1_000_000, 10_000)(env), 10_000),
     pageBytes: pageBytes ?? 0,
+    searchTimeoutMs: take(integer('TRACELIGHT_SEARCH_TIMEOUT_MS', 100, 3_600_000, 20_000)(env), 20_000),
     offloadWorkers: take(integer('TRACELIGHT_OFFLOAD_WORKERS', 0, 64, 1)(env), 1),
     offloadMinBytes: take(integer('TRACELIGHT_OFFLOAD_MIN_BYTES', 0, 1 << 30, 1 << 20)(env), 1 << 20),
     offloadQueueBytes: offloadQueueBytes ?? 0,

@@ -80,6 +80,7 @@ export const buildContainer = async (config: ServerConfig, logger: HttpLogger): 
     useCasesModule({
       maxRecordsPerRequest: config.maxRecordsPerRequest,
       pageBytes: config.pageBytes,
+      searchMs: config.searchTimeoutMs,
       credentialCacheMs: config.credentialCacheMs,
       // A session lives as long as the refresh token its sign-in gave, however often it is renewed.
       sessionMaxAgeSeconds: config.refreshTokenTtlSeconds,

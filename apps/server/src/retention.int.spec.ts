@@ -52,7 +52,7 @@ describe('RetentionSweep', () => {
     await sweep.stop();
     expect(counted).toEqual([2, 1]);
     expect(lines).toEqual([{ level: 'info', fields: expect.objectContaining({ removed: 3, complete: true }), message: 'retention sweep removed old records' }]);
-    const left = await right(r.logRecords.search({ projectId: run.projectId, runId: run.id, scope: 'traces', filters: [], sort: null, page: { startingToken: 0, limit: 10 }, maxBytes: 1 << 30 }));
+    const left = await right(r.logRecords.search({ projectId: run.projectId, runId: run.id, scope: 'traces', filters: [], sort: null, page: { startingToken: 0, limit: 10 }, maxBytes: 1 << 30, maxMs: 60_000 }));
     expect(left.items.map((x) => x.id)).toEqual([recent.id]);
   });
 

@@ -29,7 +29,7 @@ import {
 } from '@tracelight/use-cases';
 import { ContainerModule } from 'inversify';
 
-export const useCasesModule = (limits: { maxRecordsPerRequest: number; pageBytes: number; credentialCacheMs: number; sessionMaxAgeSeconds: number }) => new ContainerModule(({ bind }) => {
+export const useCasesModule = (limits: { maxRecordsPerRequest: number; pageBytes: number; searchMs: number; credentialCacheMs: number; sessionMaxAgeSeconds: number }) => new ContainerModule(({ bind }) => {
   bind(IdentityUseCases)
     .toDynamicValue(
       (c) =>
@@ -105,6 +105,7 @@ export const useCasesModule = (limits: { maxRecordsPerRequest: number; pageBytes
           ids: c.get(IdGenerator),
           maxRecordsPerRequest: limits.maxRecordsPerRequest,
           pageBytes: limits.pageBytes,
+          searchMs: limits.searchMs,
         }),
     )
     .inSingletonScope();

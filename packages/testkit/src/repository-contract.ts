@@ -195,7 +195,7 @@ export const describeRepositoryContract = (engine: string, harness: RepositoryHa
       const recordsOf = async (run: Run) =>
         Promise.all(
           (['traces', 'spans', 'sessions'] as const).map(async (scope) =>
-            (await right(r.logRecords.search({ projectId: run.projectId, runId: run.id, scope, filters: [], sort: null, page: { startingToken: 0, limit: 100 }, maxBytes: 1 << 30 }))).items.length,
+            (await right(r.logRecords.search({ projectId: run.projectId, runId: run.id, scope, filters: [], sort: null, page: { startingToken: 0, limit: 100 }, maxBytes: 1 << 30, maxMs: 60_000 }))).items.length,
           ),
         );
       /** Everything the ports show of a project and of the given runs of it. */
@@ -447,6 +447,7 @@ export const describeRepositoryContract = (engine: string, harness: RepositoryHa
         sort: null,
         page,
         maxBytes: 1 << 30,
+        maxMs: 60_000,
         ...over,
       });
       /** The records of one page. */
@@ -520,6 +521,24 @@ export const describeRepositoryContract = (engine: string, harness: RepositoryHa
         await right(r.logRecords.ingest(run.id, [lonely], []));
         const traces = await found(query(run, { sort: { columnId: 'name', ascending: true } }));
         expect(traces.map((t) => [t.name, t.hasChildren])).toEqual([['child-first', true], ['lonely', false], ['parent-first', true]]);
+      });
+
+      it('stops a search that reads past its time budget with TimedOut, and searches on after it', async () => {
+        const run = await aRunWithRecords();
+        // Enough records for a no-match search to read for a while (on SQLite the budget is looked at
+        // one row in 1,024); in batches, as ingest takes them.
+        for (let batch = 0; batch < 5; batch++)
+          await right(r.logRecords.ingest(run.id, Array.from({ length: 1000 }, (_, i) => aRecord(run, { name: `r${batch}-${i}` })), []));
+        const nothing = [{ type: 'text', columnId: 'name', operator: 'contains', value: 'no such name', caseSensitive: false }] as const;
+        for (const sort of [null, { columnId: 'status_code', ascending: true }]) {
+          expect(await left(r.logRecords.search(query(run, { filters: nothing, sort, maxMs: 0 })))).toMatchObject({
+            _tag: 'TimedOut',
+            message: expect.stringContaining('Narrow it'),
+          });
+          // The same search with time to finish: nothing found, and nothing left over from the one stopped.
+          expect(await found(query(run, { filters: nothing, sort }))).toEqual([]);
+        }
+        expect(await found(query(run, { filters: [{ type: 'text', columnId: 'name', operator: 'eq', value: 'r4-999', caseSensitive: true }] }))).toHaveLength(1);
       });
 
       it('filters by every filter type, sorts by a column, and pages with a stable order', async () => {

@@ -16,6 +16,13 @@ export interface RecordQuery {
    * more pages rather than held in memory whole.
    */
   readonly maxBytes: number;
+  /**
+   * The search's time budget, counted from when the engine starts on it: a search still reading when
+   * it runs out is stopped and answers TimedOut (searchTimedOut), whatever it found so far. A filter
+   * that matches little of a large run reads all of it; this bounds what one request can hold.
+   * Infinity: no bound (an export reading a run whole, in index order).
+   */
+  readonly maxMs: number;
 }
 
 
@@ -30,7 +37,7 @@ export interface LogRecordRepository {
   ingest(runId: RunId, records: ReadonlyArray<LogRecord>, presentColumns: ReadonlyArray<string>): Result<void>;
   /** The columns that at least one record of the run has a value for. */
   presentColumns(runId: RunId): Result<ReadonlySet<string>>;
-  /** Matching records in order from `startingToken`: at most `limit`, within `maxBytes`. */
+  /** Matching records in order from `startingToken`: at most `limit`, within `maxBytes` and `maxMs`. */
   search(query: RecordQuery): Result<FoundPage<LogRecord>>;
   /**
    * Retention: removes at most `limit` records created before `cutoff`, whatever their run, and says

@@ -8,6 +8,8 @@ export interface HttpError {
   readonly headers?: Readonly<Record<string, string>>;
   /** Why, for the server's log line of the request (never sent): set where an operator must act. */
   readonly reason?: string;
+  /** Said on the request's log line at its usual level (never sent): a refusal that is the request's own doing, but worth seeing. */
+  readonly note?: string;
 }
 
 const capitalise = (s: string): string => s.charAt(0).toUpperCase() + s.slice(1);
@@ -40,6 +42,10 @@ export const toHttpError = (error: DomainError): HttpError => {
     // writer thread not starting): an operator seeing 503s, from /readyz too, needs to know why.
     case 'Unavailable':
       return { status: 503, body: { detail: 'Service temporarily unavailable' }, reason: `unavailable: ${error.message}` };
+    // 503 as a query engine answers a query stopped at its time limit (the work is refused, not the
+    // request): the detail says why and what helps, as retrying the same search at once would not.
+    case 'TimedOut':
+      return { status: 503, body: { detail: error.message }, note: 'timed out' };
     // 507, not 503: nothing was stored, retrying will not help until space is freed, and reads are
     // still served (the service is not unavailable; /readyz stays ready).
     case 'StorageFull':

@@ -116,7 +116,7 @@ export const openApiDocument = (routes: ReadonlyArray<Route>, version: string): 
           ? { '400': otlpError('Bad data (not an OTLP export, invalid ids or headers): not to be retried') }
           : { '422': { description: 'Validation Error', content: { 'application/json': { schema: VALIDATION_ERROR } } } }),
         ...(r.unlimited ? {} : { '429': error('Past the rate limit: try again after Retry-After seconds') }),
-        ...(r.path === '/healthcheck' ? {} : { '503': error('Storage unavailable: try again') }),
+        ...(r.path === '/healthcheck' ? {} : { '503': error(r.timesOut ? `Storage unavailable: try again; or ${r.timesOut}` : 'Storage unavailable: try again') }),
         // Where data may be written (as for 403): storage full, nothing stored; not to be retried until space is freed.
         ...(r.auth === 'required' && r.method !== 'get' ? { '507': error('Insufficient storage: the write was not stored; try again once space has been freed') } : {}),
       },

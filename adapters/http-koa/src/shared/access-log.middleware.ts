@@ -24,7 +24,8 @@ export const accessLog =
       // Not always what the application set: Node may have answered the request itself (a body too slow: 408).
       const status = statusSent(ctx.res, ctx.status);
       metrics.record(ctx, status, ns / 1e9);
-      const line = { request_id: requestId, method: ctx.method, path: ctx.path, status, duration_ms: ns / 1e6 };
+      const line: Record<string, unknown> = { request_id: requestId, method: ctx.method, path: ctx.path, status, duration_ms: ns / 1e6 };
+      if (ctx.state.note !== undefined) line['note'] = ctx.state.note;
       // A failure an operator must act on (storage full, an unexpected throw, here or in an offload
       // worker) is this same one line, at error level, saying why: every line about a request has its id.
       const failure = ctx.state.failure;

@@ -6,6 +6,8 @@ export interface TracelightState {
   principal?: Principal;
   /** Why the request failed, when an operator must act (storage full, a bug): logged with the request, never sent. */
   failure?: string;
+  /** What the request's ordinary log line adds about a refusal the caller can act on (a search stopped at its time budget). */
+  note?: string;
 }
 
 export type AppContext = Context & { state: TracelightState };

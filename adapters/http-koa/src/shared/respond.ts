@@ -12,6 +12,7 @@ export const sendError = (ctx: AppContext, error: HttpError): void => {
     ctx.set('Connection', 'close');
   for (const [name, value] of Object.entries(error.headers ?? {})) ctx.set(name, value);
   if (error.reason !== undefined) ctx.state.failure = error.reason;
+  if (error.note !== undefined) ctx.state.note = error.note;
   ctx.body = error.body;
 };
 

@@ -46,6 +46,8 @@ export interface Route<P = unknown, Q = unknown, B = unknown, A = unknown> {
   readonly checksCredential?: 'bearer_or_refresh_cookie' | 'body';
   /** For documentation: when the route answers 409. */
   readonly conflict?: string;
+  /** For documentation: when the route's work has a time budget, what its 503 then says besides storage being unavailable. */
+  readonly timesOut?: string;
   /** For documentation: the cookie a success may set (a `write` sets it). */
   readonly setsCookie?: string;
   /** For documentation: the media type of a success that is not JSON (a `write` sends it). */

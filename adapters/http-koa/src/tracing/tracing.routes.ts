@@ -35,6 +35,7 @@ export class TracingRoutes implements RouteGroup {
         body: RecordSearchRequest,
         response: RecordSearchResponse,
         bodyRule: RUN_SCOPE_RULE,
+        timesOut: 'the search read for TRACELIGHT_SEARCH_TIMEOUT_MS without finishing and was stopped (`detail` says so): narrow it',
         handle: ({ principal, params, body }) =>
           tracing.search(principal, runScopeIn(params.project_id, body), {
               scope,

@@ -22,6 +22,10 @@ export class Abort extends Error {
 export const isDuplicateKey = (e: unknown): boolean =>
   typeof e === 'object' && e !== null && (e as { code?: unknown }).code === 11000;
 
+/** The server stopped an operation at its `maxTimeMS` (MaxTimeMSExpired, code 50). */
+export const isTimeLimit = (e: unknown): boolean =>
+  typeof e === 'object' && e !== null && ((e as { code?: unknown }).code === 50 || (e as { codeName?: unknown }).codeName === 'MaxTimeMSExpired');
+
 /** What the engine refuses to store whatever the moment: a NUL in a key, a document over 16 MiB. */
 const unstorable = (e: unknown): string | undefined => {
   if (!(e instanceof Error)) return undefined;

@@ -1,13 +1,13 @@
 // Log records in MongoDB: one document per node, written in a multi-document transaction
 // (replica set required), searched with a query compiled from the catalogue's column ids.
-import { type FoundPage, type Json, type LogRecord, type ProjectId, type RecordFilter, type RunId, NODE_TYPES, notFound, takePageAsync, textOf } from '@tracelight/domain';
+import { type FoundPage, type Json, type LogRecord, type ProjectId, type RecordFilter, type RunId, NODE_TYPES, notFound, searchTimedOut, takePageAsync, textOf } from '@tracelight/domain';
 import type { LogRecordRepository, RecordQuery, Result } from '@tracelight/ports';
 import * as t from 'io-ts';
 import { inject, injectable } from 'inversify';
 import { BSON, BSONRegExp, type ClientSession, type Collection, type Db, type Document, type Filter, type MongoClient } from 'mongodb';
 import { MongoDatabase, MongoDatabaseToken } from '../shared/mongo-database';
 import { decodeMetricKey, encodeMetricKey, escapeRegex } from './record-fields';
-import { Abort, BsonDate, brandedString, fromDoc, nullable, oneOf, run, type StringIdDoc } from '../shared/run';
+import { Abort, BsonDate, brandedString, fromDoc, isTimeLimit, nullable, oneOf, run, type StringIdDoc } from '../shared/run';
 import { removeRunData, runExists } from '../projects-runs/run-removal';
 
 const recordFromDoc = fromDoc<LogRecord>(
@@ -293,21 +293,28 @@ export class MongoLogRecordRepository implements LogRecordRepository {
       // As SQLite orders them: records without the value last in either direction, then the id.
       const path = q.sort ? field(q.sort.columnId) : undefined;
       const dir = q.sort?.ascending ? 1 : -1;
+      // The server stops the search at its time budget (0 would mean none to MongoDB; Infinity is none).
+      const limit = Number.isFinite(q.maxMs) ? { maxTimeMS: Math.max(1, Math.ceil(q.maxMs)) } : {};
       const cursor =
         q.sort === null || path === undefined
-          ? this.records.find(filter).sort({ createdAt: -1, _id: -1 }).skip(q.page.startingToken).limit(q.page.limit + 1)
-          : this.records.aggregate([
-              { $match: filter },
-              { $addFields: { [MISSING]: { $cond: [isAbsent(path), 1, 0] } } },
-              { $sort: { [MISSING]: 1, [path]: dir, _id: dir } },
-              { $skip: q.page.startingToken },
-              { $limit: q.page.limit + 1 },
-              { $project: { [MISSING]: 0 } },
-            ]);
+          ? this.records.find(filter, limit).sort({ createdAt: -1, _id: -1 }).skip(q.page.startingToken).limit(q.page.limit + 1)
+          : this.records.aggregate(
+              [
+                { $match: filter },
+                { $addFields: { [MISSING]: { $cond: [isAbsent(path), 1, 0] } } },
+                { $sort: { [MISSING]: 1, [path]: dir, _id: dir } },
+                { $skip: q.page.startingToken },
+                { $limit: q.page.limit + 1 },
+                { $project: { [MISSING]: 0 } },
+              ],
+              limit,
+            );
       // Document by document (the driver fetches in batches), so a page of large records stops at its
       // budget instead of being read whole.
       try {
         return await takePageAsync(cursor, { limit: q.page.limit, maxBytes: q.maxBytes, sizeOf: storedSize }, fromDocument);
+      } catch (e) {
+        throw isTimeLimit(e) ? new Abort(searchTimedOut(q.maxMs)) : e;
       } finally {
         await cursor.close();
       }

@@ -44,6 +44,15 @@ const EXPRESSIONS: Readonly<Record<string, string>> = {
 
 const METRIC = /^metrics\/([\s\S]+)$/;
 
+/**
+ * The SQL function the repository registers on its connection: throws once the search has read past
+ * its time budget (RecordQuery.maxMs), which stops the statement, SQLite having no other way to be
+ * interrupted from JavaScript. It is called for one row in 1,024 by rowid (a jump into JavaScript for
+ * every row would cost a scan a noticeable share), so a search reads at most some milliseconds past it.
+ */
+export const SEARCH_BUDGET = 'tl_search_budget';
+const WITHIN_BUDGET = `((rowid & 1023) != 0 OR ${SEARCH_BUDGET}())`;
+
 /** The SQL function the repository registers on its connection: foldCase, for case-insensitive text filters. */
 export const FOLD_CASE = 'tl_fold_case';
 /**
@@ -152,7 +161,7 @@ const SELECTED = `${READ_COLUMNS.join(', ')}, ${READ_COLUMNS.map((c) => `coalesc
  */
 export const compileSearch = (q: RecordQuery): { sql: string; params: unknown[] } => {
   const params: unknown[] = [q.runId, q.scope === 'traces' ? 1 : 0];
-  const where = ['run_id = ?', 'is_trace = ?', q.scope === 'sessions' ? "type = 'session'" : q.scope === 'spans' ? "type != 'session'" : '1 = 1'];
+  const where = ['run_id = ?', 'is_trace = ?', WITHIN_BUDGET, q.scope === 'sessions' ? "type = 'session'" : q.scope === 'spans' ? "type != 'session'" : '1 = 1'];
   for (const f of q.filters) where.push(condition(f, params));
   const matching = `FROM log_records WHERE ${where.join(' AND ')}`;
   const order = orderBy(q.sort, params);

@@ -1,11 +1,14 @@
-import { type FoundPage, type LogRecord, type RunId, foldCase, notFound, takePage } from '@tracelight/domain';
+import { type FoundPage, type LogRecord, type RunId, foldCase, notFound, searchTimedOut, takePage } from '@tracelight/domain';
 import type { LogRecordRepository, RecordQuery, Result } from '@tracelight/ports';
 import type Database from 'better-sqlite3';
 import { inject, injectable } from 'inversify';
-import { run } from '../shared/run';
+import { Abort, run } from '../shared/run';
 import { SqliteDatabase, SqliteDatabaseToken } from '../shared/sqlite-database';
 import { RECORD_COLUMNS, type RecordValues, VALUE_INDEX, recordFromRow, recordToValues } from './log-record.mapper';
-import { FOLD_CASE, SIZE_COLUMN, compileSearch } from './record-query.sql';
+import { FOLD_CASE, SEARCH_BUDGET, SIZE_COLUMN, compileSearch } from './record-query.sql';
+
+/** Thrown by SEARCH_BUDGET inside SQLite, and caught as it leaves: the search ran out of time. */
+class OutOfTime extends Error {}
 
 @injectable()
 export class SqliteLogRecordRepository implements LogRecordRepository {
@@ -16,12 +19,18 @@ export class SqliteLogRecordRepository implements LogRecordRepository {
   private readonly markParents;
   private readonly markFoundParents;
   private readonly removeOld;
+  /** When the search under way runs out of time (performance.now()); one search at a time per connection. */
+  private deadline = Number.POSITIVE_INFINITY;
 
   constructor(@inject(SqliteDatabaseToken) { db }: SqliteDatabase) {
     this.db = db;
     // Case-insensitive filters compare folded text (SQLite's lower() folds ASCII only). Text in, text out;
     // NULL stays NULL, so a record without the value is still without it.
     db.function(FOLD_CASE, { deterministic: true }, (v: unknown) => (typeof v === 'string' ? foldCase(v) : v === null ? null : foldCase(String(v))));
+    db.function(SEARCH_BUDGET, { deterministic: false, directOnly: true }, () => {
+      if (performance.now() > this.deadline) throw new OutOfTime();
+      return 1;
+    });
     const updates = RECORD_COLUMNS.filter((c) => c !== 'id' && c !== 'run_id').map((c) => `${c} = excluded.${c}`);
     // A record is its run's: a retried one replaces itself, and the same id in another run (another
     // user's, say) is another record, never touched from here.
@@ -87,9 +96,16 @@ export class SqliteLogRecordRepository implements LogRecordRepository {
   search(query: RecordQuery): Result<FoundPage<LogRecord>> {
     return run(() => {
       const { sql, params } = compileSearch(query);
-      // Row by row, so a page of large records stops at its budget instead of being read whole.
-      const rows = this.statement(sql).iterate(...params) as IterableIterator<Record<string, unknown>>;
-      return takePage(rows, { limit: query.page.limit, maxBytes: query.maxBytes, sizeOf: (row) => Number(row[SIZE_COLUMN]) }, recordFromRow);
+      this.deadline = performance.now() + query.maxMs;
+      try {
+        // Row by row, so a page of large records stops at its budget instead of being read whole.
+        const rows = this.statement(sql).iterate(...params) as IterableIterator<Record<string, unknown>>;
+        return takePage(rows, { limit: query.page.limit, maxBytes: query.maxBytes, sizeOf: (row) => Number(row[SIZE_COLUMN]) }, recordFromRow);
+      } catch (e) {
+        throw e instanceof OutOfTime ? new Abort(searchTimedOut(query.maxMs)) : e;
+      } finally {
+        this.deadline = Number.POSITIVE_INFINITY;
+      }
     });
   }
 

@@ -7,7 +7,9 @@ export type DomainError =
   | { readonly _tag: 'Forbidden'; readonly message: string }
   | { readonly _tag: 'Unavailable'; readonly message: string }
   /** Storage has no room for this write (disk or quota full): nothing of it was stored. Not transient: space must be freed. */
-  | { readonly _tag: 'StorageFull'; readonly message: string };
+  | { readonly _tag: 'StorageFull'; readonly message: string }
+  /** A read ran past its time budget and was stopped: nothing is wrong with it but its cost; a narrower one may pass. */
+  | { readonly _tag: 'TimedOut'; readonly message: string };
 
 export const notFound = (entity: string, id: string): DomainError => ({ _tag: 'NotFound', entity, id });
 export const conflict = (message: string): DomainError => ({ _tag: 'Conflict', message });
@@ -17,3 +19,9 @@ export const unauthorized = (message = 'Could not validate credentials'): Domain
 export const forbidden = (message: string): DomainError => ({ _tag: 'Forbidden', message });
 export const unavailable = (message: string): DomainError => ({ _tag: 'Unavailable', message });
 export const storageFull = (message: string): DomainError => ({ _tag: 'StorageFull', message });
+export const timedOut = (message: string): DomainError => ({ _tag: 'TimedOut', message });
+/** A record search stopped at its budget (RecordQuery.maxMs): what the caller is told, whatever the engine. */
+export const searchTimedOut = (maxMs: number): DomainError =>
+  timedOut(
+    `The search read for ${maxMs} ms without finishing its page and was stopped. Narrow it (a created_at range reads the least), or ask again when the service is less busy.`,
+  );

@@ -43,6 +43,8 @@ export interface TracingDeps {
   readonly maxRecordsPerRequest: number;
   /** A search page ends early once the records it holds reach this many bytes stored (RecordQuery.maxBytes). */
   readonly pageBytes: number;
+  /** A search stops with TimedOut once it has read for this long (RecordQuery.maxMs). */
+  readonly searchMs: number;
 }
 
 export interface RunScope {
@@ -222,7 +224,7 @@ export class TracingUseCases {
       this.deps.columns.availableColumns(principal, scope.projectId, scope.kind, scope.runId),
       flatMap((catalogue) => TE.fromEither(validateSearch(catalogue, query.filters, query.sort))),
       flatMap(() =>
-        this.deps.records.search({ projectId: scope.projectId, runId: scope.runId, ...query, maxBytes: this.deps.pageBytes }),
+        this.deps.records.search({ projectId: scope.projectId, runId: scope.runId, ...query, maxBytes: this.deps.pageBytes, maxMs: this.deps.searchMs }),
       ),
       // A page may end before `limit` (its byte budget): the next one starts after what it holds.
       TE.map((found) => pageFromFound(found, query.page)),
