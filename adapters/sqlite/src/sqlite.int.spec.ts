@@ -4,7 +4,7 @@ import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { execFileSync } from 'node:child_process';
-import { NoRoomToStart } from '@tracelight/ports';
+import { NoRoomToStart, type RecordQuery } from '@tracelight/ports';
 import { SqliteDatabase, WAL_SIZE_LIMIT_BYTES } from './shared/sqlite-database';
 import { MIGRATIONS } from './shared/migrations';
 import { SQLITE_REPOSITORIES, SQLITE_WRITES, sqliteRepositories } from './sqlite.module';
@@ -70,6 +70,40 @@ describe('SqliteStorage with a writer thread', () => {
     expect((await right(() => search)).items).toEqual([]);
     // …and it is the search thread's statement cache that now holds the statement.
     expect(s.held()['search_statements']!.entries).toBe(1);
+  });
+
+  it('counts the time a search waits behind another on its search thread against its budget', async () => {
+    const one = new SqliteStorage({ path: tempFile(), searchThreads: 1 });
+    await one.open();
+    try {
+      const repos = one.repositories;
+      const owner = await right(repos.users.insert(aUser()));
+      const project = await right(repos.projects.insert(aProject(owner.id)));
+      const run = await right(repos.runs.insert(aRun(project)));
+      const records = Array.from({ length: 40_000 }, (_, i) => aRecord(run, { name: `r${i}`, input: `question ${i} ${'lorem ipsum '.repeat(20)}` }));
+      for (let i = 0; i < records.length; i += 5_000) await right(repos.logRecords.ingest(run.id, records.slice(i, i + 5_000), []));
+      const query = (filters: RecordQuery['filters'], maxMs: number): RecordQuery => ({
+        projectId: project.id,
+        runId: run.id,
+        scope: 'traces',
+        filters,
+        sort: null,
+        page: { startingToken: 0, limit: 50 },
+        maxBytes: 1 << 30,
+        maxMs,
+      });
+      const byId = [{ type: 'id', columnId: 'id', operator: 'eq', value: records[7]!.id }] as const;
+      // A search that reads all 40,000 records (tens of ms at least), then, behind it on the one thread,
+      // one that reads a single record but may take 20 ms in all: it waited longer than that.
+      const slow = repos.logRecords.search(query([{ type: 'text', columnId: 'input', operator: 'contains', value: 'never said', caseSensitive: false }], 60_000))();
+      const queued = repos.logRecords.search(query(byId, 20))();
+      expect((await right(() => slow)).items).toEqual([]);
+      expect(await left(() => queued)).toMatchObject({ _tag: 'TimedOut' });
+      // Alone, the same search reads its one record and is answered.
+      expect((await right(repos.logRecords.search(query(byId, 5_000)))).items.map((r) => r.name)).toEqual(['r7']);
+    } finally {
+      await one.close();
+    }
   });
 
   it('names only real repository methods as writes', () => {

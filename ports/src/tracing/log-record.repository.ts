@@ -17,7 +17,8 @@ export interface RecordQuery {
    */
   readonly maxBytes: number;
   /**
-   * The search's time budget, counted from when the engine starts on it: a search still reading when
+   * The search's time budget, counted from when it is handed to the engine (on SQLite, time queued
+   * behind other searches counts; MongoDB counts its own, maxTimeMS): a search still reading when
    * it runs out is stopped and answers TimedOut (searchTimedOut), whatever it found so far. A filter
    * that matches little of a large run reads all of it; this bounds what one request can hold.
    * Infinity: no bound (an export reading a run whole, in index order).

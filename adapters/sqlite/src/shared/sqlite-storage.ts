@@ -78,7 +78,7 @@ const routeCalls = (reads: Repositories, writer: SqliteThread, searchers: Readon
     (routed.logRecords as Record<string, unknown>)['search'] =
       (query: RecordQuery): Result<FoundPage<LogRecord>> =>
       () =>
-        leastBusy(searchers).call('logRecords', 'search', [query]) as Promise<E.Either<DomainError, FoundPage<LogRecord>>>;
+        leastBusy(searchers).call('logRecords', 'search', [query, Date.now()]) as Promise<E.Either<DomainError, FoundPage<LogRecord>>>;
   return routed as unknown as Repositories;
 };
 

@@ -93,10 +93,17 @@ export class SqliteLogRecordRepository implements LogRecordRepository {
     return run(() => this.removeOld.run(cutoff.getTime(), limit).changes);
   }
 
-  search(query: RecordQuery): Result<FoundPage<LogRecord>> {
+  /**
+   * `handedAt` (Date.now() when the search was handed to a search thread): the time it then waited
+   * behind other searches counts against its budget, which bounds how long its caller waits in all. One
+   * whose budget ran out while it waited is answered at once, unread.
+   */
+  search(query: RecordQuery, handedAt?: number): Result<FoundPage<LogRecord>> {
     return run(() => {
+      const left = query.maxMs - (handedAt === undefined ? 0 : Math.max(0, Date.now() - handedAt));
+      if (left <= 0) throw new Abort(searchTimedOut(query.maxMs));
       const { sql, params } = compileSearch(query);
-      this.deadline = performance.now() + query.maxMs;
+      this.deadline = performance.now() + left;
       try {
         // Row by row, so a page of large records stops at its budget instead of being read whole.
         const rows = this.statement(sql).iterate(...params) as IterableIterator<Record<string, unknown>>;
