@@ -94,7 +94,8 @@ describe('layering', () => {
   // that gains an update, or a delete where none is allowed, fails here, as a reminder to revisit the
   // cache of its records.
   it.each([
-    ['ports/src/projects-runs/project.repository.ts', 'ProjectRepository', /^(insert|find|list|delete$)/],
+    // A project is deleted whole: retired at once (gone for every reader), then purged.
+    ['ports/src/projects-runs/project.repository.ts', 'ProjectRepository', /^(insert|find|list|retire$|retired$|purgeStep$)/],
     ['ports/src/projects-runs/run.repository.ts', 'RunRepository', /^(insert|find|list)/],
     ['ports/src/scorers/scorer.repository.ts', 'ScorerRepository', /^(insert|find|list)/],
     ['ports/src/scorers/scorer-version.repository.ts', 'ScorerVersionRepository', /^(insert|append|find|list)/],

@@ -1,5 +1,6 @@
-// Deleting a project over HTTP: everything under it goes, from every route and from the database file,
-// for its owner only; its name is free again; and ingestion racing the deletion leaves nothing behind.
+// Deleting a project over HTTP: it is gone from every route at once, for its owner only, and its name is
+// free again; everything under it goes from the database file as the server purges it in the background;
+// and ingestion racing the deletion leaves nothing behind.
 import { randomUUID } from 'node:crypto';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
@@ -110,7 +111,9 @@ describe('DELETE /v2/projects/{project_id}', () => {
     const deleted = await w.call('DELETE', `/v2/projects/${p.projectId}`, { auth: w.admin });
     expect([deleted.status, deleted.body]).toEqual([200, { message: 'Project deleted' }]);
 
+    // Gone from every route at once, purged from the file in the background.
     expect(await everyRead(w.admin, p)).toEqual(all(404));
+    await w.purged(p.projectId);
     expect(rowsNaming(p.projectId, [p.stream, p.experiment])).toEqual({});
     // Nothing more can be written under it.
     const writes: Array<[string, string, unknown]> = [
@@ -199,6 +202,7 @@ describe('ingestion racing a deletion', () => {
     const offloaded = await w.call('POST', `/v2/projects/${p.projectId}/traces`, { auth: w.admin, json: { log_stream_id: p.stream, traces: [aTrace(4096)] } });
     const inline = await w.call('POST', `/v2/projects/${p.projectId}/traces`, { auth: w.admin, json: { log_stream_id: p.stream, traces: [aTrace()] } });
     expect([offloaded.status, inline.status]).toEqual([404, 404]);
+    await w.purged(p.projectId);
     expect(rowsNaming(p.projectId, [p.stream, p.experiment])).toEqual({});
   });
 
@@ -213,13 +217,14 @@ describe('ingestion racing a deletion', () => {
     const statuses = (await Promise.all(ingests)).map((r) => r.status);
     expect((await deletion).status).toBe(200);
     expect(statuses.filter((s) => s !== 200 && s !== 404)).toEqual([]);
+    await w.purged(p.projectId);
     expect(rowsNaming(p.projectId, [p.stream, p.experiment])).toEqual({});
     expect(await everyRead(w.admin, p)).toEqual(all(404));
   });
 });
 
 describe('a deletion of many records', () => {
-  it('goes in steps: its records go a step at a time while the project is still there, and other projects are written in between', async () => {
+  it('is answered at once; the purge then removes its records a step at a time, and other projects are written in between', async () => {
     const projectId = await w.project(w.admin, `large-${randomUUID()}`);
     const stream = await w.run(w.admin, projectId, 'log_streams', 'production');
     const many = { name: 'many', input: 'q', output: 'a', spans: Array.from({ length: 9_999 }, () => ({ type: 'llm', input: 'q', output: 'a' })) };
@@ -230,19 +235,20 @@ describe('a deletion of many records', () => {
     try {
       const records = db.prepare('SELECT COUNT(*) FROM log_records WHERE run_id = ?').pluck();
       expect(records.get(stream)).toBe(30_000);
-      let settled = false;
-      const deletion = w.call('DELETE', `/v2/projects/${projectId}`, { auth: w.admin }).finally(() => (settled = true));
-      // Under way: some of its records are gone (committed), the deletion not done.
+      // Answered before its records go: the purge takes them after (it looks once a second).
+      expect((await w.call('DELETE', `/v2/projects/${projectId}`, { auth: w.admin })).status).toBe(200);
+      expect(records.get(stream)).toBe(30_000);
+      expect((await w.call('GET', `/v2/projects/${projectId}`, { auth: w.admin })).status).toBe(404);
+      // Under way: some of its records are gone (committed), not all.
       let left = 30_000;
-      while (!settled && left === 30_000) {
+      while (left === 30_000) {
         await new Promise((r) => setTimeout(r, 2));
         left = records.get(stream) as number;
       }
-      expect([settled, left > 0 && left < 30_000]).toEqual([false, true]);
-      // A write to another project goes between the steps, not behind the whole deletion.
+      // A write to another project goes between the steps, not behind the whole purge.
       const patch = await w.call('PATCH', `/v2/projects/${other}/runs/${otherStream}/insights-settings`, { auth: w.admin, json: { insights: { logstream: { enabled: true } } } });
-      expect([patch.status, settled]).toEqual([200, false]);
-      expect((await deletion).status).toBe(200);
+      expect([left > 0, patch.status, (records.get(stream) as number) > 0]).toEqual([true, 200, true]);
+      await w.purged(projectId);
       expect(rowsNaming(projectId, [stream])).toEqual({});
     } finally {
       db.close();
@@ -265,6 +271,7 @@ describe("what a deletion leaves in SQLite's file", () => {
       const keptStream = await own.run(own.admin, kept, 'log_streams', 'production');
       own.ok(await own.call('POST', `/v2/projects/${kept}/traces`, { auth: own.admin, json: { log_stream_id: keptStream, traces: [{ name: 'kept', input: 'kept text', output: 'a', spans: [] }] } }));
       expect((await own.call('DELETE', `/v2/projects/${projectId}`, { auth: own.admin })).status).toBe(200);
+      await own.purged(projectId);
     } finally {
       expect(await own.server.stop()).toBe(0);
     }

@@ -172,6 +172,9 @@ describe('fuzzing every route', () => {
           ...(method === 'GET' || method === 'DELETE' || payload === undefined ? {} : { raw: payload }),
         });
         expect(reply.status).toBeLessThan(500);
+        // A deletion is answered before its purge, which writes in the background: once it is done, the
+        // next request's fingerprint is its own.
+        if (method === 'DELETE' && template === '/v2/projects/{project_id}' && reply.status === 200) await w.purged(valid['project_id']!);
         if (OTLP.has(template)) {
           // OTLP/HTTP's own error form: a google.rpc.Status, JSON for a JSON request, else protobuf.
           if (reply.status >= 400 && reply.headers.get('content-type')?.startsWith('application/json'))

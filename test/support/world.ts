@@ -24,6 +24,11 @@ export interface World {
    * `server.output`. Lines on stdout arrive in order, so every line logged before it is there too.
    */
   logged(reply: Reply): Promise<void>;
+  /**
+   * Resolves once the server's log says the deleted project is purged (ProjectPurge: the line comes
+   * after the last step commits); the purge runs in the background after the DELETE is answered.
+   */
+  purged(projectId: string): Promise<void>;
 }
 
 let counter = 0;
@@ -59,6 +64,9 @@ export const startWorld = async (env: Record<string, string> = {}): Promise<Worl
       const requestId = reply.headers.get('x-request-id');
       if (!requestId) throw new Error(`the reply carries no X-Request-Id (status ${reply.status})`);
       await server.waitForOutput(`"request_id":${JSON.stringify(requestId)}`);
+    },
+    purged: async (projectId) => {
+      await server.waitForOutput(`"message":"deleted project purged","project_id":${JSON.stringify(projectId)}`, 30_000);
     },
     apiKey: async (auth) => (await as(auth).createApiKey({ description: 'test key' })).api_key,
     user: async (email, password = 'another secret password') => {

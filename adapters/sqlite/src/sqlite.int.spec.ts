@@ -366,21 +366,29 @@ describe('deleting a project', () => {
       );
     expect(rowsOf()).toEqual({ log_records: 9, projects: 1, run_columns: 6, run_insights: 3, run_scorer_settings: 3, runs: 3 });
 
+    // Retired: every row is there until the purge (the project's reads alone are gone).
+    await right(repos.projects.retire(owner.id, project.id, new Date()));
+    expect(rowsOf()).toEqual({ log_records: 9, projects: 1, run_columns: 6, run_insights: 3, run_scorer_settings: 3, runs: 3 });
+    expect(await right(repos.projects.purgeStep(project.id, 5))).toEqual({ runs: 0, records: 5, finished: false });
+    expect(rowsOf()).toEqual({ log_records: 4, projects: 1, run_columns: 6, run_insights: 3, run_scorer_settings: 3, runs: 3 });
+
     // A statement that fails in the last step undoes that step whole (here the last statement, removing
-    // the project row): the records, removed in the steps before it, stay removed; the rest is all there.
+    // the project row): the records removed in the steps before it stay removed; the rest is all there.
     db.db.exec(`CREATE TEMP TRIGGER refuse BEFORE DELETE ON projects BEGIN SELECT RAISE(ABORT, 'refused'); END`);
-    expect((await left(repos.projects.delete(owner.id, project.id)))._tag).toBe('Unavailable');
-    expect(rowsOf()).toEqual({ log_records: 0, projects: 1, run_columns: 6, run_insights: 3, run_scorer_settings: 3, runs: 3 });
+    expect((await left(repos.projects.purgeStep(project.id, 5)))._tag).toBe('Unavailable');
+    expect(rowsOf()).toEqual({ log_records: 4, projects: 1, run_columns: 6, run_insights: 3, run_scorer_settings: 3, runs: 3 });
+    expect(await right(repos.projects.retired(10))).toEqual([project.id]);
     db.db.exec('DROP TRIGGER refuse');
 
-    // Deleting it again finishes it.
-    expect(await right(repos.projects.delete(owner.id, project.id))).toEqual({ project, runs: 3, records: 0 });
+    // The next step finishes it.
+    expect(await right(repos.projects.purgeStep(project.id, 5))).toEqual({ runs: 3, records: 4, finished: true });
     expect(rowsOf()).toEqual({ log_records: 0, projects: 0, run_columns: 0, run_insights: 0, run_scorer_settings: 0, runs: 0 });
+    expect(await right(repos.projects.retired(10))).toEqual([]);
     expect(await right(repos.scorers.findById(scorer.id))).toEqual({ _tag: 'Some', value: scorer });
     db.close();
   });
 
-  it('counts the records of every step, and removes none of a project that is not the owner\'s', async () => {
+  it('purges a step at a time, counting every step, and retires none of a project that is not the owner\'s', async () => {
     const db = new SqliteDatabase({ path: tempFile() });
     const repos = sqliteRepositories(db);
     const owner = await right(repos.users.insert(aUser()));
@@ -390,9 +398,13 @@ describe('deleting a project', () => {
     // Two and a half steps' worth.
     await right(repos.logRecords.ingest(run.id, Array.from({ length: 2_500 }, () => aRecord(run)), []));
     const records = db.db.prepare('SELECT COUNT(*) FROM log_records WHERE run_id = ?').pluck();
-    expect((await left(repos.projects.delete(stranger.id, project.id)))._tag).toBe('NotFound');
-    expect(records.get(run.id)).toBe(2_500);
-    expect(await right(repos.projects.delete(owner.id, project.id))).toEqual({ project, runs: 1, records: 2_500 });
+    expect((await left(repos.projects.retire(stranger.id, project.id, new Date())))._tag).toBe('NotFound');
+    expect(await right(repos.projects.retired(10))).toEqual([]);
+    await right(repos.projects.retire(owner.id, project.id, new Date()));
+    expect(await right(repos.projects.purgeStep(project.id, 1_000))).toEqual({ runs: 0, records: 1_000, finished: false });
+    expect(records.get(run.id)).toBe(1_500);
+    expect(await right(repos.projects.purgeStep(project.id, 1_000))).toEqual({ runs: 0, records: 1_000, finished: false });
+    expect(await right(repos.projects.purgeStep(project.id, 1_000))).toEqual({ runs: 1, records: 500, finished: true });
     expect(records.get(run.id)).toBe(0);
     db.close();
   });

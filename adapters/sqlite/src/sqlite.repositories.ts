@@ -33,7 +33,7 @@ export const SQLITE_REPOSITORIES: RepositoryClasses<SqliteDatabase> = {
 export const SQLITE_WRITES: { readonly [K in keyof Repositories]: ReadonlyArray<keyof Repositories[K] & string> } = {
   users: ['insert', 'revokeSessions'],
   apiKeys: ['insert', 'revoke', 'touch'],
-  projects: ['insert', 'delete'],
+  projects: ['insert', 'retire', 'purgeStep'],
   runs: ['insert'],
   insights: ['replace'],
   integrations: ['upsert'],

@@ -198,9 +198,14 @@ const main = async (argv: ReadonlyArray<string>): Promise<number> => {
         return 0;
       }
       case 'delete-project': {
-        const deleted = await app.projects.delete(await as(need(f, 'email')), asId<ProjectId>(need(f, 'project')))();
-        if (E.isLeft(deleted)) return fail(deleted.left);
-        const { project, runs, records } = deleted.right;
+        const retired = await app.projects.delete(await as(need(f, 'email')), asId<ProjectId>(need(f, 'project')))();
+        if (E.isLeft(retired)) return fail(retired.left);
+        const project = retired.right;
+        // Purged here, a step at a time, each followed by a pause as long as it took: a server writing to
+        // the same SQLite file takes the lock in turn. Cut short, a server purges the rest as it starts.
+        const purged = await app.projects.purge(project.id, { pause: (stepMs) => new Promise((resume) => setTimeout(resume, stepMs)) })();
+        if (E.isLeft(purged)) return fail(purged.left);
+        const { runs, records } = purged.right;
         process.stdout.write(`deleted project ${project.id} ${JSON.stringify(project.name)}: ${runs} runs, ${records} records, with their settings\n`);
         return 0;
       }

@@ -1,7 +1,7 @@
 // Starts the Tracelight server: decode configuration, build the container, migrate, bootstrap the admin, listen.
 import 'reflect-metadata';
 import { NoRoomToStart } from '@tracelight/ports';
-import { IdentityUseCases, RetentionUseCases } from '@tracelight/use-cases';
+import { IdentityUseCases, ProjectUseCases, RetentionUseCases } from '@tracelight/use-cases';
 import * as E from 'fp-ts/Either';
 import * as O from 'fp-ts/Option';
 import * as fs from 'node:fs';
@@ -11,6 +11,7 @@ import { HttpApp, HttpMetrics } from '@tracelight/http-koa';
 import { Connections } from './connections';
 import { buildContainer } from './container';
 import { answerRefusals, defaultMaxConnections, limitConnections } from './refusals';
+import { ProjectPurge } from './project-purge';
 import { RetentionSweep } from './retention';
 import { countDroppedLogLines, flushLogs, flushLogsSync, jsonLogger as logger, limitLogBuffer } from './logger';
 
@@ -68,11 +69,13 @@ const main = async (): Promise<void> => {
   const retention = new RetentionSweep(container.get(RetentionUseCases), logger, (n) => metrics.retentionRemoved.inc(n), {
     keepDays: cfg.retentionDays,
   });
+  const purge = new ProjectPurge(container.get(ProjectUseCases), logger, (n) => metrics.purgedRecords.inc(n));
   server.on('listening', () => {
     const address = server.address();
     const port = typeof address === 'object' && address ? address.port : cfg.port;
     logger.info({ host: cfg.host, port, engine: cfg.database.engine }, `Tracelight listening on http://${cfg.host}:${port}`);
     retention.start();
+    purge.start();
   });
   server.on('error', (e) => {
     exit(1, `Tracelight cannot listen on ${cfg.host}:${cfg.port}: ${e.message}\n`);
@@ -100,7 +103,7 @@ const main = async (): Promise<void> => {
     if (stopping) return;
     stopping = true;
     logger.info({ signal }, 'shutting down: finishing in-flight requests');
-    const swept = retention.stop();
+    const swept = Promise.all([retention.stop(), purge.stop()]);
     server.close(() => {
       void swept.catch(() => undefined).then(() => storage.close()).finally(() => flushLogs().finally(() => process.exit(0)));
     });

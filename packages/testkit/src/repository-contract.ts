@@ -220,7 +220,27 @@ export const describeRepositoryContract = (engine: string, harness: RepositoryHa
         runs: runs.map(() => ({ run: O.none, records: [0, 0, 0], columns: new Set(), insights: O.none, scorers: O.none })),
       });
 
-      it('removes the owner’s project with its runs and everything under them, and nothing of any other project', async () => {
+      const retiredAt = at('2026-05-01T00:00:00.000Z');
+      /** Purges a retired project in steps of `limit` records (small, so that a test takes several), adding up what they removed. */
+      const purgeAll = async (id: ProjectId, limit = 2) => {
+        const total = { runs: 0, records: 0, steps: 0 };
+        for (;;) {
+          const step = await right(r.projects.purgeStep(id, limit));
+          total.runs += step.runs;
+          total.records += step.records;
+          total.steps += 1;
+          if (step.finished) return total;
+          if (total.steps > 1_000) throw new Error('the purge does not finish');
+        }
+      };
+      /** The owner's reads of the project: gone once retired, before any purge. */
+      const seen = async (project: Project) => ({
+        project: await right(r.projects.findById(project.id)),
+        listed: (await right(r.projects.listByOwner(project.createdBy, {}))).filter((p) => p.id === project.id),
+      });
+      const unseen = { project: O.none, listed: [] };
+
+      it('retires the owner’s project at once, then purges its runs and everything under them in steps, and nothing of any other project', async () => {
         const u = await someUser();
         const doomed = await aFullProject(u.id);
         const kept = await aFullProject(u.id);
@@ -229,51 +249,71 @@ export const describeRepositoryContract = (engine: string, harness: RepositoryHa
         const theirsBefore = await whatRemains(theirs.project, theirs.runs);
         expect(keptBefore.runs.map((x) => x.records)).toEqual([[1, 1, 1], [1, 1, 1], [1, 1, 1]]);
 
-        expect(await right(r.projects.delete(u.id, doomed.project.id))).toEqual({ project: doomed.project, runs: 3, records: 9 });
+        expect(await right(r.projects.retire(u.id, doomed.project.id, retiredAt))).toEqual(doomed.project);
+        expect(await seen(doomed.project)).toEqual(unseen);
+        expect(await right(r.projects.retired(100))).toContain(doomed.project.id);
+        // 9 records in steps of 2: five steps of records, the last taking the runs and the project with it.
+        expect(await purgeAll(doomed.project.id)).toEqual({ runs: 3, records: 9, steps: expect.any(Number) });
         expect(await whatRemains(doomed.project, doomed.runs)).toEqual(nothingOf(doomed.runs));
+        expect(await right(r.projects.retired(100))).not.toContain(doomed.project.id);
         expect(await whatRemains(kept.project, kept.runs)).toEqual(keptBefore);
         expect(await whatRemains(theirs.project, theirs.runs)).toEqual(theirsBefore);
         // Scorers are their owner's, not the project's.
         expect(await right(r.scorers.findById(doomed.scorer.id))).toEqual(O.some(doomed.scorer));
       });
 
-      it('answers NotFound for another owner’s project, an unknown id and a project deleted already, removing nothing', async () => {
+      it('answers NotFound for another owner’s project, an unknown id and a project retired already; purges nothing of a live project', async () => {
         const u = await someUser();
         const { project, runs } = await aFullProject(u.id);
         const before = await whatRemains(project, runs);
         const other = await someUser();
-        expect(await left(r.projects.delete(other.id, project.id))).toEqual({ _tag: 'NotFound', entity: 'project', id: project.id });
-        expect((await left(r.projects.delete(u.id, asId<ProjectId>(randomUUID()))))._tag).toBe('NotFound');
+        expect(await left(r.projects.retire(other.id, project.id, retiredAt))).toEqual({ _tag: 'NotFound', entity: 'project', id: project.id });
+        expect((await left(r.projects.retire(u.id, asId<ProjectId>(randomUUID()), retiredAt)))._tag).toBe('NotFound');
+        expect(await right(r.projects.purgeStep(project.id, 1_000))).toEqual({ runs: 0, records: 0, finished: true });
         expect(await whatRemains(project, runs)).toEqual(before);
-        await right(r.projects.delete(u.id, project.id));
-        expect((await left(r.projects.delete(u.id, project.id)))._tag).toBe('NotFound');
+        await right(r.projects.retire(u.id, project.id, retiredAt));
+        expect((await left(r.projects.retire(u.id, project.id, retiredAt)))._tag).toBe('NotFound');
+        await purgeAll(project.id);
+        expect((await left(r.projects.retire(u.id, project.id, retiredAt)))._tag).toBe('NotFound');
+        expect(await right(r.projects.purgeStep(project.id, 1_000))).toEqual({ runs: 0, records: 0, finished: true });
       });
 
-      it('frees the project’s name, and its runs’ names go with it', async () => {
+      it('frees the project’s name once retired, and its runs’ names go with it', async () => {
         const u = await someUser();
         const { project, runs } = await aFullProject(u.id);
-        await right(r.projects.delete(u.id, project.id));
+        await right(r.projects.retire(u.id, project.id, retiredAt));
         const again = await right(r.projects.insert(aProject(u.id, { name: project.name })));
         const run = await right(r.runs.insert(aRun(again, { name: runs[0]!.name })));
+        expect(await right(r.projects.listByOwner(u.id, { name: project.name }))).toEqual([again]);
+        await purgeAll(project.id);
         expect(await right(r.projects.listByOwner(u.id, { name: project.name }))).toEqual([again]);
         expect(await right(r.runs.listInProject(again.id, 'log_stream'))).toEqual([run]);
         expect(await recordsOf(run)).toEqual([0, 0, 0]);
       });
 
-      it('refuses a write under a deleted project or run with NotFound, and stores nothing of it', async () => {
+      it('refuses a write under a retired project or one of its runs with NotFound, before and after the purge, and stores nothing of it', async () => {
         const u = await someUser();
         const { project, runs, scorer } = await aFullProject(u.id);
-        await right(r.projects.delete(u.id, project.id));
         const [run] = runs as [Run];
-        const late = aRun(project);
-        expect(await left(r.runs.insert(late))).toEqual({ _tag: 'NotFound', entity: 'project', id: project.id });
-        expect(await left(r.logRecords.ingest(run.id, [aRecord(run)], ['input']))).toEqual({ _tag: 'NotFound', entity: 'run', id: run.id });
-        expect(await left(r.insights.replace({ runId: run.id, insights: { logstream: { enabled: false, startTime: null } }, updatedAt: at('2026-05-02T00:00:00.000Z') }))).toEqual({ _tag: 'NotFound', entity: 'run', id: run.id });
-        expect(await left(r.runScorers.replace({ runId: run.id, scorers: [{ scorerId: scorer.id, version: 1 }], updatedAt: at('2026-05-02T00:00:00.000Z') }))).toEqual({ _tag: 'NotFound', entity: 'run', id: run.id });
-        expect(await whatRemains(project, [...runs, late])).toEqual(nothingOf([...runs, late]));
+        const before = await whatRemains(project, [run]);
+        await right(r.projects.retire(u.id, project.id, retiredAt));
+        const refusals = async () => {
+          const late = aRun(project);
+          expect(await left(r.runs.insert(late))).toEqual({ _tag: 'NotFound', entity: 'project', id: project.id });
+          expect(await left(r.logRecords.ingest(run.id, [aRecord(run)], ['input']))).toEqual({ _tag: 'NotFound', entity: 'run', id: run.id });
+          expect(await left(r.insights.replace({ runId: run.id, insights: { logstream: { enabled: false, startTime: null } }, updatedAt: at('2026-05-02T00:00:00.000Z') }))).toEqual({ _tag: 'NotFound', entity: 'run', id: run.id });
+          expect(await left(r.runScorers.replace({ runId: run.id, scorers: [{ scorerId: scorer.id, version: 1 }], updatedAt: at('2026-05-02T00:00:00.000Z') }))).toEqual({ _tag: 'NotFound', entity: 'run', id: run.id });
+          return late;
+        };
+        const late = await refusals();
+        // Not purged yet: what the run held is as it was (the refused writes stored nothing), but for the project's own reads.
+        expect((await whatRemains(project, [run, late])).runs).toEqual([before.runs[0], nothingOf([late]).runs[0]]);
+        await purgeAll(project.id);
+        const later = await refusals();
+        expect(await whatRemains(project, [...runs, late, later])).toEqual(nothingOf([...runs, late, later]));
       });
 
-      it('leaves nothing of writes racing the deletion: each is stored and removed, or refused', async () => {
+      it('leaves nothing of writes racing the retirement: each is stored and purged, or refused', async () => {
         const u = await someUser();
         const { project, runs } = await aFullProject(u.id);
         const [stream] = runs as [Run];
@@ -292,12 +332,13 @@ export const describeRepositoryContract = (engine: string, harness: RepositoryHa
                 return r.runScorers.replace({ runId: stream.id, scorers: [], updatedAt: at('2026-05-03T00:00:00.000Z') })();
             }
           });
-        // Writes on either side of the deletion, all started before any is answered.
-        const outcomes = await Promise.all([...writes(0, 12), r.projects.delete(u.id, project.id)(), ...writes(12, 24)]);
-        const deletion = outcomes[12]!;
-        expect(E.isRight(deletion)).toBe(true);
+        // Writes on either side of the retirement, all started before any is answered.
+        const outcomes = await Promise.all([...writes(0, 12), r.projects.retire(u.id, project.id, retiredAt)(), ...writes(12, 24)]);
+        const retirement = outcomes[12]!;
+        expect(E.isRight(retirement)).toBe(true);
         for (const [i, outcome] of outcomes.entries())
-          if (i !== 12 && E.isLeft(outcome)) expect([i, outcome.left._tag]).toEqual([i, 'NotFound']);
+          if (i !== 12 && E.isLeft(outcome)) expect([i, (outcome.left as DomainError)._tag]).toEqual([i, 'NotFound']);
+        await purgeAll(project.id);
         expect(await whatRemains(project, [...runs, ...newRuns])).toEqual(nothingOf([...runs, ...newRuns]));
       });
     });

@@ -59,7 +59,7 @@ export class ProjectRoutes implements RouteGroup {
       route({
         method: 'delete',
         path: '/projects/{project_id}',
-        summary: 'Delete a project with its runs and everything under them (traces, spans, sessions, settings)',
+        summary: 'Delete a project with its runs and everything under them (traces, spans, sessions, settings): gone at once, purged in the background',
         auth: 'required',
         params: ProjectPath,
         // As DELETE of an API key answers: 200 and a message.

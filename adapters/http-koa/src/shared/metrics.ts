@@ -53,6 +53,13 @@ export class HttpMetrics {
     registers: [this.registry],
   });
 
+  /** Records removed by the purge of deleted projects. */
+  readonly purgedRecords = new Counter({
+    name: 'tracelight_purged_records_total',
+    help: 'Traces, spans and sessions removed by the purge of deleted projects (in the background, after each DELETE of a project)',
+    registers: [this.registry],
+  });
+
   /** Records removed by the retention sweep (TRACELIGHT_RETENTION_DAYS). */
   readonly retentionRemoved = new Counter({
     name: 'tracelight_retention_removed_records_total',

@@ -1,21 +1,26 @@
-import { type Project, type ProjectDeletion, type ProjectFilter, type ProjectId, type UserId, notFound } from '@tracelight/domain';
+import { type Project, type ProjectFilter, type ProjectId, type PurgeStep, type UserId, notFound } from '@tracelight/domain';
 import type { ProjectRepository, Result } from '@tracelight/ports';
 import * as O from 'fp-ts/Option';
 import { inject, injectable } from 'inversify';
-import type { Collection, Db } from 'mongodb';
+import type { Collection, Db, MongoClient } from 'mongodb';
 import { projectFromDoc } from '../shared/codecs';
 import { MongoDatabase, MongoDatabaseToken } from '../shared/mongo-database';
 import { Abort, run, toDoc, type StringIdDoc } from '../shared/run';
-import { removeRunsOfProject } from './run-removal';
+import { removeRunData } from './run-removal';
 
 @injectable()
 export class MongoProjectRepository implements ProjectRepository {
   private readonly db: Db;
+  private readonly client: MongoClient;
   private readonly projects: Collection<StringIdDoc>;
+  /** Retired projects waiting for their purge, one document each (`_id` the project's id). */
+  private readonly deletions: Collection<StringIdDoc>;
 
-  constructor(@inject(MongoDatabaseToken) { db }: MongoDatabase) {
+  constructor(@inject(MongoDatabaseToken) { db, client }: MongoDatabase) {
     this.db = db;
+    this.client = client;
     this.projects = db.collection('projects');
+    this.deletions = db.collection('project_deletions');
   }
 
   insert(project: Project): Result<Project> {
@@ -35,20 +40,51 @@ export class MongoProjectRepository implements ProjectRepository {
   }
 
   /**
-   * Not one transaction, which a project of millions of records would outgrow: the project document
-   * first, then its runs, each before what hangs off it. Once the project document is gone no route
-   * finds the project, its name is free, and a write racing this one under the project either lands
-   * before the removal of what it writes (and is removed with the rest) or finds its parent gone and
-   * removes itself: see run-removal.ts. A removal cut short (the process killed) leaves runs and
-   * records that nothing reaches any more: every route looks their project up first.
+   * The project document goes, and a deletion document takes its place, in one transaction: from then
+   * on no route finds the project, its name is free, and a write under it or its runs finds its parent
+   * gone once written and removes itself (run-removal.ts). The purge works from the deletion document.
    */
-  delete(owner: UserId, id: ProjectId): Result<ProjectDeletion> {
+  retire(owner: UserId, id: ProjectId, at: Date): Result<Project> {
     return run(async () => {
-      const removed = await this.projects.findOneAndDelete({ _id: id, createdBy: owner });
-      if (removed === null) throw new Abort(notFound('project', id));
-      const { runs, records } = await removeRunsOfProject(this.db, id);
-      // Decoded last: a document this build cannot read is still removed whole.
-      return { project: projectFromDoc(removed), runs, records };
+      const session = this.client.startSession();
+      try {
+        let removed: StringIdDoc | null = null;
+        await session.withTransaction(async () => {
+          removed = await this.projects.findOneAndDelete({ _id: id, createdBy: owner }, { session });
+          if (removed !== null) await this.deletions.insertOne({ _id: id, createdBy: owner, retiredAt: at }, { session });
+        });
+        if (removed === null) throw new Abort(notFound('project', id));
+        // Decoded last: a document this build cannot read is still retired.
+        return projectFromDoc(removed);
+      } finally {
+        await session.endSession();
+      }
+    });
+  }
+
+  retired(limit: number): Result<ReadonlyArray<ProjectId>> {
+    return run(async () => (await this.deletions.find({}, { projection: { _id: 1 } }).sort({ retiredAt: 1, _id: 1 }).limit(limit).toArray()).map((d) => d._id as ProjectId));
+  }
+
+  /**
+   * Run by run: at most `limit` of a run's records a step; once a run has fewer left, the run goes and
+   * then what hangs off it (its remaining records, presence, insights, scorer settings), as a project's
+   * removal always went (run-removal.ts); once no run is left, the deletion document.
+   */
+  purgeStep(id: ProjectId, limit: number): Result<PurgeStep> {
+    return run(async () => {
+      if ((await this.deletions.findOne({ _id: id }, { projection: { _id: 1 } })) === null) return { runs: 0, records: 0, finished: true };
+      const runs = this.db.collection<StringIdDoc>('runs');
+      const next = await runs.findOne({ projectId: id }, { projection: { _id: 1 } });
+      if (next === null) {
+        await this.deletions.deleteOne({ _id: id });
+        return { runs: 0, records: 0, finished: true };
+      }
+      const records = this.db.collection<StringIdDoc>('log_records');
+      const some = (await records.find({ projectId: id, runId: next._id }, { projection: { _id: 1 }, limit }).toArray()).map((d) => d._id);
+      if (some.length >= limit) return { runs: 0, records: (await records.deleteMany({ projectId: id, runId: next._id, _id: { $in: some } })).deletedCount, finished: false };
+      const removedRuns = (await runs.deleteOne({ _id: next._id, projectId: id })).deletedCount;
+      return { runs: removedRuns, records: await removeRunData(this.db, [next._id], id), finished: false };
     });
   }
 }

@@ -4,9 +4,10 @@
 //
 // The protocol, with the writes under a run (MongoRunRepository.insert, and the ingest, insights and
 // scorer-settings writes): each write, once acknowledged, reads its parent — a new run its project,
-// everything else its run — and when the parent is gone removes what it may have left (the run
-// itself first for a new run, then `removeRunData`) and answers NotFound. A removal takes the parent away before what hangs off it: the project before
-// its runs, a run before its records, presence and settings. So for a write W racing a removal R:
+// everything else its run and the run's project — and when the parent is gone removes what it may have
+// left (the run itself first for a new run, then `removeRunData`) and answers NotFound. A removal takes
+// the parent away before what hangs off it: the project (retire) before its runs and their records,
+// presence and settings (the purge, later). So for a write W racing a removal R:
 // - W finds its parent: W's read came before R removed the parent, so W's data was written (and
 //   acknowledged with majority) before R started removing what hangs off the parent, and R removes it;
 // - W finds no parent: W removes what it wrote itself.
@@ -17,8 +18,6 @@ import type { StringIdDoc } from '../shared/run';
 
 /** Collections whose documents are keyed (`_id`) by their run. */
 const PER_RUN = ['run_columns', 'run_insights', 'run_scorer_settings'] as const;
-/** Runs removed a batch at a time, so that the list of their ids stays small. */
-const BATCH = 1_000;
 
 /**
  * Removes what hangs off these runs (records, column presence, insights, scorer settings); the number
@@ -33,29 +32,15 @@ export const removeRunData = async (db: Db, runIds: ReadonlyArray<string>, proje
 };
 
 /**
- * Removes every run of the project, each before what hangs off it; call it once the project document
- * is gone. Runs are found again until none is left, so a run created meanwhile (which then removes
- * itself anyway, finding no project) goes too.
+ * Whether the run still exists, and its project: what a write under it reads once acknowledged (see
+ * the module comment). A deleted project's document goes first (MongoProjectRepository.retire), its
+ * runs only as its purge reaches them, so a run is live only while its project is. `projectId`, when
+ * known, sends the read to the shard of the project's runs alone.
  */
-export const removeRunsOfProject = async (db: Db, projectId: string): Promise<{ readonly runs: number; readonly records: number }> => {
-  const runs = db.collection<StringIdDoc>('runs');
-  let removedRuns = 0;
-  let records = 0;
-  for (;;) {
-    const ids = (await runs.find({ projectId }, { projection: { _id: 1 }, limit: BATCH }).toArray()).map((d) => d._id);
-    if (ids.length === 0) break;
-    removedRuns += (await runs.deleteMany({ _id: { $in: ids }, projectId })).deletedCount;
-    records += await removeRunData(db, ids, projectId);
-  }
-  return { runs: removedRuns, records };
+export const runExists = async (db: Db, runId: string, projectId?: string): Promise<boolean> => {
+  const found = await db.collection<StringIdDoc>('runs').findOne({ _id: runId, ...(projectId !== undefined ? { projectId } : {}) }, { projection: { projectId: 1 } });
+  return found !== null && typeof found['projectId'] === 'string' && (await projectExists(db, found['projectId']));
 };
-
-/**
- * Whether the run still exists: what a write under it reads once acknowledged (see the module comment).
- * `projectId`, when known, sends the read to the shard of the project's runs alone.
- */
-export const runExists = async (db: Db, runId: string, projectId?: string): Promise<boolean> =>
-  (await db.collection<StringIdDoc>('runs').findOne({ _id: runId, ...(projectId !== undefined ? { projectId } : {}) }, { projection: { _id: 1 } })) !== null;
 
 /** Whether the project still exists: what a new run reads once acknowledged. */
 export const projectExists = async (db: Db, projectId: string): Promise<boolean> =>

@@ -101,4 +101,16 @@ export const MIGRATIONS: ReadonlyArray<MongoMigration> = [
       }
     },
   },
+  {
+    version: 6,
+    name: 'a deleted project is retired (its document replaced by one in project_deletions, in a transaction) and purged in the background',
+    up: async (db) => {
+      try {
+        await db.createCollection('project_deletions');
+      } catch (e) {
+        if ((e as { code?: unknown }).code !== 48) throw e; // NamespaceExists: already there
+      }
+      await db.collection('project_deletions').createIndex({ retiredAt: 1, _id: 1 }, { name: 'project_deletions_by_time' });
+    },
+  },
 ];

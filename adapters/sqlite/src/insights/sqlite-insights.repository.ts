@@ -6,6 +6,7 @@ import { inject, injectable } from 'inversify';
 import { IdString, MsDate, SqlBool, decodeOrThrow, nullable, row } from '../shared/row-codecs';
 import { run } from '../shared/run';
 import { SqliteDatabase, SqliteDatabaseToken } from '../shared/sqlite-database';
+import { type UnderLiveParent, underLiveParent } from '../projects-runs/live-parent';
 
 const InsightsRow = row({
   run_id: IdString<RunId>(),
@@ -27,8 +28,10 @@ const fromRow = (stored: unknown): RunInsights => {
 export class SqliteInsightsRepository implements InsightsRepository {
   private readonly byRun;
   private readonly upsert;
+  private readonly underLiveRun: UnderLiveParent;
 
   constructor(@inject(SqliteDatabaseToken) { db }: SqliteDatabase) {
+    this.underLiveRun = underLiveParent(db, 'run');
     this.byRun = db.prepare('SELECT * FROM run_insights WHERE run_id = ?');
     this.upsert = db.prepare(
       `INSERT INTO run_insights (run_id, logstream_enabled, logstream_start_time, updated_at) VALUES (?, ?, ?, ?)
@@ -44,7 +47,7 @@ export class SqliteInsightsRepository implements InsightsRepository {
   replace(s: RunInsights): Result<RunInsights> {
     return run(() => {
       const l = s.insights.logstream;
-      this.upsert.run(s.runId, l.enabled ? 1 : 0, l.startTime?.getTime() ?? null, s.updatedAt.getTime());
+      this.underLiveRun(s.runId, () => this.upsert.run(s.runId, l.enabled ? 1 : 0, l.startTime?.getTime() ?? null, s.updatedAt.getTime()));
       return s;
     }, undefined, notFound('run', s.runId));
   }

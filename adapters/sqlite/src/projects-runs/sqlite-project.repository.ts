@@ -1,56 +1,70 @@
-import { type Project, type ProjectDeletion, type ProjectFilter, type ProjectId, type UserId, notFound } from '@tracelight/domain';
+import { type Project, type ProjectFilter, type ProjectId, type PurgeStep, type UserId, notFound } from '@tracelight/domain';
 import type { ProjectRepository, Result } from '@tracelight/ports';
 import type Database from 'better-sqlite3';
 import * as O from 'fp-ts/Option';
 import { inject, injectable } from 'inversify';
-import { deleteInSteps } from '../shared/deletion-steps';
 import { Abort, run } from '../shared/run';
 import { SqliteDatabase, SqliteDatabaseToken } from '../shared/sqlite-database';
 import { projectFromRow, projectToRow } from './project-run.mapper';
+
+/**
+ * A retired project's name: unique (its id) and never a live project's (a NUL, which no name is given),
+ * so that the owner's UNIQUE (created_by, name) frees the name the moment the project is retired.
+ */
+const retiredName = (id: ProjectId) => `\u0000retired ${id}`;
 
 @injectable()
 export class SqliteProjectRepository implements ProjectRepository {
   private readonly insertStmt;
   private readonly byId;
   private readonly byOwner;
-  private readonly deleteWhole: Database.Transaction<(owner: UserId, id: ProjectId) => ProjectDeletion>;
-  private readonly removeSome: Database.Statement<{ owner: UserId; id: ProjectId; limit: number }>;
+  private readonly retireOwned: Database.Transaction<(owner: UserId, id: ProjectId, at: Date) => Project>;
+  private readonly retiredIds;
+  private readonly purge: Database.Transaction<(id: ProjectId, limit: number) => PurgeStep>;
 
   constructor(@inject(SqliteDatabaseToken) { db }: SqliteDatabase) {
     this.insertStmt = db.prepare(
       'INSERT INTO projects (id, name, type, created_by, created_at, updated_at) VALUES (@id, @name, @type, @created_by, @created_at, @updated_at)',
     );
-    this.byId = db.prepare('SELECT * FROM projects WHERE id = ?');
+    this.byId = db.prepare('SELECT * FROM projects WHERE id = ? AND retired_at IS NULL');
     this.byOwner = db.prepare(
-      `SELECT * FROM projects WHERE created_by = @owner AND (@name IS NULL OR name = @name) AND (@type IS NULL OR type = @type)
+      `SELECT * FROM projects WHERE created_by = @owner AND retired_at IS NULL AND (@name IS NULL OR name = @name) AND (@type IS NULL OR type = @type)
        ORDER BY created_at, id`,
     );
-    // Every table keyed by a run (migrations 1, 2 and 4), children first: foreign keys are on, and
-    // explicit deletes count what they remove where ON DELETE CASCADE would not say. Each finds the
-    // project's runs through runs' (project_id, …) key and its own rows through its run_id key.
-    const ofRuns = 'run_id IN (SELECT id FROM runs WHERE project_id = ?)';
-    const removeRecords = db.prepare(`DELETE FROM log_records WHERE ${ofRuns}`);
-    const removeRunRows = ['run_columns', 'run_insights', 'run_scorer_settings'].map((table) => db.prepare(`DELETE FROM ${table} WHERE ${ofRuns}`));
-    const removeRuns = db.prepare('DELETE FROM runs WHERE project_id = ?');
-    const owned = db.prepare('SELECT * FROM projects WHERE id = ? AND created_by = ?');
-    const removeProject = db.prepare('DELETE FROM projects WHERE id = ?');
-    // What is left once the records went in steps (`delete`), in one transaction: all of it or none. On
-    // the writer thread it is one write of a group commit, in its own savepoint. A write under the
-    // project that comes after it fails on its foreign key (see `run`): nothing can be added to a
-    // project once it is gone.
-    this.removeSome = db.prepare(
-      `DELETE FROM log_records WHERE rowid IN (
-         SELECT l.rowid FROM projects p CROSS JOIN runs r CROSS JOIN log_records l
-         WHERE p.id = @id AND p.created_by = @owner AND r.project_id = p.id AND l.run_id = r.id LIMIT @limit)`,
-    );
-    this.deleteWhole = db.transaction((owner: UserId, id: ProjectId): ProjectDeletion => {
+    const owned = db.prepare('SELECT * FROM projects WHERE id = ? AND created_by = ? AND retired_at IS NULL');
+    const markRetired = db.prepare('UPDATE projects SET retired_at = ?, name = ? WHERE id = ?');
+    this.retireOwned = db.transaction((owner: UserId, id: ProjectId, at: Date): Project => {
       const found = owned.get(id, owner);
       if (found === undefined) throw new Abort(notFound('project', id));
-      const records = removeRecords.run(id).changes;
-      for (const statement of removeRunRows) statement.run(id);
+      markRetired.run(at.getTime(), retiredName(id), id);
+      return projectFromRow(found);
+    });
+    this.retiredIds = db.prepare('SELECT id FROM projects WHERE retired_at IS NOT NULL ORDER BY retired_at, id LIMIT ?').pluck();
+
+    const isRetired = db.prepare('SELECT 1 FROM projects WHERE id = ? AND retired_at IS NOT NULL').pluck();
+    // Records a step at a time, run by run (CROSS JOIN keeps runs the outer loop) through each run's key.
+    const removeSomeRecords = db.prepare(
+      `DELETE FROM log_records WHERE rowid IN (
+         SELECT l.rowid FROM runs r CROSS JOIN log_records l WHERE r.project_id = @id AND l.run_id = r.id LIMIT @limit)`,
+    );
+    // Every other table keyed by a run (migrations 1 and 2), children first: foreign keys are on. Each
+    // finds the project's runs through runs' (project_id, …) key and its own rows through its run_id key.
+    const ofRuns = 'run_id IN (SELECT id FROM runs WHERE project_id = ?)';
+    const removeRunRows = ['log_records', 'run_columns', 'run_insights', 'run_scorer_settings'].map((table) => db.prepare(`DELETE FROM ${table} WHERE ${ofRuns}`));
+    const removeRuns = db.prepare('DELETE FROM runs WHERE project_id = ?');
+    const removeProject = db.prepare('DELETE FROM projects WHERE id = ?');
+    // One step, in one transaction (on the writer thread, one write of a group commit). The step that
+    // finds fewer records than its limit takes the rest with it: records written meanwhile (by a write
+    // that began before the project was retired), the runs, their settings and the project.
+    this.purge = db.transaction((id: ProjectId, limit: number): PurgeStep => {
+      if (isRetired.get(id) === undefined) return { runs: 0, records: 0, finished: true };
+      const records = removeSomeRecords.run({ id, limit }).changes;
+      if (records >= limit) return { runs: 0, records, finished: false };
+      const rest = removeRunRows[0]!.run(id).changes;
+      for (const statement of removeRunRows.slice(1)) statement.run(id);
       const runs = removeRuns.run(id).changes;
       removeProject.run(id);
-      return { project: projectFromRow(found), runs, records };
+      return { runs, records: records + rest, finished: true };
     });
   }
 
@@ -69,28 +83,15 @@ export class SqliteProjectRepository implements ProjectRepository {
     return run(() => this.byOwner.all({ owner, name: filter.name ?? null, type: filter.type ?? null }).map(projectFromRow));
   }
 
-  /**
-   * The records a step at a time, each step a transaction of its own, then the rest in one (see
-   * deletion-steps.ts). Here, on the connection that writes in this process (the admin CLI, an
-   * embedder), each step is followed by a pause as long as it took, in which the writers of other
-   * processes (a server on the same file) take the lock in turn; the server's writer thread takes the
-   * steps one by one between the other writes it has queued (SqliteStorage).
-   */
-  delete(owner: UserId, id: ProjectId): Result<ProjectDeletion> {
-    return deleteInSteps({
-      removeSome: (limit) => this.removeRecordsOf(owner, id, limit),
-      removeRest: () => this.deleteRest(owner, id),
-      between: (stepMs) => new Promise((resume) => setTimeout(resume, stepMs)),
-    });
+  retire(owner: UserId, id: ProjectId, at: Date): Result<Project> {
+    return run(() => this.retireOwned(owner, id, at));
   }
 
-  /** A step of `delete`: removes at most `limit` records of the owner's project (none when it is not the owner's). */
-  removeRecordsOf(owner: UserId, id: ProjectId, limit: number): Result<number> {
-    return run(() => this.removeSome.run({ owner, id, limit }).changes);
+  retired(limit: number): Result<ReadonlyArray<ProjectId>> {
+    return run(() => this.retiredIds.all(limit) as ProjectId[]);
   }
 
-  /** The last step of `delete`: the rest of the owner's project, and the project, in one transaction. */
-  deleteRest(owner: UserId, id: ProjectId): Result<ProjectDeletion> {
-    return run(() => this.deleteWhole(owner, id));
+  purgeStep(id: ProjectId, limit: number): Result<PurgeStep> {
+    return run(() => this.purge(id, limit));
   }
 }

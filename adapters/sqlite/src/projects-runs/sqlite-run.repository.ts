@@ -4,6 +4,7 @@ import * as O from 'fp-ts/Option';
 import { inject, injectable } from 'inversify';
 import { run } from '../shared/run';
 import { SqliteDatabase, SqliteDatabaseToken } from '../shared/sqlite-database';
+import { type UnderLiveParent, underLiveParent } from './live-parent';
 import { runFromRow, runToRow } from './project-run.mapper';
 
 @injectable()
@@ -11,8 +12,10 @@ export class SqliteRunRepository implements RunRepository {
   private readonly insertStmt;
   private readonly inProject;
   private readonly listStmt;
+  private readonly underLiveProject: UnderLiveParent;
 
   constructor(@inject(SqliteDatabaseToken) { db }: SqliteDatabase) {
+    this.underLiveProject = underLiveParent(db, 'project');
     this.insertStmt = db.prepare(
       `INSERT INTO runs (id, project_id, name, kind, created_by, created_at, updated_at)
        VALUES (@id, @project_id, @name, @kind, @created_by, @created_at, @updated_at)`,
@@ -25,7 +28,7 @@ export class SqliteRunRepository implements RunRepository {
 
   insert(r: Run): Result<Run> {
     return run(() => {
-      this.insertStmt.run(runToRow(r));
+      this.underLiveProject(r.projectId, () => this.insertStmt.run(runToRow(r)));
       return r;
     }, `A ${r.kind.replace('_', ' ')} named ${r.name} already exists in this project`, notFound('project', r.projectId));
   }

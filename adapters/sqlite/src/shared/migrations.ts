@@ -218,4 +218,13 @@ export const MIGRATIONS: ReadonlyArray<Migration> = [
     name: 'a user\'s sessions can be revoked: those begun before sessions_valid_from are refused',
     up: 'ALTER TABLE users ADD COLUMN sessions_valid_from INTEGER;',
   },
+  {
+    version: 6,
+    name: 'a deleted project is retired at once (retired_at set, its name freed) and purged in the background',
+    // The retired projects waiting for their purge are few: a partial index finds them without a scan.
+    up: `
+      ALTER TABLE projects ADD COLUMN retired_at INTEGER;
+      CREATE INDEX projects_retired ON projects (retired_at) WHERE retired_at IS NOT NULL;
+    `,
+  },
 ];

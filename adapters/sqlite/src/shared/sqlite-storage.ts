@@ -3,10 +3,9 @@
 // other reads (lookups by key) here, each on a read-only connection that sees every committed write (WAL). `inline`: one connection does both on this thread (the
 // admin CLI, embedders that want no threads).
 import * as fs from 'node:fs';
-import type { DomainError, FoundPage, LogRecord, ProjectDeletion, ProjectId, RunId, ScorerId, ScorerVersion, UserId } from '@tracelight/domain';
+import type { DomainError, FoundPage, LogRecord, RunId, ScorerId, ScorerVersion } from '@tracelight/domain';
 import { type RecordQuery, type Repositories, type Result, type StorageHealth, buildRepositories } from '@tracelight/ports';
 import * as E from 'fp-ts/Either';
-import { deleteInSteps } from './deletion-steps';
 import { heldDecodedJson } from './row-codecs';
 import { run } from './run';
 import { SqliteDatabase, type SqliteOptions } from './sqlite-database';
@@ -65,13 +64,6 @@ const routeCalls = (reads: Repositories, writer: SqliteThread, searchers: Readon
     (runId: RunId, records: ReadonlyArray<LogRecord>, presentColumns: ReadonlyArray<string>): Result<void> =>
     () =>
       writer.call('logRecords', 'ingestRows', [runId, records.map(recordToValues), presentColumns]) as Promise<E.Either<DomainError, void>>;
-  // A project's deletion goes in steps (deletion-steps.ts), each its own write on the writer thread: the
-  // writes queued meanwhile go in between, so that each waits for one step at most, not the whole deletion.
-  (routed.projects as Record<string, unknown>)['delete'] = (owner: UserId, id: ProjectId): Result<ProjectDeletion> =>
-    deleteInSteps({
-      removeSome: (limit) => () => writer.call('projects', 'removeRecordsOf', [owner, id, limit]) as Promise<E.Either<DomainError, number>>,
-      removeRest: () => () => writer.call('projects', 'deleteRest', [owner, id]) as Promise<E.Either<DomainError, ProjectDeletion>>,
-    });
   // A search may read most of a large run before it has its page (seconds for a million spans): on a
   // search thread, not on the caller's, where it would hold every other request meanwhile.
   if (searchers.length > 0)

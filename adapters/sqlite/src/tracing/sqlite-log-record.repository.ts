@@ -4,6 +4,7 @@ import type Database from 'better-sqlite3';
 import { inject, injectable } from 'inversify';
 import { Abort, run } from '../shared/run';
 import { SqliteDatabase, SqliteDatabaseToken } from '../shared/sqlite-database';
+import { type UnderLiveParent, underLiveParent } from '../projects-runs/live-parent';
 import { RECORD_COLUMNS, type RecordValues, VALUE_INDEX, recordFromRow, recordToValues } from './log-record.mapper';
 import { FOLD_CASE, SEARCH_BUDGET, SIZE_COLUMN, compileSearch } from './record-query.sql';
 
@@ -19,11 +20,13 @@ export class SqliteLogRecordRepository implements LogRecordRepository {
   private readonly markParents;
   private readonly markFoundParents;
   private readonly removeOld;
+  private readonly underLiveRun: UnderLiveParent;
   /** When the search under way runs out of time (performance.now()); one search at a time per connection. */
   private deadline = Number.POSITIVE_INFINITY;
 
   constructor(@inject(SqliteDatabaseToken) { db }: SqliteDatabase) {
     this.db = db;
+    this.underLiveRun = underLiveParent(db, 'run');
     // Case-insensitive filters compare folded text (SQLite's lower() folds ASCII only). Text in, text out;
     // NULL stays NULL, so a record without the value is still without it.
     db.function(FOLD_CASE, { deterministic: true }, (v: unknown) => (typeof v === 'string' ? foldCase(v) : v === null ? null : foldCase(String(v))));
@@ -68,7 +71,7 @@ export class SqliteLogRecordRepository implements LogRecordRepository {
    * JSON encoding) happens on the caller's thread and only flat rows cross to the writer.
    */
   ingestRows(runId: RunId, rows: ReadonlyArray<RecordValues>, presentColumns: ReadonlyArray<string>): Result<void> {
-    const write = this.db.transaction(() => {
+    const write = () => this.underLiveRun(runId, () => {
       for (const row of rows) this.upsert.run(row);
       // Out of order: a parent stored earlier learns of its new children; a parent arriving late finds its own.
       const parents = new Set<string>();

@@ -2,19 +2,20 @@
 import {
   type Principal,
   type Project,
-  type ProjectDeletion,
   type ProjectFilter,
   type ProjectId,
   type ProjectType,
+  type PurgeStep,
   type Run,
   type RunId,
   type RunKind,
   asId,
   isVisibleTo,
   mayChangeData,
+  PURGE_STEP_RECORDS,
 } from '@tracelight/domain';
 import type { Clock, IdGenerator, ProjectRepository, RunRepository } from '@tracelight/ports';
-import * as TE from 'fp-ts/TaskEither';
+import * as E from 'fp-ts/Either';
 import { pipe } from 'fp-ts/function';
 import { ExpiringCache } from '../shared/expiring-cache';
 import { type UseCase, orNotFound, readThrough, visibleOr, flatMap, readOnly } from '../shared/te';
@@ -65,18 +66,47 @@ export class ProjectUseCases {
   }
 
   /**
-   * Deletes the caller's project with everything under it (its runs, their records and settings).
-   * NotFound for a project that is not the caller's, as for any other route. Forgotten here at once,
-   * whatever the outcome: a project gone elsewhere is not remembered either.
+   * Deletes the caller's project with everything under it (its runs, their records and settings): it is
+   * retired at once, gone for every reader and writer, and what it held is purged after (`purge`, by
+   * whoever runs it: the server's purge job, the admin CLI). Answers the project as it was. NotFound for
+   * a project that is not the caller's, as for any other route. Forgotten here at once, whatever the
+   * outcome: a project gone elsewhere is not remembered either.
    */
-  delete(principal: Principal, projectId: ProjectId): UseCase<ProjectDeletion> {
+  delete(principal: Principal, projectId: ProjectId): UseCase<Project> {
     if (!mayChangeData(principal)) return readOnly();
-    const remove = this.deps.projects.delete(principal.userId, projectId);
+    const retire = this.deps.projects.retire(principal.userId, projectId, this.deps.clock.now());
     return async () => {
-      const outcome = await remove();
+      const outcome = await retire();
       this.knownProjects.deleteWhere((p) => p.id === projectId);
       this.knownRuns.deleteWhere((r) => r.projectId === projectId);
       return outcome;
+    };
+  }
+
+  /** Retired projects still to be purged, longest waiting first. */
+  retired(limit: number): UseCase<ReadonlyArray<ProjectId>> {
+    return this.deps.projects.retired(limit);
+  }
+
+  /**
+   * Purges a retired project, a step of PURGE_STEP_RECORDS records at a time, until nothing of it is
+   * left or `stop` says so (asked between steps); `pause`, given how long the step took, runs between
+   * steps (a process sharing the database with others leaves them room to write). Answers what it
+   * removed, and whether it finished; the steps it took stay taken when one fails.
+   */
+  purge(projectId: ProjectId, options: { readonly stop?: () => boolean; readonly pause?: (stepMs: number) => Promise<void> } = {}): UseCase<PurgeStep> {
+    return async () => {
+      let runs = 0;
+      let records = 0;
+      for (;;) {
+        const began = this.deps.clock.elapsedMs();
+        const step = await this.deps.projects.purgeStep(projectId, PURGE_STEP_RECORDS)();
+        if (E.isLeft(step)) return step;
+        runs += step.right.runs;
+        records += step.right.records;
+        if (step.right.finished || options.stop?.()) return E.right({ runs, records, finished: step.right.finished });
+        await options.pause?.(this.deps.clock.elapsedMs() - began);
+      }
     };
   }
 

@@ -1,0 +1,85 @@
+// The purge of deleted projects over a real SQLite file (writer thread): a project retired by a
+// DELETE (or by another process) is purged step by step in the background, found again on the next
+// start when a stop cut it short, and counted; nothing of another project is touched.
+import { SqliteDatabase, SqliteStorage } from '@tracelight/sqlite';
+import { ProjectUseCases } from '@tracelight/use-cases';
+import { aProject, aRecord, aRun, aUser, right } from '@tracelight/testkit';
+import { UuidV7IdGenerator } from '@tracelight/credentials';
+import * as fs from 'node:fs';
+import * as os from 'node:os';
+import * as path from 'node:path';
+import { ProjectPurge } from './project-purge';
+
+describe('ProjectPurge', () => {
+  const lines: Array<{ level: string; fields: Record<string, unknown>; message: string }> = [];
+  const logger = {
+    info: (fields: Record<string, unknown>, message: string) => lines.push({ level: 'info', fields, message }),
+    error: (fields: Record<string, unknown>, message: string) => lines.push({ level: 'error', fields, message }),
+  };
+  let storage: SqliteStorage;
+  let file: string;
+  let projects: ProjectUseCases;
+  beforeEach(async () => {
+    lines.length = 0;
+    file = path.join(fs.mkdtempSync(path.join(os.tmpdir(), 'tracelight-purge-')), 'tl.db');
+    storage = new SqliteStorage({ path: file });
+    await storage.open();
+    const r = storage.repositories;
+    projects = new ProjectUseCases({ projects: r.projects, runs: r.runs, clock: { now: () => new Date(), elapsedMs: () => performance.now() }, ids: new UuidV7IdGenerator() });
+  });
+  afterEach(() => storage.close());
+
+  /** A project of the owner with one run of `records` records. */
+  const aProjectWith = async (owner: ReturnType<typeof aUser>, records: number) => {
+    const r = storage.repositories;
+    const project = await right(r.projects.insert(aProject(owner.id)));
+    const run = await right(r.runs.insert(aRun(project)));
+    for (let i = 0; i < records; i += 5_000) await right(r.logRecords.ingest(run.id, Array.from({ length: Math.min(5_000, records - i) }, () => aRecord(run)), []));
+    return { project, run };
+  };
+  const until = async (done: () => Promise<boolean>) => {
+    for (let waited = 0; !(await done()); waited += 2) {
+      if (waited > 30_000) throw new Error('the purge did not get there');
+      await new Promise((resolve) => setTimeout(resolve, 2));
+    }
+  };
+
+  it('purges a retired project in the background, goes on after a stop on the next start, and touches no other project', async () => {
+    const r = storage.repositories;
+    const owner = await right(r.users.insert(aUser()));
+    const principal = { userId: owner.id, email: owner.email, role: owner.role, scheme: 'api_key' } as const;
+    const doomed = await aProjectWith(owner, 30_000);
+    const kept = await aProjectWith(owner, 10);
+    expect(await right(projects.delete(principal, doomed.project.id))).toEqual(doomed.project);
+    expect(await right(r.projects.findById(doomed.project.id))).toEqual({ _tag: 'None' });
+
+    // Stopped once it is under way: the step in hand finishes, none after it, and the project stays retired.
+    const reader = new SqliteDatabase({ path: file, readonly: true });
+    const stored = () => reader.db.prepare('SELECT COUNT(*) FROM log_records WHERE run_id = ?').pluck().get(doomed.run.id) as number;
+    const counted: number[] = [];
+    const first = new ProjectPurge(projects, logger, (n) => counted.push(n), { everyMs: 10 });
+    first.start();
+    await until(async () => stored() < 30_000);
+    await first.stop();
+    const firstRemoved = 30_000 - stored();
+    expect(firstRemoved % 1_000).toBe(0);
+    expect(firstRemoved).toBeLessThan(30_000);
+    expect(lines.splice(0)).toEqual([
+      { level: 'info', fields: expect.objectContaining({ project_id: doomed.project.id, runs: 0, records: firstRemoved, finished: false }), message: 'purge of a deleted project paused: the next start goes on' },
+    ]);
+    expect(await right(r.projects.retired(10))).toEqual([doomed.project.id]);
+
+    // The next start goes on, and finishes it.
+    const second = new ProjectPurge(projects, logger, (n) => counted.push(n), { everyMs: 10 });
+    second.start();
+    await until(async () => (await right(r.projects.retired(10))).length === 0);
+    await second.stop();
+    reader.close();
+    expect(counted).toEqual([firstRemoved, 30_000 - firstRemoved]);
+    expect(lines).toEqual([{ level: 'info', fields: expect.objectContaining({ project_id: doomed.project.id, runs: 1, records: 30_000 - firstRemoved, finished: true }), message: 'deleted project purged' }]);
+    const left = async (run: ReturnType<typeof aRun>) =>
+      (await right(r.logRecords.search({ projectId: run.projectId, runId: run.id, scope: 'traces', filters: [], sort: null, page: { startingToken: 0, limit: 100 }, maxBytes: 1 << 30, maxMs: 60_000 }))).items.length;
+    expect([await left(doomed.run), await left(kept.run)]).toEqual([0, 10]);
+    expect(await right(r.projects.findById(kept.project.id))).toEqual({ _tag: 'Some', value: kept.project });
+  });
+});

@@ -1,0 +1,76 @@
+// The purge of deleted projects: a deleted project is retired at once (the DELETE is answered then), and
+// what it held is removed here, in the background, a step at a time (ProjectUseCases.purge), so that
+// other writes go between the steps. It looks for retired projects on start (a purge cut short by a
+// stop, a crash or an admin CLI killed midway goes on) and every `everyMs` (1 s) after each pass: one
+// read of an index of the few retired projects, so a deletion, whichever process made it, is purged
+// within a second.
+import type { ProjectId } from '@tracelight/domain';
+import type { HttpLogger } from '@tracelight/http-koa';
+import type { ProjectUseCases } from '@tracelight/use-cases';
+import * as E from 'fp-ts/Either';
+
+export interface PurgeOptions {
+  /** Time between the end of one pass and the next look for retired projects. */
+  readonly everyMs?: number;
+}
+
+/** Retired projects read in one look. */
+const LOOK = 100;
+
+export class ProjectPurge {
+  private timer: NodeJS.Timeout | undefined;
+  private running: Promise<void> | undefined;
+  private stopped = false;
+
+  constructor(
+    private readonly projects: ProjectUseCases,
+    private readonly logger: HttpLogger,
+    private readonly onPurged: (records: number) => void,
+    private readonly options: PurgeOptions = {},
+  ) {}
+
+  /** Purges what is retired now, then looks again `everyMs` after each pass ends. */
+  start(): void {
+    if (this.stopped || this.running) return;
+    this.running = this.pass().finally(() => {
+      this.running = undefined;
+      if (!this.stopped) this.timer = setTimeout(() => this.start(), this.options.everyMs ?? 1_000).unref();
+    });
+  }
+
+  /** No step starts after this; resolves once the step under way (if any) is done. */
+  async stop(): Promise<void> {
+    this.stopped = true;
+    if (this.timer !== undefined) clearTimeout(this.timer);
+    await this.running;
+  }
+
+  private async pass(): Promise<void> {
+    const retired = await this.projects.retired(LOOK)();
+    if (E.isLeft(retired)) {
+      this.logger.error({ error: retired.left }, 'could not look for deleted projects to purge; the next look tries again');
+      return;
+    }
+    for (const id of retired.right) {
+      if (this.stopped) return;
+      await this.purge(id);
+    }
+  }
+
+  private async purge(id: ProjectId): Promise<void> {
+    const began = Date.now();
+    const purged = await this.projects.purge(id, {
+      stop: () => this.stopped,
+      // A turn of the event loop between steps: requests waiting on this thread go first.
+      pause: () => new Promise((resolve) => setImmediate(resolve)),
+    })();
+    if (E.isLeft(purged)) {
+      // Storage unavailable or full: the next look goes on from where this one stopped.
+      this.logger.error({ error: purged.left, project_id: id }, 'purge of a deleted project stopped early; the next look goes on');
+      return;
+    }
+    const { runs, records, finished } = purged.right;
+    if (records > 0) this.onPurged(records);
+    this.logger.info({ project_id: id, runs, records, finished, ms: Date.now() - began }, finished ? 'deleted project purged' : 'purge of a deleted project paused: the next start goes on');
+  }
+}
