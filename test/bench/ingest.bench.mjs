@@ -159,7 +159,7 @@ const quietDisk = () => {
 
   const db = new sqlite.SqliteDatabase({ path: path.join(dataDir, 'raw.db') });
   db.db.prepare('INSERT INTO users (id, email, role, password_hash, created_at, updated_at) VALUES (?, ?, ?, ?, ?, ?)').run('u', 'u@x', 'user', 'h', 0, 0);
-  db.db.prepare('INSERT INTO projects VALUES (?, ?, ?, ?, ?, ?)').run('p', 'p', 'gen_ai', 'u', 0, 0);
+  db.db.prepare('INSERT INTO projects (id, name, type, created_by, created_at, updated_at) VALUES (?, ?, ?, ?, ?, ?)').run('p', 'p', 'gen_ai', 'u', 0, 0);
   db.db.prepare('INSERT INTO runs VALUES (?, ?, ?, ?, ?, ?, ?)').run('r', 'p', 'r', 'log_stream', 'u', 0, 0);
   const insert = db.db.prepare(`INSERT INTO log_records (${RECORD_COLUMNS.join(', ')}) VALUES (${RECORD_COLUMNS.map(() => '?').join(', ')})`);
   const rows = [];

@@ -8,6 +8,7 @@ import type { ProjectId } from '@tracelight/domain';
 import type { HttpLogger } from '@tracelight/http-koa';
 import type { ProjectUseCases } from '@tracelight/use-cases';
 import * as E from 'fp-ts/Either';
+import { Repeating } from './repeating';
 
 export interface PurgeOptions {
   /** Time between the end of one pass and the next look for retired projects. */
@@ -18,31 +19,25 @@ export interface PurgeOptions {
 const LOOK = 100;
 
 export class ProjectPurge {
-  private timer: NodeJS.Timeout | undefined;
-  private running: Promise<void> | undefined;
-  private stopped = false;
+  private readonly loop: Repeating;
 
   constructor(
     private readonly projects: ProjectUseCases,
     private readonly logger: HttpLogger,
     private readonly onPurged: (records: number) => void,
-    private readonly options: PurgeOptions = {},
-  ) {}
+    options: PurgeOptions = {},
+  ) {
+    this.loop = new Repeating(() => this.pass(), options.everyMs ?? 1_000);
+  }
 
   /** Purges what is retired now, then looks again `everyMs` after each pass ends. */
   start(): void {
-    if (this.stopped || this.running) return;
-    this.running = this.pass().finally(() => {
-      this.running = undefined;
-      if (!this.stopped) this.timer = setTimeout(() => this.start(), this.options.everyMs ?? 1_000).unref();
-    });
+    this.loop.start();
   }
 
   /** No step starts after this; resolves once the step under way (if any) is done. */
-  async stop(): Promise<void> {
-    this.stopped = true;
-    if (this.timer !== undefined) clearTimeout(this.timer);
-    await this.running;
+  stop(): Promise<void> {
+    return this.loop.stop();
   }
 
   private async pass(): Promise<void> {
@@ -52,7 +47,7 @@ export class ProjectPurge {
       return;
     }
     for (const id of retired.right) {
-      if (this.stopped) return;
+      if (this.loop.stopped) return;
       await this.purge(id);
     }
   }
@@ -60,7 +55,7 @@ export class ProjectPurge {
   private async purge(id: ProjectId): Promise<void> {
     const began = Date.now();
     const purged = await this.projects.purge(id, {
-      stop: () => this.stopped,
+      stop: () => this.loop.stopped,
       // A turn of the event loop between steps: requests waiting on this thread go first.
       pause: () => new Promise((resolve) => setImmediate(resolve)),
     })();

@@ -3,6 +3,7 @@
 import type { HttpLogger } from '@tracelight/http-koa';
 import type { RetentionUseCases } from '@tracelight/use-cases';
 import * as E from 'fp-ts/Either';
+import { Repeating } from './repeating';
 
 export interface RetentionOptions {
   readonly keepDays: number;
@@ -16,31 +17,25 @@ const DEFAULT_BATCH = 2_000;
 const HOUR_MS = 3_600_000;
 
 export class RetentionSweep {
-  private timer: NodeJS.Timeout | undefined;
-  private running: Promise<void> | undefined;
-  private stopped = false;
+  private readonly loop: Repeating;
 
   constructor(
     private readonly retention: RetentionUseCases,
     private readonly logger: HttpLogger,
     private readonly onRemoved: (count: number) => void,
     private readonly options: RetentionOptions,
-  ) {}
+  ) {
+    this.loop = new Repeating(() => this.sweep(), options.everyMs ?? HOUR_MS);
+  }
 
   /** Sweeps now, then `everyMs` after each sweep ends. */
   start(): void {
-    if (this.options.keepDays <= 0 || this.stopped) return;
-    this.running = this.sweep().finally(() => {
-      this.running = undefined;
-      if (!this.stopped) this.timer = setTimeout(() => this.start(), this.options.everyMs ?? HOUR_MS).unref();
-    });
+    if (this.options.keepDays > 0) this.loop.start();
   }
 
   /** No batch starts after this; resolves once the batch under way (if any) is done. */
-  async stop(): Promise<void> {
-    this.stopped = true;
-    if (this.timer !== undefined) clearTimeout(this.timer);
-    await this.running;
+  stop(): Promise<void> {
+    return this.loop.stop();
   }
 
   private async sweep(): Promise<void> {
@@ -48,7 +43,7 @@ export class RetentionSweep {
     let removed = 0;
     let cutoff: Date | undefined;
     let complete = false;
-    while (!this.stopped) {
+    while (!this.loop.stopped) {
       const batch = await this.retention.expireBatch(this.options.keepDays, this.options.batch ?? DEFAULT_BATCH)();
       if (E.isLeft(batch)) {
         // Storage unavailable or full: the next sweep tries again; what this one removed stays removed.
