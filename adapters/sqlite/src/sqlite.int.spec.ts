@@ -34,6 +34,16 @@ describeRepositoryContract('sqlite (writer thread)', {
   teardown: () => storage.close(),
 });
 
+/** A project with one run of 40,000 records (named `r0` to `r39999`): a search that reads them all takes tens of ms at least. */
+const aLargeRun = async (repos: SqliteStorage['repositories']) => {
+  const owner = await right(repos.users.insert(aUser()));
+  const project = await right(repos.projects.insert(aProject(owner.id)));
+  const run = await right(repos.runs.insert(aRun(project)));
+  const records = Array.from({ length: 40_000 }, (_, i) => aRecord(run, { name: `r${i}`, input: `question ${i} ${'lorem ipsum '.repeat(20)}` }));
+  for (let i = 0; i < records.length; i += 5_000) await right(repos.logRecords.ingest(run.id, records.slice(i, i + 5_000), []));
+  return { project, run, records };
+};
+
 describe('SqliteStorage with a writer thread', () => {
   let s: SqliteStorage;
   let file: string;
@@ -46,11 +56,7 @@ describe('SqliteStorage with a writer thread', () => {
 
   it('runs a record search on a search thread: this thread goes on while it reads, and sees its page after', async () => {
     const repos = s.repositories;
-    const owner = await right(repos.users.insert(aUser()));
-    const project = await right(repos.projects.insert(aProject(owner.id)));
-    const run = await right(repos.runs.insert(aRun(project)));
-    const records = Array.from({ length: 40_000 }, (_, i) => aRecord(run, { name: `r${i}`, input: `question ${i} ${'lorem ipsum '.repeat(20)}` }));
-    for (let i = 0; i < records.length; i += 5_000) await right(repos.logRecords.ingest(run.id, records.slice(i, i + 5_000), []));
+    const { project, run } = await aLargeRun(repos);
     // Matching nothing: the search reads every record of the run.
     const search = repos.logRecords.search({
       projectId: project.id,
@@ -77,11 +83,7 @@ describe('SqliteStorage with a writer thread', () => {
     await one.open();
     try {
       const repos = one.repositories;
-      const owner = await right(repos.users.insert(aUser()));
-      const project = await right(repos.projects.insert(aProject(owner.id)));
-      const run = await right(repos.runs.insert(aRun(project)));
-      const records = Array.from({ length: 40_000 }, (_, i) => aRecord(run, { name: `r${i}`, input: `question ${i} ${'lorem ipsum '.repeat(20)}` }));
-      for (let i = 0; i < records.length; i += 5_000) await right(repos.logRecords.ingest(run.id, records.slice(i, i + 5_000), []));
+      const { project, run, records } = await aLargeRun(repos);
       const query = (filters: RecordQuery['filters'], maxMs: number): RecordQuery => ({
         projectId: project.id,
         runId: run.id,

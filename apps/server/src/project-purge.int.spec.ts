@@ -3,7 +3,7 @@
 // start when a stop cut it short, and counted; nothing of another project is touched.
 import { SqliteDatabase, SqliteStorage } from '@tracelight/sqlite';
 import { ProjectUseCases } from '@tracelight/use-cases';
-import { aProject, aRecord, aRun, aUser, right } from '@tracelight/testkit';
+import { aProject, aRecord, aRun, aUser, right, recordingLogger } from '@tracelight/testkit';
 import { UuidV7IdGenerator } from '@tracelight/credentials';
 import * as fs from 'node:fs';
 import * as os from 'node:os';
@@ -11,11 +11,8 @@ import * as path from 'node:path';
 import { ProjectPurge } from './project-purge';
 
 describe('ProjectPurge', () => {
-  const lines: Array<{ level: string; fields: Record<string, unknown>; message: string }> = [];
-  const logger = {
-    info: (fields: Record<string, unknown>, message: string) => lines.push({ level: 'info', fields, message }),
-    error: (fields: Record<string, unknown>, message: string) => lines.push({ level: 'error', fields, message }),
-  };
+  const logger = recordingLogger();
+  const lines = logger.lines;
   let storage: SqliteStorage;
   let file: string;
   let projects: ProjectUseCases;

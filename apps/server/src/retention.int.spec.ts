@@ -2,7 +2,7 @@
 // line for the sweep, every batch counted; a sweep that meets failing storage stops and says so.
 import { SqliteStorage } from '@tracelight/sqlite';
 import { RetentionUseCases } from '@tracelight/use-cases';
-import { aProject, aRecord, aRun, aUser, right } from '@tracelight/testkit';
+import { aProject, aRecord, aRun, aUser, right, recordingLogger } from '@tracelight/testkit';
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
@@ -11,11 +11,8 @@ import { RetentionSweep } from './retention';
 const DAY_MS = 86_400_000;
 
 describe('RetentionSweep', () => {
-  const lines: Array<{ level: string; fields: Record<string, unknown>; message: string }> = [];
-  const logger = {
-    info: (fields: Record<string, unknown>, message: string) => lines.push({ level: 'info', fields, message }),
-    error: (fields: Record<string, unknown>, message: string) => lines.push({ level: 'error', fields, message }),
-  };
+  const logger = recordingLogger();
+  const lines = logger.lines;
   let storage: SqliteStorage;
   beforeEach(async () => {
     lines.length = 0;

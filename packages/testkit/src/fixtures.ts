@@ -264,3 +264,13 @@ export const aRecord = (run: Run, over: Partial<LogRecord> = {}): LogRecord => {
     ...over,
   };
 };
+
+/** A logger (info and error, as the server's background jobs take) that keeps its lines for assertions. */
+export const recordingLogger = () => {
+  const lines: Array<{ level: string; fields: Record<string, unknown>; message: string }> = [];
+  return {
+    lines,
+    info: (fields: Record<string, unknown>, message: string) => void lines.push({ level: 'info', fields, message }),
+    error: (fields: Record<string, unknown>, message: string) => void lines.push({ level: 'error', fields, message }),
+  };
+};

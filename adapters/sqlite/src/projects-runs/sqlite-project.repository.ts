@@ -47,10 +47,11 @@ export class SqliteProjectRepository implements ProjectRepository {
       `DELETE FROM log_records WHERE rowid IN (
          SELECT l.rowid FROM runs r CROSS JOIN log_records l WHERE r.project_id = @id AND l.run_id = r.id LIMIT @limit)`,
     );
-    // Every other table keyed by a run (migrations 1 and 2), children first: foreign keys are on. Each
-    // finds the project's runs through runs' (project_id, …) key and its own rows through its run_id key.
+    // Every table keyed by a run (migrations 1 and 2), children first: foreign keys are on. Each finds
+    // the project's runs through runs' (project_id, …) key and its own rows through its run_id key.
     const ofRuns = 'run_id IN (SELECT id FROM runs WHERE project_id = ?)';
-    const removeRunRows = ['log_records', 'run_columns', 'run_insights', 'run_scorer_settings'].map((table) => db.prepare(`DELETE FROM ${table} WHERE ${ofRuns}`));
+    const removeRestRecords = db.prepare(`DELETE FROM log_records WHERE ${ofRuns}`);
+    const removeRunRows = ['run_columns', 'run_insights', 'run_scorer_settings'].map((table) => db.prepare(`DELETE FROM ${table} WHERE ${ofRuns}`));
     const removeRuns = db.prepare('DELETE FROM runs WHERE project_id = ?');
     const removeProject = db.prepare('DELETE FROM projects WHERE id = ?');
     // One step, in one transaction (on the writer thread, one write of a group commit). The step that
@@ -60,8 +61,8 @@ export class SqliteProjectRepository implements ProjectRepository {
       if (isRetired.get(id) === undefined) return { runs: 0, records: 0, finished: true };
       const records = removeSomeRecords.run({ id, limit }).changes;
       if (records >= limit) return { runs: 0, records, finished: false };
-      const rest = removeRunRows[0]!.run(id).changes;
-      for (const statement of removeRunRows.slice(1)) statement.run(id);
+      const rest = removeRestRecords.run(id).changes;
+      for (const statement of removeRunRows) statement.run(id);
       const runs = removeRuns.run(id).changes;
       removeProject.run(id);
       return { runs, records: records + rest, finished: true };
