@@ -72,11 +72,50 @@ describe('ProjectPurge', () => {
     await until(async () => (await right(r.projects.retired(10))).length === 0);
     await second.stop();
     reader.close();
-    expect(counted).toEqual([firstRemoved, 30_000 - firstRemoved]);
+    // Counted step by step: 30 steps of 1,000 records, the first purge's among them.
+    expect(counted).toEqual(Array.from({ length: 30 }, () => 1_000));
     expect(lines).toEqual([{ level: 'info', fields: expect.objectContaining({ project_id: doomed.project.id, runs: 1, records: 30_000 - firstRemoved, finished: true }), message: 'deleted project purged' }]);
     const left = async (run: ReturnType<typeof aRun>) =>
       (await right(r.logRecords.search({ projectId: run.projectId, runId: run.id, scope: 'traces', filters: [], sort: null, page: { startingToken: 0, limit: 100 }, maxBytes: 1 << 30, maxMs: 60_000 }))).items.length;
     expect([await left(doomed.run), await left(kept.run)]).toEqual([0, 10]);
     expect(await right(r.projects.findById(kept.project.id))).toEqual({ _tag: 'Some', value: kept.project });
+  });
+
+  it('tries a failing purge again after growing waits, counts the steps it took before the failure, and goes on once storage works again', async () => {
+    const r = storage.repositories;
+    const owner = await right(r.users.insert(aUser()));
+    const principal = { userId: owner.id, email: owner.email, role: owner.role, scheme: 'api_key' } as const;
+    const doomed = await aProjectWith(owner, 3_000);
+    await right(projects.delete(principal, doomed.project.id));
+    // Storage that refuses the purge's writes once it is under way: past the first 1,000 records,
+    // removing a record fails, as a full disk or a broken file would make it fail.
+    const admin = new SqliteDatabase({ path: file });
+    admin.db.exec(`CREATE TRIGGER refuse_purge BEFORE DELETE ON log_records
+      WHEN (SELECT COUNT(*) FROM log_records) <= 2000 BEGIN SELECT RAISE(ABORT, 'refused'); END`);
+
+    const counted: number[] = [];
+    const purge = new ProjectPurge(projects, logger, (n) => counted.push(n), { everyMs: 10, maxWaitMs: 80 });
+    purge.start();
+    await until(async () => lines.length >= 5);
+    const failures = lines.splice(0);
+    // Each failure names the wait before the next try: doubling from 20 ms, then held at the cap.
+    expect(failures.slice(0, 5)).toEqual(
+      [20, 40, 80, 80, 80].map((retry) => ({
+        level: 'error',
+        fields: expect.objectContaining({ project_id: doomed.project.id, retry_in_ms: retry }),
+        message: 'purge of a deleted project stopped early; the next look goes on',
+      })),
+    );
+    // The step done before the failure is counted, once.
+    expect(counted).toEqual([1_000]);
+
+    admin.db.exec('DROP TRIGGER refuse_purge');
+    admin.close();
+    await until(async () => (await right(r.projects.retired(10))).length === 0);
+    await purge.stop();
+    expect(counted).toEqual([1_000, 1_000, 1_000]);
+    expect(lines.filter((l) => l.level === 'info')).toEqual([
+      { level: 'info', fields: expect.objectContaining({ project_id: doomed.project.id, records: 2_000, finished: true }), message: 'deleted project purged' },
+    ]);
   });
 });

@@ -1,28 +1,54 @@
 // A background job of the server: a pass now, then another `everyMs` after each pass ends, until
 // stopped; a stop lets the pass under way finish what it is doing (each pass asks `stopped` between its
 // steps) and resolves then. The retention sweep and the purge of deleted projects run so.
+//
+// A pass that fails (storage unavailable, a full disk) says so, and the wait before the next one doubles
+// with each failure in a row, up to `maxWaitMs` (a minute, or `everyMs` when that is longer), so a job
+// that runs every second does not retry, and log its failure, every second for as long as the outage
+// lasts; the first pass that does its work brings the wait back to `everyMs`.
+
+/** What a pass says of itself: `failed` makes the next wait longer. */
+export type PassOutcome = 'done' | 'failed';
+
+/** The longest wait between failing passes, unless `everyMs` is longer. */
+const MAX_BACKOFF_MS = 60_000;
+
 export class Repeating {
   private timer: NodeJS.Timeout | undefined;
   private running: Promise<void> | undefined;
   private halted = false;
+  private failures = 0;
+  private readonly maxWaitMs: number;
 
   constructor(
-    private readonly pass: () => Promise<void>,
+    private readonly pass: () => Promise<PassOutcome>,
     private readonly everyMs: number,
-  ) {}
+    maxWaitMs = MAX_BACKOFF_MS,
+  ) {
+    this.maxWaitMs = Math.max(everyMs, maxWaitMs);
+  }
 
   /** Whether `stop` was called: a pass stops between its steps. */
   get stopped(): boolean {
     return this.halted;
   }
 
-  /** A pass now (unless one is under way), then `everyMs` after each pass ends. */
+  /** The wait that follows if the pass under way fails: for its failure's log line. */
+  get retryInMs(): number {
+    return this.waitAfter(this.failures + 1);
+  }
+
+  /** A pass now (unless one is under way), then `everyMs` after each pass ends (longer after failures). */
   start(): void {
     if (this.halted || this.running) return;
-    this.running = this.pass().finally(() => {
-      this.running = undefined;
-      if (!this.halted) this.timer = setTimeout(() => this.start(), this.everyMs).unref();
-    });
+    this.running = this.pass()
+      .then((outcome) => {
+        this.failures = outcome === 'failed' ? this.failures + 1 : 0;
+      })
+      .finally(() => {
+        this.running = undefined;
+        if (!this.halted) this.timer = setTimeout(() => this.start(), this.waitAfter(this.failures)).unref();
+      });
   }
 
   /** No pass or step starts after this; resolves once the one under way (if any) is done. */
@@ -30,5 +56,10 @@ export class Repeating {
     this.halted = true;
     if (this.timer !== undefined) clearTimeout(this.timer);
     await this.running;
+  }
+
+  private waitAfter(failures: number): number {
+    // 2^failures overflows to Infinity long after the cap is reached; min() keeps the cap.
+    return failures === 0 ? this.everyMs : Math.min(this.maxWaitMs, this.everyMs * 2 ** failures);
   }
 }

@@ -3,7 +3,7 @@
 import type { HttpLogger } from '@tracelight/http-koa';
 import type { RetentionUseCases } from '@tracelight/use-cases';
 import * as E from 'fp-ts/Either';
-import { Repeating } from './repeating';
+import { type PassOutcome, Repeating } from './repeating';
 
 export interface RetentionOptions {
   readonly keepDays: number;
@@ -38,7 +38,7 @@ export class RetentionSweep {
     return this.loop.stop();
   }
 
-  private async sweep(): Promise<void> {
+  private async sweep(): Promise<PassOutcome> {
     const began = Date.now();
     let removed = 0;
     let cutoff: Date | undefined;
@@ -47,8 +47,8 @@ export class RetentionSweep {
       const batch = await this.retention.expireBatch(this.options.keepDays, this.options.batch ?? DEFAULT_BATCH)();
       if (E.isLeft(batch)) {
         // Storage unavailable or full: the next sweep tries again; what this one removed stays removed.
-        this.logger.error({ error: batch.left, removed }, 'retention sweep stopped early; the next one goes on');
-        return;
+        this.logger.error({ error: batch.left, removed, retry_in_ms: this.loop.retryInMs }, 'retention sweep stopped early; the next one goes on');
+        return 'failed';
       }
       cutoff = batch.right.cutoff;
       removed += batch.right.removed;
@@ -60,5 +60,6 @@ export class RetentionSweep {
     // complete false: the server is stopping, and the next start goes on from here.
     if (removed > 0 && cutoff !== undefined)
       this.logger.info({ removed, cutoff: cutoff.toISOString(), complete, ms: Date.now() - began }, 'retention sweep removed old records');
+    return 'done';
   }
 }

@@ -39,6 +39,16 @@ export interface NewProject {
   readonly type: ProjectType;
 }
 
+/** How a purge goes (ProjectUseCases.purge). */
+export interface PurgeOptions {
+  /** Asked between steps: true stops the purge there (it goes on from there another time). */
+  readonly stop?: () => boolean;
+  /** Runs between steps, given how long the step took: a process sharing the database leaves others room to write. */
+  readonly pause?: (stepMs: number) => Promise<void>;
+  /** Told of each step once it is done, the one before a failure included (a metric counts them so). */
+  readonly onStep?: (step: PurgeStep) => void;
+}
+
 export class ProjectUseCases {
   /**
    * Projects and runs never change once stored, and every run-scoped request reads them, so they are
@@ -90,11 +100,10 @@ export class ProjectUseCases {
 
   /**
    * Purges a retired project, a step of PURGE_STEP_RECORDS records at a time, until nothing of it is
-   * left or `stop` says so (asked between steps); `pause`, given how long the step took, runs between
-   * steps (a process sharing the database with others leaves them room to write). Answers what it
-   * removed, and whether it finished; the steps it took stay taken when one fails.
+   * left or `stop` says so. Answers what it removed, and whether it finished; the steps it took stay
+   * taken when one fails (`onStep` has been told of each).
    */
-  purge(projectId: ProjectId, options: { readonly stop?: () => boolean; readonly pause?: (stepMs: number) => Promise<void> } = {}): UseCase<PurgeStep> {
+  purge(projectId: ProjectId, options: PurgeOptions = {}): UseCase<PurgeStep> {
     return async () => {
       let runs = 0;
       let records = 0;
@@ -102,6 +111,7 @@ export class ProjectUseCases {
         const began = this.deps.clock.elapsedMs();
         const step = await this.deps.projects.purgeStep(projectId, PURGE_STEP_RECORDS)();
         if (E.isLeft(step)) return step;
+        options.onStep?.(step.right);
         runs += step.right.runs;
         records += step.right.records;
         if (step.right.finished || options.stop?.()) return E.right({ runs, records, finished: step.right.finished });
