@@ -256,6 +256,18 @@ describe('a body of many bad values', () => {
     expect(r.body.detail[99].loc).toEqual(['body', 'traces', 0, 'tags', 99]);
   });
 
+  it('echoes about 4 KiB of each problem\'s input at most: a 5 MB ingest body that names no run is not sent back whole', async () => {
+    const traces = Array.from({ length: 1_000 }, (_, i) => ({ name: `trace-${i}`, input: 'q'.repeat(5_000) }));
+    const r = await w.call('POST', `/v2/projects/${project}/traces`, { auth: w.admin, json: { traces } });
+    expect(r.status).toBe(422);
+    // Before, its one entry echoed the whole body: a 5 MB answer.
+    expect(r.text.length).toBeLessThan(6_000);
+    const [entry] = r.body.detail;
+    expect(entry).toMatchObject({ loc: ['body'], type: 'value_error' });
+    expect(entry.input.traces[0]).toMatchObject({ name: 'trace-0', input: expect.stringMatching(/^q{3000,4096}…$/) });
+    expect(entry.input.traces.at(-1)).toBe('…');
+  });
+
   it('as a batch within the record limit: 9,999 spans each with a bad type and two bad metrics give at most 100 entries, not 29,997', async () => {
     const spans = Array.from({ length: 9_999 }, () => ({ type: 'nope', metrics: { a: 'x', b: 'y' } }));
     const r = await w.call('POST', `/v2/projects/${project}/traces`, { auth: w.admin, json: { log_stream_id: run, traces: [{ spans }] } });

@@ -1,6 +1,6 @@
 // The one place that maps domain errors to HTTP statuses and bodies. Exhaustive by construction.
 import type { DomainError } from '@tracelight/domain';
-import type { ValidationError } from '@tracelight/api-schema';
+import { type ValidationError, withEchoedInput } from '@tracelight/api-schema';
 
 export interface HttpError {
   readonly status: number;
@@ -25,12 +25,12 @@ export const toHttpError = (error: DomainError): HttpError => {
         status: 422,
         body: {
           detail: [
-            {
+            withEchoedInput({
               loc: ['body', ...error.path],
               msg: `Value error, ${error.message}`,
               type: 'value_error',
               ...(error.input !== undefined ? { input: error.input } : {}),
-            },
+            }),
           ],
         },
       };

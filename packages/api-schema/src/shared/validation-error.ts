@@ -44,11 +44,8 @@ export const fail = (u: unknown, c: t.Context, info: FailureInfo): t.Validation<
 export const valueErrorInfo = (error: string): FailureInfo => ({ type: 'value_error', msg: `Value error, ${error}`, ctx: { error } });
 
 /** A `value_error` entry for a rule checked outside a codec. `loc` is complete (`['body', …]`). */
-export const valueError = (loc: ReadonlyArray<string | number>, msg: string, input: unknown): ValidationError => ({
-  loc,
-  ...valueErrorInfo(msg),
-  input,
-});
+export const valueError = (loc: ReadonlyArray<string | number>, msg: string, input: unknown): ValidationError =>
+  withEchoedInput({ loc, ...valueErrorInfo(msg), input });
 
 /** The entry for a body that is not JSON: `position` is the character offset where parsing failed. */
 export const jsonInvalid = (position: number, error: string): ValidationError => ({
@@ -161,22 +158,72 @@ const SECRET_KEYS: ReadonlySet<string | number> = new Set(['password', 'token', 
 const MASK = '**********';
 /** How deep an echoed `input` is written out; below, a nested value is elided. */
 const ECHO_DEPTH = 100;
+/**
+ * About how many characters of JSON an entry's echoed `input` takes at most: past it, the rest of a
+ * string is cut off and the rest of a list or object left out, each marked `…`. A 422 answers what was
+ * wrong, not the whole body back: a missing field at the top of a 10 MB ingest body (whose `input` is
+ * the body) would otherwise send the 10 MB back, once per entry.
+ */
+export const ECHO_BUDGET = 4_096;
+/** Stands for what an echo leaves out: a string's end, a list's or object's remaining members, deeper levels. */
+export const ELIDED = '…';
 
-/** `input` as it may be echoed: every secret member masked, and bounded in depth. */
-const echoed = (value: unknown, depth = 0): unknown => {
-  if (typeof value !== 'object' || value === null) return value;
-  if (depth >= ECHO_DEPTH) return '…';
-  if (Array.isArray(value)) return value.map((v) => echoed(v, depth + 1));
+/** `value` cut to `room` characters (not between the two halves of a surrogate pair). */
+const cut = (value: string, room: number): string => {
+  const end = Math.max(0, room);
+  const code = value.charCodeAt(end - 1);
+  return value.slice(0, code >= 0xd800 && code <= 0xdbff ? end - 1 : end);
+};
+
+/** `input` as it may be echoed: every secret member masked, bounded in depth and in size. */
+const echoed = (value: unknown, budget: { left: number }, depth: number): unknown => {
+  if (typeof value === 'string') {
+    if (value.length <= budget.left) {
+      budget.left -= value.length + 2;
+      return value;
+    }
+    const kept = cut(value, budget.left);
+    budget.left = 0;
+    return kept + ELIDED;
+  }
+  if (typeof value !== 'object' || value === null) {
+    budget.left -= 8;
+    return value;
+  }
+  if (depth >= ECHO_DEPTH || budget.left <= 0) return ELIDED;
+  budget.left -= 2;
+  if (Array.isArray(value)) {
+    const out: unknown[] = [];
+    for (const v of value) {
+      if (budget.left <= 0) {
+        out.push(ELIDED);
+        break;
+      }
+      out.push(echoed(v, budget, depth + 1));
+    }
+    return out;
+  }
   const out: Record<string, unknown> = {};
-  for (const [k, v] of Object.entries(value)) out[k] = SECRET_KEYS.has(k) && v !== undefined ? MASK : echoed(v, depth + 1);
+  for (const [k, v] of Object.entries(value)) {
+    if (budget.left <= 0) {
+      out[ELIDED] = ELIDED;
+      break;
+    }
+    budget.left -= k.length + 4;
+    out[k] = SECRET_KEYS.has(k) && v !== undefined ? MASK : echoed(v, budget, depth + 1);
+  }
   return out;
 };
 
-/** The entry as the caller sees it: a value at a secret member's place masked, the rest echoed. */
-const withEchoedInput = (entry: ValidationError): ValidationError => {
+/**
+ * The entry as the caller sees it: a value at a secret member's place masked, the rest echoed within
+ * ECHO_BUDGET. Every 422 entry with an `input` goes through it, whoever made the entry.
+ */
+export const withEchoedInput = (entry: ValidationError): ValidationError => {
   if (!('input' in entry)) return entry;
   const last = entry.loc[entry.loc.length - 1];
-  const input = entry.type !== 'missing' && last !== undefined && SECRET_KEYS.has(last) ? MASK : echoed(entry.input);
+  const input =
+    entry.type !== 'missing' && last !== undefined && SECRET_KEYS.has(last) ? MASK : echoed(entry.input, { left: ECHO_BUDGET }, 0);
   return { ...entry, input };
 };
 

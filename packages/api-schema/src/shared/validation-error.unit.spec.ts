@@ -4,7 +4,7 @@ import { TokenResponse } from '../identity/identity.codec';
 import { decodeAt, decodeBody, decodePath, decodeQuery, decodeRequest } from './decode';
 import { Int, NonEmptyString, Nullable, Obj, UuidString } from './primitives.codec';
 import { MAX_JSON_DEPTH, nestsDeeperThan, parseJson } from './json-body';
-import { jsonInvalid, reportValidationErrors, type ValidationError, valueError } from './validation-error';
+import { ECHO_BUDGET, ELIDED, jsonInvalid, reportValidationErrors, type ValidationError, valueError, withEchoedInput } from './validation-error';
 
 const report = (codec: t.Decoder<unknown, unknown>, u: unknown, where: 'body' | 'query' | 'path' = 'body'): ValidationError[] => {
   const r = codec.decode(u);
@@ -206,5 +206,45 @@ describe('what an entry echoes as its input', () => {
     const text = JSON.stringify(entry!.input);
     expect(text.startsWith('['.repeat(100) + '"…"')).toBe(true);
     expect(text).not.toContain('bottom');
+  });
+
+  it('echoes an input of up to about 4 KiB of JSON whole', () => {
+    const name = 'n'.repeat(ECHO_BUDGET);
+    expect(report(t.strict({ name: t.number }), { name })[0]!.input).toBe(name);
+    const record = { id: 'x', tags: Array.from({ length: 50 }, (_, i) => `tag-${i}`), meta: { a: 1, b: [true, null] } };
+    expect(report(t.strict({ name: t.string }), record)[0]!.input).toEqual(record);
+  });
+
+  it('cuts a longer string, and leaves out the rest of a larger list or object, marking each cut', () => {
+    const huge = 'é'.repeat(1_000) + 'x'.repeat(10_000_000);
+    const [long] = report(t.strict({ name: t.number }), { name: huge });
+    expect(long!.input).toBe(huge.slice(0, ECHO_BUDGET) + ELIDED);
+
+    // A missing member at the top of a large body: its `input` is the body, echoed in part.
+    const records = Array.from({ length: 10_000 }, (_, i) => ({ id: `record-${i}`, input: 'q'.repeat(100) }));
+    const [missing] = report(t.strict({ name: t.string, records: t.unknown }), { records, note: 'after the list' });
+    const echo = missing!.input as { records: Array<unknown>; note?: string; [ELIDED]?: string };
+    const text = JSON.stringify(echo);
+    expect(text.length).toBeGreaterThan(ECHO_BUDGET / 2);
+    expect(text.length).toBeLessThan(ECHO_BUDGET + 200);
+    expect(echo.records.slice(0, 3)).toEqual(records.slice(0, 3));
+    expect(echo.records[echo.records.length - 1]).toBe(ELIDED);
+    expect(echo.note).toBeUndefined();
+    expect(echo[ELIDED]).toBe(ELIDED);
+  });
+
+  it('does not cut a string between the two halves of a surrogate pair', () => {
+    const emoji = 'x' + '😀'.repeat(ECHO_BUDGET);
+    const cut = withEchoedInput({ loc: ['body', 'a'], msg: 'm', type: 't', input: emoji }).input as string;
+    expect(cut.endsWith(ELIDED)).toBe(true);
+    expect(cut.length).toBe(ECHO_BUDGET + ELIDED.length - 1);
+    // A lone half would make encodeURIComponent throw (URIError).
+    expect(() => encodeURIComponent(cut)).not.toThrow();
+  });
+
+  it('bounds and masks the input of a rule entry as it does that of a codec', () => {
+    const entry = valueError(['body'], 'give one of a or b', { a: 'x'.repeat(100_000), token: 'gw-secret-3' });
+    expect(JSON.stringify(entry.input).length).toBeLessThan(ECHO_BUDGET + 200);
+    expect(JSON.stringify(entry)).not.toContain('gw-secret-3');
   });
 });
