@@ -96,6 +96,26 @@ describe('client addresses behind two trusted proxies (TRACELIGHT_TRUST_PROXY=2)
   });
 });
 
+describe('the scheme behind a trusted proxy (TRACELIGHT_TRUST_PROXY=1)', () => {
+  it('marks the refresh cookie Secure by the X-Forwarded-Proto entry the proxy wrote, not one a client wrote to its left', async () => {
+    const s = await startServer({ TRACELIGHT_TRUST_PROXY: '1' });
+    try {
+      const signIn = async (proto: string) => {
+        const r = await http(s.baseUrl)('POST', '/login', { json: { username: ADMIN.email, password: ADMIN.password }, headers: { 'X-Forwarded-Proto': proto } });
+        expect(r.status).toBe(200);
+        return /;\s*secure/i.test(r.headers.get('set-cookie') ?? '');
+      };
+      // A proxy that appends what it saw to what the client sent; one that sets the header whole.
+      expect(await signIn('http, https')).toBe(true);
+      expect(await signIn('https, http')).toBe(false);
+      expect(await signIn('https')).toBe(true);
+      expect(await signIn('http')).toBe(false);
+    } finally {
+      await s.stop();
+    }
+  });
+});
+
 describe('prepared search statements', () => {
   it('are kept within a budget of SQL, not only a count: searches with long lists do not pile up', async () => {
     const w = await startWorld();

@@ -21,6 +21,7 @@ import { MultipartError, MULTIPART_ENVELOPE_BYTES, parseMultipart } from './shar
 import { BodyBudget, type BodyRoom, UNBOUNDED_ROOM } from './shared/body-budget';
 import { RawBodyError, readRawBody } from './shared/raw-body';
 import { API_KEY_HEADERS } from './auth/presented-credentials';
+import { believeForwardedProto } from './shared/forwarded-proto';
 import { RouteOffload } from './shared/offload';
 import { parseJsonBody } from './shared/json-body';
 import { PresentedBodies } from './shared/presented-body';
@@ -108,6 +109,7 @@ export class HttpApp {
   build(): Koa {
     const proxies = this.options.trustedProxies ?? 0;
     const app = new Koa({ proxy: proxies > 0, maxIpsCount: proxies });
+    believeForwardedProto(app, proxies);
     const metrics = this.metrics;
     // What Koa reports after (or beside) the middleware: a connection that broke while a request was read
     // or answered. Koa's own reporter prints a stack trace on stderr for each, outside the JSON log, and a
