@@ -4,7 +4,7 @@ import * as crypto from 'node:crypto';
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
-import { AesGcmSecretSealer } from './aes-gcm-secret-sealer';
+import { AesGcmSecretSealer, pad, unpad } from './aes-gcm-secret-sealer';
 import { CachingPasswordHasher } from './caching-password-hasher';
 import type { CredentialsConfig } from './config';
 import { HmacApiKeyMinter } from './hmac-api-key-minter';
@@ -163,7 +163,7 @@ describe('AesGcmSecretSealer', () => {
     const sealer = new AesGcmSecretSealer(cfg);
     const a = sealer.seal('gateway-token', CTX);
     expect(a).not.toContain('gateway-token');
-    expect(a.startsWith('v2.')).toBe(true);
+    expect(a.startsWith('v3.')).toBe(true);
     expect(sealer.seal('gateway-token', CTX)).not.toBe(a);
     expect(sealer.open(a, CTX)).toEqual(E.right('gateway-token'));
     const parts = a.split('.');
@@ -178,6 +178,36 @@ describe('AesGcmSecretSealer', () => {
     const sealer = new AesGcmSecretSealer(config());
     const a = sealer.seal('gateway-token', CTX);
     expect(sealer.open(a, 'integration/gateway/user-2')).toEqual(E.left('sealed secret failed authentication'));
+  });
+
+  it('does not tell a secret\'s length: every secret under 64 bytes seals to the same size, longer ones by powers of two', () => {
+    const sealer = new AesGcmSecretSealer(config());
+    const sizes = ['', 'a', 'gateway-token', 'é'.repeat(31), 'x'.repeat(63)].map((p) => sealer.seal(p, CTX).length);
+    expect(new Set(sizes).size).toBe(1);
+    expect(sealer.seal('x'.repeat(64), CTX).length).toBeGreaterThan(sizes[0]!);
+    expect(sealer.seal('x'.repeat(64), CTX).length).toBe(sealer.seal('x'.repeat(127), CTX).length);
+    for (const p of ['', 'a', '\u0000trailing\u0000', 'é'.repeat(31), 'x'.repeat(63), 'x'.repeat(64), '🔑'.repeat(300)]) expect(sealer.open(sealer.seal(p, CTX), CTX)).toEqual(E.right(p));
+  });
+
+  it('pads unambiguously, and refuses what padding cannot have made', () => {
+    expect(pad(Buffer.from('ab')).length).toBe(64);
+    expect(unpad(pad(Buffer.from('ab\u0000\u0080', 'latin1')))).toEqual(Buffer.from('ab\u0000\u0080', 'latin1'));
+    expect(unpad(Buffer.alloc(64))).toBeUndefined();
+    expect(unpad(Buffer.from([0x61, 0x01, 0x00]))).toBeUndefined();
+  });
+
+  it('still opens values sealed unpadded with a context (v2)', () => {
+    const cfg = config();
+    const key = deriveKey(cfg.secretKey, 'secret-sealing');
+    const iv = crypto.randomBytes(12);
+    const cipher = crypto.createCipheriv('aes-256-gcm', key, iv).setAAD(Buffer.from(`tracelight/sealed-secret/v2\u0000${CTX}`, 'utf8'));
+    const data = Buffer.concat([cipher.update('v2 token', 'utf8'), cipher.final()]);
+    const v2 = ['v2', iv.toString('base64url'), data.toString('base64url'), cipher.getAuthTag().toString('base64url')].join('.');
+    const sealer = new AesGcmSecretSealer(cfg);
+    expect(sealer.open(v2, CTX)).toEqual(E.right('v2 token'));
+    expect(E.isLeft(sealer.open(v2, 'integration/gateway/user-2'))).toBe(true);
+    // A v2 value relabelled v3 fails authentication: the version is bound by the label.
+    expect(E.isLeft(sealer.open(v2.replace(/^v2/, 'v3'), CTX))).toBe(true);
   });
 
   it('still opens values sealed before contexts (v1), whatever the context', () => {
