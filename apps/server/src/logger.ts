@@ -171,10 +171,22 @@ export const limitLogBuffer = (bytes: number): void => {
   bufferBytes = bytes;
 };
 
-/** Counts dropped lines with `count`, from now on and those dropped so far (0 for a stream without any: its series then exists). */
+/** Lines other threads of this process (offload workers) dropped from their own destinations, by stream. */
+const droppedElsewhere: Record<LogStream, number> = { stdout: 0, stderr: 0 };
+
+/**
+ * Counts dropped lines with `count`, from now on and those dropped so far (0 for a stream without any: its
+ * series then exists), this thread's and those other threads reported (`droppedInAnotherThread`).
+ */
 export const countDroppedLogLines = (count: (stream: LogStream, lines: number) => void): void => {
   countDropped = count;
-  for (const batch of [stdout, stderr]) count(batch.stream, batch.dropped);
+  for (const batch of [stdout, stderr]) count(batch.stream, batch.dropped + droppedElsewhere[batch.stream]);
+};
+
+/** Lines another thread of this process dropped (an offload worker writes through destinations of its own): counted as this thread's are. */
+export const droppedInAnotherThread = (stream: LogStream, lines: number): void => {
+  droppedElsewhere[stream] += lines;
+  countDropped(stream, lines);
 };
 
 /**

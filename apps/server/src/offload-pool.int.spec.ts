@@ -5,6 +5,7 @@ import * as os from 'node:os';
 import * as path from 'node:path';
 import type { OffloadedRequest } from '@tracelight/http-koa';
 import type { ServerConfig } from './config';
+import { countDroppedLogLines } from './logger';
 import { OffloadPool } from './offload-pool';
 
 const SCRIPT = path.resolve(__dirname, '../../../test/support/scripted-offload-worker.cjs');
@@ -35,6 +36,21 @@ describe('offload pool', () => {
     }
     expect(reply).toEqual({ status: 200, body: { route: 'POST /c', bytes: 3 } });
   }, 30_000);
+
+  it('counts the log lines a worker dropped with those of the request thread', async () => {
+    const counted: Array<[string, number]> = [];
+    countDroppedLogLines((stream, lines) => counted.push([stream, lines]));
+    counted.length = 0;
+    expect((await pool.run(request('DROP'))).status).toBe(200);
+    expect(counted).toEqual([['stdout', 3]]);
+    // And in the totals a counter set up later starts from.
+    const totals: Array<[string, number]> = [];
+    countDroppedLogLines((stream, lines) => totals.push([stream, lines]));
+    expect(totals).toEqual([
+      ['stdout', 3],
+      ['stderr', 0],
+    ]);
+  });
 });
 
 describe('offload pool, bounded by the bytes of the bodies its workers hold', () => {

@@ -5,12 +5,15 @@ import type { OffloadedReply, OffloadedRequest, RouteOffload } from '@tracelight
 import * as path from 'node:path';
 import { Worker } from 'node:worker_threads';
 import type { ServerConfig } from './config';
+import { droppedInAnotherThread, type LogStream } from './logger';
 
 export type ToOffloadWorker = { readonly type: 'request'; readonly id: number; readonly request: OffloadedRequest } | { readonly type: 'close' };
 export type FromOffloadWorker =
   | { readonly type: 'ready' }
   | { readonly type: 'failed'; readonly message: string }
-  | { readonly type: 'reply'; readonly id: number; readonly reply: OffloadedReply };
+  | { readonly type: 'reply'; readonly id: number; readonly reply: OffloadedReply }
+  /** Log lines the worker dropped (whatever reads the server's output stopped reading). */
+  | { readonly type: 'dropped-log-lines'; readonly stream: LogStream; readonly lines: number };
 
 // The compiled worker, also when this module runs from TypeScript sources (tests): src/ and dist/ are
 // siblings.
@@ -145,8 +148,9 @@ export class OffloadPool implements RouteOffload {
         } else if (m.type === 'failed') {
           reject(new Error(`offload worker: ${m.message}`));
           void worker.terminate(); // whatever it opened before failing goes with it
-        }
-        else {
+        } else if (m.type === 'dropped-log-lines') {
+          droppedInAnotherThread(m.stream, m.lines);
+        } else {
           slot.pending.get(m.id)?.(m.reply);
           slot.pending.delete(m.id);
         }

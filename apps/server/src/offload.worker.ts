@@ -6,7 +6,7 @@ import { HttpApp, type Route, routeKey, serveOffloaded } from '@tracelight/http-
 import { parentPort, workerData } from 'node:worker_threads';
 import type { ServerConfig } from './config';
 import { buildContainer } from './container';
-import { flushLogsSync, jsonLogger, limitLogBuffer } from './logger';
+import { countDroppedLogLines, flushLogsSync, jsonLogger, limitLogBuffer } from './logger';
 import type { FromOffloadWorker, ToOffloadWorker } from './offload-pool';
 
 const port = parentPort;
@@ -18,6 +18,10 @@ const main = async (): Promise<void> => {
   const config: ServerConfig = { ...(workerData as ServerConfig), offloadWorkers: 0, sqliteWriter: 'inline' };
   // This thread writes to stdout and stderr through destinations of its own, bounded alike.
   limitLogBuffer(config.logBufferBytes);
+  // Lines it drops are counted in the request thread's /metrics.
+  countDroppedLogLines((stream, lines) => {
+    if (lines > 0) send({ type: 'dropped-log-lines', stream, lines });
+  });
   const { container, storage } = await buildContainer(config, jsonLogger);
   await storage.open();
   const routes = new Map<string, Route>(container.get(HttpApp).routes().map((r) => [routeKey(r), r]));
