@@ -94,6 +94,8 @@ describe.each([
       expect(Object.keys(byName).sort()).toEqual(['chat', `events-${encoding}`, 'failed', 'recovered']);
       expect(byName['failed']).toMatchObject({ status_code: 500, error_message: 'Error: boom', user_metadata: { 'exception.type': 'Error', 'exception.message': 'boom' } });
       expect(byName['recovered']).toMatchObject({ status_code: null, error_message: null, user_metadata: { 'exception.type': 'TypeError', 'exception.message': 'flaky' } });
+      // The SDK's recordException adds the stack trace of the error: where it was thrown, in the emitter.
+      expect((byName['failed']!['user_metadata'] as Record<string, string>)['exception.stacktrace']).toMatch(/^Error: boom\n\s+at .*otel-emitter\.cjs/);
       expect(byName['chat']).toMatchObject({
         type: 'llm',
         input: [{ role: 'user', content: 'Plan a trip to Paris' }],

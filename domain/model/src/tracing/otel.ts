@@ -179,6 +179,7 @@ export const OTEL_EVENT_FIELDS = {
   output: onEvent('gen_ai.content.completion', json('gen_ai.completion')),
   exceptionType: onEvent('exception', str('exception.type')),
   exceptionMessage: onEvent('exception', str('exception.message')),
+  exceptionStacktrace: onEvent('exception', str('exception.stacktrace')),
 } as const;
 
 /**
@@ -186,11 +187,16 @@ export const OTEL_EVENT_FIELDS = {
  * can hold a whole document, and metadata is shown and searched as short text.
  */
 export const MAX_EXCEPTION_METADATA = 1_000;
-const clipped = (text: string): string => {
-  if (text.length <= MAX_EXCEPTION_METADATA) return text;
+/**
+ * Its stack trace, cut to this many: the frames nearest the throw, which say where it failed (a Python
+ * or Node trace of a few dozen frames fits), without keeping a deep recursion's thousands.
+ */
+export const MAX_STACKTRACE_METADATA = 8_000;
+const clipped = (text: string, max = MAX_EXCEPTION_METADATA): string => {
+  if (text.length <= max) return text;
   // Not between the halves of a surrogate pair, which would leave one unpaired.
-  const last = text.charCodeAt(MAX_EXCEPTION_METADATA - 1);
-  return `${text.slice(0, last >= 0xd800 && last <= 0xdbff ? MAX_EXCEPTION_METADATA - 1 : MAX_EXCEPTION_METADATA)}…`;
+  const last = text.charCodeAt(max - 1);
+  return `${text.slice(0, last >= 0xd800 && last <= 0xdbff ? max - 1 : max)}…`;
 };
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
@@ -253,6 +259,8 @@ export const otelToRecords = (spans: ReadonlyArray<OtelSpan>, ctx: OtelContext):
     const exceptionMessage = E.exceptionMessage(s.events);
     if (exceptionType) userMetadata['exception.type'] = clipped(exceptionType);
     if (exceptionMessage) userMetadata['exception.message'] = clipped(exceptionMessage);
+    const stacktrace = E.exceptionStacktrace(s.events);
+    if (stacktrace) userMetadata['exception.stacktrace'] = clipped(stacktrace, MAX_STACKTRACE_METADATA);
     const exception = exceptionType && exceptionMessage ? `${exceptionType}: ${exceptionMessage}` : exceptionType || exceptionMessage;
     const createdAt = started ? toDate(s.startTimeUnixNano) : ctx.now;
     const input = F.input(a) ?? E.input(s.events) ?? '';

@@ -1,5 +1,5 @@
 import type { ProjectId, RunId } from '../shared/ids';
-import { MAX_EXCEPTION_METADATA, type OtelAttributes, type OtelEvent, type OtelSpan, otelSpanRecordId, otelToRecords, otelTraceRecordId } from './otel';
+import { MAX_EXCEPTION_METADATA, MAX_STACKTRACE_METADATA, type OtelAttributes, type OtelEvent, type OtelSpan, otelSpanRecordId, otelToRecords, otelTraceRecordId } from './otel';
 
 const TRACE = '0af7651916cd43dd8448eb211c80319c';
 const span = (spanId: string, parent: string | null, attributes: OtelAttributes, name = 'op'): OtelSpan => ({
@@ -97,7 +97,13 @@ describe('OpenTelemetry → records', () => {
     it('keeps a span with an exception but no ERROR status not failed, and keeps its exception in user metadata, cut to length', () => {
       const r = mapped(withEvents([exception({ 'exception.type': 'ValueError', 'exception.message': 'retried', 'exception.escaped': false })]));
       expect(r).toMatchObject({ statusCode: null, errorMessage: null });
-      expect(r.userMetadata).toEqual({ 'otel.scope.name': 'lib', 'service.name': 'shop', 'exception.type': 'ValueError', 'exception.message': 'retried' });
+      expect(r.userMetadata).toEqual({
+        'otel.scope.name': 'lib',
+        'service.name': 'shop',
+        'exception.type': 'ValueError',
+        'exception.message': 'retried',
+        'exception.stacktrace': 'Error: at f (a.js:1:1)',
+      });
       expect(mapped(withEvents([exception({ 'exception.message': 'boom' })], { code: 2, message: 'hotel full' })).userMetadata).toMatchObject({ 'exception.message': 'boom' });
 
       const long = mapped(withEvents([exception({ 'exception.type': 'E', 'exception.message': 'x'.repeat(MAX_EXCEPTION_METADATA * 5) })], ERROR));
@@ -106,6 +112,11 @@ describe('OpenTelemetry → records', () => {
       // A character outside the BMP astride the cut is left out whole, not halved.
       const astride = mapped(withEvents([exception({ 'exception.message': `${'x'.repeat(MAX_EXCEPTION_METADATA - 1)}😀tail` })]));
       expect(astride.userMetadata['exception.message']).toBe(`${'x'.repeat(MAX_EXCEPTION_METADATA - 1)}…`);
+      // A stack trace keeps more: its first MAX_STACKTRACE_METADATA characters, the frames nearest the throw.
+      const frames = Array.from({ length: 2_000 }, (_, i) => `    at f${i} (app.js:${i}:1)`).join('\n');
+      const deep = mapped(withEvents([exception({ 'exception.stacktrace': `RangeError: too deep\n${frames}` })], ERROR));
+      expect(deep.userMetadata['exception.stacktrace']).toBe(`${`RangeError: too deep\n${frames}`.slice(0, MAX_STACKTRACE_METADATA)}…`);
+      expect(mapped(withEvents([exception({ 'exception.stacktrace': '' })])).userMetadata).not.toHaveProperty('exception.stacktrace');
     });
 
     it('takes input and output from the GenAI prompt and completion events when no attribute gives them, as JSON when they are', () => {
