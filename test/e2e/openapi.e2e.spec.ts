@@ -209,6 +209,21 @@ describe('rules across body members, in the document as the server applies them'
       [{}, { model_name: 'gpt-4o' }, { instructions: null, user_prompt: null, chain_poll_template: null }]],
   ];
 
+  it('says in words a rule JSON Schema cannot say: a threshold\'s, wherever a request takes one', () => {
+    const thresholds: Array<{ description?: string }> = [];
+    const walk = (node: unknown): void => {
+      if (Array.isArray(node)) return node.forEach(walk);
+      if (typeof node !== 'object' || node === null) return;
+      const schema = node as { properties?: Record<string, unknown>; required?: string[]; description?: string };
+      if (schema.properties?.['display_value_levels'] && JSON.stringify(schema.required) === '["buckets","display_value_levels"]') thresholds.push(schema);
+      Object.values(node).forEach(walk);
+    };
+    walk(doc);
+    // Creating a scorer.
+    expect(thresholds.length).toBeGreaterThan(0);
+    for (const th of thresholds) expect(th.description).toMatch(/ascending.*one more entry in display_value_levels than in buckets/);
+  });
+
   it('covers every route whose body schema carries such a rule', () => {
     const withRule = Object.entries(doc.paths)
       .flatMap(([p, ops]) => Object.entries(ops).filter(([, op]) => /"(oneOf|anyOf)":\[\{"required"/.test(JSON.stringify(op.requestBody ?? {}))).map(() => p))

@@ -76,6 +76,8 @@ export const ColumnThresholdRequest = Checked(
       : th.buckets.some((b, i) => i > 0 && b < th.buckets[i - 1]!)
         ? valueErrorInfo('buckets must be in ascending order')
         : undefined,
+  'ColumnThresholdRequest',
+  'buckets in ascending order, and exactly one more entry in display_value_levels than in buckets (the server refuses others with 422).',
 );
 
 const CreateScorerFields = Obj(

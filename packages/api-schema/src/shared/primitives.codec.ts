@@ -554,12 +554,14 @@ export const Obj = <R extends Props, O extends Props = {}, D extends Defaults<O>
 /**
  * A rule across members, checked after the members decoded (as a pydantic `model_validator(mode=
  * 'after')`): `check` returns why the value is refused, or undefined. The failure is reported at
- * the object itself, with the object as sent as `input`.
+ * the object itself, with the object as sent as `input`. `rule`, the rule in words, becomes the
+ * schema's `description` where JSON Schema cannot say the rule itself.
  */
 export const Checked = <A, O>(
   codec: t.Type<A, O, unknown>,
   check: (value: A, input: unknown) => FailureInfo | undefined,
   name: string = codec.name,
+  rule?: string,
 ): t.Type<A, O, unknown> & { readonly props?: Props } => {
   const checked = new t.Type<A, O, unknown>(
     name,
@@ -572,7 +574,9 @@ export const Checked = <A, O>(
     codec.encode,
   );
   const props = (codec as { props?: Props }).props;
-  return describeCodec(props ? Object.assign(checked, { props }) : checked, (toSchema) => toSchema(codec));
+  return describeCodec(props ? Object.assign(checked, { props }) : checked, (toSchema) =>
+    rule === undefined ? toSchema(codec) : { ...toSchema(codec), description: rule },
+  );
 };
 
 /** Decodes with `codec`, then reshapes the value (the failure path is untouched). */
