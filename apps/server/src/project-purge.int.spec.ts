@@ -81,39 +81,50 @@ describe('ProjectPurge', () => {
     expect(await right(r.projects.findById(kept.project.id))).toEqual({ _tag: 'Some', value: kept.project });
   });
 
-  it('tries a failing purge again after growing waits, counts the steps it took before the failure, and goes on once storage works again', async () => {
+  it('tries a failing purge again after growing waits, counts the steps it took before the failure, purges the other deleted projects meanwhile, and goes on once storage works again', async () => {
     const r = storage.repositories;
     const owner = await right(r.users.insert(aUser()));
     const principal = { userId: owner.id, email: owner.email, role: owner.role, scheme: 'api_key' } as const;
     const doomed = await aProjectWith(owner, 3_000);
+    const other = await aProjectWith(owner, 500);
     await right(projects.delete(principal, doomed.project.id));
-    // Storage that refuses the purge's writes once it is under way: past the first 1,000 records,
-    // removing a record fails, as a full disk or a broken file would make it fail.
+    // Retired later: purged after the first (longest waiting first), once the first has failed.
+    await new Promise((resolve) => setTimeout(resolve, 5));
+    await right(projects.delete(principal, other.project.id));
+    // Storage that refuses the purge of the first project once it is under way: past its first 1,000
+    // records, removing one of its records fails, as a broken page of the file would make it fail.
     const admin = new SqliteDatabase({ path: file });
-    admin.db.exec(`CREATE TRIGGER refuse_purge BEFORE DELETE ON log_records
-      WHEN (SELECT COUNT(*) FROM log_records) <= 2000 BEGIN SELECT RAISE(ABORT, 'refused'); END`);
+    admin.db.exec(`CREATE TABLE refused AS SELECT run_id FROM log_records GROUP BY run_id HAVING COUNT(*) = 3000;
+      CREATE TRIGGER refuse_purge BEFORE DELETE ON log_records
+      WHEN OLD.run_id IN (SELECT run_id FROM refused) AND (SELECT COUNT(*) FROM log_records WHERE run_id = OLD.run_id) <= 2000
+      BEGIN SELECT RAISE(ABORT, 'refused'); END`);
 
     const counted: number[] = [];
     const purge = new ProjectPurge(projects, logger, (n) => counted.push(n), { everyMs: 10, maxWaitMs: 80 });
     purge.start();
-    await until(async () => lines.length >= 5);
-    const failures = lines.splice(0);
+    const failures = () => lines.filter((l) => l.level === 'error');
+    await until(async () => failures().length >= 5);
     // Each failure names the wait before the next try: doubling from 20 ms, then held at the cap.
-    expect(failures.slice(0, 5)).toEqual(
+    expect(failures().slice(0, 5)).toEqual(
       [20, 40, 80, 80, 80].map((retry) => ({
         level: 'error',
         fields: expect.objectContaining({ project_id: doomed.project.id, retry_in_ms: retry }),
         message: 'purge of a deleted project stopped early; the next look goes on',
       })),
     );
-    // The step done before the failure is counted, once.
-    expect(counted).toEqual([1_000]);
+    // The other deleted project did not wait for it; the step done before the failure is counted, once.
+    expect(lines.filter((l) => l.level === 'info')).toEqual([
+      { level: 'info', fields: expect.objectContaining({ project_id: other.project.id, records: 500, finished: true }), message: 'deleted project purged' },
+    ]);
+    expect(await right(r.projects.retired(10))).toEqual([doomed.project.id]);
+    expect(counted).toEqual([1_000, 500]);
 
+    lines.length = 0;
     admin.db.exec('DROP TRIGGER refuse_purge');
     admin.close();
     await until(async () => (await right(r.projects.retired(10))).length === 0);
     await purge.stop();
-    expect(counted).toEqual([1_000, 1_000, 1_000]);
+    expect(counted).toEqual([1_000, 500, 1_000, 1_000]);
     expect(lines.filter((l) => l.level === 'info')).toEqual([
       { level: 'info', fields: expect.objectContaining({ project_id: doomed.project.id, records: 2_000, finished: true }), message: 'deleted project purged' },
     ]);

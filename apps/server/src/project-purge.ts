@@ -49,11 +49,13 @@ export class ProjectPurge {
       this.logger.error({ error: retired.left, retry_in_ms: this.loop.retryInMs }, 'could not look for deleted projects to purge; the next look tries again');
       return 'failed';
     }
+    // Each is tried, whatever became of the ones before: one whose purge keeps failing does not hold up the others.
+    let outcome: PassOutcome = 'done';
     for (const id of retired.right) {
       if (this.loop.stopped) break;
-      if ((await this.purge(id)) === 'failed') return 'failed';
+      if ((await this.purge(id)) === 'failed') outcome = 'failed';
     }
-    return 'done';
+    return outcome;
   }
 
   private async purge(id: ProjectId): Promise<PassOutcome> {
