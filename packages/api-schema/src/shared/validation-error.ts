@@ -176,7 +176,10 @@ const cut = (value: string, room: number): string => {
 };
 
 /** `input` as it may be echoed: every secret member masked, bounded in depth and in size. */
-const echoed = (value: unknown, budget: { left: number }, depth: number): unknown => {
+const echoed = (given: unknown, budget: { left: number }, depth: number): unknown => {
+  // What JSON would write for it (a Date its ISO text), as the answer is JSON.
+  const toJSON = typeof given === 'object' && given !== null ? (given as { toJSON?: unknown }).toJSON : undefined;
+  const value: unknown = typeof toJSON === 'function' ? (toJSON as () => unknown).call(given) : given;
   if (typeof value === 'string') {
     if (value.length <= budget.left) {
       budget.left -= value.length + 2;

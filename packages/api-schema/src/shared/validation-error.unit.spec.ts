@@ -242,6 +242,11 @@ describe('what an entry echoes as its input', () => {
     expect(() => encodeURIComponent(cut)).not.toThrow();
   });
 
+  it('echoes a value as JSON writes it: a Date as its ISO text', () => {
+    const at = new Date('2026-01-02T03:04:05.000Z');
+    expect(valueError(['body', 'expires_at'], 'in the past', { at }).input).toEqual({ at: '2026-01-02T03:04:05.000Z' });
+  });
+
   it('bounds and masks the input of a rule entry as it does that of a codec', () => {
     const entry = valueError(['body'], 'give one of a or b', { a: 'x'.repeat(100_000), token: 'gw-secret-3' });
     expect(JSON.stringify(entry.input).length).toBeLessThan(ECHO_BUDGET + 200);
