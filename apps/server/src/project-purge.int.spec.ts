@@ -26,6 +26,11 @@ describe('ProjectPurge', () => {
   });
   afterEach(() => storage.close());
 
+  /** A stored user, and the principal it acts as. */
+  const anOwner = async () => {
+    const owner = await right(storage.repositories.users.insert(aUser()));
+    return { owner, principal: { userId: owner.id, email: owner.email, role: owner.role, scheme: 'api_key' } as const };
+  };
   /** A project of the owner with one run of `records` records. */
   const aProjectWith = async (owner: ReturnType<typeof aUser>, records: number) => {
     const r = storage.repositories;
@@ -43,8 +48,7 @@ describe('ProjectPurge', () => {
 
   it('purges a retired project in the background, goes on after a stop on the next start, and touches no other project', async () => {
     const r = storage.repositories;
-    const owner = await right(r.users.insert(aUser()));
-    const principal = { userId: owner.id, email: owner.email, role: owner.role, scheme: 'api_key' } as const;
+    const { owner, principal } = await anOwner();
     const doomed = await aProjectWith(owner, 30_000);
     const kept = await aProjectWith(owner, 10);
     expect(await right(projects.delete(principal, doomed.project.id))).toEqual(doomed.project);
@@ -83,8 +87,7 @@ describe('ProjectPurge', () => {
 
   it('tries a failing purge again after growing waits, counts the steps it took before the failure, purges the other deleted projects meanwhile, and goes on once storage works again', async () => {
     const r = storage.repositories;
-    const owner = await right(r.users.insert(aUser()));
-    const principal = { userId: owner.id, email: owner.email, role: owner.role, scheme: 'api_key' } as const;
+    const { owner, principal } = await anOwner();
     const doomed = await aProjectWith(owner, 3_000);
     const other = await aProjectWith(owner, 500);
     await right(projects.delete(principal, doomed.project.id));
