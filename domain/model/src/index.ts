@@ -3,6 +3,7 @@ export * from './shared/ids';
 export * from './shared/errors';
 export * from './shared/paging';
 export * from './shared/json-depth';
+export * from './shared/text';
 export * from './identity/user';
 export * from './identity/api-key';
 export * from './identity/principal';

@@ -5,6 +5,7 @@
 import type { SpanType } from '../columns/column';
 import type { ProjectId, RunId } from '../shared/ids';
 import { MAX_JSON_DEPTH, nestsDeeperThan } from '../shared/json-depth';
+import { prefixOf } from '../shared/text';
 import type { Json, LogRecord, TypedAttributes } from './log-record';
 
 export type OtelValue = string | number | boolean | null | ReadonlyArray<OtelValue> | { readonly [k: string]: OtelValue };
@@ -192,12 +193,7 @@ export const MAX_EXCEPTION_METADATA = 1_000;
  * or Node trace of a few dozen frames fits), without keeping a deep recursion's thousands.
  */
 export const MAX_STACKTRACE_METADATA = 8_000;
-const clipped = (text: string, max = MAX_EXCEPTION_METADATA): string => {
-  if (text.length <= max) return text;
-  // Not between the halves of a surrogate pair, which would leave one unpaired.
-  const last = text.charCodeAt(max - 1);
-  return `${text.slice(0, last >= 0xd800 && last <= 0xdbff ? max - 1 : max)}…`;
-};
+const clipped = (text: string, max = MAX_EXCEPTION_METADATA): string => (text.length <= max ? text : `${prefixOf(text, max)}…`);
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 const uuidOfHex = (hex: string): string => `${hex.slice(0, 8)}-${hex.slice(8, 12)}-${hex.slice(12, 16)}-${hex.slice(16, 20)}-${hex.slice(20, 32)}`;

@@ -6,6 +6,7 @@
 // built-in io-ts codecs (no message) are named from the codec's `_tag`.
 import * as E from 'fp-ts/Either';
 import type * as t from 'io-ts';
+import { prefixOf } from '@tracelight/domain';
 
 /**
  * The most decoding errors a codec gathers, and the most entries a 422 lists: a list of a million bad
@@ -168,13 +169,6 @@ export const ECHO_BUDGET = 4_096;
 /** Stands for what an echo leaves out: a string's end, a list's or object's remaining members, deeper levels. */
 export const ELIDED = '…';
 
-/** `value` cut to `room` characters (not between the two halves of a surrogate pair). */
-const cut = (value: string, room: number): string => {
-  const end = Math.max(0, room);
-  const code = value.charCodeAt(end - 1);
-  return value.slice(0, code >= 0xd800 && code <= 0xdbff ? end - 1 : end);
-};
-
 /** `input` as it may be echoed: every secret member masked, bounded in depth and in size. */
 const echoed = (given: unknown, budget: { left: number }, depth: number): unknown => {
   // What JSON would write for it (a Date its ISO text), as the answer is JSON.
@@ -185,7 +179,7 @@ const echoed = (given: unknown, budget: { left: number }, depth: number): unknow
       budget.left -= value.length + 2;
       return value;
     }
-    const kept = cut(value, budget.left);
+    const kept = prefixOf(value, budget.left);
     budget.left = 0;
     return kept + ELIDED;
   }
