@@ -2,32 +2,18 @@
 // until it has a page of matches, and one whose filters match few rows of a large run reads most of
 // the run (a second or more for a million spans): on the server's event loop that held every other
 // request, probes included, for as long. Here it holds only the searches queued behind it.
-import { parentPort, workerData } from 'node:worker_threads';
 import { unavailable } from '@tracelight/domain';
 import * as E from 'fp-ts/Either';
-import { SQLITE_REPOSITORIES } from '../sqlite.repositories';
-import { buildRepositories } from '@tracelight/ports';
 import { SqliteDatabase } from './sqlite-database';
+import { startSqliteWorker } from './sqlite-worker-start';
 import type { SqliteLogRecordRepository } from '../tracing/sqlite-log-record.repository';
 import type { WriteOutcome } from './group-commit';
-import type { FromWriter, ToWriter, WriteRequest, WriterData } from './writer-protocol';
+import type { ToWriter, WriteRequest } from './writer-protocol';
 
-const port = parentPort;
-if (!port) throw new Error('sqlite-search.worker must run as a worker thread');
-const send = (m: FromWriter) => port.postMessage(m);
-
-let database: SqliteDatabase;
-try {
-  database = new SqliteDatabase({ path: (workerData as WriterData).path, readonly: true });
-} catch (e) {
-  send({ type: 'failed', message: e instanceof Error ? e.message : String(e), noRoom: false });
-  process.exit(1);
-}
-
-const repositories = buildRepositories(SQLITE_REPOSITORIES, database) as unknown as Record<
-  string,
-  Record<string, (...args: unknown[]) => () => Promise<E.Either<unknown, unknown>>>
->;
+const { port, send, database, repositories, call } = startSqliteWorker(
+  'a search thread',
+  ({ path }) => new SqliteDatabase({ path, readonly: true }),
+);
 
 const logRecords = repositories['logRecords'] as unknown as SqliteLogRecordRepository;
 
@@ -38,10 +24,9 @@ let closed = false;
 
 const execute = async (r: WriteRequest): Promise<WriteOutcome> => {
   if (closed) return E.left(unavailable('storage is closing'));
-  const method = repositories[r.repository]?.[r.method];
-  if (!READS.has(`${r.repository}.${r.method}`) || typeof method !== 'function') return E.left(unavailable(`no search ${r.repository}.${r.method}`));
+  if (!READS.has(`${r.repository}.${r.method}`)) return E.left(unavailable(`no search ${r.repository}.${r.method}`));
   try {
-    return (await method.apply(repositories[r.repository], [...r.args])()) as WriteOutcome;
+    return await call(r)();
   } catch (e) {
     // Repositories answer failures as values; a throw is a bug, answered for this call alone.
     return E.left(unavailable(e instanceof Error ? e.message : String(e)));

@@ -1,39 +1,16 @@
 // The SQLite writer thread: owns the only writing connection, migrates the schema, and runs every
 // write of the process through group commit. The server's event loop never waits on an fsync or on
 // another process's write lock, and a large ingest does not hold it up.
-import { parentPort, workerData } from 'node:worker_threads';
 import { unavailable } from '@tracelight/domain';
 import * as E from 'fp-ts/Either';
-import { SQLITE_REPOSITORIES } from '../sqlite.repositories';
-import { NoRoomToStart, buildRepositories } from '@tracelight/ports';
 import { GroupCommit } from './group-commit';
 import { SqliteDatabase } from './sqlite-database';
-import type { FromWriter, ToWriter, WriteRequest, WriterData } from './writer-protocol';
+import { startSqliteWorker } from './sqlite-worker-start';
+import type { ToWriter, WriteRequest } from './writer-protocol';
 
-const port = parentPort;
-if (!port) throw new Error('sqlite-writer.worker must run as a worker thread');
-const send = (m: FromWriter) => port.postMessage(m);
+const { port, send, database, call } = startSqliteWorker('the writer thread', (data) => new SqliteDatabase(data));
 
-let database: SqliteDatabase;
-try {
-  database = new SqliteDatabase(workerData as WriterData);
-} catch (e) {
-  send({ type: 'failed', message: e instanceof Error ? e.message : String(e), noRoom: e instanceof NoRoomToStart });
-  process.exit(1);
-}
-
-const repositories = buildRepositories(SQLITE_REPOSITORIES, database) as unknown as Record<
-  string,
-  Record<string, (...args: unknown[]) => () => Promise<E.Either<unknown, unknown>>>
->;
-
-const execute = async (w: WriteRequest) => {
-  const method = repositories[w.repository]?.[w.method];
-  if (typeof method !== 'function') return E.left(unavailable(`no write ${w.repository}.${w.method}`));
-  return (await method.apply(repositories[w.repository], [...w.args])()) as E.Either<never, unknown>;
-};
-
-const commits = new GroupCommit<number, WriteRequest>(database.db, execute, (settled) =>
+const commits = new GroupCommit<number, WriteRequest>(database.db, (w) => call(w)(), (settled) =>
   send({ type: 'settled', results: settled.map(({ key, outcome }) => ({ id: key, outcome })) }),
 );
 
