@@ -1,6 +1,6 @@
 // The MongoDB adapter against a real server: MONGODB_URI when set, else a mongo:7 container when a
 // Docker engine answers, else the suite is skipped with one line saying why.
-import { aProject, aRecord, aRun, aUser, describeRepositoryContract, left, right, storeAFullProject } from '@tracelight/testkit';
+import { aProject, aRecord, aRun, aUser, describeRepositoryContract, left, purgeRetired, right, storeAFullProject } from '@tracelight/testkit';
 import * as fs from 'node:fs';
 import { randomUUID } from 'node:crypto';
 import type { MongoMigration } from './shared/migrations';
@@ -24,7 +24,13 @@ const startServer = async (): Promise<{ url: string; stop: () => Promise<unknown
     .withExposedPorts(27017)
     .withWaitStrategy(Wait.forLogMessage(/Waiting for connections/))
     .start();
-  await container.exec(['mongosh', '--quiet', '--eval', 'rs.initiate({_id:"rs0",members:[{_id:0,host:"localhost:27017"}]})']);
+  // Until the node has been elected: before that, the first write (a migration's) is refused as NotWritablePrimary.
+  await container.exec([
+    'mongosh',
+    '--quiet',
+    '--eval',
+    'rs.initiate({_id:"rs0",members:[{_id:0,host:"localhost:27017"}]}); while (!db.hello().isWritablePrimary) sleep(100)',
+  ]);
   return { url: `mongodb://${container.getHost()}:${container.getMappedPort(27017)}/?directConnection=true`, stop: () => container.stop() };
 };
 
@@ -136,7 +142,9 @@ const harness = () => {
       return counts;
     };
     expect(await documentsOf()).toEqual({ log_records: 9, projects: 1, run_columns: 3, run_insights: 3, run_scorer_settings: 3, runs: 3 });
-    expect(await right(repos.projects.delete(owner.id, project.id))).toEqual({ project, runs: 3, records: 9 });
+    expect(await right(repos.projects.retire(owner.id, project.id, new Date()))).toEqual(project);
+    expect(await documentsOf()).toEqual({ log_records: 9, project_deletions: 1, run_columns: 3, run_insights: 3, run_scorer_settings: 3, runs: 3 });
+    expect(await purgeRetired(repos.projects, project.id)).toEqual({ runs: 3, records: 9, steps: expect.any(Number) });
     expect(await documentsOf()).toEqual({});
   });
 

@@ -2,7 +2,7 @@
 // Passing it is what makes adapters interchangeable.
 import { type DomainError, type LogRecord, type UserId, asId } from '@tracelight/domain';
 import type { Project, ProjectId, Run, RunId, Scorer } from '@tracelight/domain';
-import type { RecordQuery, Repositories, Result } from '@tracelight/ports';
+import type { ProjectRepository, RecordQuery, Repositories, Result } from '@tracelight/ports';
 import * as E from 'fp-ts/Either';
 import * as O from 'fp-ts/Option';
 import { randomUUID } from 'node:crypto';
@@ -24,6 +24,19 @@ export interface RepositoryHarness {
   setup(): Promise<Repositories>;
   teardown(): Promise<void>;
 }
+
+/** Purges a retired project in steps of `limit` records (small, so that a test takes several), adding up what they removed. */
+export const purgeRetired = async (projects: ProjectRepository, id: ProjectId, limit = 2) => {
+  const total = { runs: 0, records: 0, steps: 0 };
+  for (;;) {
+    const step = await right(projects.purgeStep(id, limit));
+    total.runs += step.runs;
+    total.records += step.records;
+    total.steps += 1;
+    if (step.finished) return total;
+    if (total.steps > 1_000) throw new Error('the purge does not finish');
+  }
+};
 
 /** Differences allowed between engines: none so far. */
 export interface ContractOptions {
@@ -221,18 +234,7 @@ export const describeRepositoryContract = (engine: string, harness: RepositoryHa
       });
 
       const retiredAt = at('2026-05-01T00:00:00.000Z');
-      /** Purges a retired project in steps of `limit` records (small, so that a test takes several), adding up what they removed. */
-      const purgeAll = async (id: ProjectId, limit = 2) => {
-        const total = { runs: 0, records: 0, steps: 0 };
-        for (;;) {
-          const step = await right(r.projects.purgeStep(id, limit));
-          total.runs += step.runs;
-          total.records += step.records;
-          total.steps += 1;
-          if (step.finished) return total;
-          if (total.steps > 1_000) throw new Error('the purge does not finish');
-        }
-      };
+      const purgeAll = (id: ProjectId, limit = 2) => purgeRetired(r.projects, id, limit);
       /** The owner's reads of the project: gone once retired, before any purge. */
       const seen = async (project: Project) => ({
         project: await right(r.projects.findById(project.id)),
