@@ -50,7 +50,7 @@ const MAIN = path.resolve(__dirname, '../../apps/server/dist/main.js');
 export const startServer = async (env: Record<string, string> = {}, dataDir?: string, main = MAIN): Promise<RunningServer> => {
   if (!fs.existsSync(main)) throw new Error(`${main} is missing: run \`pnpm build\` first (the test scripts do)`);
   const dir = dataDir ?? env['TRACELIGHT_DATA_DIR'] ?? fs.mkdtempSync(path.join(os.tmpdir(), 'tracelight-e2e-'));
-  const storageEnv = { TRACELIGHT_DATA_DIR: dir, ...e2eDatabase(), ...env };
+  const storageEnv: Record<string, string> = { TRACELIGHT_DATA_DIR: dir, ...e2eDatabase(), ...env };
   const child: ChildProcess = spawn(process.execPath, [main], {
     env: {
       PATH: process.env['PATH'] ?? '',
@@ -107,7 +107,7 @@ export const startServer = async (env: Record<string, string> = {}, dataDir?: st
     pid: child.pid!,
     storageEnv: {
       TRACELIGHT_DATA_DIR: dir,
-      ...(storageEnv.TRACELIGHT_DATABASE_URL === undefined ? {} : { TRACELIGHT_DATABASE_URL: storageEnv.TRACELIGHT_DATABASE_URL }),
+      ...(storageEnv['TRACELIGHT_DATABASE_URL'] === undefined ? {} : { TRACELIGHT_DATABASE_URL: storageEnv['TRACELIGHT_DATABASE_URL'] }),
     },
     output,
     waitForOutput,

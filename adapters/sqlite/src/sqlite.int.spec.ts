@@ -174,7 +174,7 @@ describe('SqliteStorage with a writer thread', () => {
     await worker.terminate();
     await new Promise((r) => setTimeout(r, 1_000));
     const notReady = await s.ping()();
-    expect(notReady._tag === 'Left' && notReady.left.message).toMatch(/^the storage writer cannot start again \(.+\); still trying$/);
+    expect(notReady._tag === 'Left' && 'message' in notReady.left && notReady.left.message).toMatch(/^the storage writer cannot start again \(.+\); still trying$/);
     const refused = await repos.projects.insert(aProject(owner.id))();
     expect(refused._tag === 'Left' && refused.left._tag).toBe('Unavailable');
     // The file back: a later attempt opens it, and the writes go on.
@@ -248,8 +248,8 @@ describe('SqliteDatabase', () => {
     const upgraded = new SqliteDatabase({ path: file });
     const now = sqliteRepositories(upgraded);
     const all = (runId: string, scope: 'traces' | 'spans') =>
-      now.logRecords.search({ runId: runId as never, scope, filters: [], sort: { columnId: 'name', ascending: true }, page: { startingToken: 0, limit: 10 }, maxBytes: 1 << 20, maxMs: 60_000 });
-    expect((await right(all(run.id, 'traces'))).items).toEqual([records[2], parent].sort((a, b) => (a.name < b.name ? -1 : 1)));
+      now.logRecords.search({ projectId: project.id, runId: runId as never, scope, filters: [], sort: { columnId: 'name', ascending: true }, page: { startingToken: 0, limit: 10 }, maxBytes: 1 << 20, maxMs: 60_000 });
+    expect((await right(all(run.id, 'traces'))).items).toEqual([records[2]!, parent].sort((a, b) => (a.name < b.name ? -1 : 1)));
     expect((await right(all(run.id, 'spans'))).items).toEqual([records[1]]);
     await right(now.logRecords.ingest(other.id, [{ ...records[2]!, runId: other.id, name: 'namesake' }], []));
     expect((await right(all(other.id, 'traces'))).items.map((r) => r.name)).toEqual(['namesake']);

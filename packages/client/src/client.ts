@@ -315,7 +315,7 @@ export class TracelightClient {
 
   private async send(method: string, url: string, options: RequestOptions, auth: Authorization): Promise<Exchanged> {
     const headers: Record<string, string> = { ...auth.headers };
-    let body: BodyInit | undefined;
+    let body: RequestInit['body'];
     if (options.json !== undefined) {
       headers['content-type'] = 'application/json';
       body = JSON.stringify(options.json);
@@ -485,7 +485,7 @@ const retryAfterOf = (header: string | null): number | undefined => {
 };
 
 const queryString = (query: RequestOptions['query']): string => {
-  const entries = Object.entries(query ?? {}).flatMap(([k, v]) => (v === undefined ? [] : [[k, String(v)]]));
+  const entries = Object.entries(query ?? {}).flatMap(([k, v]): Array<[string, string]> => (v === undefined ? [] : [[k, String(v)]]));
   return entries.length ? `?${new URLSearchParams(entries)}` : '';
 };
 
