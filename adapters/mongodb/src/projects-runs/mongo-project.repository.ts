@@ -67,9 +67,10 @@ export class MongoProjectRepository implements ProjectRepository {
   }
 
   /**
-   * Run by run: at most `limit` of a run's records a step; once a run has fewer left, the run goes and
-   * then what hangs off it (its remaining records, presence, insights, scorer settings), as a project's
-   * removal always went (run-removal.ts); once no run is left, the deletion document.
+   * Run by run: at most `limit` of a run's records a step; once a run has fewer left, what hangs off it
+   * (its remaining records, presence, insights, scorer settings; run-removal.ts) and then the run
+   * itself; once no run is left, the deletion document. Writers under the project's runs already find
+   * it gone (retire), so none adds to a run between the two.
    */
   purgeStep(id: ProjectId, limit: number): Result<PurgeStep> {
     return run(async () => {
@@ -83,8 +84,10 @@ export class MongoProjectRepository implements ProjectRepository {
       const records = this.db.collection<StringIdDoc>('log_records');
       const some = (await records.find({ projectId: id, runId: next._id }, { projection: { _id: 1 }, limit }).toArray()).map((d) => d._id);
       if (some.length >= limit) return { runs: 0, records: (await records.deleteMany({ projectId: id, runId: next._id, _id: { $in: some } })).deletedCount, finished: false };
-      const removedRuns = (await runs.deleteOne({ _id: next._id, projectId: id })).deletedCount;
-      return { runs: removedRuns, records: await removeRunData(this.db, [next._id], id), finished: false };
+      // What hangs off the run before the run: a step cut short between the two finds the run again
+      // next time, where the other order would leave its last records with nothing leading to them.
+      const removedRecords = await removeRunData(this.db, [next._id], id);
+      return { runs: (await runs.deleteOne({ _id: next._id, projectId: id })).deletedCount, records: removedRecords, finished: false };
     });
   }
 }
