@@ -180,6 +180,18 @@ const condition = (f: RecordFilter): Filter<StringIdDoc> => {
   }
 };
 
+/**
+ * The order of a column every record has (as SQLite's NEVER_NULL): the column, then `_id`, given to a
+ * plain find so an index can serve it (log_records_by_run_time for `created_at`, either way). Within
+ * a run, `_id` orders as the record id (recordKey). Undefined for a column a record may lack.
+ */
+const sortOf = (columnId: string, dir: 1 | -1): Record<string, 1 | -1> | undefined => {
+  if (columnId === 'id') return { _id: dir };
+  if (!NEVER_NULL.has(columnId)) return undefined;
+  return { [field(columnId)]: dir, _id: dir };
+};
+const NEVER_NULL: ReadonlySet<string> = new Set(['created_at', 'name', 'type', 'run_id', 'project_id', 'is_complete', 'has_children']);
+
 @injectable()
 export class MongoLogRecordRepository implements LogRecordRepository {
   private readonly client: MongoClient;
@@ -224,8 +236,9 @@ export class MongoLogRecordRepository implements LogRecordRepository {
       // data: whichever of the two links last sees both commits.
       if (records.length > 0) await this.link(runId, records);
       // The run deleted meanwhile (its project was): what this wrote goes again, and nothing of the
-      // run stays (run-removal.ts). Read after the commit, as a deletion removes the run first.
-      if ((records.length > 0 || presentColumns.length > 0) && !(await runExists(this.db, runId, records[0]?.projectId))) {
+      // run stays (run-removal.ts). Read after the commit, as a deletion removes the run first; and
+      // for an ingest that wrote nothing too, which answers NotFound for a run that is not there, as SQLite's.
+      if (!(await runExists(this.db, runId, records[0]?.projectId))) {
         await removeRunData(this.db, [runId], records[0]?.projectId);
         throw new Abort(notFound('run', runId));
       }
@@ -290,24 +303,28 @@ export class MongoLogRecordRepository implements LogRecordRepository {
         ...(q.scope === 'spans' ? { type: { $ne: 'session' } } : q.scope === 'sessions' ? { type: 'session' } : {}),
         ...(q.filters.length > 0 ? { $and: q.filters.map(condition) } : {}),
       };
-      // As SQLite orders them: records without the value last in either direction, then the id.
-      const path = q.sort ? field(q.sort.columnId) : undefined;
-      const dir = q.sort?.ascending ? 1 : -1;
+      // No budget left: MongoDB checks a time limit only now and then, so a small search would answer.
+      if (q.maxMs <= 0) throw new Abort(searchTimedOut(q.maxMs));
       // The server stops the search at its time budget (0 would mean none to MongoDB; Infinity is none).
-      const limit = Number.isFinite(q.maxMs) ? { maxTimeMS: Math.max(1, Math.ceil(q.maxMs)) } : {};
+      const timeLimit = Number.isFinite(q.maxMs) ? { maxTimeMS: Math.ceil(q.maxMs) } : {};
+      // Unsorted: newest first.
+      const column = q.sort?.columnId ?? 'created_at';
+      const dir = q.sort?.ascending ? 1 : -1;
+      const order = sortOf(column, dir);
       const cursor =
-        q.sort === null || path === undefined
-          ? this.records.find(filter, limit).sort({ createdAt: -1, _id: -1 }).skip(q.page.startingToken).limit(q.page.limit + 1)
+        order !== undefined
+          ? this.records.find(filter, timeLimit).sort(order).skip(q.page.startingToken).limit(q.page.limit + 1)
           : this.records.aggregate(
               [
                 { $match: filter },
-                { $addFields: { [MISSING]: { $cond: [isAbsent(path), 1, 0] } } },
-                { $sort: { [MISSING]: 1, [path]: dir, _id: dir } },
+                // As SQLite orders them: records without the value last in either direction, then the id.
+                { $addFields: { [MISSING]: { $cond: [isAbsent(field(column)), 1, 0] } } },
+                { $sort: { [MISSING]: 1, [field(column)]: dir, _id: dir } },
                 { $skip: q.page.startingToken },
                 { $limit: q.page.limit + 1 },
                 { $project: { [MISSING]: 0 } },
               ],
-              limit,
+              timeLimit,
             );
       // Document by document (the driver fetches in batches), so a page of large records stops at its
       // budget instead of being read whole.
