@@ -21,9 +21,12 @@ export class MongoScorerVersionRepository implements ScorerVersionRepository {
 
   appendNext(scorerId: ScorerId, build: (version: number) => ScorerVersion): Result<ScorerVersion> {
     return run(async () => {
+      // Built once, here: the transaction's callback may run more than once, and so may the attempt.
+      // The version names its number in `version` alone (the port), set as the counter gives it.
+      const built = build(0);
       for (let attempt = 0; ; attempt++) {
         try {
-          return await this.appendInTransaction(scorerId, build);
+          return await this.appendInTransaction(scorerId, built);
         } catch (e) {
           // A counter behind the stored versions (a restore, a hand-made copy) is brought up to them, once.
           if (!isDuplicateKey(e) || attempt > 0) throw e;
@@ -38,7 +41,7 @@ export class MongoScorerVersionRepository implements ScorerVersionRepository {
    * conflict on the counter and are retried by the driver, and a failed insert gives its number back,
    * so numbers are consecutive with no gap, as on SQLite.
    */
-  private async appendInTransaction(scorerId: ScorerId, build: (version: number) => ScorerVersion): Promise<ScorerVersion> {
+  private async appendInTransaction(scorerId: ScorerId, built: ScorerVersion): Promise<ScorerVersion> {
     const session = this.client.startSession();
     try {
       let appended: ScorerVersion | undefined;
@@ -49,7 +52,7 @@ export class MongoScorerVersionRepository implements ScorerVersionRepository {
           { upsert: true, returnDocument: 'after', session },
         );
         if (!counter) throw new CorruptDocument('version counter upsert returned nothing');
-        const v = build(counter.last);
+        const v: ScorerVersion = { ...built, version: counter.last };
         await this.versions.insertOne({ ...toDoc(v), kind: versionKind(v) }, { session });
         appended = v;
       });
@@ -91,8 +94,9 @@ export class MongoScorerVersionRepository implements ScorerVersionRepository {
       const docs = await this.versions
         .aggregate([
           { $match: { scorerId: { $in: [...scorerIds] } } },
-          { $sort: { scorerId: 1, version: -1 } },
-          { $group: { _id: '$scorerId', latest: { $first: '$$ROOT' } } },
+          // The direction of scorer_versions_number ({scorerId: 1, version: 1}), so the index serves it.
+          { $sort: { scorerId: 1, version: 1 } },
+          { $group: { _id: '$scorerId', latest: { $last: '$$ROOT' } } },
         ])
         .toArray();
       for (const d of docs) {
