@@ -54,33 +54,44 @@ const mapKeys = <V>(o: Readonly<Record<string, V>>, f: (k: string) => string): R
  */
 export const recordKey = (runId: string, id: string): string => `${runId}:${id}`;
 
-/** The stored document: the record (its id as `recordId`), plus derived fields that make filtering plain indexed queries. */
-const toDocument = (r: LogRecord) => {
-  const { id, ...rest } = r;
+/**
+ * The stored document: the record (its id as `recordId`), plus derived fields that make filtering plain
+ * indexed queries. The search copy of the input and output (`inputText`, `outputText`) is their text;
+ * a string input or output (an LLM's prompt or answer, most often) is that text itself, so it is
+ * stored once, there, and the field left out: twice, a record of a large prompt took twice its size,
+ * and one over half of MongoDB's 16 MiB document limit was refused where SQLite takes it.
+ */
+export const recordToDocument = (r: LogRecord) => {
+  const { id, input, output, ...rest } = r;
   return {
     ...rest,
+    ...(typeof input === 'string' ? {} : { input }),
+    ...(typeof output === 'string' ? {} : { output }),
     _id: recordKey(r.runId, id),
     recordId: id,
     metrics: mapKeys(r.metrics, encodeMetricKey),
     isTrace: r.type === 'trace',
-    inputText: textOf(r.input),
-    outputText: textOf(r.output),
+    inputText: textOf(input),
+    outputText: textOf(output),
   };
 };
 const DERIVED = ['isTrace', 'inputText', 'outputText'] as const;
 /** A sort key the search adds and removes: 1 where the sorted value is missing or null. */
 const MISSING = '_tlMissing';
 
-/** A record's size against the page budget: the whole document, less the search copies of its text. */
+/** A record's size against the page budget: the whole document, less the search copies of a text stored twice. */
 const storedSize = (d: Document): number => {
-  const length = (v: unknown) => (typeof v === 'string' ? v.length : 0);
-  return BSON.calculateObjectSize(d) - length(d['inputText']) - length(d['outputText']);
+  const copy = (field: string, text: unknown) => (field in d && typeof text === 'string' ? text.length : 0);
+  return BSON.calculateObjectSize(d) - copy('input', d['inputText']) - copy('output', d['outputText']);
 };
 
-const fromDocument = (d: Document): LogRecord => {
+export const recordFromDocument = (d: Document): LogRecord => {
   // A document without recordId is of the form before migration 5 (written by a process of an older build).
   const doc: Record<string, unknown> = { ...d, _id: d['recordId'] ?? d['_id'] };
   delete doc['recordId'];
+  // A string stored as its search copy alone (documents written before that keep both).
+  if (!('input' in d)) doc['input'] = d['inputText'];
+  if (!('output' in d)) doc['output'] = d['outputText'];
   for (const k of DERIVED) delete doc[k];
   const metrics = doc['metrics'];
   if (typeof metrics === 'object' && metrics !== null) doc['metrics'] = mapKeys(metrics as Record<string, unknown>, decodeMetricKey);
@@ -218,7 +229,7 @@ export class MongoLogRecordRepository implements LogRecordRepository {
               // A retry replaces its own record. The run and project too: with a sharded collection, an
               // upsert names the whole shard key.
               records.map((r) => {
-                const d = toDocument(r);
+                const d = recordToDocument(r);
                 return { replaceOne: { filter: { _id: d._id, runId: d.runId, projectId: d.projectId }, replacement: d, upsert: true } };
               }),
               { session, ordered: true },
@@ -329,7 +340,7 @@ export class MongoLogRecordRepository implements LogRecordRepository {
       // Document by document (the driver fetches in batches), so a page of large records stops at its
       // budget instead of being read whole.
       try {
-        return await takePageAsync(cursor, { limit: q.page.limit, maxBytes: q.maxBytes, sizeOf: storedSize }, fromDocument);
+        return await takePageAsync(cursor, { limit: q.page.limit, maxBytes: q.maxBytes, sizeOf: storedSize }, recordFromDocument);
       } catch (e) {
         throw isTimeLimit(e) ? new Abort(searchTimedOut(q.maxMs)) : e;
       } finally {
