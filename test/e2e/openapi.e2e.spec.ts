@@ -42,6 +42,21 @@ describe('responses against the OpenAPI document', () => {
     });
   });
 
+  it('names the spec’s five operations as the spec does, and gives the insights body’s enabled its default, false', () => {
+    type Operation = { summary: string; requestBody?: { content: Content } };
+    const op = (path: string, method: string) => (doc.paths[path]?.[method] as unknown as Operation | undefined)?.summary;
+    expect([
+      op('/v2/projects/{project_id}/runs/{run_id}/insights-settings', 'patch'),
+      op('/v2/refresh_token', 'post'),
+      op('/v2/integrations/gateway', 'put'),
+      op('/v2/projects/{project_id}/spans/available_columns', 'post'),
+      op('/v2/scorers/{scorer_id}/versions', 'get'),
+    ]).toEqual(['Upsert Insights Config', 'Refresh Token', 'Create or update gateway integration', 'Spans Available Columns', 'List All Versions For Scorer']);
+    const patch = doc.paths['/v2/projects/{project_id}/runs/{run_id}/insights-settings']!['patch']!;
+    const body = JSON.stringify(patch.requestBody!.content['application/json']!.schema);
+    expect(body).toContain('"enabled":{"type":"boolean","default":false}');
+  });
+
   it('match the schemas of the spec operations and their neighbours, success and failure', async () => {
     const a = w.admin;
     conforms('/login', 'post', await w.call('POST', '/login', { form: { username: 'admin@example.com', password: 'correct horse battery staple' } }));

@@ -16,7 +16,8 @@ export class ColumnRoutes implements RouteGroup {
       route({
         method: 'post',
         path: '/projects/{project_id}/spans/available_columns',
-        summary: 'The columns that can be shown, filtered or sorted for the traces and spans of one run',
+        summary: 'Spans Available Columns',
+        description: 'The columns that can be shown, filtered or sorted for the traces and spans of one run.',
         auth: 'required',
         params: ColumnsProjectPath,
         body: SpansAvailableColumnsRequest,

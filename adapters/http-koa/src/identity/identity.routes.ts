@@ -81,7 +81,8 @@ export class IdentityRoutes implements RouteGroup {
       route({
         method: 'post',
         path: '/refresh_token',
-        summary: 'Exchange a valid bearer token (or the refresh_token cookie set at sign-in) for a new access token',
+        summary: 'Refresh Token',
+        description: 'Exchange a valid bearer token (or the refresh_token cookie set at sign-in) for a new access token.',
         auth: 'none',
         checksCredential: 'bearer_or_refresh_cookie',
         response: TokenResponse,

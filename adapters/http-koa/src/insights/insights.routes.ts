@@ -18,7 +18,8 @@ export class InsightsRoutes implements RouteGroup {
       route({
         method: 'patch',
         path: PATH,
-        summary: 'Upsert Insights Config: create or replace the insights settings of one run',
+        summary: 'Upsert Insights Config',
+        description: 'Create or replace the insights settings of one run.',
         auth: 'required',
         params: RunPath,
         body: RunInsightsRequest,

@@ -15,7 +15,8 @@ export class IntegrationRoutes implements RouteGroup {
       route({
         method: 'put',
         path: '/integrations/gateway',
-        summary: 'Create or update the gateway integration of the calling user',
+        summary: 'Create or update gateway integration',
+        description: 'Create or update the gateway integration of the calling user.',
         auth: 'required',
         body: GatewayIntegrationCreate,
         response: IntegrationRecord,

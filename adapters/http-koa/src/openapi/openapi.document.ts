@@ -76,6 +76,7 @@ export const openApiDocument = (routes: ReadonlyArray<Route>, version: string): 
     const operation = {
       operationId: `${r.method}_${documentedPath(r).replace(/[^A-Za-z0-9]+/g, '_').replace(/^_|_$/g, '')}`,
       summary: r.summary,
+      ...(r.description !== undefined ? { description: r.description } : {}),
       ...(parameters.length > 0 ? { parameters } : {}),
       ...(bodySchema
         ? {

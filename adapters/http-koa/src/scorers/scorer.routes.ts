@@ -70,7 +70,8 @@ export class ScorerRoutes implements RouteGroup {
       route({
         method: 'get',
         path: '/scorers/{scorer_id}/versions',
-        summary: 'List All Versions For Scorer, by version ascending',
+        summary: 'List All Versions For Scorer',
+        description: 'The versions of one scorer, by version ascending.',
         auth: 'required',
         params: ScorerVersionsPath,
         query: ListScorerVersionsQuery,

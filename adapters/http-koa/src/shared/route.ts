@@ -33,6 +33,8 @@ export interface Route<P = unknown, Q = unknown, B = unknown, A = unknown> {
   /** OpenAPI form, e.g. `/projects/{project_id}`. */
   readonly path: string;
   readonly summary: string;
+  /** More than the summary says: the spec's operations keep its names as their summaries, and say the rest here. */
+  readonly description?: string;
   readonly auth: 'required' | 'none';
   /** Left out of the rate limit: the probes, which an orchestrator calls from one address. */
   readonly unlimited?: boolean;

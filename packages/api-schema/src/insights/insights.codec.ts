@@ -6,8 +6,8 @@ import { Bool, DateTimeOut, DateTimeWithOffset, Nullable, Obj, UuidOut, UuidStri
 export const RunPath = t.type({ project_id: UuidString, run_id: UuidString }, 'RunPath');
 export const RunInsightsPathParams = RunPath;
 
-/** `enabled` (lax boolean) and `start_time` (date-time with offset → Date, or null); both optional. */
-export const LogstreamInsightConfig = Obj('LogstreamInsightConfig', {}, { enabled: Bool, start_time: Nullable(DateTimeWithOffset) });
+/** `enabled` (lax boolean, default false, as the spec says) and `start_time` (date-time with offset → Date, or null); both optional. */
+export const LogstreamInsightConfig = Obj('LogstreamInsightConfig', {}, { enabled: Bool, start_time: Nullable(DateTimeWithOffset) }, { enabled: false });
 export const RunInsightsSettingsSchema = Obj('RunInsightsSettingsSchema', {}, { logstream: Nullable(LogstreamInsightConfig) });
 /**
  * The request body. An absent body, `{}`, `{"insights": null}` and `{"insights": {"logstream":

@@ -11,6 +11,11 @@ describe('RunInsightsRequest', () => {
     expect(decodedOk(RunInsightsRequest, { insights: { logstream: null } })).toEqual({ insights: { logstream: null } });
   });
 
+  it('gives a logstream without enabled the spec’s default, false', () => {
+    expect(decodedOk(RunInsightsRequest, { insights: { logstream: {} } })).toEqual({ insights: { logstream: { enabled: false } } });
+    expect(decodedOk(RunInsightsRequest, { insights: { logstream: { start_time: null } } })).toEqual({ insights: { logstream: { enabled: false, start_time: null } } });
+  });
+
   it('decodes a full body: start_time to a Date, unknown keys dropped', () => {
     const decoded = decodedOk(RunInsightsRequest, {
       insights: { logstream: { enabled: true, start_time: '2026-01-02T04:04:05+01:00', colour: 'red' }, other: 1 },
