@@ -43,8 +43,18 @@ export class SchemaBuilder {
         return { type: 'string', enum: Object.keys(c['keys'] as object) };
       case 'UnionType':
         return { anyOf: (c['types'] as t.Mixed[]).map(this.schemaOf) };
-      case 'IntersectionType':
-        return { allOf: (c['types'] as t.Mixed[]).map(this.schemaOf) };
+      case 'IntersectionType': {
+        const parts = c['types'] as Tagged[];
+        if (!parts.every((p) => p._tag === 'InterfaceType' || p._tag === 'PartialType')) return { allOf: parts.map(this.schemaOf) };
+        // Required and optional members (t.type & t.partial): one object, under the intersection's name.
+        const props = (p: Tagged) => Object.entries(p['props'] as Record<string, t.Mixed>);
+        const required = parts.flatMap((p) => (p._tag === 'InterfaceType' ? props(p).map(([k]) => k) : []));
+        return this.named(c.name, () => ({
+          type: 'object',
+          properties: Object.fromEntries(parts.flatMap(props).map(([k, v]) => [k, this.schemaOf(v)])),
+          ...(required.length > 0 ? { required } : {}),
+        }));
+      }
       case 'TupleType':
         return { type: 'array', prefixItems: (c['types'] as t.Mixed[]).map(this.schemaOf), minItems: (c['types'] as t.Mixed[]).length, maxItems: (c['types'] as t.Mixed[]).length };
       case 'ArrayType':

@@ -22,6 +22,13 @@ describe('JSON Schema of every exported codec (the OpenAPI document is derived f
     });
   });
 
+  it('names the spec’s ValidationError: required and optional members in one object schema', () => {
+    const b = new SchemaBuilder();
+    expect(b.schemaOf(api.HTTPValidationErrorCodec)).toEqual({ $ref: '#/components/schemas/HTTPValidationError' });
+    expect(b.components['HTTPValidationError']).toMatchObject({ properties: { detail: { type: 'array', items: { $ref: '#/components/schemas/ValidationError' } } } });
+    expect(b.components['ValidationError']).toMatchObject({ type: 'object', required: ['loc', 'msg', 'type'], properties: { loc: {}, msg: {}, type: {}, input: {}, ctx: {} } });
+  });
+
   it('response schemas declare nullability', () => {
     const b = new SchemaBuilder();
     b.schemaOf(api.ListScorerVersionsResponse);
