@@ -100,16 +100,24 @@ describe('POST /v2/refresh_token', () => {
     expect((await w.call('POST', '/v2/refresh_token', { auth: { bearer: session(new Date(Date.now() - 6 * 86_400_000)) } })).status).toBe(200);
   });
 
-  it('renews a token exchanged for an API key only while the key is valid', async () => {
+  it('takes a token exchanged for an API key, and its renewals, with the key when it is revoked', async () => {
     const created = w.ok(await w.call('POST', '/v2/users/api_keys', { auth: w.admin, json: { description: 'exchanged' } }));
     const token = w.ok(await w.call('POST', '/login/api_key', { json: { api_key: created.api_key } })).access_token;
     const renewed = w.ok(await w.call('POST', '/v2/refresh_token', { auth: { bearer: token } })).access_token;
+    expect((await w.call('GET', '/v2/current_user', { auth: { bearer: renewed } })).status).toBe(200);
     expect(w.ok(await w.call('DELETE', `/v2/users/api_keys/${created.id}`, { auth: w.admin }))).toBeDefined();
     for (const t of [token, renewed]) {
-      const r = await w.call('POST', '/v2/refresh_token', { auth: { bearer: t } });
-      expect(r.status).toBe(401);
-      expect(r.body).toEqual({ detail: 'the API key this session began with is revoked or expired' });
+      for (const r of [
+        await w.call('POST', '/v2/refresh_token', { auth: { bearer: t } }),
+        await w.call('GET', '/v2/current_user', { auth: { bearer: t } }),
+        await w.call('POST', '/v2/projects', { auth: { bearer: t }, json: { name: `after-revoke-${Date.now()}` } }),
+      ]) {
+        expect(r.status).toBe(401);
+        expect(r.body).toEqual({ detail: 'the API key this session began with is revoked or expired' });
+      }
     }
+    // A session begun with a password is not tied to any key.
+    expect((await w.call('GET', '/v2/current_user', { auth: { bearer: w.adminToken } })).status).toBe(200);
   });
 
   it('answers 401 for a tampered token', async () => {

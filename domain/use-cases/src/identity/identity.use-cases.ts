@@ -94,6 +94,8 @@ export class IdentityUseCases {
   private readonly apiKeys: ExpiringCache<{ readonly key: ApiKey; readonly user: User }>;
   /** By user id: the user a valid token names. */
   private readonly tokenUsers: ExpiringCache<User>;
+  /** By key id: the API key a session began with (a token exchanged for a key lives only as long as the key). */
+  private readonly sessionKeys: ExpiringCache<ApiKey>;
   /**
    * Counts revocations: a key read before a revocation that lands while the read is in flight is not
    * remembered, or a key revoked just then could come back into the cache for the TTL.
@@ -103,6 +105,7 @@ export class IdentityUseCases {
   constructor(private readonly deps: IdentityDeps) {
     this.apiKeys = new ExpiringCache(deps.credentialCacheMs ?? 0);
     this.tokenUsers = new ExpiringCache(deps.credentialCacheMs ?? 0);
+    this.sessionKeys = new ExpiringCache(deps.credentialCacheMs ?? 0);
   }
 
   /** On an empty database, creates the first admin; does nothing once any user exists. */
@@ -175,22 +178,34 @@ export class IdentityUseCases {
   }
 
   /**
-   * Whether `session` (of a user found by userOfClaims, so not revoked) may be renewed: not past its
-   * longest life, and its API key (if it began with one) still valid.
+   * Whether `session` (of a user found by userOfClaims, so not revoked, and its API key, if it began
+   * with one, still valid) may be renewed: not past its longest life.
    */
   private continuable(user: User, session: Session, now: Date): UseCase<User> {
     const maxAge = this.deps.sessionMaxAgeSeconds;
     if (maxAge !== undefined && now.getTime() - session.startedAt.getTime() > maxAge * 1000)
       return TE.left(unauthorized('session expired: sign in again'));
-    if (session.apiKeyId === null) return TE.right(user);
-    const keyId = session.apiKeyId;
+    return TE.right(user);
+  }
+
+  /**
+   * The user's session that began with the API key `keyId` goes on while the key is valid: revoked (or
+   * expired), the key takes every token exchanged for it with it, not only their renewal. Remembered
+   * for the credential cache's time, as a key presented itself is.
+   */
+  private keyOfSessionUsable(userId: UserId, keyId: ApiKeyId, now: Date): UseCase<void> {
+    const refused = () => unauthorized('the API key this session began with is revoked or expired');
+    const elapsed = this.deps.clock.elapsedMs();
+    const cached = this.sessionKeys.get(keyId, elapsed);
+    if (cached !== undefined) return isApiKeyUsable(cached, now) ? TE.right(undefined) : TE.left(refused());
+    const revocations = this.revocations;
     return pipe(
-      this.deps.apiKeys.listByUser(user.id),
+      this.deps.apiKeys.listByUser(userId),
       flatMap((keys) => {
         const key = keys.find((k) => k.id === keyId);
-        return key !== undefined && isApiKeyUsable(key, now)
-          ? TE.right(user)
-          : TE.left(unauthorized('the API key this session began with is revoked or expired'));
+        if (key === undefined || !isApiKeyUsable(key, now)) return TE.left(refused());
+        if (this.revocations === revocations) this.sessionKeys.set(keyId, key, elapsed);
+        return TE.right(undefined);
       }),
     );
   }
@@ -253,6 +268,7 @@ export class IdentityUseCases {
       tap(() => {
         this.revocations++;
         this.apiKeys.deleteWhere((entry) => entry.key.id === id);
+        this.sessionKeys.deleteWhere((key) => key.id === id);
         return TE.right(undefined);
       }),
     );
@@ -362,7 +378,7 @@ export class IdentityUseCases {
     return this.userOfClaims(claims.right, now);
   }
 
-  /** The user a verified token names, unless its session was revoked. */
+  /** The user a verified token names, unless its session was revoked or began with an API key no longer valid. */
   private userOfClaims(claims: TokenClaims, now: Date): UseCase<User> {
     const userId = claims.userId;
     const elapsed = this.deps.clock.elapsedMs();
@@ -378,12 +394,18 @@ export class IdentityUseCases {
               return TE.right(undefined);
             }),
           );
-    return pipe(
+    const unrevoked = pipe(
       user,
       filterOrElse(
         (u) => !isRevoked(u, claims.session),
         () => unauthorized('session revoked: sign in again'),
       ),
+    );
+    const keyId = claims.session.apiKeyId;
+    if (keyId === null) return unrevoked;
+    return pipe(
+      unrevoked,
+      flatMap((u) => pipe(this.keyOfSessionUsable(u.id, keyId, now), TE.map(() => u))),
     );
   }
 
