@@ -239,6 +239,34 @@ describe('Expect: 100-continue', () => {
   });
 });
 
+describe('bodies of the routes the request thread parses', () => {
+  let w: World;
+  let project: string;
+  beforeAll(async () => {
+    w = await startWorld({ TRACELIGHT_API_BODY_LIMIT: '64kb' });
+    project = await w.project(w.admin);
+  });
+  afterAll(() => w.server.stop());
+
+  it('are held to TRACELIGHT_API_BODY_LIMIT, stated or gzipped; a trace batch keeps TRACELIGHT_BODY_LIMIT', async () => {
+    const big = JSON.stringify({ name: 'x', tags: Array.from({ length: 20_000 }, (_, i) => String(i)) });
+    expect(big.length).toBeGreaterThan(64 * 1024);
+    const tooLarge = { status: 413, body: { detail: 'Request body too large' } };
+    const answer = (r: { status: number; body: unknown }) => ({ status: r.status, body: r.body });
+    expect(answer(await w.call('POST', '/v2/projects', { auth: w.admin, raw: big, headers: { 'content-type': 'application/json' } }))).toEqual(tooLarge);
+    expect(
+      answer(await w.call('POST', `/v2/projects/${project}/spans/search`, { auth: w.admin, raw: zlib.gzipSync(big), headers: { 'content-type': 'application/json', 'content-encoding': 'gzip' } })),
+    ).toEqual(tooLarge);
+    // Just under it: read, and answered for what it says.
+    expect((await w.call('POST', '/v2/projects', { auth: w.admin, json: { name: 'small', tags: ['a'] } })).status).toBe(200);
+    const run = w.ok(await w.call('POST', `/v2/projects/${project}/log_streams`, { auth: w.admin, json: { name: 'batches' } })).id;
+    const traces = Array.from({ length: 200 }, (_, i) => ({ type: 'trace', name: `t${i}`, input: 'i'.repeat(500), output: 'o', spans: [] }));
+    const batch = JSON.stringify({ log_stream_id: run, traces });
+    expect(batch.length).toBeGreaterThan(64 * 1024);
+    expect((await w.call('POST', `/v2/projects/${project}/traces`, { auth: w.admin, raw: batch, headers: { 'content-type': 'application/json' } })).status).toBe(200);
+  });
+});
+
 describe('code uploads past their limit', () => {
   // Its body may be the file's limit and 64 KiB more: the parts' headers and boundaries, the form's other fields.
   const FILE_LIMIT = 10_000;

@@ -214,9 +214,14 @@ export class HttpApp {
     return parser;
   }
 
-  /** The most a JSON or form body of this route may be, inflated: its own bound, else TRACELIGHT_BODY_LIMIT. */
+  /**
+   * The most a JSON or form body of this route may be, inflated: its own bound, else TRACELIGHT_BODY_LIMIT
+   * for a route whose large bodies an offload worker parses (trace batches), TRACELIGHT_API_BODY_LIMIT
+   * for every other, whose bodies this thread parses.
+   */
   private jsonLimit(r: Route): number {
-    return Math.min(r.bodyLimitBytes ?? Number.POSITIVE_INFINITY, this.options.bodyLimitBytes);
+    const own = r.bodyLimitBytes ?? (r.offload ? Number.POSITIVE_INFINITY : (this.options.apiBodyLimitBytes ?? Number.POSITIVE_INFINITY));
+    return Math.min(own, this.options.bodyLimitBytes);
   }
 
   /** A JSON body (or form-encoded on a `form` route) parsed into `ctx.request.body`; `{}` when there was none. */

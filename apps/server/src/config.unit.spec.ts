@@ -36,6 +36,7 @@ describe('configuration from the environment', () => {
           sqliteSearchThreads: 2,
           tokenTtlSeconds: 3600,
           bodyLimitBytes: 10 * 1024 * 1024,
+          apiBodyLimitBytes: 1024 * 1024,
           rateLimitPerMinute: 6000,
         }),
       ),

@@ -88,6 +88,7 @@ export const buildContainer = async (config: ServerConfig, logger: HttpLogger): 
     httpModule(
       {
         bodyLimitBytes: config.bodyLimitBytes,
+        apiBodyLimitBytes: config.apiBodyLimitBytes,
         uploadLimitBytes: config.uploadLimitBytes,
         rateLimitPerMinute: config.rateLimitPerMinute,
         trustedProxies: config.trustedProxies,

@@ -6,8 +6,14 @@ export interface HttpLogger {
 export const HttpLogger = Symbol.for('tracelight.HttpLogger');
 
 export interface HttpOptions {
-  /** Largest accepted JSON or form body, in bytes. */
+  /** Largest accepted JSON or form body, in bytes: a trace batch's (a route that offloads). */
   readonly bodyLimitBytes: number;
+  /**
+   * Largest JSON body of every other route (projects, runs, scorers, searches, settings), in bytes, when
+   * less than `bodyLimitBytes`: these bodies are parsed on the request thread, where megabytes of JSON
+   * hold every other request for as long as they take to parse.
+   */
+  readonly apiBodyLimitBytes?: number;
   /** Largest accepted multipart upload (code scorer files), in bytes. */
   readonly uploadLimitBytes: number;
   /** Requests per minute per credential (0: no limit). */
