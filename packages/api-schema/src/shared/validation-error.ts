@@ -154,8 +154,16 @@ const locate = (error: t.ValidationError, where: Where): Located => {
   return { loc, msg: info.msg, type: info.type, input: error.value, ...(info.ctx ? { ctx: info.ctx } : {}), rank };
 };
 
-/** Members whose values are secrets: an error's `input` shows them masked, as pydantic shows a SecretStr. */
-const SECRET_KEYS: ReadonlySet<string | number> = new Set(['password', 'token', 'api_key', 'access_token', 'refresh_token', 'secret']);
+/**
+ * Members whose values are secrets, however their name is spelt (`password`, `apiKey`, `api-key`,
+ * `client_secret`, `gateway_token`, `Authorization`, `private_key`…; a count such as `prompt_tokens`
+ * is not one, nor a page's `starting_token`): an error's `input` shows them masked, as pydantic shows a SecretStr. Matched on the
+ * name lower-cased with everything but letters and digits left out.
+ */
+const SECRET_NAME = /password|passwd|passphrase|secret|apikey|privatekey|credential|authorization|cookie|(?<!starting|page|continuation)token$/;
+const isSecretName = (key: string | number): boolean => typeof key === 'string' && SECRET_NAME.test(key.toLowerCase().replace(/[^a-z0-9]/g, ''));
+/** Values that are credentials whatever member holds them: one of our API keys, a JWT. */
+const SECRET_VALUE = /^(?:tl_[A-Za-z0-9_-]{20,}|eyJ[A-Za-z0-9_-]*\.[A-Za-z0-9_-]*\.[A-Za-z0-9_-]*)$/;
 const MASK = '**********';
 /** How deep an echoed `input` is written out; below, a nested value is elided. */
 const ECHO_DEPTH = 100;
@@ -175,6 +183,10 @@ const echoed = (given: unknown, budget: { left: number }, depth: number): unknow
   const toJSON = typeof given === 'object' && given !== null ? (given as { toJSON?: unknown }).toJSON : undefined;
   const value: unknown = typeof toJSON === 'function' ? (toJSON as () => unknown).call(given) : given;
   if (typeof value === 'string') {
+    if (SECRET_VALUE.test(value)) {
+      budget.left -= MASK.length + 2;
+      return MASK;
+    }
     if (value.length <= budget.left) {
       budget.left -= value.length + 2;
       return value;
@@ -207,7 +219,7 @@ const echoed = (given: unknown, budget: { left: number }, depth: number): unknow
       break;
     }
     budget.left -= k.length + 4;
-    out[k] = SECRET_KEYS.has(k) && v !== undefined ? MASK : echoed(v, budget, depth + 1);
+    out[k] = isSecretName(k) && v !== undefined ? MASK : echoed(v, budget, depth + 1);
   }
   return out;
 };
@@ -220,7 +232,7 @@ export const withEchoedInput = (entry: ValidationError): ValidationError => {
   if (!('input' in entry)) return entry;
   const last = entry.loc[entry.loc.length - 1];
   const input =
-    entry.type !== 'missing' && last !== undefined && SECRET_KEYS.has(last) ? MASK : echoed(entry.input, { left: ECHO_BUDGET }, 0);
+    entry.type !== 'missing' && last !== undefined && isSecretName(last) ? MASK : echoed(entry.input, { left: ECHO_BUDGET }, 0);
   return { ...entry, input };
 };
 

@@ -199,6 +199,17 @@ describe('what an entry echoes as its input', () => {
     expect(login[0]!.input).toEqual({ password: '**********', nested: [{ api_key: '**********' }] });
   });
 
+  it('masks a secret member however its name is spelt, and a credential whatever member holds it', () => {
+    const names = ['apikey', 'apiKey', 'api-key', 'gateway_token', 'client_secret', 'private_key', 'Authorization', 'passwd', 'refreshToken'];
+    const [entry] = report(t.strict({ a: t.string }), { ...Object.fromEntries(names.map((n) => [n, `v-${n}`])), prompt_tokens: 12, tokenizer: 'bpe', starting_token: 5 });
+    expect(entry!.input).toEqual({ ...Object.fromEntries(names.map((n) => [n, '**********'])), prompt_tokens: 12, tokenizer: 'bpe', starting_token: 5 });
+    const key = `tl_${'A'.repeat(43)}`;
+    const jwt = 'eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiIxIn0.c2lnbmF0dXJl';
+    const [held] = report(t.strict({ a: t.string }), { note: key, nested: [jwt], plain: 'tl_short' });
+    expect(held!.input).toEqual({ note: '**********', nested: ['**********'], plain: 'tl_short' });
+    expect(report(t.strict({ x: t.number }), { x: key })[0]!.input).toBe('**********');
+  });
+
   it('elides what lies deeper than 100 levels', () => {
     let deep: unknown = 'bottom';
     for (let i = 0; i < 5_000; i++) deep = [deep];
