@@ -39,6 +39,25 @@ describe('tracelight-admin', () => {
     return res.json() as Promise<any>;
   };
 
+  /** An export of a project with one log stream of `count` traces of `size` characters of input each, made up as the CLI writes one. */
+  const madeUp = (count: number, size = 10) => {
+    const at = '2026-01-02T03:04:05.000Z';
+    const project = { id: randomUUID(), name: 'made up', type: 'gen_ai', createdBy: randomUUID(), createdAt: at, updatedAt: at };
+    const run = { id: randomUUID(), projectId: project.id, name: 'prod', kind: 'log_stream', createdBy: project.createdBy, createdAt: at, updatedAt: at };
+    const record = (i: number) => {
+      const id = randomUUID();
+      return { id, type: 'trace', projectId: project.id, runId: run.id, traceId: id, parentId: null, sessionId: null, name: `t${i}`, input: 'x'.repeat(size), output: 'o', createdAt: at, updatedAt: at, tags: [], userMetadata: {}, statusCode: null, externalId: null, datasetInput: null, datasetOutput: null, datasetMetadata: {}, metrics: {}, isComplete: true, hasChildren: false, stepNumber: null, progressMessage: null, errorMessage: null, attributes: {} };
+    };
+    const lines: unknown[] = [{ format: 'tracelight.project.v2', project }, { run, insights: null }, ...Array.from({ length: count }, (_, i) => ({ record: record(i) }))];
+    return { project, run, lines };
+  };
+  /** `lines` written as JSON Lines to a new file in `dir`. */
+  const jsonLines = (dir: string, name: string, lines: ReadonlyArray<unknown>) => {
+    const file = path.join(dir, name);
+    fs.writeFileSync(file, lines.map((l) => `${JSON.stringify(l)}\n`).join(''));
+    return file;
+  };
+
   it('creates a user and an API key the server accepts, lists and revokes it', async () => {
     const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'tracelight-cli-'));
     expect((await admin(dataDir, 'migrate')).stdout).toBe('schema up to date (0 users)\n');
@@ -300,15 +319,8 @@ describe('tracelight-admin', () => {
     const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'tracelight-cli-quota-'));
     await setUp(dataDir);
     // An export of 40 records of 10 KB each: about 400 KB to store, where the quota leaves room for about 100 KB beyond the schema.
-    const at = '2026-01-02T03:04:05.000Z';
-    const project = { id: randomUUID(), name: 'too large', type: 'gen_ai', createdBy: randomUUID(), createdAt: at, updatedAt: at };
-    const run = { id: randomUUID(), projectId: project.id, name: 'prod', kind: 'log_stream', createdBy: project.createdBy, createdAt: at, updatedAt: at };
-    const record = (i: number) => {
-      const id = randomUUID();
-      return { id, type: 'trace', projectId: project.id, runId: run.id, traceId: id, parentId: null, sessionId: null, name: `t${i}`, input: 'x'.repeat(10_000), output: 'o', createdAt: at, updatedAt: at, tags: [], userMetadata: {}, statusCode: null, externalId: null, datasetInput: null, datasetOutput: null, datasetMetadata: {}, metrics: {}, isComplete: true, hasChildren: false, stepNumber: null, progressMessage: null, errorMessage: null, attributes: {} };
-    };
+    const { project, lines } = madeUp(40, 10_000);
     const file = path.join(dataDir, 'large.jsonl');
-    const lines = [{ format: 'tracelight.project.v2', project }, { run, insights: null }, ...Array.from({ length: 40 }, (_, i) => ({ record: record(i) }))];
     fs.writeFileSync(file, lines.map((l) => `${JSON.stringify(l)}\n`).join(''));
 
     const quota = 256 * 1024;
@@ -325,6 +337,20 @@ describe('tracelight-admin', () => {
     const roomy = { TRACELIGHT_SQLITE_MAX_BYTES: '64mb' };
     expect((await adminWith(roomy, dataDir, 'import-project', '--email', 'owner@example.com', '--in', file, '--resume')).stdout).toBe('imported 1 runs, 40 records\n');
     expect((await adminWith(roomy, dataDir, 'export-project', '--email', 'owner@example.com', '--project', project.id, '--out', path.join(dataDir, 'again.jsonl'))).stdout).toBe('exported 1 runs, 40 records\n');
+  });
+
+  it('refuses a line that is JSON but not an object as it refuses other malformed lines, naming the line', async () => {
+    const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'tracelight-cli-'));
+    await setUp(dataDir);
+    const [head, run, ...records] = madeUp(2).lines;
+    const refused = (name: string, lines: ReadonlyArray<unknown>, stderr: string) =>
+      expect(admin(dataDir, 'import-project', '--email', 'owner@example.com', '--in', jsonLines(dataDir, name, lines))).rejects.toMatchObject({ code: 1, stderr: `tracelight-admin: ${stderr}\n` });
+    await refused('null-header.jsonl', [null, run, ...records], 'line 1 is not an object but null');
+    await refused('null-line.jsonl', [head, run, null, ...records], 'line 3 is not an object but null');
+    await refused('string-line.jsonl', [head, 'run', ...records], 'line 2 is not an object but a string');
+    await refused('list-line.jsonl', [head, run, [records[0]]], 'line 3 is not an object but a list');
+    // Nothing was imported: the whole file imports afterwards.
+    expect((await admin(dataDir, 'import-project', '--email', 'owner@example.com', '--in', jsonLines(dataDir, 'whole.jsonl', [head, run, ...records]))).stdout).toBe('imported 1 runs, 2 records\n');
   });
 
   it('refuses a storage setting the server would refuse, in one sentence, before opening anything', async () => {

@@ -173,12 +173,16 @@ async function* decodedLines(lines: AsyncIterable<string>): AsyncGenerator<Line>
   for await (const text of lines) {
     n += 1;
     if (text.trim() === '') continue;
-    let l: Record<string, unknown>;
+    let parsed: unknown;
     try {
-      l = JSON.parse(text) as Record<string, unknown>;
+      parsed = JSON.parse(text);
     } catch (e) {
       throw new Error(`line ${n} is not JSON: ${e instanceof Error ? e.message : String(e)}`);
     }
+    // Every line an export writes is an object: `null` or `"run"` is refused here, not found out by a lookup in it.
+    if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed))
+      throw new Error(`line ${n} is not an object but ${parsed === null ? 'null' : Array.isArray(parsed) ? 'a list' : `a ${typeof parsed}`}`);
+    const l = parsed as Record<string, unknown>;
     if (!header) {
       if (l['format'] === FORMAT_V1) {
         yield { kind: 'v1', data: decodeLine(V1Export, l, n) };
