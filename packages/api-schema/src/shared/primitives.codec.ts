@@ -391,8 +391,8 @@ const urlError = (u: string): string => {
 };
 
 /**
- * An absolute http(s) URL, as pydantic's `HttpUrl` (at most 2083 characters, a host required).
- * Kept as sent. Codes: `url_type`, `url_parsing` (ctx error), `url_scheme` (ctx expected_schemes),
+ * An absolute http(s) URL, as pydantic's `HttpUrl` (at most 2083 characters, a host required), with no
+ * credentials in it (`user:password@`: `value_error`). Kept as sent. Codes: `url_type`, `url_parsing` (ctx error), `url_scheme` (ctx expected_schemes),
  * `url_too_long` (ctx max_length).
  */
 export const HttpUrl = describeCodec(new t.Type<string, string, unknown>(
@@ -412,10 +412,16 @@ export const HttpUrl = describeCodec(new t.Type<string, string, unknown>(
     if (url.protocol !== 'http:' && url.protocol !== 'https:')
       return fail(u, c, { type: 'url_scheme', msg: "URL scheme should be 'http' or 'https'", ctx: { expected_schemes: "'http' or 'https'" } });
     if (!url.hostname) return urlParsing(u, c, 'empty host');
+    // A credential in the URL would be stored and answered in clear, where the token is sealed and never
+    // shown; the refusal echoes the URL with it masked.
+    if (url.username !== '' || url.password !== '') {
+      const masked = `${url.protocol}//**********@${url.host}${url.pathname}${url.search}${url.hash}`;
+      return fail(masked, c, { type: 'value_error', msg: 'Value error, a URL must not carry credentials (user:password@): a credential goes in its own field' });
+    }
     return t.success(u);
   },
   t.identity,
-), { type: 'string', format: 'uri', minLength: 1, maxLength: URL_MAX, pattern: '^[Hh][Tt][Tt][Pp][Ss]?://' });
+), { type: 'string', format: 'uri', minLength: 1, maxLength: URL_MAX, pattern: '^[Hh][Tt][Tt][Pp][Ss]?://[^@/?#]*(?:[/?#][\\s\\S]*)?$' });
 
 // ---------------------------------------------------------------------------------------------
 // Enumerations, nullability, JSON objects

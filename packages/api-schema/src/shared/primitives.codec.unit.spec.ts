@@ -1,5 +1,6 @@
 import * as E from 'fp-ts/Either';
 import * as t from 'io-ts';
+import { SchemaBuilder } from './json-schema';
 import { decodeAt } from './decode';
 import {
   Arr,
@@ -216,6 +217,15 @@ describe('HttpUrl', () => {
     expect(at(HttpUrl, long)).toEqual([
       { loc: ['body', 'v'], msg: 'URL should have at most 2083 characters', type: 'url_too_long', input: long, ctx: { max_length: 2083 } },
     ]);
+  });
+  it('refuses credentials in the URL, echoing it with them masked; its schema pattern says the same', () => {
+    const msg = 'Value error, a URL must not carry credentials (user:password@): a credential goes in its own field';
+    for (const url of ['https://user:GW-SECRET@gw.example.com/relay?x=1', 'https://GW-SECRET@gw.example.com/relay', 'https://u:GW@SECRET@gw.example.com/relay'])
+      expect(at(HttpUrl, url)).toEqual([{ loc: ['body', 'v'], msg, type: 'value_error', input: expect.stringMatching(/^https:\/\/\*{10}@gw\.example\.com\/relay/) }]);
+    const pattern = new RegExp(new SchemaBuilder().schemaOf(HttpUrl)['pattern'] as string);
+    expect(['https://gw.example.com', 'https://gw.example.com/a@b', 'http://h:1/?q=@'].every((u) => pattern.test(u))).toBe(true);
+    expect(['https://u:p@gw.example.com/', 'https://u@h'].some((u) => pattern.test(u))).toBe(false);
+    expect(ok(HttpUrl, 'https://gw.example.com/a@b')).toBe('https://gw.example.com/a@b');
   });
 });
 
