@@ -38,6 +38,8 @@ export const refreshTokenOf = (cookieHeader: string | undefined): string | undef
 
 export type HeaderReader = (name: string) => string | undefined;
 
+const BASE64 = /^(?:[A-Za-z0-9+/]{4})*(?:[A-Za-z0-9+/]{2}==|[A-Za-z0-9+/]{3}=)?$/;
+
 /** `undefined` when the request carries no credentials at all; `'malformed'` when it carries unusable ones. */
 export const presentedCredentials = (header: HeaderReader): PresentedCredentials | 'malformed' | undefined => {
   for (const name of API_KEY_HEADERS) {
@@ -52,6 +54,9 @@ export const presentedCredentials = (header: HeaderReader): PresentedCredentials
     case 'bearer':
       return value ? { scheme: 'bearer', token: value } : 'malformed';
     case 'basic': {
+      // Standard base64 (RFC 7617), whole: Node's decoder skips what is not base64 (spaces, `!`) and
+      // takes the URL alphabet too, so a credential spelt many ways would all be the same one.
+      if (!BASE64.test(value)) return 'malformed';
       const decoded = Buffer.from(value, 'base64').toString('utf8');
       const colon = decoded.indexOf(':');
       return colon > 0 ? { scheme: 'basic', email: decoded.slice(0, colon), password: decoded.slice(colon + 1) } : 'malformed';
