@@ -19,11 +19,17 @@ export interface User {
 }
 
 /** Emails are compared case-insensitively; we store them normalised. */
-export const normaliseEmail = (email: string): string => email.trim().toLowerCase();
+/**
+ * An address as it is stored and looked up: NFKC-normalised (a fullwidth `Ａ` is `A`, so look-alikes of
+ * one address are that address), trimmed and lower-cased.
+ */
+export const normaliseEmail = (email: string): string => email.normalize('NFKC').trim().toLowerCase();
 
 const EMAIL = /^[^\s@]+@[^\s@]+\.[^\s@]+$/;
+/** Invisible or control characters (a zero-width space, a bidi override, a NUL): no address has them, a look-alike would. */
+const INVISIBLE = /[\p{Cc}\p{Cf}\p{Co}\p{Cs}\p{Z}]/u;
 /** The longest address mail can carry (RFC 3696 errata, RFC 5321's path less its angle brackets). */
 export const MAX_EMAIL_LENGTH = 254;
-export const isEmail = (s: string): boolean => s.trim().length <= MAX_EMAIL_LENGTH && EMAIL.test(s.trim());
+export const isEmail = (s: string): boolean => s.trim().length <= MAX_EMAIL_LENGTH && EMAIL.test(s.trim()) && !INVISIBLE.test(s.trim());
 
 export const MIN_PASSWORD_LENGTH = 8;

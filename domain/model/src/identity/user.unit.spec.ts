@@ -1,0 +1,16 @@
+import { isEmail, normaliseEmail } from './user';
+
+describe('email addresses', () => {
+  it('are stored and looked up NFKC-normalised, trimmed and lower-cased: a look-alike in other code points is the same address', () => {
+    expect(normaliseEmail(' Admin@Example.com ')).toBe('admin@example.com');
+    expect(normaliseEmail('Ａdmin@example.com')).toBe('admin@example.com');
+    expect(normaliseEmail('ａｄｍｉｎ@ｅｘａｍｐｌｅ.com')).toBe('admin@example.com');
+  });
+
+  it('refuse invisible and control characters, which no address has and a look-alike would', () => {
+    for (const invisible of ['\u200b', '\u200d', '\u202e', '\u00ad', '\u0000', '\u00a0', '\u2028'])
+      expect([invisible, isEmail(normaliseEmail(`adm${invisible}in@example.com`))]).toEqual([invisible, false]);
+    expect(isEmail(normaliseEmail('admin@example.com'))).toBe(true);
+    expect(isEmail(normaliseEmail('jürgen.o\'neil+tag@bücher.example'))).toBe(true);
+  });
+});
