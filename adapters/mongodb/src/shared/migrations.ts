@@ -113,4 +113,12 @@ export const MIGRATIONS: ReadonlyArray<MongoMigration> = [
       await db.collection('project_deletions').createIndex({ retiredAt: 1, _id: 1 }, { name: 'project_deletions_by_time' });
     },
   },
+  {
+    version: 7,
+    name: 'a string input or output is stored once, as its search copy (inputText/outputText)',
+    // Nothing to rewrite: documents of the earlier form (both fields) read as they did. The version
+    // marks the new form, so a build from before it, which would read such a record without its input,
+    // refuses the database rather than serve it.
+    up: async () => undefined,
+  },
 ];
