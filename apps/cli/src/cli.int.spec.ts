@@ -48,7 +48,12 @@ describe('tracelight-admin', () => {
       const id = randomUUID();
       return { id, type: 'trace', projectId: project.id, runId: run.id, traceId: id, parentId: null, sessionId: null, name: `t${i}`, input: 'x'.repeat(size), output: 'o', createdAt: at, updatedAt: at, tags: [], userMetadata: {}, statusCode: null, externalId: null, datasetInput: null, datasetOutput: null, datasetMetadata: {}, metrics: {}, isComplete: true, hasChildren: false, stepNumber: null, progressMessage: null, errorMessage: null, attributes: {} };
     };
-    const lines: unknown[] = [{ format: 'tracelight.project.v2', project }, { run, insights: null }, ...Array.from({ length: count }, (_, i) => ({ record: record(i) }))];
+    const lines: unknown[] = [
+      { format: 'tracelight.project.v3', project },
+      { run, insights: null },
+      ...Array.from({ length: count }, (_, i) => ({ record: record(i) })),
+      { end: { runs: 1, records: count } },
+    ];
     return { project, run, lines };
   };
   /** `lines` written as JSON Lines to a new file in `dir`. */
@@ -145,10 +150,11 @@ describe('tracelight-admin', () => {
     const file = path.join(from, 'export.json');
     expect((await admin(from, 'export-project', '--email', 'owner@example.com', '--project', projectId, '--out', file)).stdout).toBe('exported 1 runs, 3 records\n');
 
-    // JSON Lines: a header with the project, a line per run, then a line per record of that run.
+    // JSON Lines: a header with the project, a line per run, then a line per record of that run, and the closing line.
     const lines = fs.readFileSync(file, 'utf8').trim().split('\n').map((l) => JSON.parse(l));
-    expect(lines[0]).toMatchObject({ format: 'tracelight.project.v2', project: { id: projectId } });
-    expect(lines.slice(1).map((l) => Object.keys(l)[0])).toEqual(['run', 'record', 'record', 'record']);
+    expect(lines[0]).toMatchObject({ format: 'tracelight.project.v3', project: { id: projectId } });
+    expect(lines.slice(1).map((l) => Object.keys(l)[0])).toEqual(['run', 'record', 'record', 'record', 'end']);
+    expect(lines.at(-1)).toEqual({ end: { runs: 1, records: 3 } });
     expect(fs.statSync(file).mode & 0o777).toBe(0o600);
 
     /** Imports `exported` into a new database and checks, through a server on it, that everything is there. */
@@ -176,13 +182,13 @@ describe('tracelight-admin', () => {
     await expect(admin(retry, 'import-project', '--email', 'owner@example.com', '--in', cut)).rejects.toMatchObject({ code: 1, stderr: expect.stringMatching(/line 5 is not JSON/) });
     expect((await admin(retry, 'import-project', '--email', 'owner@example.com', '--in', file)).stdout).toBe('imported 1 runs, 3 records\n');
 
-    // An import stopped midway (here: what the first lines of the file write) is completed with
+    // An import stopped midway (here: what an export of the first lines of the file writes) is completed with
     // --resume, and only then: plain, it is refused with the way out; resumed by another user, it
     // is refused; resumed, everything is there, once.
     const stopped = fs.mkdtempSync(path.join(os.tmpdir(), 'tracelight-import-'));
     const stoppedKey = await setUp(stopped);
     const firstPart = path.join(from, 'export-first-part.jsonl');
-    fs.writeFileSync(firstPart, `${text.trim().split('\n').slice(0, 3).join('\n')}\n`);
+    fs.writeFileSync(firstPart, `${[...text.trim().split('\n').slice(0, 3), JSON.stringify({ end: { runs: 1, records: 1 } })].join('\n')}\n`);
     expect((await admin(stopped, 'import-project', '--email', 'owner@example.com', '--in', firstPart)).stdout).toBe('imported 1 runs, 1 records\n');
     await expect(admin(stopped, 'import-project', '--email', 'owner@example.com', '--in', file)).rejects.toMatchObject({
       code: 1,
@@ -203,7 +209,9 @@ describe('tracelight-admin', () => {
 
     // A v1 export (one document) made by an earlier version still imports, with the same result.
     const v1 = path.join(from, 'export-v1.json');
-    const [head, runLine, ...recordLines] = lines;
+    const [head, runLine, ...rest] = lines;
+    const recordLines = rest.slice(0, -1);
+    const end = rest.at(-1);
     fs.writeFileSync(v1, `${JSON.stringify({ format: 'tracelight.project.v1', project: head.project, runs: [{ run: runLine.run, insights: runLine.insights, records: recordLines.map((l) => l.record) }] })}\n`);
     await importsWhole(v1);
 
@@ -234,6 +242,7 @@ describe('tracelight-admin', () => {
         { ...head, project: { ...head.project, id: newProject, name: 'hostile' } },
         { run: { ...runLine.run, id: newRun, name: 'injected' }, insights: { ...runLine.insights, runId, insights: { logstream: { enabled: false, startTime: null } } } },
         ...recordLines.map((l) => ({ record: { ...l.record, name: 'OVERWRITTEN' } })),
+        end,
       ].map((l) => JSON.stringify(l)).join('\n'),
     );
     await admin(clean, 'create-user', '--email', 'mallory@example.com', '--password', 'mallory password');
@@ -244,6 +253,49 @@ describe('tracelight-admin', () => {
     } finally {
       server.child.kill('SIGTERM');
     }
+  });
+
+  it('refuses an export that is not whole (cut at a line break, lines missing or added), and a v2 one unless told, writing nothing', async () => {
+    const from = fs.mkdtempSync(path.join(os.tmpdir(), 'tracelight-export-'));
+    await setUp(from);
+    const { project, lines } = madeUp(3);
+    expect((await admin(from, 'import-project', '--email', 'owner@example.com', '--in', jsonLines(from, 'made-up.jsonl', lines))).stdout).toBe('imported 1 runs, 3 records\n');
+    const file = path.join(from, 'export.jsonl');
+    expect((await admin(from, 'export-project', '--email', 'owner@example.com', '--project', project.id, '--out', file)).stdout).toBe('exported 1 runs, 3 records\n');
+    const exported = fs.readFileSync(file, 'utf8').split('\n').slice(0, -1);
+    expect(exported.at(-1)).toBe('{"end":{"runs":1,"records":3}}');
+
+    const to = fs.mkdtempSync(path.join(os.tmpdir(), 'tracelight-import-'));
+    await setUp(to);
+    const refused = (name: string, text: ReadonlyArray<string>, stderr: string, ...flags: string[]) => {
+      const cut = path.join(from, name);
+      fs.writeFileSync(cut, `${text.join('\n')}\n`);
+      return expect(admin(to, 'import-project', '--email', 'owner@example.com', '--in', cut, ...flags)).rejects.toMatchObject({ code: 1, stderr: `tracelight-admin: ${stderr}\n` });
+    };
+    // `head -n 3`, or an export stopped by Ctrl-C after a whole line: it ends cleanly, but without the closing line.
+    await refused('head.jsonl', exported.slice(0, 3), 'the file ends at line 3 without the export\'s closing line: it is cut short (an export interrupted, or part of a file), so nothing was imported');
+    await refused('no-end.jsonl', exported.slice(0, -1), 'the file ends at line 5 without the export\'s closing line: it is cut short (an export interrupted, or part of a file), so nothing was imported');
+    await refused(
+      'line-missing.jsonl',
+      [...exported.slice(0, 3), ...exported.slice(4)],
+      'the export\'s closing line counts 1 runs and 3 records, but the file holds 1 runs and 2 records: it was cut or edited, so nothing was imported',
+    );
+    await refused('run-together.jsonl', [...exported, ...exported], 'line 7 comes after the export\'s closing line: nothing was imported');
+    // A v2 export has no closing line: whether it is whole cannot be known, so it takes the operator's word.
+    const v2 = [JSON.stringify({ ...JSON.parse(exported[0]!), format: 'tracelight.project.v2' }), ...exported.slice(1, -1)];
+    await refused(
+      'v2.jsonl',
+      v2,
+      'this is a tracelight.project.v2 export, written before exports ended with a closing line: whether it is whole cannot be checked, so nothing was imported. ' +
+        'If it is (compare its runs and records with the project it came from), run the import again with --unverified',
+    );
+    expect((await admin(to, 'import-project', '--email', 'owner@example.com', '--in', path.join(from, 'v2.jsonl'), '--unverified')).stdout).toBe('imported 1 runs, 3 records\n');
+    // Nothing of the refused files was written: the whole export imports beside it, as a new database would take it.
+    const fresh = fs.mkdtempSync(path.join(os.tmpdir(), 'tracelight-import-'));
+    await setUp(fresh);
+    for (const name of ['head.jsonl', 'line-missing.jsonl', 'run-together.jsonl'])
+      await expect(admin(fresh, 'import-project', '--email', 'owner@example.com', '--in', path.join(from, name))).rejects.toMatchObject({ code: 1 });
+    expect((await admin(fresh, 'import-project', '--email', 'owner@example.com', '--in', file)).stdout).toBe('imported 1 runs, 3 records\n');
   });
 
   it('leaves no partial file when the export cannot be written whole, and says why in words', async () => {

@@ -18,9 +18,11 @@ const USAGE = `tracelight-admin <command> [--flag value …]
   list-api-keys --email E
   revoke-api-key --email E --id KEY_ID
   revoke-sessions --email E                    every token and refresh token signed in before now stops working
-  export-project --email E --project PROJECT_ID [--out FILE]   JSON Lines (stdout without --out)
-  import-project --email E --in FILE [--resume]  ids kept: also moves a project between engines (v1 or v2 exports);
-                                               --resume completes an import of the same file that was stopped midway
+  export-project --email E --project PROJECT_ID [--out FILE]   JSON Lines (stdout without --out), ending with a closing line
+  import-project --email E --in FILE [--resume] [--unverified]  ids kept: also moves a project between engines;
+                                               a file without its closing line (cut short) is refused, nothing imported;
+                                               --resume completes an import of the same file that was stopped midway;
+                                               --unverified imports a v2 export (it has no closing line) as it is
   delete-project --email E --project PROJECT_ID  the project with its runs, their traces, spans, sessions and settings;
                                                no confirmation asked (export-project first to keep a copy)
   backup --out FILE                            SQLite: a consistent copy while the server runs (new file, 0600)
@@ -38,13 +40,13 @@ const FLAGS: Readonly<Record<string, ReadonlyArray<string>>> = {
   'revoke-api-key': ['email', 'id'],
   'revoke-sessions': ['email'],
   'export-project': ['email', 'project', 'out'],
-  'import-project': ['email', 'in', 'resume'],
+  'import-project': ['email', 'in', 'resume', 'unverified'],
   'delete-project': ['email', 'project'],
   backup: ['out'],
 };
 
 /** Flags that take no value: present or not. */
-const SWITCHES = new Set(['resume']);
+const SWITCHES = new Set(['resume', 'unverified']);
 
 const flags = (args: ReadonlyArray<string>): Record<string, string> => {
   const out: Record<string, string> = {};
@@ -193,7 +195,7 @@ const main = async (argv: ReadonlyArray<string>): Promise<number> => {
       case 'import-project': {
         const file = need(f, 'in');
         const lines = () => readline.createInterface({ input: fs.createReadStream(file), crlfDelay: Infinity });
-        const done = await importProject(app.repositories, (await as(need(f, 'email'))).userId, lines, f['resume'] === 'true');
+        const done = await importProject(app.repositories, (await as(need(f, 'email'))).userId, lines, { resume: f['resume'] === 'true', unverified: f['unverified'] === 'true' });
         process.stdout.write(`imported ${done.runs} runs, ${done.records} records\n`);
         return 0;
       }

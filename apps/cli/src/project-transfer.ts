@@ -1,10 +1,13 @@
 // Export a project (its runs, their insights settings and every trace, span and session) and import it
 // into any database, ids kept: also the way to move a project between engines.
 //
-// The export is JSON Lines (`tracelight.project.v2`), written and read one line at a time, so a
+// The export is JSON Lines (`tracelight.project.v3`), written and read one line at a time, so a
 // project of any size moves with bounded memory: a header line with the project, then for each run a
-// line with the run and its insights settings, followed by one line per record of that run. The v1
-// export (one JSON document holding everything) is still imported.
+// line with the run and its insights settings, followed by one line per record of that run, and last a
+// closing line with the number of runs and records written. A file without it, or whose lines do not
+// add up to it, is cut short (an export interrupted, `head`) or edited: it is refused. The v1 export
+// (one JSON document holding everything, which cannot be cut short and still parse) is still imported;
+// a v2 one (v3 without the closing line) only when the operator says so (`unverified`).
 import {
   type DomainError,
   type LogRecord,
@@ -24,14 +27,22 @@ import * as E from 'fp-ts/Either';
 import * as O from 'fp-ts/Option';
 import * as t from 'io-ts';
 
-export const FORMAT = 'tracelight.project.v2';
+export const FORMAT = 'tracelight.project.v3';
+const FORMAT_V2 = 'tracelight.project.v2';
 const FORMAT_V1 = 'tracelight.project.v1';
+
+/** What an export holds, as its closing line says and as an import counts it. */
+export interface Counts {
+  readonly runs: number;
+  readonly records: number;
+}
 
 /** The lines of an export, as written (dates as ISO strings once serialised). */
 type ExportLine =
   | { readonly format: typeof FORMAT; readonly project: Project }
   | { readonly run: Run; readonly insights: RunInsights | null }
-  | { readonly record: LogRecord };
+  | { readonly record: LogRecord }
+  | { readonly end: Counts };
 
 /** A domain error thrown on, the error itself kept: an import that finds no room says so in its own words. */
 class DomainFailure extends Error {
@@ -52,14 +63,14 @@ const EXPORT_PAGE_BYTES = 16 * 2 ** 20;
 
 /**
  * Writes the project of `owner` as JSON Lines through `write` (which may wait, for back-pressure),
- * a page of records at a time. Counts what it wrote.
+ * a page of records at a time, then the closing line with the counts of what it wrote.
  */
 export const exportProject = async (
   repos: Repositories,
   owner: UserId,
   projectId: string,
   write: (line: string) => Promise<void>,
-): Promise<{ runs: number; records: number }> => {
+): Promise<Counts> => {
   const found = await must(repos.projects.findById(projectId as Project['id']));
   if (O.isNone(found) || found.value.createdBy !== owner) throw new Error(`no project ${projectId} of that user`);
   const project = found.value;
@@ -84,6 +95,7 @@ export const exportProject = async (
       }
     }
   }
+  await line({ end: { runs, records } });
   return { runs, records };
 };
 
@@ -134,9 +146,11 @@ const RecordC = t.type({
   errorMessage: orNull(t.string),
   attributes: t.record(t.string, t.unknown),
 });
-const HeaderLine = t.type({ format: t.literal(FORMAT), project: ProjectC });
+const HeaderLine = t.type({ format: t.union([t.literal(FORMAT), t.literal(FORMAT_V2)]), project: ProjectC });
 const RunLine = t.type({ run: RunC, insights: orNull(InsightsC) });
 const RecordLine = t.type({ record: RecordC });
+const Count = t.refinement(t.number, (n) => Number.isSafeInteger(n) && n >= 0, 'a count');
+const EndLine = t.type({ end: t.type({ runs: Count, records: Count }) });
 
 /** `line` decoded by `codec`, or an error naming the line and the first field at fault. */
 const decodeLine = <A>(codec: t.Decoder<unknown, A>, line: unknown, n: number): A => {
@@ -160,19 +174,32 @@ type Line =
   | { readonly kind: 'header'; readonly project: Project }
   | { readonly kind: 'run'; readonly run: Run; readonly insights: RunInsights | null }
   | { readonly kind: 'record'; readonly record: LogRecord; readonly bytes: number }
+  | { readonly kind: 'end'; readonly counts: Counts }
   | { readonly kind: 'v1'; readonly data: t.TypeOf<typeof V1Export> };
+
+/** The exports an import may read: v3 and v1 always, v2 (which cannot be checked whole) only if `unverified`. */
+export interface ImportOptions {
+  /** Completes an import of the same file that was stopped midway (see insertOrResume). */
+  readonly resume?: boolean;
+  /** Reads a v2 export, which has no closing line to show it is whole, as it is. */
+  readonly unverified?: boolean;
+}
 
 /**
  * The export's lines decoded, in order: a header (or a whole v1 document), then runs each followed by
- * their records. Throws, naming the line, at the first that is not as an export writes it.
+ * their records, then the closing line (v3). Throws, naming the line, at the first that is not as an
+ * export writes it, and at the end of a v3 file without its closing line.
  */
-async function* decodedLines(lines: AsyncIterable<string>): AsyncGenerator<Line> {
-  let header = false;
+async function* decodedLines(lines: AsyncIterable<string>, options: ImportOptions): AsyncGenerator<Line> {
+  let header: typeof FORMAT | typeof FORMAT_V2 | undefined;
   let run = false;
+  let end = false;
   let n = 0;
   for await (const text of lines) {
     n += 1;
     if (text.trim() === '') continue;
+    // Two exports run together, or lines added after the export was finished.
+    if (end) throw new Error(`line ${n} comes after the export's closing line: nothing was imported`);
     let parsed: unknown;
     try {
       parsed = JSON.parse(text);
@@ -188,9 +215,17 @@ async function* decodedLines(lines: AsyncIterable<string>): AsyncGenerator<Line>
         yield { kind: 'v1', data: decodeLine(V1Export, l, n) };
         return;
       }
-      if (l['format'] !== FORMAT) throw new Error(`not a ${FORMAT} export`);
-      header = true;
+      if (l['format'] === FORMAT_V2 && !options.unverified)
+        throw new Error(
+          `this is a ${FORMAT_V2} export, written before exports ended with a closing line: whether it is whole cannot be checked, so nothing was imported. ` +
+            'If it is (compare its runs and records with the project it came from), run the import again with --unverified',
+        );
+      if (l['format'] !== FORMAT && l['format'] !== FORMAT_V2) throw new Error(`not a ${FORMAT} export`);
+      header = l['format'];
       yield { kind: 'header', project: decodeLine(HeaderLine, l, n).project as unknown as Project };
+    } else if ('end' in l && header === FORMAT) {
+      end = true;
+      yield { kind: 'end', counts: decodeLine(EndLine, l, n).end };
     } else if ('run' in l) {
       run = true;
       const { run: r, insights } = decodeLine(RunLine, l, n);
@@ -200,22 +235,32 @@ async function* decodedLines(lines: AsyncIterable<string>): AsyncGenerator<Line>
     else yield { kind: 'record', record: decodeLine(RecordLine, l, n).record as unknown as LogRecord, bytes: text.length };
   }
   if (!header) throw new Error(`not a ${FORMAT} export`);
+  if (header === FORMAT && !end)
+    throw new Error(`the file ends at line ${n} without the export's closing line: it is cut short (an export interrupted, or part of a file), so nothing was imported`);
 }
 
 /**
  * Reads the whole export once without writing anything: a file cut short or edited by hand (a wrong
- * type, a bad date, a name the API would refuse, a run twice) is refused before any of it is imported.
+ * type, a bad date, a name the API would refuse, a run twice, lines that do not add up to the closing
+ * line's counts) is refused before any of it is imported.
  */
-const checkExport = async (lines: AsyncIterable<string>): Promise<void> => {
+const checkExport = async (lines: AsyncIterable<string>, options: ImportOptions): Promise<void> => {
   // Run ids only: a project has few runs, and a record sent twice replaces itself, as over HTTP.
   const runs = new Set<string>();
   const once = (id: string) => {
     if (runs.has(id)) throw new Error(`run ${id} is in the file twice`);
     runs.add(id);
   };
-  for await (const l of decodedLines(lines)) {
+  let records = 0;
+  for await (const l of decodedLines(lines, options)) {
     if (l.kind === 'run') once(l.run.id);
+    else if (l.kind === 'record') records += 1;
     else if (l.kind === 'v1') for (const r of l.data.runs) once(r.run.id);
+    else if (l.kind === 'end' && (l.counts.runs !== runs.size || l.counts.records !== records))
+      throw new Error(
+        `the export's closing line counts ${l.counts.runs} runs and ${l.counts.records} records, but the file holds ${runs.size} runs and ${records} records: ` +
+          'it was cut or edited, so nothing was imported',
+      );
   }
 };
 
@@ -254,18 +299,14 @@ const insertOrResume = async <A extends { readonly id: string }>(
 /**
  * Imports the export read from `lines()` (called twice: the file is checked whole before anything is
  * written) for `owner`, keeping every id; refuses (Conflict) a project or run id that already exists,
- * unless `resume` (see insertOrResume). Reads v2 (JSON Lines) and v1 (one document on one line).
+ * unless `resume` (see insertOrResume). Reads v3 (JSON Lines), v1 (one document on one line) and, if
+ * `unverified`, v2.
  */
-export const importProject = async (
-  repos: Repositories,
-  owner: UserId,
-  lines: () => AsyncIterable<string>,
-  resume = false,
-): Promise<{ runs: number; records: number }> => {
-  await checkExport(lines());
+export const importProject = async (repos: Repositories, owner: UserId, lines: () => AsyncIterable<string>, options: ImportOptions = {}): Promise<Counts> => {
+  await checkExport(lines(), options);
   const done: Progress = { project: false, runs: 0, records: 0 };
   try {
-    return await importChecked(repos, owner, lines, resume, done);
+    return await importChecked(repos, owner, lines, options, done);
   } catch (e) {
     // No room (a full disk, the SQLite quota): what is written stays, and --resume completes it once there is room.
     if (!(e instanceof DomainFailure && e.error._tag === 'StorageFull')) throw e;
@@ -286,7 +327,8 @@ interface Progress {
 }
 
 /** The import of a file checkExport has read whole, counting in `done` what it has written. */
-const importChecked = async (repos: Repositories, owner: UserId, lines: () => AsyncIterable<string>, resume: boolean, done: Progress): Promise<{ runs: number; records: number }> => {
+const importChecked = async (repos: Repositories, owner: UserId, lines: () => AsyncIterable<string>, options: ImportOptions, done: Progress): Promise<Counts> => {
+  const resume = options.resume ?? false;
   let project: Project | undefined;
   let current: Run | undefined;
   let batch: LogRecord[] = [];
@@ -298,7 +340,7 @@ const importChecked = async (repos: Repositories, owner: UserId, lines: () => As
     batch = [];
     batchBytes = 0;
   };
-  for await (const l of decodedLines(lines())) {
+  for await (const l of decodedLines(lines(), options)) {
     if (l.kind === 'v1') return importV1(repos, owner, l.data as unknown as V1, resume, done);
     if (l.kind === 'header') {
       project = { ...l.project, createdBy: owner };
@@ -311,7 +353,7 @@ const importChecked = async (repos: Repositories, owner: UserId, lines: () => As
       done.runs += 1;
       const insights = pinInsights(l.insights, current);
       if (insights) await must(repos.insights.replace(insights));
-    } else {
+    } else if (l.kind === 'record') {
       batch.push(pinRecord(l.record, current!));
       batchBytes += l.bytes;
       if (batch.length >= IMPORT_BATCH || batchBytes >= IMPORT_BATCH_BYTES) await flush();
