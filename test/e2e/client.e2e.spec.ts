@@ -41,14 +41,16 @@ interface Sent {
   readonly path: string;
   readonly token: string | undefined;
   readonly body: RequestInit['body'];
+  readonly headers: Headers;
 }
-/** A fetch that notes each request (path, bearer token, body) and hands it to `send`, the real server by default. */
+/** A fetch that notes each request (path, bearer token, body, headers) and hands it to `send`, the real server by default. */
 const recording = (baseUrl: string, send: (path: string, input: string, init: RequestInit | undefined) => Promise<Response> = (_, input, init) => fetch(input, init)) => {
   const sent: Sent[] = [];
   const impl: typeof fetch = (input, init) => {
     const url = String(input);
     const path = url.replace(baseUrl, '');
-    sent.push({ path, token: new Headers(init?.headers).get('authorization')?.replace(/^Bearer /, ''), body: init?.body });
+    const headers = new Headers(init?.headers);
+    sent.push({ path, token: headers.get('authorization')?.replace(/^Bearer /, ''), body: init?.body, headers });
     return send(path, url, init);
   };
   return { sent, fetch: impl, paths: () => sent.map((s) => s.path) };
@@ -76,6 +78,42 @@ const freeze = (server: RunningServer): (() => void) => {
 
 const revokeSessions = (server: RunningServer, email: string) =>
   promisify(execFile)(process.execPath, [CLI, 'revoke-sessions', '--email', email], { env: { PATH: process.env['PATH'] ?? '', ...server.storageEnv } });
+
+/** Protobuf's wire format, as much of it as an OTLP export of one span takes. */
+const varint = (n: number): Buffer => {
+  const out: number[] = [];
+  for (; n > 0x7f; n >>>= 7) out.push((n & 0x7f) | 0x80);
+  return Buffer.from([...out, n]);
+};
+const delimited = (field: number, value: Uint8Array | string): Buffer => {
+  const bytes = Buffer.from(value);
+  return Buffer.concat([varint((field << 3) | 2), varint(bytes.length), bytes]);
+};
+const fixed64 = (field: number, value: bigint): Buffer => {
+  const bytes = Buffer.alloc(9);
+  bytes[0] = (field << 3) | 1;
+  bytes.writeBigUInt64LE(value, 1);
+  return bytes;
+};
+interface OtelSpan {
+  readonly traceId: string;
+  readonly spanId: string;
+  readonly name: string;
+  readonly startNs: bigint;
+}
+/** ExportTraceServiceRequest → ResourceSpans (2: scopeSpans) → ScopeSpans (2: spans) → Span. */
+const otlpProtobuf = (span: OtelSpan): Buffer =>
+  delimited(1, delimited(2, delimited(2, Buffer.concat([
+    delimited(1, Buffer.from(span.traceId, 'hex')),
+    delimited(2, Buffer.from(span.spanId, 'hex')),
+    delimited(5, span.name),
+    fixed64(7, span.startNs),
+    fixed64(8, span.startNs + 1_000_000n),
+  ]))));
+const otlpJson = (span: OtelSpan) => ({
+  resourceSpans: [{ scopeSpans: [{ spans: [{ traceId: span.traceId, spanId: span.spanId, name: span.name, startTimeUnixNano: String(span.startNs), endTimeUnixNano: String(span.startNs + 1_000_000n) }] }] }],
+});
+const randomHex = (bytes: number) => Buffer.from(Array.from({ length: bytes }, () => Math.floor(Math.random() * 256))).toString('hex');
 
 /**
  * The lines of `source` on which TypeScript reports an error, compiled against the built client's
@@ -187,11 +225,49 @@ describe('TracelightClient', () => {
       "void c.createSession('p', { log_stream_id: 'r', previous_session_id: 's', user_metadata: { team: 't' } });",
       "void c.createCodeVersion('s', 'f.py', 'code', { validation_result: '{}', scoreable_node_types: ['llm'] });",
       "void c.listLogStreams('p', { name: 'prod' }, { signal: AbortSignal.timeout(1000) });",
+      "void c.exportOtlpTraces({ project: 'p', logstream: 'l' }, new Uint8Array(0));",
+      "void c.exportOtlpTraces({ project: 'p', logstream: 'l', path: '/otel/traces' }, { resourceSpans: [] });",
+      "void c.exportOtlpTraces({ project: 'p' }, { resourceSpans: [] }); // ✗",
+      "void c.exportOtlpTraces({ project: 'p', logstream: 'l', path: '/v2/traces' }, { resourceSpans: [] }); // ✗",
+      "void c.exportOtlpTraces({ project: 'p', logstream: 'l' }, 'bytes'); // ✗",
       'const code: Promise<string> = c.getScorerCode(\'s\');',
       'void code;',
     ].join('\n');
     const marked = source.split('\n').flatMap((line, i) => (line.endsWith('// ✗') ? [i + 1] : []));
     expect(lineOfTypeErrors(source)).toEqual(marked);
+  });
+
+  it('exports OTLP traces as protobuf or JSON, at either path, into the log stream its headers name; OTLP errors are TracelightErrors', async () => {
+    const { api_key } = await w.client.createApiKey({ description: 'otlp' });
+    const rec = recording(w.server.baseUrl);
+    const c = new TracelightClient(w.server.baseUrl, { apiKey: api_key }, { fetch: rec.fetch });
+    const project = await c.createProject({ name: unique('client-otlp') });
+    const span = (name: string): OtelSpan => ({ traceId: randomHex(16), spanId: randomHex(8), name, startNs: BigInt(Date.now()) * 1_000_000n });
+    const [proto, json] = [span('sent as protobuf'), span('sent as JSON')];
+
+    expect(await c.exportOtlpTraces({ project: project.id, logstream: 'proto' }, otlpProtobuf(proto))).toEqual({});
+    expect(await c.exportOtlpTraces({ project: project.name, logstream: 'json', path: '/otel/traces' }, otlpJson(json))).toEqual({});
+    const exports = rec.sent.filter((s) => s.path.endsWith('/traces'));
+    expect(exports.map((s) => [s.path, s.headers.get('content-type'), s.headers.get('project'), s.headers.get('logstream'), s.headers.get('service-api-key')])).toEqual([
+      ['/v1/traces', 'application/x-protobuf', project.id, 'proto', api_key],
+      ['/otel/traces', 'application/json', project.name, 'json', api_key],
+    ]);
+    for (const [logstream, sent] of [['proto', proto], ['json', json]] as const) {
+      const streams = await c.listLogStreams(project.id, { name: logstream });
+      expect(streams).toHaveLength(1);
+      const spans = await c.searchSpans(project.id, { log_stream_id: streams[0]!.id });
+      expect(spans.records.map((r) => [r.name, r.trace_id])).toEqual([[sent.name, expect.stringMatching(new RegExp(`^${sent.traceId.slice(0, 8)}-`))]]);
+    }
+
+    // Errors come as a google.rpc.Status, in the request's encoding: its message is the detail.
+    const nowhere = { project: unique('no-such-project'), logstream: 'x' };
+    expect(await failureOf(c.exportOtlpTraces(nowhere, otlpJson(span('lost'))))).toMatchObject({ status: 404, detail: 'Project not found' });
+    expect(await failureOf(c.exportOtlpTraces(nowhere, otlpProtobuf(span('lost'))))).toMatchObject({ status: 404, detail: 'Project not found' });
+    const garbled = await failureOf(c.exportOtlpTraces({ project: project.id, logstream: 'proto' }, Buffer.from([0x0a, 0xff, 0xff, 0xff])));
+    expect(garbled).toBeInstanceOf(TracelightError);
+    expect([garbled.status, garbled.detail]).toEqual([400, expect.stringMatching(/^body: Value error, not an OTLP protobuf trace export: /)]);
+    const anonymous = new TracelightClient(w.server.baseUrl, { apiKey: 'not a key' });
+    expect(await failureOf(anonymous.exportOtlpTraces({ project: project.id, logstream: 'proto' }, otlpProtobuf(span('refused'))))).toMatchObject({ status: 401 });
   });
 
   it('bounds every exchange: a timeout, an aborted call and a refused connection are TracelightErrors with status 0', async () => {

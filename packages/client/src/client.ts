@@ -8,6 +8,7 @@ import type {
   IntegrationRecord,
   ListScorerVersionsResponse,
   LogTracesIngestResponse,
+  OtlpExportResponse,
   ProjectResponse,
   ProjectType,
   ReadyResponse,
@@ -97,6 +98,22 @@ export interface SessionCreate {
   user_metadata?: Record<string, string> | null;
 }
 export type SessionResponse = t.TypeOf<typeof SessionResponseCodec>;
+/** Where an OTLP export goes: the `project` and `logstream` headers the OTLP routes require. */
+export interface OtlpDestination {
+  /** An existing project: its name or id. */
+  readonly project: string;
+  /** A log stream of the project, by name: created on first use. */
+  readonly logstream: string;
+  /** The route: OTLP/HTTP's standard path by default, or the origin's, which is the same route. */
+  readonly path?: '/v1/traces' | '/otel/traces';
+}
+/**
+ * An OTLP ExportTraceServiceRequest (opentelemetry-proto trace/v1): its protobuf bytes (sent as
+ * `application/x-protobuf`), or its OTLP/JSON form (ids in hex, times as strings of nanoseconds).
+ */
+export type OtlpTraceExport = Uint8Array | { readonly resourceSpans?: ReadonlyArray<object> };
+/** The answer to an accepted export: OTLP/HTTP's ExportTraceServiceResponse, empty. */
+export type OtlpExportAnswer = t.TypeOf<typeof OtlpExportResponse>;
 /** The form fields of `POST /v2/scorers/{scorer_id}/version/code` beside the file. */
 export interface CodeVersionFields {
   /** A validation result already obtained, as JSON text: kept as sent. */
@@ -108,17 +125,30 @@ interface RequestOptions extends CallOptions {
   readonly json?: unknown;
   readonly form?: Record<string, string>;
   readonly body?: FormData;
+  readonly protobuf?: Uint8Array;
+  /** Headers of the route's own (OTLP's `project` and `logstream`); the credential's are added to them. */
+  readonly headers?: Record<string, string>;
   readonly query?: Record<string, string | number | undefined>;
   readonly anonymous?: boolean;
-  /** `text`: the answer is returned as text, not parsed as JSON. */
-  readonly answer?: 'json' | 'text';
+  /**
+   * `text`: the answer is returned as text, not parsed as JSON. `otlp`: an OTLP/HTTP answer, whose
+   * errors are a google.rpc.Status (JSON, or protobuf for a protobuf request) and whose success to a
+   * protobuf request is an empty body.
+   */
+  readonly answer?: 'json' | 'text' | 'otlp';
 }
 
 /** One exchange's outcome: the response with its body read, and the login token it carried. */
-interface Exchanged {
-  readonly res: Response;
-  readonly text: string;
+interface Exchanged extends Answered {
   readonly token: string | undefined;
+}
+
+/** A response with its body read: as text, or as bytes when it is protobuf (an OTLP answer's). */
+interface Answered {
+  readonly res: Response;
+  /** Empty when the body was read as `bytes`. */
+  readonly text: string;
+  readonly bytes?: Uint8Array;
 }
 
 interface HeldToken {
@@ -296,6 +326,16 @@ export class TracelightClient {
   searchSessions = (projectId: string, run: RunKind, search: RecordSearch = {}, call: CallOptions = {}) =>
     this.request<RecordPage>('POST', `/v2/projects/${enc(projectId)}/sessions/search`, { ...call, json: { ...run, ...search } });
 
+  // — OpenTelemetry —
+  /** An OTLP/HTTP trace export, stored whole or not at all. Errors are TracelightErrors whose `detail` is the Status's message. */
+  exportOtlpTraces = (to: OtlpDestination, body: OtlpTraceExport, call: CallOptions = {}) =>
+    this.request<OtlpExportAnswer>('POST', to.path ?? '/v1/traces', {
+      ...call,
+      ...(ArrayBuffer.isView(body) ? { protobuf: body } : { json: body }),
+      headers: { project: to.project, logstream: to.logstream },
+      answer: 'otlp',
+    });
+
   // — system —
   healthcheck = (call: CallOptions = {}) => this.request<t.TypeOf<typeof HealthResponse>>('GET', '/healthcheck', { ...call, anonymous: true });
   /** Readiness: resolves while the database answers; a TracelightError with status 503 when it does not. */
@@ -314,25 +354,30 @@ export class TracelightClient {
   }
 
   private async send(method: string, url: string, options: RequestOptions, auth: Authorization): Promise<Exchanged> {
-    const headers: Record<string, string> = { ...auth.headers };
+    const headers: Record<string, string> = { ...options.headers, ...auth.headers };
     let body: RequestInit['body'];
     if (options.json !== undefined) {
       headers['content-type'] = 'application/json';
       body = JSON.stringify(options.json);
+    } else if (options.protobuf) {
+      headers['content-type'] = 'application/x-protobuf';
+      // The DOM types take views of an ArrayBuffer only, where a Uint8Array's (a Buffer's) type allows a SharedArrayBuffer too.
+      body = options.protobuf as Uint8Array<ArrayBuffer>;
     } else if (options.form) body = new URLSearchParams(options.form);
     else if (options.body) body = options.body;
-    const { res, text } = await this.exchange(url, { method, headers, ...(body !== undefined ? { body } : {}) }, options.signal);
-    return { res, text, token: auth.token };
+    const answered = await this.exchange(url, { method, headers, ...(body !== undefined ? { body } : {}) }, options.signal);
+    return { ...answered, token: auth.token };
   }
 
   /**
    * One HTTP exchange, response body included, bounded by the client's timeout and the caller's
    * signal. Whatever keeps it from an answer becomes a TracelightError with status 0.
    */
-  private async exchange(url: string, init: RequestInit, signal: AbortSignal | undefined): Promise<{ res: Response; text: string }> {
+  private async exchange(url: string, init: RequestInit, signal: AbortSignal | undefined): Promise<Answered> {
     const timeout = AbortSignal.timeout(this.timeoutMs);
     try {
       const res = await this.fetchImpl(url, { ...init, signal: signal ? AbortSignal.any([timeout, signal]) : timeout });
+      if (/^application\/x-protobuf\b/i.test(res.headers.get('content-type') ?? '')) return { res, text: '', bytes: new Uint8Array(await res.arrayBuffer()) };
       return { res, text: await res.text() };
     } catch (error) {
       if (signal?.aborted) throw abortedError(signal);
@@ -465,14 +510,50 @@ interface Authorization {
 
 const bearer = (token: string): Authorization => ({ headers: { authorization: `Bearer ${token}` }, token });
 
-const answerOf = <T>({ res, text }: Exchanged, options: RequestOptions): T => {
+const answerOf = <T>({ res, text, bytes }: Exchanged, options: RequestOptions): T => {
   const parsed: unknown = text ? safeJson(text) : undefined;
   if (!res.ok) {
-    const detail = (parsed as { detail?: string | ValidationError[] } | undefined)?.detail ?? text;
+    const detail =
+      options.answer === 'otlp'
+        ? (bytes ? statusMessageOf(bytes) : (parsed as { message?: string } | undefined)?.message) ?? text
+        : (parsed as { detail?: string | ValidationError[] } | undefined)?.detail ?? text;
     const retryAfter = res.status === 429 || res.status === 503 ? retryAfterOf(res.headers.get('retry-after')) : undefined;
     throw new TracelightError(res.status, detail, retryAfter === undefined ? {} : { retryAfter });
   }
+  // An empty protobuf ExportTraceServiceResponse is the empty object of its JSON form.
+  if (options.answer === 'otlp' && bytes) return {} as T;
   return (options.answer === 'text' ? text : parsed) as T;
+};
+
+/**
+ * The `message` (field 2) of a protobuf google.rpc.Status, OTLP/HTTP's error body for a protobuf
+ * export; undefined when the bytes are not one.
+ */
+const statusMessageOf = (bytes: Uint8Array): string | undefined => {
+  let at = 0;
+  const varint = (): number => {
+    let value = 0;
+    for (let shift = 0; at < bytes.length && shift < 64; shift += 7) {
+      const byte = bytes[at++]!;
+      value += (byte & 0x7f) * 2 ** shift;
+      if (byte < 0x80) return value;
+    }
+    return NaN;
+  };
+  while (at < bytes.length) {
+    const key = varint();
+    const wireType = key % 8;
+    if (wireType === 0) varint();
+    else if (wireType === 1) at += 8;
+    else if (wireType === 5) at += 4;
+    else if (wireType === 2) {
+      const length = varint();
+      if (!(length <= bytes.length - at)) return undefined;
+      if (Math.floor(key / 8) === 2) return new TextDecoder().decode(bytes.subarray(at, at + length));
+      at += length;
+    } else return undefined;
+  }
+  return undefined;
 };
 
 /** Retry-After in seconds: given as seconds, or as an HTTP date. */
