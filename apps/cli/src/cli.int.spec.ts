@@ -1,6 +1,7 @@
 // The admin CLI on a real data dir, as an operator runs it; the keys it mints work on the server.
-import { execFile } from 'node:child_process';
+import { execFile, spawn } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
+import { once } from 'node:events';
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
@@ -322,6 +323,35 @@ describe('tracelight-admin', () => {
       `tracelight-admin: ${out} grew past the largest file this process may write (EFBIG): the export was not written, and no partial file was left\n`,
     ]);
     expect(fs.existsSync(out)).toBe(false);
+    expect(fs.readdirSync(dataDir).filter((name) => name.includes('large.jsonl'))).toEqual([]);
+  });
+
+  it('leaves neither the file nor a temporary one when the export is stopped by Ctrl-C or SIGTERM, and writes the file whole or not at all', async () => {
+    const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'tracelight-export-stopped-'));
+    await setUp(dataDir);
+    // About 40 MB to write: long enough to be stopped midway.
+    const { project, lines } = madeUp(1000, 40_000);
+    expect((await admin(dataDir, 'import-project', '--email', 'owner@example.com', '--in', jsonLines(dataDir, 'made-up.jsonl', lines))).stdout).toBe('imported 1 runs, 1000 records\n');
+    fs.rmSync(path.join(dataDir, 'made-up.jsonl'));
+    const before = fs.readdirSync(dataDir).sort();
+    const outDir = fs.mkdtempSync(path.join(os.tmpdir(), 'tracelight-export-out-'));
+    const out = path.join(outDir, 'export.jsonl');
+    for (const [signal, code] of [['SIGINT', 130], ['SIGTERM', 143]] as const) {
+      const child = spawn(process.execPath, [CLI, 'export-project', '--email', 'owner@example.com', '--project', project.id, '--out', out], { env: { PATH: process.env['PATH'] ?? '', TRACELIGHT_DATA_DIR: dataDir } });
+      let stderr = '';
+      child.stderr.on('data', (c: Buffer) => (stderr += c.toString()));
+      // Stopped as soon as it has begun writing, as an operator's Ctrl-C would.
+      const watcher = fs.watch(outDir, () => child.kill(signal));
+      const [exitCode] = (await once(child, 'exit')) as [number | null];
+      watcher.close();
+      expect([exitCode, stderr]).toEqual([code, `tracelight-admin: stopped by ${signal}: the export was not written, and no partial file was left\n`]);
+      expect(fs.readdirSync(outDir)).toEqual([]);
+    }
+    // Whole, it is there under its name and nothing else is; the data dir is as it was.
+    expect((await admin(dataDir, 'export-project', '--email', 'owner@example.com', '--project', project.id, '--out', out)).stdout).toBe('exported 1 runs, 1000 records\n');
+    expect(fs.readdirSync(outDir)).toEqual(['export.jsonl']);
+    expect(fs.readFileSync(out, 'utf8').endsWith('{"end":{"runs":1,"records":1000}}\n')).toBe(true);
+    expect(fs.readdirSync(dataDir).sort()).toEqual(before);
   });
 
   it('backs up a live database: the copy is private, refuses to overwrite, and serves what was written, with the key', async () => {

@@ -6,6 +6,8 @@ import { type ApiKeyId, type Principal, type ProjectId, type UserRole, USER_ROLE
 import * as E from 'fp-ts/Either';
 import * as O from 'fp-ts/Option';
 import * as fs from 'node:fs';
+import * as os from 'node:os';
+import * as path from 'node:path';
 import { buildCliContainer, environment } from './container';
 import * as readline from 'node:readline';
 import { exportProject, importProject } from './project-transfer';
@@ -76,6 +78,93 @@ const fail = (what: unknown): never => {
   const e = (typeof what === 'object' && what !== null ? what : {}) as { _tag?: unknown; message?: unknown; entity?: unknown; id?: unknown };
   if (e._tag === 'NotFound') throw new Error(`no ${String(e.entity)} ${String(e.id)}`);
   throw new Error(e.message !== undefined ? String(e.message) : JSON.stringify(what));
+};
+
+/** Does `p` name anything (a dangling link included)? */
+const exists = (p: string): boolean => {
+  try {
+    fs.lstatSync(p);
+    return true;
+  } catch {
+    return false;
+  }
+};
+
+/** The signals that stop an export to a file, which then removes what it wrote. */
+const STOPPING_SIGNALS: ReadonlyArray<NodeJS.Signals> = ['SIGINT', 'SIGTERM', 'SIGHUP'];
+
+/**
+ * Runs `produce` with a `write` of lines into `file` (standard output without one) and answers what it
+ * answers. The file is created 0600 and never over one that exists (as backup): an export holds every
+ * input and output. It is written under a temporary name beside `file` and linked into place only once
+ * whole and synced, so an export that fails (no such project, a full disk) or is stopped (Ctrl-C,
+ * SIGTERM) leaves neither `file` nor the temporary one: no half export sits where a whole one is expected.
+ */
+const exportTo = async <A>(file: string | undefined, produce: (write: (line: string) => Promise<void>) => Promise<A>): Promise<A> => {
+  if (file !== undefined && exists(file)) throw new Error(`${file} exists already (EEXIST): an export is never written over a file`);
+  const partial = file !== undefined ? path.join(path.dirname(file), `.${path.basename(file)}.${process.pid}.partial`) : undefined;
+  // Before the temporary file exists, so that no signal finds it there unheard.
+  const stop = (signal: NodeJS.Signals) => {
+    if (partial !== undefined) fs.rmSync(partial, { force: true });
+    process.stderr.write(`tracelight-admin: stopped by ${signal}: the export was not written, and no partial file was left\n`);
+    process.exit(128 + (os.constants.signals[signal] ?? 0));
+  };
+  if (partial !== undefined) for (const signal of STOPPING_SIGNALS) process.on(signal, stop);
+  let fd = partial !== undefined ? fs.openSync(partial, 'wx', 0o600) : undefined;
+  const out = fd !== undefined ? fs.createWriteStream('', { fd, autoClose: false }) : process.stdout;
+  // A failed write (the disk full) is an 'error' on the stream, which unheard would end the process
+  // with a stack trace and leave the file half written: it is kept, and fails the next write or the end.
+  let failed: Error | undefined;
+  out.on('error', (e: Error) => (failed ??= e));
+  // Line by line, waiting whenever the stream asks to (its buffer is full).
+  const write = (line: string) =>
+    new Promise<void>((resolve, reject) => {
+      if (failed) return reject(failed);
+      if (out.write(line)) return resolve();
+      const drained = () => (out.off('error', errored), resolve());
+      const errored = (e: Error) => (out.off('drain', drained), reject(e));
+      out.once('drain', drained).once('error', errored);
+    });
+  try {
+    const done = await produce(write);
+    if (file !== undefined && partial !== undefined && fd !== undefined) {
+      await new Promise<void>((resolve, reject) => out.end((e?: Error | null) => (e ? reject(e) : resolve())));
+      if (failed) throw failed;
+      fs.fsyncSync(fd);
+      fs.closeSync(fd);
+      fd = undefined;
+      // A link, not a rename: it refuses a file made meanwhile at `file` instead of replacing it.
+      try {
+        fs.linkSync(partial, file);
+      } catch (e) {
+        const code = (e as NodeJS.ErrnoException).code;
+        if (code === 'EEXIST' || !(code === 'EPERM' || code === 'ENOTSUP' || code === 'EOPNOTSUPP') || exists(file)) throw e;
+        fs.renameSync(partial, file); // a file system without hard links
+      }
+      fs.rmSync(partial, { force: true });
+      const dir = fs.openSync(path.dirname(file), 'r');
+      try {
+        fs.fsyncSync(dir);
+      } finally {
+        fs.closeSync(dir);
+      }
+    }
+    return done;
+  } catch (e) {
+    if (partial !== undefined) {
+      (out as fs.WriteStream).destroy();
+      if (fd !== undefined) fs.closeSync(fd);
+      fs.rmSync(partial, { force: true });
+    }
+    const code = (e as { code?: unknown }).code;
+    const where = file ?? 'standard output';
+    const undone = file !== undefined ? 'the export was not written, and no partial file was left' : 'the export is incomplete';
+    if (code === 'ENOSPC' || code === 'EDQUOT') throw new Error(`no space left on the disk of ${where} (${String(code)}): ${undone}`);
+    if (code === 'EFBIG') throw new Error(`${where} grew past the largest file this process may write (EFBIG): ${undone}`);
+    throw e;
+  } finally {
+    for (const signal of STOPPING_SIGNALS) process.off(signal, stop);
+  }
 };
 
 const main = async (argv: ReadonlyArray<string>): Promise<number> => {
@@ -153,43 +242,8 @@ const main = async (argv: ReadonlyArray<string>): Promise<number> => {
       }
       case 'export-project': {
         const owner = (await as(need(f, 'email'))).userId;
-        const file = f['out'];
-        // Created 0600 and never over a file that exists (as backup): an export holds every input and output.
-        const out = file !== undefined ? fs.createWriteStream('', { fd: fs.openSync(file, 'wx', 0o600) }) : process.stdout;
-        // A failed write (the disk full) is an 'error' on the stream, which unheard would end the process
-        // with a stack trace and leave the file half written: it is kept, and fails the next write or the end.
-        let failed: Error | undefined;
-        out.on('error', (e: Error) => (failed ??= e));
-        // Line by line, waiting whenever the stream asks to (its buffer is full).
-        const write = (line: string) =>
-          new Promise<void>((resolve, reject) => {
-            if (failed) return reject(failed);
-            if (out.write(line)) return resolve();
-            const drained = () => (out.off('error', errored), resolve());
-            const errored = (e: Error) => (out.off('drain', drained), reject(e));
-            out.once('drain', drained).once('error', errored);
-          });
-        let done: { runs: number; records: number };
-        try {
-          done = await exportProject(app.repositories, owner, need(f, 'project'), write);
-          if (file !== undefined) {
-            await new Promise<void>((resolve, reject) => (out as fs.WriteStream).end((e?: Error | null) => (e ? reject(e) : resolve())));
-            if (failed) throw failed;
-          }
-        } catch (e) {
-          // No file left behind for an export that did not happen (no such project, a full disk).
-          if (file !== undefined) {
-            (out as fs.WriteStream).destroy();
-            fs.rmSync(file, { force: true });
-          }
-          const code = (e as { code?: unknown }).code;
-          const where = file ?? 'standard output';
-          const undone = file !== undefined ? 'the export was not written, and no partial file was left' : 'the export is incomplete';
-          if (code === 'ENOSPC' || code === 'EDQUOT') throw new Error(`no space left on the disk of ${where} (${String(code)}): ${undone}`);
-          if (code === 'EFBIG') throw new Error(`${where} grew past the largest file this process may write (EFBIG): ${undone}`);
-          throw e;
-        }
-        if (file !== undefined) process.stdout.write(`exported ${done.runs} runs, ${done.records} records\n`);
+        const done = await exportTo(f['out'], (write) => exportProject(app.repositories, owner, need(f, 'project'), write));
+        if (f['out'] !== undefined) process.stdout.write(`exported ${done.runs} runs, ${done.records} records\n`);
         return 0;
       }
       case 'import-project': {
