@@ -299,6 +299,28 @@ describe('tracelight-admin', () => {
     expect((await admin(fresh, 'import-project', '--email', 'owner@example.com', '--in', file)).stdout).toBe('imported 1 runs, 3 records\n');
   });
 
+  it('refuses an import whose run ids another project holds, saying so, and leaves no project behind', async () => {
+    const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'tracelight-import-clash-'));
+    await setUp(dataDir);
+    const { run, lines } = madeUp(2);
+    expect((await admin(dataDir, 'import-project', '--email', 'owner@example.com', '--in', jsonLines(dataDir, 'original.jsonl', lines))).stdout).toBe('imported 1 runs, 2 records\n');
+    // A copy under a new project id (and name), its run's id unchanged: the run id is taken, by the original's run.
+    const [head, runLine, ...rest] = lines as [{ project: { id: string } }, { run: { id: string } }, ...unknown[]];
+    const copyId = randomUUID();
+    const copy = (runId: string) => [{ ...head, project: { ...head.project, id: copyId, name: 'copy' } }, { ...runLine, run: { ...runLine.run, id: runId } }, ...rest];
+    await expect(admin(dataDir, 'import-project', '--email', 'owner@example.com', '--in', jsonLines(dataDir, 'copy.jsonl', copy(run.id)))).rejects.toMatchObject({
+      code: 1,
+      stderr: `tracelight-admin: run ${run.id} is already used by another project in this database (an import keeps every id): nothing was imported\n`,
+    });
+    await expect(admin(dataDir, 'export-project', '--email', 'owner@example.com', '--project', copyId)).rejects.toMatchObject({ code: 1, stderr: `tracelight-admin: no project ${copyId} of that user\n` });
+    // Its name is free, its id too: with a run id of its own, the copy imports.
+    expect((await admin(dataDir, 'import-project', '--email', 'owner@example.com', '--in', jsonLines(dataDir, 'copy-new-run.jsonl', copy(randomUUID())))).stdout).toBe('imported 1 runs, 2 records\n');
+    // Two runs of one name in a file would clash partway too: refused before anything is written.
+    await expect(
+      admin(dataDir, 'import-project', '--email', 'owner@example.com', '--in', jsonLines(dataDir, 'same-name.jsonl', [{ ...head, project: { ...head.project, id: randomUUID(), name: 'twice' } }, { ...runLine, run: { ...runLine.run, id: randomUUID() } }, { ...runLine, run: { ...runLine.run, id: randomUUID() } }, { end: { runs: 2, records: 0 } }])),
+    ).rejects.toMatchObject({ code: 1, stderr: expect.stringMatching(/: the file has two log_stream runs named "prod"\n$/) });
+  });
+
   it('leaves no partial file when the export cannot be written whole, and says why in words', async () => {
     const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'tracelight-export-full-'));
     const key = await setUp(dataDir);

@@ -249,7 +249,15 @@ const main = async (argv: ReadonlyArray<string>): Promise<number> => {
       case 'import-project': {
         const file = need(f, 'in');
         const lines = () => readline.createInterface({ input: fs.createReadStream(file), crlfDelay: Infinity });
-        const done = await importProject(app.repositories, (await as(need(f, 'email'))).userId, lines, { resume: f['resume'] === 'true', unverified: f['unverified'] === 'true' });
+        const importer = await as(need(f, 'email'));
+        // An import that fails partway takes back the project it created, as delete-project would.
+        const discard = async (project: ProjectId) => {
+          const retired = await app.projects.delete(importer, project)();
+          if (E.isLeft(retired)) return fail(retired.left);
+          const purged = await app.projects.purge(project, { pause: (stepMs) => new Promise((resume) => setTimeout(resume, stepMs)) })();
+          if (E.isLeft(purged)) return fail(purged.left);
+        };
+        const done = await importProject(app.repositories, importer.userId, lines, discard, { resume: f['resume'] === 'true', unverified: f['unverified'] === 'true' });
         process.stdout.write(`imported ${done.runs} runs, ${done.records} records\n`);
         return 0;
       }

@@ -12,6 +12,7 @@ import {
   type DomainError,
   type LogRecord,
   type Project,
+  type ProjectId,
   type Run,
   type RunInsights,
   type RecordScope,
@@ -245,17 +246,21 @@ async function* decodedLines(lines: AsyncIterable<string>, options: ImportOption
  * line's counts) is refused before any of it is imported.
  */
 const checkExport = async (lines: AsyncIterable<string>, options: ImportOptions): Promise<void> => {
-  // Run ids only: a project has few runs, and a record sent twice replaces itself, as over HTTP.
+  // Runs only: a project has few runs, and a record sent twice replaces itself, as over HTTP. A run of
+  // the kind and name of another would be refused partway through the import.
   const runs = new Set<string>();
-  const once = (id: string) => {
-    if (runs.has(id)) throw new Error(`run ${id} is in the file twice`);
-    runs.add(id);
+  const names = new Set<string>();
+  const once = (run: { readonly id: string; readonly kind: string; readonly name: string }) => {
+    if (runs.has(run.id)) throw new Error(`run ${run.id} is in the file twice`);
+    if (names.has(`${run.kind} ${run.name}`)) throw new Error(`run ${run.id}: the file has two ${run.kind} runs named ${JSON.stringify(run.name)}`);
+    runs.add(run.id);
+    names.add(`${run.kind} ${run.name}`);
   };
   let records = 0;
   for await (const l of decodedLines(lines, options)) {
-    if (l.kind === 'run') once(l.run.id);
+    if (l.kind === 'run') once(l.run);
     else if (l.kind === 'record') records += 1;
-    else if (l.kind === 'v1') for (const r of l.data.runs) once(r.run.id);
+    else if (l.kind === 'v1') for (const r of l.data.runs) once(r.run);
     else if (l.kind === 'end' && (l.counts.runs !== runs.size || l.counts.records !== records))
       throw new Error(
         `the export's closing line counts ${l.counts.runs} runs and ${l.counts.records} records, but the file holds ${runs.size} runs and ${records} records: ` +
@@ -286,30 +291,49 @@ const insertOrResume = async <A extends { readonly id: string }>(
   existing: () => Result<O.Option<A>>,
   same: (found: A) => boolean,
   resume: boolean,
-): Promise<void> => {
+  clash: (conflict: DomainError) => Promise<Error> = async (conflict) => failure(conflict),
+): Promise<boolean> => {
   const inserted = await insert(item)();
-  if (E.isRight(inserted)) return;
-  // Not this id (another of the same name), or not a conflict at all: resuming would not help.
+  if (E.isRight(inserted)) return true;
+  // Not this id (another of the same name, or this id elsewhere), or not a conflict at all: resuming would not help.
   const found = inserted.left._tag === 'Conflict' ? await must(existing()) : O.none;
-  if (O.isNone(found)) throw failure(inserted.left);
+  if (O.isNone(found)) throw inserted.left._tag === 'Conflict' ? await clash(inserted.left) : failure(inserted.left);
   if (!resume) throw new Error(`${what} ${item.id} exists already: run the import again with --resume to complete an import of this file that was stopped midway`);
   if (!same(found.value)) throw new Error(`${what} ${item.id} exists and is not the one this file imports: not resumed`);
+  return false;
 };
 
 /**
  * Imports the export read from `lines()` (called twice: the file is checked whole before anything is
  * written) for `owner`, keeping every id; refuses (Conflict) a project or run id that already exists,
  * unless `resume` (see insertOrResume). Reads v3 (JSON Lines), v1 (one document on one line) and, if
- * `unverified`, v2.
+ * `unverified`, v2. An import that fails partway (a run id another project holds, which no port can
+ * look up beforehand) deletes the project it created, with `discard`, so that no half project is left;
+ * except when there is no room: that one is completed with `resume` once there is.
  */
-export const importProject = async (repos: Repositories, owner: UserId, lines: () => AsyncIterable<string>, options: ImportOptions = {}): Promise<Counts> => {
+export const importProject = async (
+  repos: Repositories,
+  owner: UserId,
+  lines: () => AsyncIterable<string>,
+  discard: (project: ProjectId) => Promise<void>,
+  options: ImportOptions = {},
+): Promise<Counts> => {
   await checkExport(lines(), options);
-  const done: Progress = { project: false, runs: 0, records: 0 };
+  const done: Progress = { project: false, created: undefined, runs: 0, records: 0 };
   try {
     return await importChecked(repos, owner, lines, options, done);
   } catch (e) {
     // No room (a full disk, the SQLite quota): what is written stays, and --resume completes it once there is room.
-    if (!(e instanceof DomainFailure && e.error._tag === 'StorageFull')) throw e;
+    if (!(e instanceof DomainFailure && e.error._tag === 'StorageFull')) {
+      if (done.created === undefined) throw e;
+      const reason = e instanceof Error ? e.message : String(e);
+      try {
+        await discard(done.created);
+      } catch (undone) {
+        throw new Error(`${reason}; the project ${done.created} this import began could not be deleted (${undone instanceof Error ? undone.message : String(undone)}): delete it with delete-project`);
+      }
+      throw new Error(`${reason}: nothing was imported`);
+    }
     const room = 'Free space (on SQLite: on its disk, or raise TRACELIGHT_SQLITE_MAX_BYTES), then run the import again';
     throw new Error(
       `no room left in the database for this import (${e.error.message}): ${
@@ -319,9 +343,10 @@ export const importProject = async (repos: Repositories, owner: UserId, lines: (
   }
 };
 
-/** What an import has written so far: whether the project, then how many runs and records. */
+/** What an import has written so far: whether the project (and whether it created it), then how many runs and records. */
 interface Progress {
   project: boolean;
+  created: ProjectId | undefined;
   runs: number;
   records: number;
 }
@@ -344,7 +369,7 @@ const importChecked = async (repos: Repositories, owner: UserId, lines: () => As
     if (l.kind === 'v1') return importV1(repos, owner, l.data as unknown as V1, resume, done);
     if (l.kind === 'header') {
       project = { ...l.project, createdBy: owner };
-      await insertProject(repos, project, resume);
+      if (await insertProject(repos, project, resume)) done.created = project.id;
       done.project = true;
     } else if (l.kind === 'run') {
       await flush();
@@ -372,12 +397,24 @@ const insertProject = (repos: Repositories, project: Project, resume: boolean) =
   insertOrResume('project', project, (p) => repos.projects.insert(p), () => repos.projects.findById(project.id), (p) => p.createdBy === project.createdBy && p.name === project.name, resume);
 
 const insertRun = (repos: Repositories, run: Run, resume: boolean) =>
-  insertOrResume('run', run, (r) => repos.runs.insert(r), () => repos.runs.findInProject(run.projectId, run.id), (r) => r.kind === run.kind && r.name === run.name, resume);
+  insertOrResume(
+    'run',
+    run,
+    (r) => repos.runs.insert(r),
+    () => repos.runs.findInProject(run.projectId, run.id),
+    (r) => r.kind === run.kind && r.name === run.name,
+    resume,
+    // Neither this run nor one of its name in the project: its id is taken, by a run of another project.
+    async (conflict) =>
+      (await must(repos.runs.listInProject(run.projectId, run.kind, run.name))).length > 0
+        ? failure(conflict)
+        : new Error(`run ${run.id} is already used by another project in this database (an import keeps every id)`),
+  );
 
 /** The v1 export: everything in one document. */
 const importV1 = async (repos: Repositories, owner: UserId, data: V1, resume: boolean, done: Progress): Promise<{ runs: number; records: number }> => {
   const project = { ...data.project, createdBy: owner };
-  await insertProject(repos, project, resume);
+  if (await insertProject(repos, project, resume)) done.created = project.id;
   done.project = true;
   for (const { run: given, insights, records: rs } of data.runs) {
     const run = pinRun(given, project, owner);
