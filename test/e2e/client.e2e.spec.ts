@@ -42,16 +42,24 @@ interface Sent {
   readonly token: string | undefined;
   readonly body: RequestInit['body'];
   readonly headers: Headers;
+  /** The refresh cookie its answer set (`refresh_token=…`), once the answer has come. */
+  setCookie?: string | undefined;
 }
-/** A fetch that notes each request (path, bearer token, body, headers) and hands it to `send`, the real server by default. */
+/**
+ * A fetch that notes each request (path, bearer token, body, headers) and the refresh cookie its answer
+ * set, and hands it to `send`, the real server by default.
+ */
 const recording = (baseUrl: string, send: (path: string, input: string, init: RequestInit | undefined) => Promise<Response> = (_, input, init) => fetch(input, init)) => {
   const sent: Sent[] = [];
-  const impl: typeof fetch = (input, init) => {
+  const impl: typeof fetch = async (input, init) => {
     const url = String(input);
     const path = url.replace(baseUrl, '');
     const headers = new Headers(init?.headers);
-    sent.push({ path, token: headers.get('authorization')?.replace(/^Bearer /, ''), body: init?.body, headers });
-    return send(path, url, init);
+    const entry: Sent = { path, token: headers.get('authorization')?.replace(/^Bearer /, ''), body: init?.body, headers };
+    sent.push(entry);
+    const res = await send(path, url, init);
+    entry.setCookie = res.headers.getSetCookie().find((c) => c.startsWith('refresh_token='))?.split(';')[0];
+    return res;
   };
   return { sent, fetch: impl, paths: () => sent.map((s) => s.path) };
 };
@@ -225,6 +233,10 @@ describe('TracelightClient', () => {
       "void c.createSession('p', { log_stream_id: 'r', previous_session_id: 's', user_metadata: { team: 't' } });",
       "void c.createCodeVersion('s', 'f.py', 'code', { validation_result: '{}', scoreable_node_types: ['llm'] });",
       "void c.listLogStreams('p', { name: 'prod' }, { signal: AbortSignal.timeout(1000) });",
+      "void new TracelightClient('http://h', { apiKey: 'k', header: 'Galileo-API-Key' });",
+      "void new TracelightClient('http://h', { apiKey: 'k', header: 'X-API-Key' }); // ✗",
+      "void new TracelightClient('http://h', { login: { apiKey: 'k' } });",
+      "void new TracelightClient('http://h', { login: { email: 'a@example.com' } }); // ✗",
       "void c.exportOtlpTraces({ project: 'p', logstream: 'l' }, new Uint8Array(0));",
       "void c.exportOtlpTraces({ project: 'p', logstream: 'l', path: '/otel/traces' }, { resourceSpans: [] });",
       "void c.exportOtlpTraces({ project: 'p' }, { resourceSpans: [] }); // ✗",
@@ -268,6 +280,16 @@ describe('TracelightClient', () => {
     expect([garbled.status, garbled.detail]).toEqual([400, expect.stringMatching(/^body: Value error, not an OTLP protobuf trace export: /)]);
     const anonymous = new TracelightClient(w.server.baseUrl, { apiKey: 'not a key' });
     expect(await failureOf(anonymous.exportOtlpTraces({ project: project.id, logstream: 'proto' }, otlpProtobuf(span('refused'))))).toMatchObject({ status: 401 });
+  });
+
+  it('sends an API key under the header it is told: the spec’s two, or the SDKs’ aliases the server takes', async () => {
+    const { api_key } = await w.client.createApiKey({ description: 'aliases' });
+    for (const header of ['Service-API-Key', 'Service-AO-API-Key', 'Galileo-API-Key', 'Splunk-AO-API-Key'] as const) {
+      const rec = recording(w.server.baseUrl);
+      const c = new TracelightClient(w.server.baseUrl, { apiKey: api_key, header }, { fetch: rec.fetch });
+      expect((await c.currentUser()).email).toBe(ADMIN.email);
+      expect([...rec.sent[0]!.headers.entries()]).toEqual([[header.toLowerCase(), api_key]]);
+    }
   });
 
   it('bounds every exchange: a timeout, an aborted call and a refused connection are TracelightErrors with status 0', async () => {
@@ -397,12 +419,14 @@ describe('TracelightClient', () => {
       expect(proxy.count('/v2/refresh_token')).toBe(2);
       expect(new Set(proxy.passed.filter((p) => p.path === '/v2/projects').map((p) => p.token))).toEqual(new Set([first]));
 
-      // The wait ends at the token's expiry: past it the client signs in again, and sends no dead token.
+      // The wait ends at the token's expiry: past it the client renews with the refresh cookie (503 too,
+      // here), then signs in again, and sends no dead token.
       await sleepUntil(exp + 0.05);
       const expired = proxy.passed.length;
       await c.listProjects();
       const signedIn = proxy.passed.length;
       expect(proxy.passed.slice(expired).map((p) => [p.path, p.status, p.token === first])).toEqual([
+        ['/v2/refresh_token', 503, false],
         ['/login', 200, false],
         ['/v2/projects', 200, false],
       ]);
@@ -476,6 +500,57 @@ describe('TracelightClient', () => {
     } finally {
       await proxy.stop();
     }
+  });
+
+  it('renews an expired token with the refresh cookie its sign-in set (password or API key), once for calls made together', async () => {
+    const { api_key } = await new TracelightClient(short.server.baseUrl, { login: ADMIN }).createApiKey({ description: 'cookie' });
+    const recs = [recording(short.server.baseUrl), recording(short.server.baseUrl)] as const;
+    const clients = [
+      new TracelightClient(short.server.baseUrl, { login: ADMIN }, { fetch: recs[0].fetch }),
+      new TracelightClient(short.server.baseUrl, { login: { apiKey: api_key } }, { fetch: recs[1].fetch }),
+    ];
+    await Promise.all(clients.map((c) => c.listProjects()));
+    await sleepUntil(Math.max(...recs.map((r) => claimsOf(r.sent[1]?.token).exp)) + 0.05);
+    await Promise.all(clients.map((c) => Promise.all(Array.from({ length: 5 }, () => c.listProjects()))));
+    for (const [rec, signIn] of [[recs[0], '/login'], [recs[1], '/login/api_key']] as const) {
+      expect(rec.paths()).toEqual([signIn, '/v2/projects', '/v2/refresh_token', ...Array<string>(5).fill('/v2/projects')]);
+      const [signedIn, first, refresh, ...after] = rec.sent;
+      expect(signedIn?.setCookie).toMatch(/^refresh_token=./);
+      // The expired token is not sent: the cookie the sign-in set is.
+      expect([refresh?.token, refresh?.headers.get('cookie')]).toEqual([undefined, signedIn?.setCookie]);
+      expect(new Set(after.map((s) => s.token)).size).toBe(1);
+      expect(after[0]?.token).not.toBe(first?.token);
+      expect(claimsOf(after[0]?.token).exp).toBeGreaterThan(Date.now() / 1000);
+    }
+  });
+
+  it('goes on with the cookie a refresh sets, and signs in again once the cookie is refused', async () => {
+    const user = { email: `${unique('cookie')}@example.com`, password: 'a cookie password' };
+    await new TracelightClient(short.server.baseUrl, { login: ADMIN }).createUser(user);
+    const rec = recording(short.server.baseUrl);
+    const c = new TracelightClient(short.server.baseUrl, { login: user }, { fetch: rec.fetch });
+    await c.listProjects();
+    await sleepUntil(claimsOf(rec.sent[1]?.token).exp + 0.05);
+    await c.listProjects();
+    // The session is revoked (the cookie with it) while its token is unused; once that token has expired…
+    await revokeSessions(short.server, user.email);
+    await sleepUntil(claimsOf(rec.sent[3]?.token).exp + 0.05);
+    await c.listProjects();
+    expect(rec.sent.map((s) => [s.path, s.headers.get('cookie') === null ? 'no cookie' : 'cookie'])).toEqual([
+      ['/login', 'no cookie'],
+      ['/v2/projects', 'no cookie'],
+      ['/v2/refresh_token', 'cookie'],
+      ['/v2/projects', 'no cookie'],
+      ['/v2/refresh_token', 'cookie'],
+      ['/login', 'no cookie'],
+      ['/v2/projects', 'no cookie'],
+    ]);
+    // …the cookie sent is the one the first refresh set, in place of the sign-in's, and it is refused.
+    expect(rec.sent[2]?.setCookie).toMatch(/^refresh_token=./);
+    expect(rec.sent[2]?.setCookie).not.toBe(rec.sent[0]?.setCookie);
+    expect(rec.sent[4]?.headers.get('cookie')).toBe(rec.sent[2]?.setCookie);
+    expect(rec.sent[4]?.setCookie).toBeUndefined();
+    expect(rec.sent[6]?.token).not.toBe(rec.sent[3]?.token);
   });
 
   it('signs in again for a 401, but not for a late 401 of a token it has already replaced', async () => {

@@ -27,13 +27,19 @@ import type {
 } from '@tracelight/api-schema';
 import type * as t from 'io-ts';
 
+/** The headers an API key is taken in: the spec's two, then the origin SDKs' aliases. */
+export type ApiKeyHeader = 'Service-API-Key' | 'Service-AO-API-Key' | 'Galileo-API-Key' | 'Splunk-AO-API-Key';
+
 export type Credentials =
-  | { readonly apiKey: string; readonly header?: 'Service-API-Key' | 'Service-AO-API-Key' }
+  | { readonly apiKey: string; readonly header?: ApiKeyHeader }
   | { readonly bearer: string }
   | { readonly basic: { readonly email: string; readonly password: string } }
-  /** Signs in with the password flow, then keeps a fresh bearer token (refreshed before it expires). */
+  /**
+   * Signs in (the password flow, or an API key exchanged at /login/api_key), then keeps a fresh bearer
+   * token: refreshed before it expires, and once it has, renewed with the refresh cookie of the sign-in.
+   */
   | { readonly login: Login };
-type Login = { readonly email: string; readonly password: string };
+type Login = { readonly email: string; readonly password: string } | { readonly apiKey: string };
 
 export interface ClientOptions {
   /** Milliseconds one HTTP exchange (sign-in and refresh included) may take before it is abandoned; 30 s by default. */
@@ -151,6 +157,13 @@ interface Answered {
   readonly bytes?: Uint8Array;
 }
 
+/** The refresh cookie a sign-in set, sent back to POST /v2/refresh_token once the access token has expired. */
+interface HeldCookie {
+  readonly value: string;
+  /** Seconds since the epoch; Infinity for a cookie without Expires or Max-Age. */
+  readonly expiresAt: number;
+}
+
 interface HeldToken {
   readonly value: string;
   /** Seconds since the epoch. */
@@ -215,6 +228,8 @@ export class TracelightClient {
   private readonly timeoutMs: number;
   private readonly fetchImpl: typeof fetch;
   private token: HeldToken | undefined;
+  /** The refresh cookie of the session `token` belongs to, kept from the client's own sign-ins and refreshes only. */
+  private refreshCookie: HeldCookie | undefined;
   /** The sign-in or refresh under way, shared by every request waiting for a token. */
   private renewing: Promise<string> | undefined;
   /** Set while renewals fail, so that a struggling server is not asked again by every request. */
@@ -448,12 +463,13 @@ export class TracelightClient {
   /**
    * Refreshes a token that has not expired; a refresh refused (4xx) means signing in again. A refresh
    * that gets no answer, a 5xx or a 429 says nothing against the token held, so it is kept while it
-   * lasts (a request after the backoff's wait tries again); once it has expired, only signing in again is left.
+   * lasts (a request after the backoff's wait tries again); once it has expired, the refresh cookie is
+   * what is left, then signing in again.
    */
   private async renew(login: Login): Promise<string> {
     const current = this.token;
-    if (current === undefined || nowSeconds() >= current.expiresAt) return this.signIn(login);
-    const refreshed = await this.refreshed(current.value);
+    if (current === undefined || nowSeconds() >= current.expiresAt) return this.renewExpired(login);
+    const refreshed = await this.refreshed(bearer(current.value).headers);
     if (typeof refreshed === 'object') {
       this.failed(undefined, refreshed.retryAfter);
       return current.value;
@@ -462,12 +478,32 @@ export class TracelightClient {
     return this.signIn(login);
   }
 
-  private async refreshed(token: string): Promise<string | 'refused' | Unavailable> {
+  /**
+   * No token, or an expired one: the refresh cookie, which outlives the access token, renews the
+   * session; signing in again is for when there is none or it fails, whichever way. (A 401 for a token
+   * that has not expired goes straight to signing in: its session is refused, and the cookie is of it.)
+   */
+  private async renewExpired(login: Login): Promise<string> {
+    const cookie = this.refreshCookie;
+    if (cookie !== undefined && nowSeconds() < cookie.expiresAt) {
+      const refreshed = await this.refreshed({ cookie: `${REFRESH_COOKIE}=${cookie.value}` });
+      if (refreshed === 'refused') this.refreshCookie = undefined;
+      else if (typeof refreshed === 'string') return refreshed;
+    }
+    return this.signIn(login);
+  }
+
+  /** POST /v2/refresh_token with a bearer token or the refresh cookie: the new token taken, with the cookie it sets. */
+  private async refreshed(headers: Record<string, string>): Promise<string | 'refused' | Unavailable> {
     try {
-      const { res, text } = await this.exchange(`${this.baseUrl}/v2/refresh_token`, { method: 'POST', headers: bearer(token).headers }, undefined);
+      const { res, text } = await this.exchange(`${this.baseUrl}/v2/refresh_token`, { method: 'POST', headers }, undefined);
       if (res.ok) {
         const token = (safeJson(text) as Partial<t.TypeOf<typeof TokenResponse>> | undefined)?.access_token;
-        return typeof token === 'string' ? this.adopt(token) : { retryAfter: undefined };
+        if (typeof token !== 'string') return { retryAfter: undefined };
+        // A cookie refresh sets a new cookie; a bearer refresh sets none, and the one held stays good.
+        const cookie = refreshCookieOf(res);
+        if (cookie !== undefined) this.refreshCookie = cookie ?? undefined;
+        return this.adopt(token);
       }
       if (res.status >= 500 || res.status === 429) return { retryAfter: retryAfterOf(res.headers.get('retry-after')) };
       return 'refused';
@@ -484,13 +520,18 @@ export class TracelightClient {
    * sign-ins count against the server's limit for the client's address).
    */
   private async signIn(login: Login): Promise<string> {
+    let signedIn: Exchanged;
     let answer: t.TypeOf<typeof TokenResponse>;
     try {
-      answer = await this.login(login.email, login.password);
+      const [path, options] = signInRequest(login);
+      signedIn = await this.send('POST', `${this.baseUrl}${path}`, options, { headers: {} });
+      answer = answerOf(signedIn, options);
     } catch (error) {
       this.failed({ error }, error instanceof TracelightError ? error.retryAfter : undefined);
       throw error;
     }
+    // The cookie of an earlier session is dropped with it, even when this answer sets none.
+    this.refreshCookie = refreshCookieOf(signedIn.res) ?? undefined;
     return this.adopt(answer.access_token);
   }
 
@@ -507,6 +548,38 @@ interface Authorization {
   /** The login token sent, to tell on a 401 whether it is still the one held. */
   readonly token?: string;
 }
+
+/** The sign-in of `login` credentials: the password flow, or an API key exchanged for a token. */
+const signInRequest = (login: Login): [path: string, options: RequestOptions] =>
+  'apiKey' in login
+    ? ['/login/api_key', { json: { api_key: login.apiKey }, anonymous: true }]
+    : ['/login', { form: { username: login.email, password: login.password }, anonymous: true }];
+
+const REFRESH_COOKIE = 'refresh_token';
+
+/**
+ * The refresh cookie an answer sets: null when it removes it (an empty value, or an expiry passed),
+ * undefined when it says nothing of it. Max-Age wins over Expires, as RFC 6265 has it.
+ */
+const refreshCookieOf = (res: Response): HeldCookie | null | undefined => {
+  for (const line of res.headers.getSetCookie?.() ?? []) {
+    const [pair = '', ...attributes] = line.split(';');
+    const eq = pair.indexOf('=');
+    if (eq < 0 || pair.slice(0, eq).trim() !== REFRESH_COOKIE) continue;
+    const value = pair.slice(eq + 1).trim();
+    let expires: number | undefined;
+    let maxAge: number | undefined;
+    for (const attribute of attributes) {
+      const [name = '', ...rest] = attribute.split('=');
+      const text = rest.join('=').trim();
+      if (/^\s*max-age\s*$/i.test(name) && /^-?\d+$/.test(text)) maxAge = Number(text);
+      else if (/^\s*expires\s*$/i.test(name) && !Number.isNaN(Date.parse(text))) expires = Date.parse(text) / 1000;
+    }
+    const expiresAt = maxAge !== undefined ? nowSeconds() + maxAge : (expires ?? Infinity);
+    return value === '' || expiresAt <= nowSeconds() ? null : { value, expiresAt };
+  }
+  return undefined;
+};
 
 const bearer = (token: string): Authorization => ({ headers: { authorization: `Bearer ${token}` }, token });
 
