@@ -200,7 +200,9 @@ describe('tracelight-admin', () => {
       code: 1,
       stderr: `tracelight-admin: project ${projectId} exists and is not the one this file imports: not resumed\n`,
     });
-    expect((await admin(stopped, 'import-project', '--email', 'owner@example.com', '--resume', '--in', file)).stdout).toBe('imported 1 runs, 3 records\n');
+    expect((await admin(stopped, 'import-project', '--email', 'owner@example.com', '--resume', '--in', file)).stdout).toBe(
+      'imported 1 runs, 3 records, of which 0 runs and 2 records were missing and are written now (what was there is kept as it is)\n',
+    );
     const resumed = await serve(stopped);
     try {
       expect(await everything(resumed.base, stoppedKey, projectId, runId)).toEqual(before);
@@ -321,6 +323,40 @@ describe('tracelight-admin', () => {
     ).rejects.toMatchObject({ code: 1, stderr: expect.stringMatching(/: the file has two log_stream runs named "prod"\n$/) });
   });
 
+  it('resumes only what is missing: a --resume of an import that was not stopped writes nothing, rolling back no settings or records changed since', async () => {
+    const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'tracelight-import-resume-'));
+    const key = await setUp(dataDir);
+    const { project, run, lines } = madeUp(2);
+    const [head, runLine, first, ...rest] = lines as [unknown, { run: unknown }, { record: { name: string } }, ...unknown[]];
+    const at = '2026-01-02T03:04:05.000Z';
+    const file = jsonLines(dataDir, 'whole.jsonl', [head, { ...runLine, insights: { runId: run.id, insights: { logstream: { enabled: true, startTime: at } }, updatedAt: at } }, first, ...rest]);
+    expect((await admin(dataDir, 'import-project', '--email', 'owner@example.com', '--in', file)).stdout).toBe('imported 1 runs, 2 records\n');
+    // Since the import, its insights are turned off through the API.
+    const settings = `/v2/projects/${project.id}/runs/${run.id}/insights-settings`;
+    let changed: unknown;
+    const server = await serve(dataDir);
+    try {
+      await call(server.base, key, 'PATCH', settings, { insights: { logstream: { enabled: false } } });
+      changed = await call(server.base, key, 'GET', settings);
+    } finally {
+      server.child.kill('SIGTERM');
+    }
+    expect(changed).toMatchObject({ insights: { logstream: { enabled: false } } });
+    // Resumed by mistake, with the file, or one whose record is older: nothing is missing, nothing is written.
+    const older = jsonLines(dataDir, 'older.jsonl', [head, runLine, { record: { ...first.record, name: 'older' } }, ...rest]);
+    const said: string[] = [];
+    for (const again of [file, older]) said.push((await admin(dataDir, 'import-project', '--email', 'owner@example.com', '--in', again, '--resume')).stdout);
+    const after = await serve(dataDir);
+    try {
+      expect(await call(after.base, key, 'GET', settings)).toEqual(changed);
+      const traces = await call(after.base, key, 'POST', `/v2/projects/${project.id}/traces/search`, { log_stream_id: run.id });
+      expect(traces.records.map((r: { name: string }) => r.name).sort()).toEqual(['t0', 't1']);
+    } finally {
+      after.child.kill('SIGTERM');
+    }
+    expect(said).toEqual(Array(2).fill('imported 1 runs, 2 records, of which 0 runs and 0 records were missing and are written now (what was there is kept as it is)\n'));
+  });
+
   it('leaves no partial file when the export cannot be written whole, and says why in words', async () => {
     const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'tracelight-export-full-'));
     const key = await setUp(dataDir);
@@ -439,7 +475,9 @@ describe('tracelight-admin', () => {
 
     // With room, the import is completed, every record once.
     const roomy = { TRACELIGHT_SQLITE_MAX_BYTES: '64mb' };
-    expect((await adminWith(roomy, dataDir, 'import-project', '--email', 'owner@example.com', '--in', file, '--resume')).stdout).toBe('imported 1 runs, 40 records\n');
+    expect((await adminWith(roomy, dataDir, 'import-project', '--email', 'owner@example.com', '--in', file, '--resume')).stdout).toBe(
+      'imported 1 runs, 40 records, of which 0 runs and 40 records were missing and are written now (what was there is kept as it is)\n',
+    );
     expect((await adminWith(roomy, dataDir, 'export-project', '--email', 'owner@example.com', '--project', project.id, '--out', path.join(dataDir, 'again.jsonl'))).stdout).toBe('exported 1 runs, 40 records\n');
   });
 

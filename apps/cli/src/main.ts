@@ -258,7 +258,8 @@ const main = async (argv: ReadonlyArray<string>): Promise<number> => {
           if (E.isLeft(purged)) return fail(purged.left);
         };
         const done = await importProject(app.repositories, importer.userId, lines, discard, { resume: f['resume'] === 'true', unverified: f['unverified'] === 'true' });
-        process.stdout.write(`imported ${done.runs} runs, ${done.records} records\n`);
+        const resumed = f['resume'] === 'true' ? `, of which ${done.written.runs} runs and ${done.written.records} records were missing and are written now (what was there is kept as it is)` : '';
+        process.stdout.write(`imported ${done.runs} runs, ${done.records} records${resumed}\n`);
         return 0;
       }
       case 'delete-project': {

@@ -180,7 +180,10 @@ type Line =
 
 /** The exports an import may read: v3 and v1 always, v2 (which cannot be checked whole) only if `unverified`. */
 export interface ImportOptions {
-  /** Completes an import of the same file that was stopped midway (see insertOrResume). */
+  /**
+   * Completes an import of the same file that was stopped midway (see insertOrResume): only what is
+   * missing is written, never over what is there (settings or records changed since stay as they are).
+   */
   readonly resume?: boolean;
   /** Reads a v2 export, which has no closing line to show it is whole, as it is. */
   readonly unverified?: boolean;
@@ -281,8 +284,8 @@ const pinRecord = (record: LogRecord, run: Run): LogRecord => ({ ...record, runI
 /**
  * `resume`: the project (or a run) is there already, from an import of this file that was stopped
  * midway: it is taken as it is, if it is the same (the importer's, the same name; a run of this
- * project, the same kind and name), and what is missing is written. Records and insights replace
- * themselves, so what was written before is written again unchanged.
+ * project, the same kind and name), and what is missing is written (see writeRun, writeRecords).
+ * True when `item` is written now, false when it was there.
  */
 const insertOrResume = async <A extends { readonly id: string }>(
   what: string,
@@ -317,9 +320,9 @@ export const importProject = async (
   lines: () => AsyncIterable<string>,
   discard: (project: ProjectId) => Promise<void>,
   options: ImportOptions = {},
-): Promise<Counts> => {
+): Promise<Imported> => {
   await checkExport(lines(), options);
-  const done: Progress = { project: false, created: undefined, runs: 0, records: 0 };
+  const done: Progress = { project: false, created: undefined, runs: 0, records: 0, written: { runs: 0, records: 0 } };
   try {
     return await importChecked(repos, owner, lines, options, done);
   } catch (e) {
@@ -343,25 +346,85 @@ export const importProject = async (
   }
 };
 
-/** What an import has written so far: whether the project (and whether it created it), then how many runs and records. */
+/** What an import holds in all (the file's runs and records), and what of it was written now: all of it, unless resumed. */
+export interface Imported extends Counts {
+  readonly written: Counts;
+}
+
+/**
+ * How far an import has gone: whether the project is there (and whether it created it), then how many
+ * runs and records of the file are, and how many of them it wrote.
+ */
 interface Progress {
   project: boolean;
   created: ProjectId | undefined;
   runs: number;
   records: number;
+  written: { runs: number; records: number };
 }
 
+const SCOPES: ReadonlyArray<RecordScope> = ['sessions', 'traces', 'spans'];
+
+/**
+ * Writes `run` with its insights settings. A run that is there already (`resume`) keeps its settings
+ * if it has some: an import writes a run's settings right after the run, so any there are the file's
+ * or were changed since, and the file's older ones must not roll them back. True when the run is new.
+ */
+const writeRun = async (repos: Repositories, run: Run, insights: RunInsights | null, resume: boolean, done: Progress): Promise<boolean> => {
+  const created = await insertRun(repos, run, resume);
+  done.runs += 1;
+  if (created) done.written.runs += 1;
+  const pinned = pinInsights(insights, run);
+  if (pinned && (created || O.isNone(await must(repos.insights.find(run.id))))) await must(repos.insights.replace(pinned));
+  return created;
+};
+
+/**
+ * Stores a batch of the records of `run`; of a run that was there already (`resume`), only those it
+ * does not hold yet: a record stored since (a client's retry, an update) is not written over.
+ */
+const writeRecords = async (repos: Repositories, run: Run, created: boolean, records: ReadonlyArray<LogRecord>, done: Progress): Promise<void> => {
+  let missing = records;
+  if (!created) {
+    const ids = [...new Set(records.map((r) => r.id))];
+    const stored = new Set<string>();
+    for (const scope of SCOPES) {
+      for (let start = 0; ; ) {
+        const page = await must(
+          repos.logRecords.search({
+            projectId: run.projectId,
+            runId: run.id,
+            scope,
+            filters: [{ type: 'id', columnId: 'id', operator: 'one_of', value: ids }],
+            sort: { columnId: 'created_at', ascending: true },
+            page: { startingToken: start, limit: IMPORT_BATCH },
+            maxBytes: EXPORT_PAGE_BYTES,
+            maxMs: Number.POSITIVE_INFINITY,
+          }),
+        );
+        for (const r of page.items) stored.add(r.id);
+        if (!page.more) break;
+        start += page.items.length;
+      }
+    }
+    missing = records.filter((r) => !stored.has(r.id));
+  }
+  if (missing.length > 0) await must(repos.logRecords.ingest(run.id, missing, presentColumnsOfAll(missing)));
+  done.records += records.length;
+  done.written.records += missing.length;
+};
+
 /** The import of a file checkExport has read whole, counting in `done` what it has written. */
-const importChecked = async (repos: Repositories, owner: UserId, lines: () => AsyncIterable<string>, options: ImportOptions, done: Progress): Promise<Counts> => {
+const importChecked = async (repos: Repositories, owner: UserId, lines: () => AsyncIterable<string>, options: ImportOptions, done: Progress): Promise<Imported> => {
   const resume = options.resume ?? false;
   let project: Project | undefined;
   let current: Run | undefined;
+  let created = false;
   let batch: LogRecord[] = [];
   let batchBytes = 0;
   const flush = async () => {
     if (!current || batch.length === 0) return;
-    await must(repos.logRecords.ingest(current.id, batch, presentColumnsOfAll(batch)));
-    done.records += batch.length;
+    await writeRecords(repos, current, created, batch, done);
     batch = [];
     batchBytes = 0;
   };
@@ -374,10 +437,7 @@ const importChecked = async (repos: Repositories, owner: UserId, lines: () => As
     } else if (l.kind === 'run') {
       await flush();
       current = pinRun(l.run, project!, owner);
-      await insertRun(repos, current, resume);
-      done.runs += 1;
-      const insights = pinInsights(l.insights, current);
-      if (insights) await must(repos.insights.replace(insights));
+      created = await writeRun(repos, current, l.insights, resume, done);
     } else if (l.kind === 'record') {
       batch.push(pinRecord(l.record, current!));
       batchBytes += l.bytes;
@@ -385,7 +445,7 @@ const importChecked = async (repos: Repositories, owner: UserId, lines: () => As
     }
   }
   await flush();
-  return { runs: done.runs, records: done.records };
+  return { runs: done.runs, records: done.records, written: done.written };
 };
 
 interface V1 {
@@ -412,21 +472,14 @@ const insertRun = (repos: Repositories, run: Run, resume: boolean) =>
   );
 
 /** The v1 export: everything in one document. */
-const importV1 = async (repos: Repositories, owner: UserId, data: V1, resume: boolean, done: Progress): Promise<{ runs: number; records: number }> => {
+const importV1 = async (repos: Repositories, owner: UserId, data: V1, resume: boolean, done: Progress): Promise<Imported> => {
   const project = { ...data.project, createdBy: owner };
   if (await insertProject(repos, project, resume)) done.created = project.id;
   done.project = true;
   for (const { run: given, insights, records: rs } of data.runs) {
     const run = pinRun(given, project, owner);
-    await insertRun(repos, run, resume);
-    done.runs += 1;
-    const pinned = pinInsights(insights, run);
-    if (pinned) await must(repos.insights.replace(pinned));
-    for (let i = 0; i < rs.length; i += IMPORT_BATCH) {
-      const chunk = rs.slice(i, i + IMPORT_BATCH).map((r) => pinRecord(r, run));
-      await must(repos.logRecords.ingest(run.id, chunk, presentColumnsOfAll(chunk)));
-      done.records += chunk.length;
-    }
+    const created = await writeRun(repos, run, insights, resume, done);
+    for (let i = 0; i < rs.length; i += IMPORT_BATCH) await writeRecords(repos, run, created, rs.slice(i, i + IMPORT_BATCH).map((r) => pinRecord(r, run)), done);
   }
-  return { runs: done.runs, records: done.records };
+  return { runs: done.runs, records: done.records, written: done.written };
 };
