@@ -220,6 +220,46 @@ describe('TracelightClient', () => {
     expect(sessions.records[1]).toMatchObject({ name: 'second', user_metadata: { team: 'search' } });
   });
 
+  it('ingests traces with every field the request codec takes, and answers as the response codec (and so the OpenAPI document) says', async () => {
+    const c = new TracelightClient(w.server.baseUrl, { bearer: w.adminToken });
+    const project = await c.createProject({ name: unique('client-ingest') });
+    const stream = await c.createLogStream(project.id, 'prod');
+    const experiment = await c.createExperiment(project.id, 'nightly');
+    const traceIds = [crypto.randomUUID(), crypto.randomUUID()];
+    const logged = await c.ingestTraces(project.id, {
+      log_stream_id: stream.id,
+      reliable: true,
+      client_version: '1.33.1',
+      logging_method: 'typescript_client',
+      is_complete: true,
+      include_trace_ids: true,
+      traces: traceIds.map((id, i) => ({
+        id,
+        input: `question ${i}`,
+        created_at: i === 0 ? '2026-01-01T10:00:00+02:00' : new Date('2026-01-01T09:00:00Z'),
+        spans: [{ type: 'llm' as const, input: 'q', model: 'gpt-4o-mini', metrics: { num_input_tokens: 3 } }],
+      })),
+    });
+    expect(logged).toEqual({ project_id: project.id, log_stream_id: stream.id, session_id: null, records_count: 4, traces_count: 2, spans_count: 2, trace_ids: traceIds });
+    // A timestamp given as text with its offset, or as a Date.
+    const traces = await c.searchTraces(project.id, { log_stream_id: stream.id }, { sort: { column_id: 'created_at', ascending: true } });
+    expect(traces.records.map((r) => [r.id, r.created_at])).toEqual([
+      [traceIds[0], '2026-01-01T08:00:00.000Z'],
+      [traceIds[1], '2026-01-01T09:00:00.000Z'],
+    ]);
+
+    const experimented = await c.ingestTraces(project.id, { experiment_id: experiment.id, traces: [{ input: 'x' }] });
+    expect(experimented).toEqual({ project_id: project.id, experiment_id: experiment.id, session_id: null, records_count: 1, traces_count: 1, spans_count: 0 });
+
+    // The document the server serves, generated from the response codec, names every field answered.
+    const doc = (await (await fetch(`${w.server.baseUrl}/openapi.json`)).json()) as { components: { schemas: Record<string, { properties: object; required: string[] }> } };
+    const schema = doc.components.schemas['LogTracesIngestResponse'];
+    expect(Object.keys(schema?.properties ?? {}).sort()).toEqual(
+      ['project_id', 'session_id', 'records_count', 'traces_count', 'spans_count', 'log_stream_id', 'experiment_id', 'metrics_testing_id', 'trace_ids'].sort(),
+    );
+    expect(schema?.required).toEqual(['project_id', 'session_id', 'records_count', 'traces_count', 'spans_count']);
+  });
+
   it('types roles, project types and request fields as the codecs do', () => {
     const source = [
       "import { TracelightClient } from '@tracelight/client';",
@@ -233,6 +273,13 @@ describe('TracelightClient', () => {
       "void c.createSession('p', { log_stream_id: 'r', previous_session_id: 's', user_metadata: { team: 't' } });",
       "void c.createCodeVersion('s', 'f.py', 'code', { validation_result: '{}', scoreable_node_types: ['llm'] });",
       "void c.listLogStreams('p', { name: 'prod' }, { signal: AbortSignal.timeout(1000) });",
+      "void c.ingestTraces('p', { log_stream_id: 'r', traces: [], reliable: true, client_version: '1.33.1', logging_method: 'typescript_client', is_complete: false, include_trace_ids: true, session_id: null });",
+      "void c.ingestTraces('p', { experiment_id: 'r', traces: [{ created_at: '2026-01-01T10:00:00+02:00', user_metadata: { k: 'v' }, spans: [{ type: 'llm', created_at: new Date(), metrics: { num_input_tokens: 3 }, spans: [{ type: 'tool' }] }] }] });",
+      "void c.ingestTraces('p', { log_stream_id: 'r', traces: [{ spans: [{ type: 'chat' }] }] }); // ✗",
+      "void c.ingestTraces('p', { log_stream_id: 'r', traces: [], reliable: 'yes' }); // ✗",
+      "void c.ingestTraces('p', { traces: [] }); // ✗",
+      "void c.ingestTraces('p', { log_stream_id: 'r', traces: [] }).then((r) => [r.project_id, r.log_stream_id, r.experiment_id, r.metrics_testing_id, r.trace_ids?.[0], r.records_count]);",
+      "void c.ingestTraces('p', { log_stream_id: 'r', traces: [] }).then((r) => r.run_id); // ✗",
       "void new TracelightClient('http://h', { apiKey: 'k', header: 'Galileo-API-Key' });",
       "void new TracelightClient('http://h', { apiKey: 'k', header: 'X-API-Key' }); // ✗",
       "void new TracelightClient('http://h', { login: { apiKey: 'k' } });",

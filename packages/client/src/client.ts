@@ -7,6 +7,7 @@ import type {
   HealthResponse,
   IntegrationRecord,
   ListScorerVersionsResponse,
+  LogTracesIngestRequest,
   LogTracesIngestResponse,
   OtlpExportResponse,
   ProjectResponse,
@@ -81,6 +82,21 @@ export type UserRoleName = t.TypeOf<typeof UserRole>;
 export type ProjectTypeName = t.TypeOf<typeof ProjectType>;
 
 type RunKind = { log_stream_id: string } | { experiment_id: string } | { metrics_testing_id: string };
+/**
+ * A request codec's decoded type as a caller writes it: a timestamp may be a Date (sent as its ISO
+ * text) or the text the codec reads into one.
+ */
+type Sendable<T> = T extends Date
+  ? Date | string
+  : T extends ReadonlyArray<infer U>
+    ? Array<Sendable<U>>
+    : T extends object
+      ? { [K in keyof T]: Sendable<T[K]> }
+      : T;
+/** The body of `POST /v2/projects/{project_id}/traces`, as its codec takes it, naming its run by one of the three ids. */
+export type TracesIngest = RunKind & Omit<Sendable<t.TypeOf<typeof LogTracesIngestRequest>>, 'log_stream_id' | 'experiment_id' | 'metrics_testing_id'>;
+/** Its answer: the run named back by the id the request gave, and `trace_ids` when it asked with `include_trace_ids`. */
+export type TracesIngested = t.TypeOf<typeof LogTracesIngestResponse>;
 export type RecordFilter = {
   column_id: string;
   type: 'text' | 'number' | 'date' | 'id' | 'collection' | 'boolean';
@@ -326,12 +342,8 @@ export class TracelightClient {
     this.request<t.TypeOf<typeof RunScorerSettingsResponse>>('GET', `/v2/projects/${enc(projectId)}/runs/${enc(runId)}/scorer-settings`, call);
 
   // — tracing —
-  ingestTraces = (
-    projectId: string,
-    body: RunKind & { traces: unknown[]; session_id?: string; is_complete?: boolean; include_trace_ids?: boolean },
-    call: CallOptions = {},
-  ) =>
-    this.request<t.TypeOf<typeof LogTracesIngestResponse> & { trace_ids?: string[] }>('POST', `/v2/projects/${enc(projectId)}/traces`, { ...call, json: body });
+  ingestTraces = (projectId: string, body: TracesIngest, call: CallOptions = {}) =>
+    this.request<TracesIngested>('POST', `/v2/projects/${enc(projectId)}/traces`, { ...call, json: body });
   createSession = (projectId: string, body: RunKind & SessionCreate, call: CallOptions = {}) =>
     this.request<SessionResponse>('POST', `/v2/projects/${enc(projectId)}/sessions`, { ...call, json: body });
   searchSpans = (projectId: string, run: RunKind, search: RecordSearch = {}, call: CallOptions = {}) =>

@@ -2,7 +2,7 @@
 // ToolSpan, RetrieverSpan, WorkflowSpan, AgentSpan and LogRecordsSearchRequest models).
 import { NODE_TYPES, SPAN_TYPES } from '@tracelight/domain';
 import * as t from 'io-ts';
-import { Arr, Bool, DateTimeOut, DateTimeWithOffset, Enum, Int, IntegerOut, List, Nullable, Obj, OneOrList, Rec, UuidString } from '../shared/primitives.codec';
+import { Arr, Bool, DateTimeOut, DateTimeWithOffset, Enum, Int, IntegerOut, List, Nullable, Obj, OneOrList, Rec, UuidOut, UuidString } from '../shared/primitives.codec';
 import { describeCodec } from '../shared/json-schema';
 import { fail, valueErrorInfo } from '../shared/validation-error';
 
@@ -92,14 +92,22 @@ export const LogTracesIngestRequest = Obj(
   },
 );
 
-export const LogTracesIngestResponse = t.type(
-  {
-    project_id: t.string,
-    session_id: t.union([t.string, t.null]),
-    records_count: IntegerOut,
-    traces_count: IntegerOut,
-    spans_count: IntegerOut,
-  },
+/**
+ * The run is named back as the request named it, by the one of log_stream_id, experiment_id and
+ * metrics_testing_id it gave; trace_ids (the ids of the request's traces, in order) are answered when
+ * it asked for them with include_trace_ids.
+ */
+export const LogTracesIngestResponse = t.intersection(
+  [
+    t.type({
+      project_id: UuidOut,
+      session_id: t.union([UuidOut, t.null]),
+      records_count: IntegerOut,
+      traces_count: IntegerOut,
+      spans_count: IntegerOut,
+    }),
+    t.partial({ log_stream_id: UuidOut, experiment_id: UuidOut, metrics_testing_id: UuidOut, trace_ids: t.array(UuidOut) }),
+  ],
   'LogTracesIngestResponse',
 );
 
