@@ -6,6 +6,7 @@ import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { promisify } from 'node:util';
+import { MIGRATIONS, SqliteDatabase } from '@tracelight/sqlite';
 
 const CLI = path.resolve(__dirname, '../dist/main.js');
 const SERVER = path.resolve(__dirname, '../../server/dist/main.js');
@@ -66,7 +67,6 @@ describe('tracelight-admin', () => {
 
   it('creates a user and an API key the server accepts, lists and revokes it', async () => {
     const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'tracelight-cli-'));
-    expect((await admin(dataDir, 'migrate')).stdout).toBe('schema up to date (0 users)\n');
     const user = JSON.parse((await admin(dataDir, 'create-user', '--email', 'Ops@Example.com', '--password', 'operator password', '--role', 'admin')).stdout);
     expect(user).toEqual({ id: expect.any(String), email: 'ops@example.com', role: 'admin' });
     const key = JSON.parse((await admin(dataDir, 'create-api-key', '--email', 'ops@example.com', '--description', 'deploy bot')).stdout);
@@ -493,6 +493,46 @@ describe('tracelight-admin', () => {
     await refused('list-line.jsonl', [head, run, [records[0]]], 'line 3 is not an object but a list');
     // Nothing was imported: the whole file imports afterwards.
     expect((await admin(dataDir, 'import-project', '--email', 'owner@example.com', '--in', jsonLines(dataDir, 'whole.jsonl', [head, run, ...records]))).stdout).toBe('imported 1 runs, 2 records\n');
+  });
+
+  it('refuses a data dir with no database but for create-user’s first set-up, and says which migrations migrate applied', async () => {
+    const empty = fs.mkdtempSync(path.join(os.tmpdir(), 'tracelight-cli-'));
+    const database = path.join(empty, 'tracelight.db');
+    const noDatabase = (file: string) =>
+      `tracelight-admin: no database at ${file}: check TRACELIGHT_DATA_DIR (or TRACELIGHT_DATABASE_URL). Only create-user makes a new database (a first set-up), as the server does on its first start\n`;
+    const email = ['--email', 'owner@example.com'];
+    for (const args of [
+      ['migrate'],
+      ['create-api-key', ...email, '--description', 'd'],
+      ['list-api-keys', ...email],
+      ['revoke-api-key', ...email, '--id', randomUUID()],
+      ['revoke-sessions', ...email],
+      ['export-project', ...email, '--project', randomUUID(), '--out', path.join(empty, 'export.jsonl')],
+      ['import-project', ...email, '--in', path.join(empty, 'export.jsonl')],
+      ['delete-project', ...email, '--project', randomUUID()],
+      ['backup', '--out', path.join(empty, 'backup.db')],
+    ])
+      await expect(admin(empty, ...args)).rejects.toMatchObject({ code: 2, stderr: noDatabase(database) });
+    // Nothing was made there: no database, no secret key; nor a data dir that is not there at all.
+    expect(fs.readdirSync(empty)).toEqual([]);
+    const mistyped = path.join(empty, 'tracelihgt');
+    await expect(admin(mistyped, 'migrate')).rejects.toMatchObject({ code: 2, stderr: noDatabase(path.join(mistyped, 'tracelight.db')) });
+    expect(fs.readdirSync(empty)).toEqual([]);
+
+    // The first set-up makes it, and says so apart from the user it prints.
+    const made = await admin(empty, 'create-user', ...email, '--password', 'owner password!');
+    expect(made.stderr).toBe(`tracelight-admin: there was no database at ${database}: a new one was made\n`);
+    expect(JSON.parse(made.stdout)).toMatchObject({ email: 'owner@example.com' });
+    const newest = Math.max(...MIGRATIONS.map((m) => m.version));
+    expect((await admin(empty, 'migrate')).stdout).toBe(`no migration needed: schema up to date at version ${newest} (1 users)\n`);
+
+    // A database of an earlier version: migrate says what it applied, by version and name.
+    const earlier = fs.mkdtempSync(path.join(os.tmpdir(), 'tracelight-cli-'));
+    new SqliteDatabase({ path: path.join(earlier, 'tracelight.db') }, MIGRATIONS.slice(0, 3)).close();
+    const pending = [...MIGRATIONS].sort((a, b) => a.version - b.version).slice(3);
+    expect(pending.length).toBeGreaterThan(0);
+    expect((await admin(earlier, 'migrate')).stdout).toBe(`${pending.map((m) => `applied migration ${m.version}: ${m.name}\n`).join('')}schema up to date at version ${newest} (0 users)\n`);
+    expect((await admin(earlier, 'migrate')).stdout).toBe(`no migration needed: schema up to date at version ${newest} (0 users)\n`);
   });
 
   it('refuses a storage setting the server would refuse, in one sentence, before opening anything', async () => {

@@ -1,4 +1,5 @@
 // The CLI's own composition root: the same domain, ports and storage adapters as the server, no HTTP.
+import * as fs from 'node:fs';
 import { type Env, type StorageConfig, loadStorageConfig } from '@tracelight/config';
 import { credentialsModule, isUsableSecretKey, loadOrCreateSecretKey, SECRET_KEY_RULE } from '@tracelight/credentials';
 import type { MongoDatabase } from '@tracelight/mongodb';
@@ -34,18 +35,42 @@ export const environment = (env: Env): E.Either<ReadonlyArray<string>, CliEnviro
   return E.isLeft(storage) || problems.length > 0 ? E.left(problems) : E.right({ storage: storage.right, secretKey });
 };
 
-export const buildCliContainer = async (env: CliEnvironment) => {
+/** A schema migration as the database keeps it: applied once, in order of version. */
+export interface Migration {
+  readonly version: number;
+  readonly name: string;
+}
+
+/** The database the settings name is not there (a mistyped data dir or URL), and the command does not make one. */
+export class NoDatabase extends Error {}
+
+/**
+ * The container on the database the settings name. Only with `create` is a database made where there
+ * is none (and a secret key with it): any other command on a mistyped data dir or URL would otherwise
+ * set up a new, empty database there and go on as if it were the operator's.
+ */
+export const buildCliContainer = async (env: CliEnvironment, options: { readonly create: boolean }) => {
   const container = new Container();
   const { database, dataDir, sqliteSynchronous, sqliteMaxBytes } = env.storage;
   // Only the engine in use is loaded: the other one's driver is never required.
   const engine = database.engine === 'mongodb'
-    ? await import('@tracelight/mongodb').then(({ MongoDatabaseToken, mongodbModule }) => ({
-        module: mongodbModule({ url: database.url }),
-        open: () => container.get<MongoDatabase>(MongoDatabaseToken).connect(),
-        close: () => container.get<MongoDatabase>(MongoDatabaseToken).close(),
-        backup: undefined,
-      }))
-    : await import('@tracelight/sqlite').then(({ SqliteStorageToken, sqliteModule }) => ({
+    ? await import('@tracelight/mongodb').then(({ MongoDatabaseToken, mongodbModule }) => {
+        const mongo = () => container.get<MongoDatabase>(MongoDatabaseToken);
+        const migrations = async (): Promise<ReadonlyArray<Migration>> =>
+          (await mongo().db.collection<{ _id: number; name: string }>('schema_migrations').find({}).sort({ _id: 1 }).toArray()).map((m) => ({ version: m._id, name: m.name }));
+        return {
+          module: mongodbModule({ url: database.url }),
+          // By its name alone: the URL may hold a password.
+          where: () => `the MongoDB database ${mongo().db.databaseName}`,
+          // A database Tracelight has set up records its migrations; a new one (a mistyped name) has none.
+          exists: async () => (await migrations()).length > 0,
+          migrations,
+          open: () => mongo().connect(),
+          close: () => mongo().close(),
+          backup: undefined,
+        };
+      })
+    : await import('@tracelight/sqlite').then(({ SqliteDatabase, SqliteStorageToken, sqliteModule }) => ({
         // Inline, whatever TRACELIGHT_SQLITE_WRITER says: a writer thread would serve no concurrency here.
         // The server's durability and quota, so that what the CLI writes is kept and limited alike.
         module: sqliteModule({
@@ -54,16 +79,39 @@ export const buildCliContainer = async (env: CliEnvironment) => {
           synchronous: sqliteSynchronous,
           ...(sqliteMaxBytes !== undefined ? { maxBytes: sqliteMaxBytes } : {}),
         }),
+        where: () => database.path,
+        exists: async () => fs.existsSync(database.path),
+        // Read on a connection of their own, which never migrates: before the storage opens (and migrates), and after.
+        migrations: async (): Promise<ReadonlyArray<Migration>> => {
+          if (!fs.existsSync(database.path)) return [];
+          const reader = new SqliteDatabase({ path: database.path, readonly: true });
+          try {
+            const table = reader.db.prepare("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'schema_migrations'").get();
+            return table ? (reader.db.prepare('SELECT version, name FROM schema_migrations ORDER BY version').all() as Migration[]) : [];
+          } finally {
+            reader.close();
+          }
+        },
         open: () => container.get<SqliteStorage>(SqliteStorageToken).open(),
         close: () => container.get<SqliteStorage>(SqliteStorageToken).close(),
         backup: (file: string) => container.get<SqliteStorage>(SqliteStorageToken).backupTo(file),
       }));
+  container.loadSync(engine.module);
+  const existed = await engine.exists();
+  if (!existed && !options.create) {
+    await engine.close();
+    throw new NoDatabase(`no database at ${engine.where()}`);
+  }
+  const before = new Set((await engine.migrations()).map((m) => m.version));
   container.loadSync(
     // The same key as the server's (same data dir or TRACELIGHT_SECRET_KEY), or keys it mints would not work there.
     credentialsModule({ secretKey: loadOrCreateSecretKey({ fromEnv: env.secretKey, dataDir }), tokenTtlSeconds: 3600, refreshTokenTtlSeconds: 3600, passwordCacheTtlSeconds: 0 }),
-    engine.module,
   );
   await engine.open();
+  const schema = await engine.migrations();
+  /** The migrations this opening applied, in order (a server starting meanwhile may have applied some of them). */
+  const migrated = schema.filter((m) => !before.has(m.version));
+  const version = Math.max(0, ...schema.map((m) => m.version));
   const identity = new IdentityUseCases({
     users: container.get(UserRepository),
     apiKeys: container.get(ApiKeyRepository),
@@ -86,5 +134,19 @@ export const buildCliContainer = async (env: CliEnvironment) => {
   ) as unknown as Repositories;
   /** A consistent copy of the SQLite database into a new file; undefined on MongoDB (mongodump does that). */
   const backup = engine.backup;
-  return { container, identity, projects, users: container.get<UserRepository>(UserRepository), repositories, close, backup };
+  return {
+    container,
+    identity,
+    projects,
+    users: container.get<UserRepository>(UserRepository),
+    repositories,
+    close,
+    backup,
+    /** Where the database is, in words (no secret): its file, or its MongoDB name. */
+    where: engine.where(),
+    /** Whether it was made now, there being none. */
+    created: !existed,
+    migrated,
+    version,
+  };
 };

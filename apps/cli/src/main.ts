@@ -8,13 +8,13 @@ import * as O from 'fp-ts/Option';
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
-import { buildCliContainer, environment } from './container';
+import { buildCliContainer, environment, NoDatabase } from './container';
 import * as readline from 'node:readline';
 import { exportProject, importProject } from './project-transfer';
 
 const USAGE = `tracelight-admin <command> [--flag value …]
 
-  migrate                                      apply pending schema migrations and report
+  migrate                                      apply pending schema migrations, and say which (or that none was needed)
   create-user --email E --password P [--role R]  (roles: ${USER_ROLES.join(', ')})
   create-api-key --email E --description D [--expires-at ISO]   prints the key once
   list-api-keys --email E
@@ -28,6 +28,9 @@ const USAGE = `tracelight-admin <command> [--flag value …]
   delete-project --email E --project PROJECT_ID  the project with its runs, their traces, spans, sessions and settings;
                                                no confirmation asked (export-project first to keep a copy)
   backup --out FILE                            SQLite: a consistent copy while the server runs (new file, 0600)
+
+Only create-user makes a new database where there is none (a first set-up); every other command refuses
+a data dir or database URL with no database (exit 2), rather than make an empty one there.
 
 The server's variables, read and checked as the server does (its --help says what each does):
   ${STORAGE_VARIABLES.map(([name]) => name).join(', ')}
@@ -188,7 +191,19 @@ const main = async (argv: ReadonlyArray<string>): Promise<number> => {
     process.stderr.write(`tracelight-admin: fix the configuration: ${settings.left.join('; ')}\n`);
     return 2;
   }
-  const app = await buildCliContainer(settings.right);
+  // Only create-user makes a database where there is none (a first set-up, as the server's first start
+  // does): anything else on a mistyped data dir or URL is refused, leaving nothing there.
+  let app: Awaited<ReturnType<typeof buildCliContainer>>;
+  try {
+    app = await buildCliContainer(settings.right, { create: command === 'create-user' });
+  } catch (e) {
+    if (!(e instanceof NoDatabase)) throw e;
+    process.stderr.write(
+      `tracelight-admin: ${e.message}: check TRACELIGHT_DATA_DIR (or TRACELIGHT_DATABASE_URL). Only create-user makes a new database (a first set-up), as the server does on its first start\n`,
+    );
+    return 2;
+  }
+  if (app.created) process.stderr.write(`tracelight-admin: there was no database at ${app.where}: a new one was made\n`);
   try {
     /** Acts as the named user (the CLI is trusted with the database itself). */
     const as = async (email: string): Promise<Principal> => {
@@ -202,7 +217,8 @@ const main = async (argv: ReadonlyArray<string>): Promise<number> => {
       case 'migrate': {
         const n = await app.users.count()();
         if (E.isLeft(n)) return fail(n.left);
-        process.stdout.write(`schema up to date (${n.right} users)\n`);
+        for (const m of app.migrated) process.stdout.write(`applied migration ${m.version}: ${m.name}\n`);
+        process.stdout.write(`${app.migrated.length === 0 ? 'no migration needed: ' : ''}schema up to date at version ${app.version} (${n.right} users)\n`);
         return 0;
       }
       case 'create-user': {
