@@ -622,5 +622,10 @@ describe('tracelight-admin', () => {
     expect(fs.readFileSync(precious, 'utf8')).toBe('precious');
     await expect(admin(dataDir, 'export-project', '--email', 'someone@example.com', '--project', 'p', '--out', path.join(dataDir, 'none.jsonl'))).rejects.toMatchObject({ code: 1 });
     expect(fs.existsSync(path.join(dataDir, 'none.jsonl'))).toBe(false);
+    const nowhere = path.join(dataDir, 'not-there', 'export.jsonl');
+    await expect(admin(dataDir, 'export-project', '--email', 'someone@example.com', '--project', 'p', '--out', nowhere)).rejects.toMatchObject({
+      code: 1,
+      stderr: expect.stringMatching(new RegExp(`^tracelight-admin: cannot write the export to ${nowhere}: ENOENT`)),
+    });
   });
 });

@@ -113,7 +113,13 @@ const exportTo = async <A>(file: string | undefined, produce: (write: (line: str
     process.exit(128 + (os.constants.signals[signal] ?? 0));
   };
   if (partial !== undefined) for (const signal of STOPPING_SIGNALS) process.on(signal, stop);
-  let fd = partial !== undefined ? fs.openSync(partial, 'wx', 0o600) : undefined;
+  let fd: number | undefined;
+  try {
+    fd = partial !== undefined ? fs.openSync(partial, 'wx', 0o600) : undefined;
+  } catch (e) {
+    for (const signal of STOPPING_SIGNALS) process.off(signal, stop);
+    throw new Error(`cannot write the export to ${file}: ${e instanceof Error ? e.message : String(e)}`);
+  }
   const out = fd !== undefined ? fs.createWriteStream('', { fd, autoClose: false }) : process.stdout;
   // A failed write (the disk full) is an 'error' on the stream, which unheard would end the process
   // with a stack trace and leave the file half written: it is kept, and fails the next write or the end.
