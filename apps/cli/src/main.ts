@@ -106,10 +106,13 @@ const STOPPING_SIGNALS: ReadonlyArray<NodeJS.Signals> = ['SIGINT', 'SIGTERM', 'S
 const exportTo = async <A>(file: string | undefined, produce: (write: (line: string) => Promise<void>) => Promise<A>): Promise<A> => {
   if (file !== undefined && exists(file)) throw new Error(`${file} exists already (EEXIST): an export is never written over a file`);
   const partial = file !== undefined ? path.join(path.dirname(file), `.${path.basename(file)}.${process.pid}.partial`) : undefined;
+  let linked = false;
   // Before the temporary file exists, so that no signal finds it there unheard.
   const stop = (signal: NodeJS.Signals) => {
     if (partial !== undefined) fs.rmSync(partial, { force: true });
-    process.stderr.write(`tracelight-admin: stopped by ${signal}: the export was not written, and no partial file was left\n`);
+    process.stderr.write(
+      linked ? `tracelight-admin: stopped by ${signal} once the export was written whole to ${file}\n` : `tracelight-admin: stopped by ${signal}: the export was not written, and no partial file was left\n`,
+    );
     process.exit(128 + (os.constants.signals[signal] ?? 0));
   };
   if (partial !== undefined) for (const signal of STOPPING_SIGNALS) process.on(signal, stop);
@@ -150,6 +153,7 @@ const exportTo = async <A>(file: string | undefined, produce: (write: (line: str
         if (code === 'EEXIST' || !(code === 'EPERM' || code === 'ENOTSUP' || code === 'EOPNOTSUPP') || exists(file)) throw e;
         fs.renameSync(partial, file); // a file system without hard links
       }
+      linked = true;
       fs.rmSync(partial, { force: true });
       const dir = fs.openSync(path.dirname(file), 'r');
       try {

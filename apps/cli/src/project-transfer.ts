@@ -326,7 +326,7 @@ export const importProject = async (
   try {
     return await importChecked(repos, owner, lines, options, done);
   } catch (e) {
-    // No room (a full disk, the SQLite quota): what is written stays, and --resume completes it once there is room.
+    // Stopped partway by anything but a lack of room: the project it created goes, with what it holds.
     if (!(e instanceof DomainFailure && e.error._tag === 'StorageFull')) {
       if (done.created === undefined) throw e;
       const reason = e instanceof Error ? e.message : String(e);
@@ -337,6 +337,7 @@ export const importProject = async (
       }
       throw new Error(`${reason}: nothing was imported`);
     }
+    // No room (a full disk, the SQLite quota): what is written stays, and --resume completes it once there is room.
     const room = 'Free space (on SQLite: on its disk, or raise TRACELIGHT_SQLITE_MAX_BYTES), then run the import again';
     throw new Error(
       `no room left in the database for this import (${e.error.message}): ${
