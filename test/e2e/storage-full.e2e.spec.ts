@@ -178,7 +178,8 @@ describe('scorer versions refused for want of room (SQLite past TRACELIGHT_SQLIT
   afterAll(() => w.server.stop());
 
   it('take no number: the versions stored beside them are numbered 1, 2, 3… without a gap', async () => {
-    w = await startWorld({ TRACELIGHT_SQLITE_MAX_BYTES: '1mb' });
+    // A version body of 2 MB, past the default TRACELIGHT_API_BODY_LIMIT: the limit is raised so that the room refuses it.
+    w = await startWorld({ TRACELIGHT_SQLITE_MAX_BYTES: '1mb', TRACELIGHT_API_BODY_LIMIT: '4mb' });
     const scorer = w.ok(await w.call('POST', '/v2/scorers', { auth: w.admin, json: { name: 'judge', scorer_type: 'llm' } }));
     const version = (instructions: string) => w.call('POST', `/v2/scorers/${scorer.id}/version/llm`, { auth: w.admin, json: { instructions } });
     const made: number[] = [];
