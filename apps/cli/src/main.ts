@@ -165,8 +165,14 @@ const exportTo = async <A>(file: string | undefined, produce: (write: (line: str
     return done;
   } catch (e) {
     if (partial !== undefined) {
-      (out as fs.WriteStream).destroy();
-      if (fd !== undefined) fs.closeSync(fd);
+      // Destroying the stream closes its fd (autoClose only spares it at the end), on the thread pool:
+      // closing it here too raced that close, and lost with EBADF in place of the reason.
+      const stream = out as fs.WriteStream;
+      if (fd !== undefined && !stream.closed)
+        await new Promise<void>((resolve) => {
+          stream.once('close', () => resolve());
+          if (!stream.destroyed) stream.destroy();
+        });
       fs.rmSync(partial, { force: true });
     }
     const code = (e as { code?: unknown }).code;
