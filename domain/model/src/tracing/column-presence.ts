@@ -1,5 +1,7 @@
 // Which columns a record has a value for: maintained per run as records are written, so the
 // catalogue's `is_empty` costs the same at a million spans as at zero.
+import type { NodeType } from '../columns/column';
+import { STANDARD_COLUMNS } from '../columns/standard-columns';
 import type { LogRecord } from './log-record';
 
 const filled = (v: unknown): boolean =>
@@ -26,7 +28,7 @@ export const STANDARD_COLUMN_VALUES: Readonly<Record<string, (r: LogRecord) => u
   has_children: (r) => r.hasChildren,
   is_complete: (r) => r.isComplete,
   type: (r) => r.type,
-  trace_id: (r) => (r.type === 'trace' ? null : r.traceId),
+  trace_id: (r) => r.traceId,
   parent_id: (r) => r.parentId,
   step_number: (r) => r.stepNumber,
   agent_type: (r) => r.attributes.agent_type,
@@ -43,11 +45,18 @@ export const STANDARD_COLUMN_VALUES: Readonly<Record<string, (r: LogRecord) => u
   selector_path: (r) => r.attributes.selector_path,
 };
 
-const READERS = Object.entries(STANDARD_COLUMN_VALUES);
+/**
+ * A standard column is present once a record of a type it applies to (its `applicable_types`) has a
+ * value for it: a session's own id in `session_id`, or a trace's in `trace_id`, does not make those
+ * columns present, as neither applies to that type.
+ */
+const APPLIES: ReadonlyMap<string, ReadonlySet<NodeType>> = new Map(STANDARD_COLUMNS.map((c) => [c.id, new Set(c.applicableTypes)]));
+type Reader = readonly [id: string, read: (r: LogRecord) => unknown, appliesTo: ReadonlySet<NodeType>];
+const READERS: ReadonlyArray<Reader> = Object.entries(STANDARD_COLUMN_VALUES).map(([id, read]) => [id, read, APPLIES.get(id) ?? new Set()]);
 
 /** Adds the column ids (standard and `metrics/<name>`) this record fills to `into`. On the ingest hot path. */
 export const addPresentColumns = (r: LogRecord, into: Set<string>): Set<string> => {
-  for (const [id, read] of READERS) if (!into.has(id) && filled(read(r))) into.add(id);
+  for (const [id, read, appliesTo] of READERS) if (!into.has(id) && appliesTo.has(r.type) && filled(read(r))) into.add(id);
   for (const name in r.metrics) if (r.metrics[name] !== null) into.add(`metrics/${name}`);
   return into;
 };
@@ -62,14 +71,15 @@ export const presentColumnsOfAll = (records: ReadonlyArray<LogRecord>): Readonly
   let unseen = READERS;
   for (const r of records) {
     let found = false;
-    for (const [id, read] of unseen)
-      if (filled(read(r))) {
+    for (const [id, read, appliesTo] of unseen)
+      if (appliesTo.has(r.type) && filled(read(r))) {
         into.add(id);
         found = true;
       }
     if (found) unseen = unseen.filter(([id]) => !into.has(id));
     for (const name in r.metrics) if (r.metrics[name] !== null) into.add(`metrics/${name}`);
-    // A child makes its parent's has_children true, even when the parent is stored by another request.
+    // A child makes its parent's has_children true, even when the parent is stored by another request
+    // (a parent is never a session).
     if (r.parentId !== null) into.add('has_children');
   }
   return [...into];

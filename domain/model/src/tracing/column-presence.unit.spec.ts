@@ -25,6 +25,17 @@ describe('presentColumnsOfAll', () => {
     expect(presentColumnsOfAll(records)).not.toContain('temperature');
   });
 
+  it('counts a column only from a record of a type it applies to', () => {
+    // A session's own id, its flags and type; a trace's own id as trace_id: none of these columns applies to them.
+    const session = record({ id: 's1', type: 'session', sessionId: 's1', traceId: null });
+    expect(presentColumnsOfAll([session])).not.toEqual(expect.arrayContaining(['session_id']));
+    expect(presentColumns(session)).toEqual(expect.not.arrayContaining(['session_id', 'has_children', 'is_complete', 'type', 'trace_id']));
+    expect(presentColumns(record({ id: 't1', type: 'trace', traceId: 't1' }))).not.toContain('trace_id');
+    expect(presentColumns(record({ type: 'llm', traceId: 't1', sessionId: 's1' }))).toEqual(expect.arrayContaining(['trace_id', 'session_id', 'type']));
+    // model applies to llm spans alone.
+    expect(presentColumns(record({ type: 'tool', attributes: { model: 'x' } }))).not.toContain('model');
+  });
+
   it('gives nothing but the always-filled columns for an empty record, and nothing for no records', () => {
     expect(presentColumnsOfAll([])).toEqual([]);
     expect(new Set(presentColumnsOfAll([record({})]))).toEqual(new Set(presentColumns(record({}))));
