@@ -294,6 +294,8 @@ describe.each([
       const id = randomUUID();
       const cases = [
         [{ column_id: 'status_code', type: 'number', operator: 'between', value: 201 }, 'operator between takes a list of two values, [low, high]'],
+        [{ column_id: 'status_code', type: 'number', operator: 'between', value: [1, 2, 3] }, 'operator between takes a list of two values, [low, high]'],
+        [{ column_id: 'created_at', type: 'date', operator: 'between', value: ['2026-11-21T00:00:00Z', '2026-11-22T00:00:00Z', 'bogus'] }, 'operator between takes a list of two values, [low, high]'],
         [{ column_id: 'status_code', type: 'number', operator: 'gt', value: [201, 202] }, 'operator gt takes a single value, not a list'],
         [{ column_id: 'created_at', type: 'date', operator: 'between', value: '2026-11-21T00:00:00Z' }, 'operator between takes a list of two values, [low, high]'],
         [{ column_id: 'created_at', type: 'date', operator: 'lte', value: ['2026-11-21T00:00:00Z', '2026-11-22T00:00:00Z'] }, 'operator lte takes a single value, not a list'],

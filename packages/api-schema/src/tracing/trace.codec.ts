@@ -162,10 +162,14 @@ const SHAPE_ERRORS: Readonly<Record<ValueShape, string>> = {
   any: 'takes a value or a list of values',
   pair: 'takes a list of two values, [low, high]',
 };
-/** Why a decoded filter's value does not have the shape its operator takes, or undefined when it does. */
-const shapeError = (kind: FilterKind, operator: string, value: unknown): string | undefined => {
+/**
+ * Why a filter's value, as sent, does not have the shape its operator takes, or undefined when it does.
+ * As sent: io-ts' tuple decodes `[1, 2, 3]` to `[1, 2]`, the rest dropped unseen.
+ */
+const shapeError = (kind: FilterKind, operator: string, sent: unknown): string | undefined => {
   const shape = SHAPES[kind].find(([, operators]) => operators.includes(operator))?.[0];
-  if (shape === undefined || shape === 'any' || (shape === 'pair') === Array.isArray(value)) return undefined;
+  if (shape === undefined || shape === 'any') return undefined;
+  if (shape === 'pair' ? Array.isArray(sent) && sent.length === 2 : !Array.isArray(sent)) return undefined;
   return `operator ${operator} ${SHAPE_ERRORS[shape]}`;
 };
 
@@ -180,9 +184,9 @@ export const RecordFilter = describeCodec(new t.Type<FilterWire, unknown, unknow
     if (kind._tag === 'Left') return kind;
     const decoded = FILTERS[kind.right].validate(u, c);
     if (decoded._tag === 'Left') return decoded;
-    const error = shapeError(kind.right, decoded.right.operator, decoded.right.value);
+    const sent = (u as { value?: unknown }).value; // as sent: a date stays its text
+    const error = shapeError(kind.right, decoded.right.operator, sent);
     if (error !== undefined) {
-      const sent = (u as { value?: unknown }).value; // as sent: a date stays its text
       return fail(sent, [...c, { key: 'value', type: t.unknown, actual: sent }], valueErrorInfo(error));
     }
     return t.success({ ...decoded.right, type: kind.right } as FilterWire);
