@@ -223,6 +223,9 @@ describe.each([
         w.call('POST', `/v2/projects/${projectId}/traces/search`, { auth: w.admin, json: { log_stream_id: scored, sort: { column_id: `metrics/${name}`, ascending } } });
       expect(namesOf(await sorted(true))).toEqual(['low', 'high', 'unscored']);
       expect(namesOf(await sorted(false))).toEqual(['high', 'low', 'unscored']);
+      // Without `ascending`: ascending, as the origin's sort clause has it.
+      const unsaid = await w.call('POST', `/v2/projects/${projectId}/traces/search`, { auth: w.admin, json: { log_stream_id: scored, sort: { column_id: `metrics/${name}` } } });
+      expect(namesOf(unsaid)).toEqual(['low', 'high', 'unscored']);
     });
 
     it('filters the text metric of a categorical scorer by every text operator, case-sensitive or not', async () => {

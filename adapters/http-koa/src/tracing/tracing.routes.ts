@@ -40,7 +40,7 @@ export class TracingRoutes implements RouteGroup {
           tracing.search(principal, runScopeIn(params.project_id, body), {
               scope,
               filters: (body.filters ?? []).map(toFilter),
-              sort: body.sort ? { columnId: body.sort.column_id, ascending: body.sort.ascending ?? false } : null,
+              sort: body.sort ? { columnId: body.sort.column_id, ascending: body.sort.ascending } : null,
             page: { startingToken: body.starting_token ?? 0, limit: body.limit ?? 100 },
           }),
         present: presentRecordPage,

@@ -208,7 +208,8 @@ export const RecordSearchRequest = Obj(
   {
     ...scope,
     filters: Nullable(List(RecordFilter, { max: MAX_FILTERS })),
-    sort: Nullable(Obj('LogRecordsSortClause', { column_id: t.string }, { ascending: Bool })),
+    // `ascending` defaults to true, as the origin's LogRecordsSortClause (and its SDKs) have it.
+    sort: Nullable(Obj('LogRecordsSortClause', { column_id: t.string }, { ascending: Bool }, { ascending: true })),
     starting_token: Int({ min: 0 }),
     limit: Int({ min: 1, max: 1000 }),
   },
