@@ -566,6 +566,19 @@ export const describeRepositoryContract = (engine: string, harness: RepositoryHa
         expect(traces.map((t) => [t.name, t.hasChildren])).toEqual([['child-first', true], ['lonely', false], ['parent-first', true]]);
       });
 
+      it('takes hasChildren from a parent whose last child is sent again under another parent, or none', async () => {
+        const run = await aRunWithRecords();
+        const [a, b, c] = ['a', 'b', 'c'].map((name) => aRecord(run, { name, hasChildren: true }));
+        const moved = aRecord(run, { type: 'tool', name: 'moved', traceId: a!.id, parentId: a!.id });
+        const stays = aRecord(run, { type: 'tool', name: 'stays', traceId: c!.id, parentId: c!.id });
+        const alsoC = aRecord(run, { type: 'tool', name: 'also-c', traceId: c!.id, parentId: c!.id });
+        await right(r.logRecords.ingest(run.id, [a!, moved, c!, stays, alsoC], []));
+        // The span moves from a to b (sent again alone, a not), and one of c's two children becomes a root.
+        await right(r.logRecords.ingest(run.id, [b!, { ...moved, traceId: b!.id, parentId: b!.id }, { ...alsoC, type: 'trace', traceId: alsoC.id, parentId: null }], []));
+        const traces = await found(query(run, { sort: { columnId: 'name', ascending: true } }));
+        expect(traces.map((t) => [t.name, t.hasChildren])).toEqual([['a', false], ['also-c', false], ['b', true], ['c', true]]);
+      });
+
       it('stops a search that reads past its time budget with TimedOut, and searches on after it', async () => {
         const run = await aRunWithRecords();
         // Enough records for a no-match search to read for a while (on SQLite the budget is looked at

@@ -224,6 +224,7 @@ export class MongoLogRecordRepository implements LogRecordRepository {
       const session = this.client.startSession();
       try {
         await session.withTransaction(async () => {
+          const formerParents = await this.parentsOf(runId, records, session);
           if (records.length > 0)
             await this.records.bulkWrite(
               // A retry replaces its own record. The run and project too: with a sharded collection, an
@@ -235,6 +236,7 @@ export class MongoLogRecordRepository implements LogRecordRepository {
               { session, ordered: true },
             );
           await this.link(runId, records, session);
+          await this.unlinkLeft(runId, records, formerParents, session);
           if (presentColumns.length > 0)
             await this.columns.updateOne({ _id: runId }, { $addToSet: { columns: { $each: [...presentColumns] } } }, { upsert: true, session });
         });
@@ -279,6 +281,32 @@ export class MongoLogRecordRepository implements LogRecordRepository {
     ).map((d) => recordKey(runId, d._id));
     if (withChildren.length > 0)
       await this.records.updateMany({ ...scope, _id: { $in: withChildren }, hasChildren: false }, { $set: { hasChildren: true } }, options);
+  }
+
+  /** The parents these records had, if they were stored before: read before they are replaced. */
+  private async parentsOf(runId: RunId, records: ReadonlyArray<LogRecord>, session: ClientSession): Promise<ReadonlyArray<string>> {
+    const projectId = records[0]?.projectId;
+    if (projectId === undefined) return [];
+    const keys = records.map((r) => recordKey(runId, r.id));
+    const found = await this.records.find({ projectId, runId, _id: { $in: keys }, parentId: { $ne: null } }, { projection: { parentId: 1 }, session }).toArray();
+    return [...new Set(found.map((d) => d['parentId'] as string))];
+  }
+
+  /**
+   * A record sent again under another parent (or none) leaves its former parent: that one keeps
+   * hasChildren only while another child still names it.
+   */
+  private async unlinkLeft(runId: RunId, records: ReadonlyArray<LogRecord>, formerParents: ReadonlyArray<string>, session: ClientSession): Promise<void> {
+    const projectId = records[0]?.projectId;
+    const parents = new Set(records.flatMap((r) => (r.parentId ? [r.parentId] : [])));
+    const left = formerParents.filter((p) => !parents.has(p));
+    if (projectId === undefined || left.length === 0) return;
+    const scope = { projectId, runId };
+    const still = new Set(
+      (await this.records.aggregate<{ _id: string }>([{ $match: { ...scope, parentId: { $in: left } } }, { $group: { _id: '$parentId' } }], { session }).toArray()).map((d) => d._id),
+    );
+    const childless = left.filter((p) => !still.has(p)).map((p) => recordKey(runId, p));
+    if (childless.length > 0) await this.records.updateMany({ ...scope, _id: { $in: childless }, hasChildren: true }, { $set: { hasChildren: false } }, { session });
   }
 
   presentColumns(runId: RunId): Result<ReadonlySet<string>> {

@@ -19,6 +19,8 @@ export class SqliteLogRecordRepository implements LogRecordRepository {
   private readonly present;
   private readonly markParents;
   private readonly markFoundParents;
+  private readonly parentsOf;
+  private readonly unmarkChildless;
   private readonly removeOld;
   private readonly underLiveRun: UnderLiveParent;
   /** When the search under way runs out of time (performance.now()); one search at a time per connection. */
@@ -52,6 +54,15 @@ export class SqliteLogRecordRepository implements LogRecordRepository {
       `UPDATE log_records SET has_children = 1 WHERE run_id = @run AND has_children = 0 AND id IN (
          SELECT parent_id FROM log_records WHERE run_id = @run AND parent_id IN (SELECT value FROM json_each(@ids)))`,
     );
+    // A record sent again under another parent (or none) leaves its former parent: that one keeps
+    // has_children only while another child still names it.
+    this.parentsOf = db
+      .prepare('SELECT DISTINCT parent_id FROM log_records WHERE run_id = ? AND parent_id IS NOT NULL AND id IN (SELECT value FROM json_each(?))')
+      .pluck();
+    this.unmarkChildless = db.prepare(
+      `UPDATE log_records SET has_children = 0 WHERE run_id = @run AND has_children = 1 AND id IN (SELECT value FROM json_each(@ids))
+         AND NOT EXISTS (SELECT 1 FROM log_records c WHERE c.run_id = @run AND c.parent_id = log_records.id)`,
+    );
     // Run by run (CROSS JOIN keeps runs the outer loop), each through the (run_id, is_trace, created_at)
     // index: a sweep finds the old records of each run without reading the others, where a bare
     // `created_at <` would scan the whole table.
@@ -72,6 +83,8 @@ export class SqliteLogRecordRepository implements LogRecordRepository {
    */
   ingestRows(runId: RunId, rows: ReadonlyArray<RecordValues>, presentColumns: ReadonlyArray<string>): Result<void> {
     const write = () => this.underLiveRun(runId, () => {
+      // The parents these records had, if they were stored before: read before they are replaced.
+      const formerParents = this.parentsOf.all(runId, JSON.stringify(rows.map((row) => row[VALUE_INDEX.id]))) as string[];
       for (const row of rows) this.upsert.run(row);
       // Out of order: a parent stored earlier learns of its new children; a parent arriving late finds its own.
       const parents = new Set<string>();
@@ -83,6 +96,8 @@ export class SqliteLogRecordRepository implements LogRecordRepository {
       }
       if (parents.size > 0) this.markParents.run(runId, JSON.stringify([...parents]));
       if (childless.length > 0) this.markFoundParents.run({ run: runId, ids: JSON.stringify(childless) });
+      const left = formerParents.filter((p) => !parents.has(p));
+      if (left.length > 0) this.unmarkChildless.run({ run: runId, ids: JSON.stringify(left) });
       for (const c of presentColumns) this.mark.run(runId, c);
     });
     return run(() => write(), undefined, notFound('run', runId));
