@@ -185,6 +185,18 @@ describe('SqliteStorage with a writer thread', () => {
     expect(await right(repos.projects.insert(aProject(owner.id, { name: 'after-the-file-came-back' })))).toMatchObject({ name: 'after-the-file-came-back' });
   });
 
+  it('refuses writes and is not ready once its database file is removed from its path, rather than write into a file lost at the next start', async () => {
+    const repos = s.repositories;
+    const owner = await right(repos.users.insert(aUser()));
+    for (const suffix of ['', '-wal', '-shm']) fs.rmSync(`${file}${suffix}`, { force: true });
+    // Looked at once a second.
+    await new Promise((r) => setTimeout(r, 1_100));
+    const notReady = await s.ping()();
+    expect(notReady._tag === 'Left' && 'message' in notReady.left && notReady.left.message).toMatch(/^the database file .+ was removed or replaced while this process had it open/);
+    const refused = await repos.projects.insert(aProject(owner.id))();
+    expect(refused._tag === 'Left' && refused.left._tag).toBe('Unavailable');
+  });
+
   it('finishes queued writes before closing', async () => {
     const repos = s.repositories;
     const owner = await right(repos.users.insert(aUser()));

@@ -9,6 +9,7 @@ import * as E from 'fp-ts/Either';
 import { heldDecodedJson } from './row-codecs';
 import { run } from './run';
 import { SqliteDatabase, type SqliteOptions } from './sqlite-database';
+import { FileWatch } from './file-watch';
 import { SqliteThread } from './sqlite-thread';
 import { SQLITE_REPOSITORIES, SQLITE_WRITES } from '../sqlite.repositories';
 import { recordToValues } from '../tracing/log-record.mapper';
@@ -82,6 +83,8 @@ export class SqliteStorage implements StorageHealth {
         readonly reader: SqliteDatabase;
         readonly writer?: SqliteThread;
         readonly searchers: ReadonlyArray<SqliteThread>;
+        /** The database file as the writer opened it (thread mode). */
+        readonly file?: FileWatch;
       }
     | undefined;
 
@@ -106,7 +109,10 @@ export class SqliteStorage implements StorageHealth {
     }
     const reader = new SqliteDatabase({ path: this.options.path, readonly: true });
     const reads = buildRepositories(SQLITE_REPOSITORIES, reader);
-    this.opened = { reader, writer, searchers, reads, repositories: routeCalls(reads, writer, searchers) };
+    // Writes into a file no longer at its path would be acknowledged and then lost: refused instead.
+    const file = FileWatch.of(this.options.path);
+    if (file) writer.guard = () => file.trouble();
+    this.opened = { reader, writer, searchers, reads, repositories: routeCalls(reads, writer, searchers), ...(file ? { file } : {}) };
   }
 
   /** The `inline` mode needs no waiting. */
@@ -135,13 +141,17 @@ export class SqliteStorage implements StorageHealth {
     return { search_statements, ...Object.fromEntries(decoded) };
   }
 
-  /** Ready when a read answers and, in thread mode, the writer thread and a search thread (if any) are running. */
+  /**
+   * Ready when a read answers and, in thread mode, the database file is still the one opened at its
+   * path, and the writer thread and a search thread (if any) are running.
+   */
   ping(): Result<void> {
     return run(() => {
       if (!this.opened) throw new Error('storage is not open');
       // One search thread running is enough to search: the others are being started again.
       const searchers = this.opened.searchers;
-      const trouble = this.opened.writer?.trouble ?? (searchers.every((t) => t.trouble !== undefined) ? searchers[0]?.trouble : undefined);
+      const trouble =
+        this.opened.writer?.trouble ?? this.opened.file?.trouble() ?? (searchers.every((t) => t.trouble !== undefined) ? searchers[0]?.trouble : undefined);
       if (trouble !== undefined) throw new Error(trouble);
       this.opened.reader.db.prepare('SELECT 1').get();
     });

@@ -72,9 +72,14 @@ export class SqliteThread {
     return this.pending.size;
   }
 
+  /** Asked before each call: why calls are refused now (the database file gone from its path), or undefined. */
+  guard: (() => string | undefined) | undefined;
+
   /** Runs a repository method on the thread: on the writer thread, in a group commit. */
   call(repository: RepositoryName, method: string, args: ReadonlyArray<unknown>): Promise<E.Either<DomainError, unknown>> {
     if (!this.worker || this.closing) return Promise.resolve(E.left(unavailable('storage is closed')));
+    const refused = this.guard?.();
+    if (refused !== undefined) return Promise.resolve(E.left(unavailable(refused)));
     const id = this.nextId++;
     return new Promise((resolve) => {
       this.pending.set(id, resolve as (o: WriteOutcome) => void);
