@@ -136,7 +136,7 @@ if (SOAK > 0) {
   const memory = async () => {
     const text = await (await fetch(`${base}/metrics`)).text();
     const read = (metric) => Number(new RegExp(`^${metric} (\\d+)`, 'm').exec(text)?.[1] ?? 0) / 2 ** 20;
-    return { rss: read('tracelight_process_resident_memory_bytes'), heap: read('tracelight_nodejs_heap_size_total_bytes'), used: read('tracelight_nodejs_heap_size_used_bytes') };
+    return { rss: read('process_resident_memory_bytes'), heap: read('nodejs_heap_size_total_bytes'), used: read('nodejs_heap_size_used_bytes') };
   };
   const mix = OPERATIONS;
   // Rounds of every operation in turn, memory sampled after each round: flat means no leak.

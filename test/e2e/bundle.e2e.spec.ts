@@ -75,7 +75,7 @@ describe('production bundles', () => {
       const found = await call('POST', `/v2/projects/${project}/traces/search`, { auth, json: { log_stream_id: stream } });
       expect(found.body.records.map((r: { name: string }) => r.name)).toEqual(['from the bundle']);
       const metrics = (await call('GET', '/metrics')).text;
-      expect(metrics).toMatch(/^tracelight_http_offloaded_requests_total\{route="\/projects\/\{project_id\}\/traces"\} 1$/m);
+      expect(metrics).toMatch(/^tracelight_http_offloaded_requests_total\{route="\/v2\/projects\/:project_id\/traces"\} 1$/m);
       // The admin CLI's bundle, on the running server's data: the key it makes works over HTTP.
       const made = await run(process.execPath, [path.join(out, 'admin', 'dist', 'main.js'), 'create-api-key', '--email', ADMIN.email, '--description', 'from the admin bundle'], {
         env: { PATH: process.env['PATH'] ?? '', ...server.storageEnv },

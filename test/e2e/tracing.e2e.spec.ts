@@ -379,7 +379,9 @@ describe.each([
     it('counts the requests handed to an offload worker in /metrics', async () => {
       w.ok(await ingest({ log_stream_id: logStreamId, traces: [aTrace()] }));
       const metrics = (await w.call('GET', '/metrics')).text;
-      const offloaded = Number(/^tracelight_http_offloaded_requests_total\{route="\/projects\/\{project_id\}\/traces"\} (\d+)/m.exec(metrics)?.[1] ?? 0);
+      // Its route as the requests counter writes it, so that the two join.
+      const offloaded = Number(/^tracelight_http_offloaded_requests_total\{route="\/v2\/projects\/:project_id\/traces"\} (\d+)/m.exec(metrics)?.[1] ?? 0);
+      expect(metrics).toMatch(/^tracelight_http_requests_total\{method="POST",route="\/v2\/projects\/:project_id\/traces",status="200"\} \d+$/m);
       if (env['TRACELIGHT_OFFLOAD_WORKERS'] === '0') expect(offloaded).toBe(0);
       else expect(offloaded).toBeGreaterThan(0);
     });

@@ -393,7 +393,8 @@ export class HttpApp {
     const headers: Record<string, string> = {};
     for (const [name, value] of Object.entries(ctx.headers))
       if (typeof value === 'string' && !CREDENTIAL_HEADERS.has(name)) headers[name] = value;
-    this.metrics.offloaded.inc({ route: r.path });
+    // The route as tracelight_http_requests_total names it, so the two series join.
+    this.metrics.offloaded.inc({ route: (ctx as { _matchedRoute?: string })._matchedRoute ?? r.path });
     const reply = await offload.run({
       route: routeKey(r),
       params: ctx.params,

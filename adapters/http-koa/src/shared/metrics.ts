@@ -26,7 +26,8 @@ export class HttpMetrics {
     name: 'tracelight_http_request_duration_seconds',
     help: 'HTTP request latency, by method, route and status',
     labelNames: ['method', 'route', 'status'] as const,
-    buckets: [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5],
+    // Up to the request timeout's default (30 s): a slow search (its budget is 20 s) lands in a bucket, not only in +Inf.
+    buckets: [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30],
     registers: [this.registry],
   });
 
@@ -82,7 +83,8 @@ export class HttpMetrics {
     name: 'tracelight_storage_operation_duration_seconds',
     help: 'Repository operations, by repository, operation and outcome (ok or the domain error tag)',
     labelNames: ['repository', 'operation', 'outcome'] as const,
-    buckets: [0.0001, 0.00025, 0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.5, 1],
+    // Up to a search's default budget (20 s) and past it.
+    buckets: [0.0001, 0.00025, 0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.5, 1, 2.5, 5, 10, 30],
     registers: [this.registry],
   });
 
@@ -92,7 +94,9 @@ export class HttpMetrics {
   }
 
   constructor() {
-    collectDefaultMetrics({ register: this.registry, prefix: 'tracelight_' });
+    // Under their standard names (process_cpu_seconds_total, nodejs_heap_size_used_bytes, …), which
+    // dashboards and alerts for any process or Node service look for; the job label tells the service.
+    collectDefaultMetrics({ register: this.registry });
     // Read at each scrape from the structures being watched, so that their bounds can be seen holding.
     const watched = this.watched;
     new Gauge({
