@@ -171,6 +171,19 @@ describe('slow clients', () => {
     }
   }, 30_000);
 
+  it('a request that stalls half-way through its headers, sending nothing more, is answered 408, logged and counted as a trickled one is', async () => {
+    // The idle timeout of the connection is of the same length: it must not close the connection unanswered first.
+    const s = await startWorld({ TRACELIGHT_REQUEST_TIMEOUT_MS: '2000' });
+    try {
+      const stalled = await exchange(s.server.baseUrl, 'GET /healthcheck HTTP/1.1\r\nHost: x\r\n', { withinMs: 15_000 });
+      expect([stalled.text.split('\r\n')[0], stalled.closed]).toEqual(['HTTP/1.1 408 Request Timeout', true]);
+      expect(JSON.parse(await s.server.waitForOutput('request refused before it was read'))).toMatchObject({ status: 408 });
+      expect((await s.call('GET', '/metrics')).text).toMatch(/^tracelight_http_refused_requests_total\{status="408"\} 1$/m);
+    } finally {
+      await s.server.stop();
+    }
+  }, 30_000);
+
   it('a request whose body is cut off by the timeout is logged and counted as the 408 its client got, whoever reads the body', async () => {
     const s = await startWorld({ TRACELIGHT_REQUEST_TIMEOUT_MS: '1000' });
     try {

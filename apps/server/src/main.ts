@@ -26,6 +26,10 @@ function exit(code: number, lastWords?: string): never {
 const CLIENT_GRACE_MS = 5_000;
 /** The exit that does not wait any longer, with status 1. */
 const FORCED_EXIT_MS = 10_000;
+/** How often Node looks for requests past their headers or request timeout. */
+const CONNECTIONS_CHECKING_MS = 1_000;
+/** How much later than the headers timeout a connection's idle timeout comes: more than one check apart. */
+const HEADERS_CHECK_MARGIN_MS = CONNECTIONS_CHECKING_MS + 500;
 
 /** The configuration variables as plain text: name, default, then what it does. */
 const help = (): string =>
@@ -60,12 +64,15 @@ const main = async (): Promise<void> => {
   const app = container.get(HttpApp).build();
   // Node looks for requests past their timeouts every `connectionsCheckingInterval` (30 s by default), so a
   // client trickling its headers or body was cut off up to 30 s after TRACELIGHT_REQUEST_TIMEOUT_MS: each second instead.
-  const server: Server = createServer({ connectionsCheckingInterval: 1_000 }, app.callback()).listen(cfg.port, cfg.host);
+  const server: Server = createServer({ connectionsCheckingInterval: CONNECTIONS_CHECKING_MS }, app.callback()).listen(cfg.port, cfg.host);
   server.keepAliveTimeout = 65_000;
   server.requestTimeout = cfg.requestTimeoutMs;
   server.headersTimeout = Math.min(cfg.requestTimeoutMs, 60_000);
-  // A connection on which no byte moves for this long times out (what then happens: Connections).
-  server.timeout = cfg.requestTimeoutMs;
+  // A connection on which no byte moves for this long times out (what then happens: Connections): a little
+  // later than the headers timeout, which Node checks only each `connectionsCheckingInterval`. Of the same
+  // length, the idle timeout won for a client that stalled mid-headers, closing it unanswered, unlogged and
+  // uncounted, where the headers timeout answers 408 (and `answerRefusals` logs and counts it).
+  server.timeout = cfg.requestTimeoutMs + HEADERS_CHECK_MARGIN_MS;
   const retention = new RetentionSweep(container.get(RetentionUseCases), logger, (n) => metrics.retentionRemoved.inc(n), {
     keepDays: cfg.retentionDays,
   });
