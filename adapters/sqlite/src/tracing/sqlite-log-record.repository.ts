@@ -57,7 +57,9 @@ export class SqliteLogRecordRepository implements LogRecordRepository {
     // A record sent again under another parent (or none) leaves its former parent: that one keeps
     // has_children only while another child still names it.
     this.parentsOf = db
-      .prepare('SELECT DISTINCT parent_id FROM log_records WHERE run_id = ? AND parent_id IS NOT NULL AND id IN (SELECT value FROM json_each(?))')
+      // The ids as the outer loop (CROSS JOIN keeps them there), each found by (run_id, id): left to
+      // itself the planner walked the run's children through (run_id, parent_id), the whole run each batch.
+      .prepare('SELECT DISTINCT l.parent_id FROM json_each(@ids) AS j CROSS JOIN log_records AS l ON l.run_id = @run AND l.id = j.value WHERE l.parent_id IS NOT NULL')
       .pluck();
     this.unmarkChildless = db.prepare(
       `UPDATE log_records SET has_children = 0 WHERE run_id = @run AND has_children = 1 AND id IN (SELECT value FROM json_each(@ids))
@@ -84,7 +86,7 @@ export class SqliteLogRecordRepository implements LogRecordRepository {
   ingestRows(runId: RunId, rows: ReadonlyArray<RecordValues>, presentColumns: ReadonlyArray<string>): Result<void> {
     const write = () => this.underLiveRun(runId, () => {
       // The parents these records had, if they were stored before: read before they are replaced.
-      const formerParents = this.parentsOf.all(runId, JSON.stringify(rows.map((row) => row[VALUE_INDEX.id]))) as string[];
+      const formerParents = this.parentsOf.all({ run: runId, ids: JSON.stringify(rows.map((row) => row[VALUE_INDEX.id])) }) as string[];
       for (const row of rows) this.upsert.run(row);
       // Out of order: a parent stored earlier learns of its new children; a parent arriving late finds its own.
       const parents = new Set<string>();
