@@ -2,6 +2,7 @@
 import { execFile } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as nodeHttp from 'node:http';
+import * as net from 'node:net';
 import * as path from 'node:path';
 import { CONFIG_VARIABLES } from '../../apps/server/src/config';
 import { http } from '../support/http';
@@ -212,6 +213,43 @@ describe('graceful shutdown', () => {
       expect(found.body.records).toHaveLength(1);
     } finally {
       await again.stop();
+    }
+  }, 30_000);
+});
+
+describe('a body cut off by shutdown', () => {
+  it('is logged as one its client cut off (400), whichever reader had it, never as a validation error', async () => {
+    const s = await startWorld();
+    const project = await s.project(s.admin);
+    const scorer = s.ok(await s.call('POST', '/v2/scorers', { auth: s.admin, json: { name: 'cut-upload', scorer_type: 'code' } })).id;
+    const head = (path: string, id: string, type: string, length: number) =>
+      `POST ${path} HTTP/1.1\r\nHost: x\r\nX-Request-Id: ${id}\r\nAuthorization: Bearer ${s.adminToken}\r\nContent-Type: ${type}\r\nContent-Length: ${length}\r\n\r\n`;
+    // Part of each body, the rest never sent: read by the body parser, by the server itself (a 9 MB ingest), by busboy.
+    const sockets = [
+      `${head('/v2/projects', 'cut-json', 'application/json', 100)}{"na`,
+      `${head(`/v2/projects/${project}/traces`, 'cut-ingest', 'application/json', 9_000_000)}{"traces":[{"input":"${'x'.repeat(1_000_000)}`,
+      `${head(`/v2/scorers/${scorer}/version/code`, 'cut-upload', 'multipart/form-data; boundary=b', 1000)}--b\r\nContent-Disposition: form-data; name="file"; filename="a.py"\r\n\r\nprint(1)`,
+    ].map((payload) => {
+      const socket = net.connect(Number(new URL(s.server.baseUrl).port), '127.0.0.1');
+      socket.on('error', () => undefined);
+      socket.write(payload);
+      return socket;
+    });
+    try {
+      await new Promise((resolve) => setTimeout(resolve, 500));
+      // The server gives up on them 5 s after the signal.
+      expect(await s.server.stop('SIGTERM')).toBe(0);
+      const statuses = ['cut-json', 'cut-ingest', 'cut-upload'].map((id) => {
+        const line = s.server.output.find((l) => l.includes(`"request_id":"${id}"`));
+        return [id, line === undefined ? undefined : (JSON.parse(line) as { status: number }).status];
+      });
+      expect(statuses).toEqual([
+        ['cut-json', 400],
+        ['cut-ingest', 400],
+        ['cut-upload', 400],
+      ]);
+    } finally {
+      for (const socket of sockets) socket.destroy();
     }
   }, 30_000);
 });

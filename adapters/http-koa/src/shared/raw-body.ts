@@ -30,8 +30,9 @@ export const readRawBody = (req: IncomingMessage, limitBytes: number, admit?: (b
     // A client gone mid-body: the request closes without its end. Piped into an inflater, nothing tells the
     // inflater, which would wait for the rest for ever, holding what it had read, the request never answered
     // nor logged.
+    const cutOff = () => new RawBodyError('The request was cut off before its body ended', 400);
     req.once('close', () => {
-      if (!req.complete) reject(new RawBodyError('The request was cut off before its body ended', 400));
+      if (!req.complete) reject(cutOff());
     });
     let chunks: Buffer[] = [];
     let size = 0;
@@ -57,5 +58,7 @@ export const readRawBody = (req: IncomingMessage, limitBytes: number, admit?: (b
       chunks.push(c);
     });
     stream.on('end', () => resolve(Buffer.concat(chunks)));
-    stream.on('error', () => reject(new RawBodyError('Malformed compressed body', 422)));
+    // An error of the request itself is its connection's: destroyed under it (a stopping server gives up on
+    // a body still to come) it errs before it closes. Only an inflater's says the body is malformed.
+    stream.on('error', () => reject(stream === req ? cutOff() : new RawBodyError('Malformed compressed body', 422)));
   });
