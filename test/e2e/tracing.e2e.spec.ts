@@ -376,8 +376,13 @@ describe.each([
       expect(empty.body.detail).toEqual([expect.objectContaining({ loc: ['body', 'traces'], type: 'missing' })]);
     });
 
-    it('counts the requests handed to an offload worker in /metrics', async () => {
+    it('counts the requests handed to an offload worker in /metrics, and times their storage calls there', async () => {
+      const ingestsTimed = async () =>
+        Number(/^tracelight_storage_operation_duration_seconds_count\{repository="logRecords",operation="ingest",outcome="ok"\} (\d+)/m.exec((await w.call('GET', '/metrics')).text)?.[1] ?? 0);
+      const timedBefore = await ingestsTimed();
       w.ok(await ingest({ log_stream_id: logStreamId, traces: [aTrace()] }));
+      // Whichever thread wrote it.
+      expect((await ingestsTimed()) - timedBefore).toBe(1);
       const metrics = (await w.call('GET', '/metrics')).text;
       // Its route as the requests counter writes it, so that the two join.
       const offloaded = Number(/^tracelight_http_offloaded_requests_total\{route="\/v2\/projects\/:project_id\/traces"\} (\d+)/m.exec(metrics)?.[1] ?? 0);

@@ -60,10 +60,14 @@ const loadEngine = async (config: ServerConfig): Promise<Engine> => {
   };
 };
 
-export const buildContainer = async (config: ServerConfig, logger: HttpLogger): Promise<{ container: Container; storage: Storage }> => {
+/** `metrics`: the registry to time into (an offload worker's, which forwards its storage timings); a new one by default. */
+export const buildContainer = async (
+  config: ServerConfig,
+  logger: HttpLogger,
+  metrics: HttpMetrics = new HttpMetrics(),
+): Promise<{ container: Container; storage: Storage }> => {
   const engine = await loadEngine(config);
   const container = new Container();
-  const metrics = new HttpMetrics();
   // Every repository, whichever engine provides it, is timed into /metrics.
   for (const [name, token] of Object.entries(REPOSITORY_TOKENS)) {
     container.onActivation(token, (_context, repository: object) => metrics.instrument(name, repository));
@@ -104,7 +108,13 @@ export const buildContainer = async (config: ServerConfig, logger: HttpLogger): 
   metrics.watch('scorer_version_pages', () => container.get(ScorerUseCases).held().versionPages);
   const pool =
     config.offloadWorkers > 0
-      ? new OffloadPool(config, { minBytes: config.offloadMinBytes, workers: config.offloadWorkers, maxQueueBytes: config.offloadQueueBytes })
+      ? new OffloadPool(config, {
+          minBytes: config.offloadMinBytes,
+          workers: config.offloadWorkers,
+          maxQueueBytes: config.offloadQueueBytes,
+          // The storage calls of the requests the workers handle (the largest ingests), timed here too.
+          onStorageTiming: (timing) => metrics.observeStorage(timing),
+        })
       : undefined;
   if (pool) {
     container.bind(RouteOffload).toConstantValue(pool);

@@ -1,7 +1,7 @@
 // The request thread's end of the offload workers: sends a large request's raw body (transferred, not
 // copied) to the least busy worker and answers with its reply. A worker that dies fails only the
 // requests it held (503, their outcome unknown) and is started again.
-import type { OffloadedReply, OffloadedRequest, RouteOffload } from '@tracelight/http-koa';
+import type { OffloadedReply, OffloadedRequest, RouteOffload, StorageTiming } from '@tracelight/http-koa';
 import * as path from 'node:path';
 import { Worker } from 'node:worker_threads';
 import type { ServerConfig } from './config';
@@ -13,7 +13,9 @@ export type FromOffloadWorker =
   | { readonly type: 'failed'; readonly message: string }
   | { readonly type: 'reply'; readonly id: number; readonly reply: OffloadedReply }
   /** Log lines the worker dropped (whatever reads the server's output stopped reading). */
-  | { readonly type: 'dropped-log-lines'; readonly stream: LogStream; readonly lines: number };
+  | { readonly type: 'dropped-log-lines'; readonly stream: LogStream; readonly lines: number }
+  /** A storage call the worker made, for the request thread's /metrics. */
+  | { readonly type: 'storage-timing'; readonly timing: StorageTiming };
 
 // The compiled worker, also when this module runs from TypeScript sources (tests): src/ and dist/ are
 // siblings.
@@ -56,6 +58,8 @@ export interface OffloadPoolOptions {
    * is answered 503 at once (one request is always taken, whatever its size).
    */
   readonly maxQueueBytes: number;
+  /** A worker's storage call, timed there. */
+  readonly onStorageTiming?: (timing: StorageTiming) => void;
 }
 
 export class OffloadPool implements RouteOffload {
@@ -150,6 +154,8 @@ export class OffloadPool implements RouteOffload {
           void worker.terminate(); // whatever it opened before failing goes with it
         } else if (m.type === 'dropped-log-lines') {
           droppedInAnotherThread(m.stream, m.lines);
+        } else if (m.type === 'storage-timing') {
+          this.options.onStorageTiming?.(m.timing);
         } else {
           slot.pending.get(m.id)?.(m.reply);
           slot.pending.delete(m.id);

@@ -2,7 +2,7 @@
 // and storage engine; on SQLite a connection of its own, writing in its own transactions), serving
 // the large requests the request thread hands it. It never listens on a socket.
 import 'reflect-metadata';
-import { HttpApp, type Route, routeKey, serveOffloaded } from '@tracelight/http-koa';
+import { HttpApp, HttpMetrics, type Route, routeKey, serveOffloaded } from '@tracelight/http-koa';
 import { parentPort, workerData } from 'node:worker_threads';
 import type { ServerConfig } from './config';
 import { buildContainer } from './container';
@@ -22,7 +22,10 @@ const main = async (): Promise<void> => {
   countDroppedLogLines((stream, lines) => {
     if (lines > 0) send({ type: 'dropped-log-lines', stream, lines });
   });
-  const { container, storage } = await buildContainer(config, jsonLogger);
+  // Its storage calls are timed into the request thread's /metrics: this thread's registry is never scraped.
+  const metrics = new HttpMetrics();
+  metrics.forwardStorageTo((timing) => send({ type: 'storage-timing', timing }));
+  const { container, storage } = await buildContainer(config, jsonLogger, metrics);
   await storage.open();
   const routes = new Map<string, Route>(container.get(HttpApp).routes().map((r) => [routeKey(r), r]));
   let inHand = 0;

@@ -12,6 +12,14 @@ export interface Held {
 }
 
 /** One registry per process: HTTP requests, storage operations, retention, bounded structures, dropped log lines, process defaults. */
+/** One port call's duration, as `tracelight_storage_operation_duration_seconds` records it. */
+export interface StorageTiming {
+  readonly repository: string;
+  readonly operation: string;
+  readonly outcome: string;
+  readonly seconds: number;
+}
+
 export class HttpMetrics {
   readonly registry = new Registry();
   /** The structures /metrics reports on, by name; read when scraped. */
@@ -122,6 +130,19 @@ export class HttpMetrics {
     });
   }
 
+  /** Where this registry's storage timings go instead of into it: an offload worker's go to the request thread's /metrics. */
+  private storageSink: ((timing: StorageTiming) => void) | undefined;
+
+  /** Storage timings are handed to `sink` from now on, not kept here (a registry no one scrapes). */
+  forwardStorageTo(sink: (timing: StorageTiming) => void): void {
+    this.storageSink = sink;
+  }
+
+  /** A storage timing taken elsewhere (an offload worker's), into this registry. */
+  observeStorage({ repository, operation, outcome, seconds }: StorageTiming): void {
+    this.storage.labels(repository, operation, outcome).observe(seconds);
+  }
+
   /**
    * Wraps a repository so every port call is timed. Port methods return lazy TaskEithers: the timer
    * runs when the task runs, and stops when its Either arrives. Each method is wrapped once, on first
@@ -132,6 +153,7 @@ export class HttpMetrics {
     const storage = this.storage;
     const children = new Map<string, { observe(seconds: number): void }>();
     const observe = (operation: string, outcome: string, seconds: number) => {
+      if (this.storageSink) return this.storageSink({ repository, operation, outcome, seconds });
       const key = `${operation} ${outcome}`;
       let child = children.get(key);
       if (child === undefined) {
