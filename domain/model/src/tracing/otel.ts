@@ -52,6 +52,11 @@ const num = (key: string): Reader<number> => (a) => {
   const n = typeof v === 'number' ? v : typeof v === 'string' && v.trim() !== '' ? Number(v) : NaN;
   return Number.isFinite(n) ? n : undefined;
 };
+/** A count (a token count): a whole number, not negative; anything else is no count, and the next source is read. */
+const count = (key: string): Reader<number> => (a) => {
+  const n = num(key)(a);
+  return n !== undefined && Number.isInteger(n) && n >= 0 ? n : undefined;
+};
 /**
  * The JSON document a string holds, or the string itself: when it is not JSON, when `structuredOnly`
  * and it is not an object or a list (so `"42"` stays text), or when it nests deeper than a request
@@ -161,8 +166,8 @@ export const OTEL_FIELDS = {
     str('ai.response.finishReason'),
   ),
   toolCallId: first(str('tool_call.id'), str('gen_ai.tool.call.id'), str('ai.toolCall.id')),
-  inputTokens: first(num('llm.token_count.prompt'), num('gen_ai.usage.input_tokens'), num('gen_ai.usage.prompt_tokens'), num('ai.usage.inputTokens'), num('ai.usage.promptTokens')),
-  outputTokens: first(num('llm.token_count.completion'), num('gen_ai.usage.output_tokens'), num('gen_ai.usage.completion_tokens'), num('ai.usage.outputTokens'), num('ai.usage.completionTokens')),
+  inputTokens: first(count('llm.token_count.prompt'), count('gen_ai.usage.input_tokens'), count('gen_ai.usage.prompt_tokens'), count('ai.usage.inputTokens'), count('ai.usage.promptTokens')),
+  outputTokens: first(count('llm.token_count.completion'), count('gen_ai.usage.output_tokens'), count('gen_ai.usage.completion_tokens'), count('ai.usage.outputTokens'), count('ai.usage.completionTokens')),
   sessionId: first(str('session.id'), str('gen_ai.conversation.id'), str('ai.telemetry.metadata.sessionId')),
   name: first(str('gen_ai.tool.name'), str('ai.toolCall.name'), str('ai.telemetry.functionId')),
 } as const;

@@ -26,6 +26,13 @@ describe('OpenTelemetry → records', () => {
     expect(later[1]!.parentId).toBe(otelTraceRecordId(TRACE));
   });
 
+  it('takes a token count only as a whole number, not negative, else reads the next source', () => {
+    const metricsOf = (attributes: OtelAttributes) => otelToRecords([span('1111111111111111', null, { 'gen_ai.operation.name': 'chat', ...attributes })], ctx)[1]!.metrics;
+    expect(metricsOf({ 'gen_ai.usage.input_tokens': -5, 'gen_ai.usage.output_tokens': 1.5 })).not.toHaveProperty('num_input_tokens');
+    expect(metricsOf({ 'gen_ai.usage.input_tokens': -5, 'gen_ai.usage.output_tokens': 1.5 })).not.toHaveProperty('num_output_tokens');
+    expect(metricsOf({ 'llm.token_count.prompt': -1, 'gen_ai.usage.input_tokens': 4, 'gen_ai.usage.output_tokens': '0' })).toMatchObject({ num_input_tokens: 4, num_output_tokens: 0, num_total_tokens: 4 });
+  });
+
   it('reads OpenInference first', () => {
     const [, r] = otelToRecords([span('1111111111111111', null, {
       'openinference.span.kind': 'LLM',
