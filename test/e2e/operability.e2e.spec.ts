@@ -9,6 +9,10 @@ import { http } from '../support/http';
 import { ADMIN, startServer } from '../support/server';
 import { startWorld, type World } from '../support/world';
 
+// better-sqlite3 belongs to the SQLite adapter; a test opens the server's file through it, as another process would.
+// eslint-disable-next-line @typescript-eslint/no-require-imports
+const Database = require(path.resolve(__dirname, '../../adapters/sqlite/node_modules/better-sqlite3')) as typeof import('better-sqlite3');
+
 let w: World;
 beforeAll(async () => {
   w = await startWorld({ TRACELIGHT_RATE_LIMIT_PER_MINUTE: '30' });
@@ -202,6 +206,8 @@ describe('graceful shutdown', () => {
     expect(code).toBe(0);
     expect(took).toBeLessThan(5_000);
     expect(s.server.output.join('\n')).toMatch(/shutting down: finishing in-flight requests/);
+    // Its last line says it stopped, once the database is closed.
+    expect(JSON.parse(s.server.output.at(-1)!)).toMatchObject({ level: 'info', message: 'stopped: the database is closed' });
     // Every connection closed, the writing one last: it checkpointed the write-ahead log into the file
     // and removed it, so the file alone (copied, backed up) is the whole database.
     expect(fs.readdirSync(s.server.dataDir).filter((f) => f.startsWith('tracelight.db'))).toEqual(['tracelight.db']);
@@ -213,6 +219,62 @@ describe('graceful shutdown', () => {
       expect(found.body.records).toHaveLength(1);
     } finally {
       await again.stop();
+    }
+  }, 30_000);
+});
+
+describe('a stop that cannot finish cleanly', () => {
+  it('says when the exit is forced, after how long and how many requests were left unanswered', async () => {
+    // Each request checks a password (scrypt, on libuv's thread pool) and none is remembered: with one
+    // thread, hundreds of them take longer than the 10 s a stop waits (and the exit itself waits for the
+    // hashes already queued: Node's exit lets the thread pool finish its queue).
+    const s = await startServer({ UV_THREADPOOL_SIZE: '1', TRACELIGHT_PASSWORD_CACHE_TTL_SECONDS: '0', TRACELIGHT_RATE_LIMIT_PER_MINUTE: '0' });
+    const url = new URL(`${s.baseUrl}/v2/projects`);
+    const agent = new nodeHttp.Agent({ keepAlive: false, maxSockets: Infinity });
+    const authorization = `Basic ${Buffer.from(`${ADMIN.email}:${ADMIN.password}`).toString('base64')}`;
+    const requests = Array.from(
+      { length: 300 },
+      () =>
+        new Promise<number>((resolve) => {
+          const req = nodeHttp.request({ host: url.hostname, port: url.port, path: url.pathname, agent, headers: { authorization } }, (res) => {
+            res.resume();
+            res.on('end', () => resolve(res.statusCode ?? 0));
+          });
+          req.on('error', () => resolve(0));
+          req.end();
+        }),
+    );
+    try {
+      // Every request is being answered (the first answers are out) before the signal comes.
+      expect(await Promise.race(requests)).toBe(200);
+      expect(await s.stop('SIGTERM')).toBe(1);
+      const last = JSON.parse(s.output.at(-1)!) as Record<string, unknown>;
+      expect(last).toMatchObject({ level: 'error', after_ms: 10_000, waiting_for: 'in-flight requests' });
+      expect(last['message']).toMatch(/^shutdown forced after 10 s, still waiting for in-flight requests: \d+ request\(s\) left unanswered$/);
+      expect(last['unanswered_requests']).toBeGreaterThan(0);
+      expect((await Promise.all(requests)).filter((status) => status === 0).length).toBeGreaterThanOrEqual(last['unanswered_requests'] as number);
+    } finally {
+      agent.destroy();
+      await s.stop('SIGKILL');
+    }
+  }, 90_000);
+
+  it('says, besides that it stopped, that the write-ahead log was left beside the database file, and why', async () => {
+    const s = await startServer();
+    const file = path.join(s.dataDir, 'tracelight.db');
+    // Another process with the database open: the server's last connection cannot take the log into the file.
+    const other = new Database(file);
+    try {
+      // In a transaction that writes: it holds the file's write lock until it ends.
+      other.exec('BEGIN IMMEDIATE');
+      expect(await s.stop('SIGTERM')).toBe(0);
+      // One on stderr, one on stdout: in either order here.
+      const [left, last] = ['"wal":', '"message":"stopped'].map((part) => JSON.parse(s.output.find((line) => line.includes(part)) ?? '{}') as Record<string, unknown>);
+      expect(left).toMatchObject({ level: 'error', wal: `${file}-wal`, database: file, reason: expect.stringMatching(/^another process still has the database open/) });
+      expect(left!['message']).toMatch(new RegExp(`^the database closed, but its write-ahead log ${file}-wal was left beside it: another process`));
+      expect(last).toMatchObject({ level: 'info', message: 'stopped: the database is closed' });
+    } finally {
+      other.close();
     }
   }, 30_000);
 });

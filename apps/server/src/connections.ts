@@ -43,6 +43,16 @@ export class Connections {
     for (const socket of this.open) if (answerOf(socket) === null) socket.destroy();
   }
 
+  /** How many requests are still to be answered: one being worked on per connection (those pipelined behind it are not counted). */
+  unanswered(): number {
+    let n = 0;
+    for (const socket of this.open) {
+      const answer = answerOf(socket);
+      if (answer !== null && !answer.writableEnded) n++;
+    }
+    return n;
+  }
+
   /** Closes the connections whose request waits on its client: a body still to come, or an answer it does not read. */
   closeWaitingOnClients(): void {
     for (const socket of this.open) {

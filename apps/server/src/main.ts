@@ -13,6 +13,7 @@ import { buildContainer } from './container';
 import { answerRefusals, defaultMaxConnections, limitConnections } from './refusals';
 import { ProjectPurge } from './project-purge';
 import { RetentionSweep } from './retention';
+import { walLeftBehind } from './wal-left';
 import { countDroppedLogLines, flushLogs, flushLogsSync, jsonLogger as logger, limitLogBuffer } from './logger';
 
 /** Every exit first writes out the log lines still buffered (the logger writes asynchronously), then its last words. */
@@ -109,10 +110,27 @@ const main = async (): Promise<void> => {
   const stop = (signal: string) => {
     if (stopping) return;
     stopping = true;
+    const began = Date.now();
     logger.info({ signal }, 'shutting down: finishing in-flight requests');
+    /** What the stop waits for, said by the forced exit. */
+    let waitingFor = 'in-flight requests';
     const swept = Promise.all([retention.stop(), purge.stop()]);
     server.close(() => {
-      void swept.catch(() => undefined).then(() => storage.close()).finally(() => flushLogs().finally(() => process.exit(0)));
+      waitingFor = 'the database to close';
+      void swept
+        .catch(() => undefined)
+        .then(() => storage.close())
+        .then(
+          () => {
+            stopped(Date.now() - began);
+            return 0;
+          },
+          (e: unknown) => {
+            logger.error({ error: e instanceof Error ? (e.stack ?? e.message) : String(e) }, 'closing the database failed');
+            return 1;
+          },
+        )
+        .then((code) => flushLogs().finally(() => process.exit(code)));
     });
     // Connections without a request being answered close now; those that go idle between requests, as they do.
     connections.closeIdle();
@@ -123,7 +141,27 @@ const main = async (): Promise<void> => {
       connections.closeWaitingOnClients();
       setInterval(() => connections.closeWaitingOnClients(), 100).unref();
     }, CLIENT_GRACE_MS).unref();
-    setTimeout(() => exit(1), FORCED_EXIT_MS).unref();
+    setTimeout(() => {
+      const unanswered = connections.unanswered();
+      logger.error(
+        { after_ms: FORCED_EXIT_MS, waiting_for: waitingFor, unanswered_requests: unanswered },
+        `shutdown forced after ${FORCED_EXIT_MS / 1000} s, still waiting for ${waitingFor}: ${unanswered} request(s) left unanswered`,
+      );
+      exit(1);
+    }, FORCED_EXIT_MS).unref();
+  };
+  /** The last line of a clean stop; on SQLite, first an error line if the write-ahead log could not be moved into the file. */
+  const stopped = (tookMs: number) => {
+    if (cfg.database.engine === 'sqlite') {
+      const left = walLeftBehind(cfg.database.path);
+      // At error level (the logger has no warn): an operator copying the file alone would lose data.
+      if (left)
+        logger.error(
+          { ...left, database: cfg.database.path },
+          `the database closed, but its write-ahead log ${left.wal} was left beside it: ${left.reason}. Nothing in it is lost (the next start takes it in), but until then copy or back up both files together, never the database file alone`,
+        );
+    }
+    logger.info({ took_ms: tookMs }, 'stopped: the database is closed');
   };
   process.on('SIGTERM', () => stop('SIGTERM'));
   process.on('SIGINT', () => stop('SIGINT'));
