@@ -3,6 +3,7 @@ import { execFile } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as nodeHttp from 'node:http';
 import * as net from 'node:net';
+import * as os from 'node:os';
 import * as path from 'node:path';
 import { CONFIG_VARIABLES } from '../../apps/server/src/config';
 import { http } from '../support/http';
@@ -326,4 +327,37 @@ describe('--help', () => {
     );
     for (const [name, dflt] of CONFIG_VARIABLES) expect(stdout).toContain(`${name}  (default: ${dflt.replace(/`/g, '')})`);
   });
+});
+
+describe('a start that cannot go on for a reason of the machine', () => {
+  const main = path.resolve(__dirname, '../../apps/server/dist/main.js');
+  const start = (env: Record<string, string>) =>
+    new Promise<{ code: number | null; stderr: string }>((resolve) =>
+      execFile(process.execPath, [main], { env: { PATH: process.env['PATH'] ?? '', TRACELIGHT_PORT: '0', ...env }, timeout: 30_000 }, (e, _stdout, stderr) =>
+        resolve({ code: e ? ((e as { code?: number }).code ?? null) : 0, stderr }),
+      ),
+    );
+
+  it('says why in one line, without a stack trace, and exits 1: a file for a data directory, a file that is no database, a MongoDB URL it cannot use (its password not shown)', async () => {
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'tracelight-nostart-'));
+    const file = path.join(dir, 'a-file');
+    fs.writeFileSync(file, '');
+    const notADatabase = path.join(dir, 'data');
+    fs.mkdirSync(notADatabase);
+    fs.writeFileSync(path.join(notADatabase, 'tracelight.db'), 'not a database '.repeat(20));
+    const cases = await Promise.all([
+      start({ TRACELIGHT_DATA_DIR: file }),
+      start({ TRACELIGHT_DATA_DIR: notADatabase }),
+      start({ TRACELIGHT_DATA_DIR: path.join(dir, 'm'), TRACELIGHT_DATABASE_URL: 'mongodb://u:s3cret-pw@127.0.0.1:1/tl?serverSelectionTimeoutMS=300' }),
+    ]);
+    expect(cases.map((c) => c.code)).toEqual([1, 1, 1]);
+    for (const c of cases) {
+      expect(c.stderr.trim().split('\n')).toHaveLength(1);
+      expect(c.stderr).not.toMatch(/\n\s+at /);
+      expect(c.stderr).not.toContain('s3cret-pw');
+    }
+    expect(cases[0]!.stderr).toBe(`Tracelight failed to start: cannot make the data directory ${file} (EEXIST): TRACELIGHT_DATA_DIR must name a directory this process may write, or a path where one can be made\n`);
+    expect(cases[1]!.stderr).toMatch(/^Tracelight failed to start: cannot open the SQLite database .+tracelight\.db \(file is not a database\)/);
+    expect(cases[2]!.stderr).toMatch(/^Tracelight failed to start: cannot use the MongoDB database at mongodb:\/\/u:\*\*\*\*@127\.0\.0\.1:1\/tl.+MongoServerSelectionError/);
+  }, 60_000);
 });

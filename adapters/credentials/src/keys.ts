@@ -1,5 +1,5 @@
 // The server's master key, and independent sub-keys derived from it per purpose (HKDF-SHA256).
-import { NoRoomToStart } from '@tracelight/ports';
+import { CannotStart, NoRoomToStart } from '@tracelight/ports';
 import * as crypto from 'node:crypto';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
@@ -16,7 +16,14 @@ const KEY_FILE = 'secret.key';
  */
 export const loadOrCreateSecretKey = (opts: { fromEnv?: string | undefined; dataDir: string }): Buffer => {
   if (opts.fromEnv !== undefined) return parseKey(opts.fromEnv);
-  fs.mkdirSync(opts.dataDir, { recursive: true });
+  try {
+    fs.mkdirSync(opts.dataDir, { recursive: true });
+  } catch (e) {
+    const code = (e as NodeJS.ErrnoException).code;
+    throw new CannotStart(
+      `cannot make the data directory ${opts.dataDir} (${code ?? String(e)}): TRACELIGHT_DATA_DIR must name a directory this process may write, or a path where one can be made`,
+    );
+  }
   const file = path.join(opts.dataDir, KEY_FILE);
   if (fs.existsSync(file)) {
     if ((fs.statSync(file).mode & 0o077) !== 0) fs.chmodSync(file, 0o600);
@@ -28,6 +35,8 @@ export const loadOrCreateSecretKey = (opts: { fromEnv?: string | undefined; data
 
 /** Errors that mean the disk (or this process's file-size limit) has no room: the operator's to fix. */
 const NO_ROOM = new Set(['ENOSPC', 'EDQUOT', 'EFBIG']);
+/** Errors that mean this process may not write there (permissions, a read-only file system, a file in a directory's place). */
+const NOT_ALLOWED = new Set(['EACCES', 'EPERM', 'EROFS', 'ENOTDIR', 'EEXIST']);
 
 /**
  * Writes a new key file whole or not at all: written and synced under a temporary name, then linked
@@ -58,10 +67,18 @@ const createKeyFile = (file: string, key: Buffer): void => {
   } catch (e) {
     const code = (e as NodeJS.ErrnoException).code;
     const words = `cannot write a new secret key to ${file} (${code ?? String(e)}): nothing was kept. Free space on its disk or let this process write there (or set TRACELIGHT_SECRET_KEY), and start again`;
-    // No room is reported in these words alone, as a full database is; anything else with its stack.
-    throw code !== undefined && NO_ROOM.has(code) ? new NoRoomToStart(words) : new Error(words);
+    // No room, or a path this process may not write, is reported in these words alone, as a full
+    // database is; anything else with its stack.
+    if (code !== undefined && NO_ROOM.has(code)) throw new NoRoomToStart(words);
+    throw code !== undefined && NOT_ALLOWED.has(code) ? new CannotStart(words) : new Error(words);
   } finally {
-    fs.rmSync(tmp, { force: true });
+    // Where the key could not be written, the temporary one may not be looked at either: its removal
+    // failing must not hide why (it threw EACCES in place of the words above).
+    try {
+      fs.rmSync(tmp, { force: true });
+    } catch {
+      /* nothing was made there */
+    }
   }
 };
 

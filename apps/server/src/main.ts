@@ -1,12 +1,12 @@
 // Starts the Tracelight server: decode configuration, build the container, migrate, bootstrap the admin, listen.
 import 'reflect-metadata';
-import { NoRoomToStart } from '@tracelight/ports';
 import { IdentityUseCases, ProjectUseCases, RetentionUseCases } from '@tracelight/use-cases';
 import * as E from 'fp-ts/Either';
 import * as O from 'fp-ts/Option';
 import * as fs from 'node:fs';
 import { createServer, type Server } from 'node:http';
-import { CONFIG_VARIABLES, loadConfig } from './config';
+import { CONFIG_VARIABLES, type ServerConfig, loadConfig } from './config';
+import { startFailure } from './start-failure';
 import { HttpApp, HttpMetrics } from '@tracelight/http-koa';
 import { Connections } from './connections';
 import { buildContainer } from './container';
@@ -38,6 +38,9 @@ const help = (): string =>
     ([name, dflt, description]) => `${name}  (default: ${dflt.replace(/`/g, '')})\n    ${description.replace(/`/g, '')}\n`,
   ).join('\n')}`;
 
+/** The configuration the start is under, once read: for the words of a failure to start. */
+let startingWith: ServerConfig | undefined;
+
 const main = async (): Promise<void> => {
   if (process.argv.includes('--help') || process.argv.includes('-h')) {
     fs.writeSync(1, help());
@@ -48,6 +51,7 @@ const main = async (): Promise<void> => {
     exit(2, `Tracelight cannot start; fix the configuration:\n${config.left.map((p) => `  - ${p}`).join('\n')}\n`);
   }
   const cfg = config.right;
+  startingWith = cfg;
   limitLogBuffer(cfg.logBufferBytes);
   const { container, storage } = await buildContainer(cfg, logger);
   const metrics = container.get(HttpMetrics);
@@ -168,7 +172,8 @@ const main = async (): Promise<void> => {
 };
 
 main().catch((e: unknown) => {
-  // Storage without room to open or migrate is the operator's to fix, and says how: no stack trace.
-  const words = e instanceof Error ? (e instanceof NoRoomToStart ? e.message : (e.stack ?? e.message)) : String(e);
+  // What is the operator's to fix (no room, a path this process may not use, a database it cannot
+  // open or reach) says so in one line; anything else, a bug, with its stack trace.
+  const words = startFailure(e, startingWith) ?? (e instanceof Error ? (e.stack ?? e.message) : String(e));
   exit(1, `Tracelight failed to start: ${words}\n`);
 });
