@@ -135,6 +135,29 @@ describe.each([
       expect(found.records).toEqual([]);
     });
 
+    it('takes only the values the catalogue lists for agent_type, check_stage and applies_to', async () => {
+      const columns = w.ok(await w.call('POST', `/v2/projects/${projectId}/spans/available_columns`, { auth: w.admin, json: { log_stream_id: logStreamId } })).columns;
+      const allowed = (id: string): string[] => columns.find((c: { id: string }) => c.id === id).allowed_values;
+      const agent = { type: 'agent', id: randomUUID(), name: 'planner', agent_type: allowed('agent_type')[0] };
+      const control = { type: 'control', id: randomUUID(), name: 'guard', check_stage: allowed('check_stage')[1], applies_to: allowed('applies_to')[0] };
+      w.ok(await ingest({ log_stream_id: logStreamId, traces: [aTrace({ name: 'closed-sets', spans: [agent, control] })] }));
+      const stored = w.ok(await search('spans', { filters: [{ column_id: 'id', type: 'id', operator: 'one_of', value: [agent.id, control.id] }], sort: { column_id: 'name', ascending: true } }));
+      expect(stored.records.map((s: Record<string, unknown>) => [s['agent_type'], s['check_stage'], s['applies_to']])).toEqual([
+        [undefined, control.check_stage, control.applies_to],
+        [agent.agent_type, undefined, undefined],
+      ]);
+
+      for (const [field, value] of [['agent_type', 'wizard'], ['check_stage', 'during'], ['applies_to', 'retrieval']] as const) {
+        const span = { type: field === 'agent_type' ? 'agent' : 'control', id: randomUUID(), name: `bad-${field}`, [field]: value };
+        const r = await ingest({ log_stream_id: logStreamId, traces: [aTrace({ name: `bad-${field}`, spans: [span] })] });
+        expect(r.status).toBe(422);
+        expect(r.body.detail).toEqual([
+          expect.objectContaining({ loc: ['body', 'traces', 0, 'spans', 0, field], type: 'enum', input: value, ctx: { expected: expect.stringContaining(`'${allowed(field)[0]}'`) } }),
+        ]);
+        expect(w.ok(await search('traces', { filters: [{ column_id: 'name', type: 'text', operator: 'eq', value: `bad-${field}` }] })).records).toEqual([]);
+      }
+    });
+
     it('rejects an id used twice in one request, and stores nothing', async () => {
       const t1 = aTrace({ name: 'dup-a' });
       const t2 = aTrace({ name: 'dup-b', id: t1.id });

@@ -7,6 +7,18 @@ export type NodeType = (typeof NODE_TYPES)[number];
 export const SPAN_TYPES = ['retriever', 'agent', 'control', 'tool', 'workflow', 'llm'] as const;
 export type SpanType = (typeof SPAN_TYPES)[number];
 
+/** The roles an agent span may give its agent (the origin's AgentType). */
+export const AGENT_TYPES = ['planner', 'classifier', 'reflection', 'react', 'supervisor', 'judge', 'default', 'router'] as const;
+export type AgentType = (typeof AGENT_TYPES)[number];
+
+/** When a control span's check ran: before or after the step it guards. */
+export const CHECK_STAGES = ['pre', 'post'] as const;
+export type CheckStage = (typeof CHECK_STAGES)[number];
+
+/** What a control span's check guards. */
+export const CONTROL_TARGETS = ['llm_call', 'tool_call'] as const;
+export type ControlTarget = (typeof CONTROL_TARGETS)[number];
+
 export type ColumnCategory = 'standard' | 'metric';
 export type ColumnDataType = 'text' | 'timestamp' | 'string_list' | 'integer' | 'uuid' | 'boolean' | 'floating_point';
 export type ColumnFilterType = 'text' | 'date' | 'collection' | 'number' | 'id' | 'boolean';

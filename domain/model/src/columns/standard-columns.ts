@@ -1,5 +1,5 @@
 // The standard column catalogue, as data that reads like the spec's table (same order).
-import { type ColumnDataType, type ColumnDescriptor, type ColumnFilterType, type NodeType, NODE_TYPES, SPAN_TYPES } from './column';
+import { AGENT_TYPES, CHECK_STAGES, type ColumnDataType, type ColumnDescriptor, type ColumnFilterType, CONTROL_TARGETS, type NodeType, NODE_TYPES, SPAN_TYPES } from './column';
 
 const ALL: ReadonlyArray<NodeType> = NODE_TYPES;
 const NOT_SESSION: ReadonlyArray<NodeType> = NODE_TYPES.filter((t) => t !== 'session');
@@ -54,12 +54,12 @@ const ROWS: ReadonlyArray<Row> = [
   ['selector_path',    'Selector Path',    'text',           'text',       ['control'], true,  true,  'The path of the part of the step the control inspected.'],
 ];
 
-/** Closed sets of values, per column. */
+/** Closed sets of values, per column (the ingest codecs refuse any other value). */
 const ALLOWED_VALUES: Readonly<Record<string, ReadonlyArray<string>>> = {
   type: NODE_TYPES,
-  agent_type: ['planner', 'classifier', 'reflection', 'react', 'supervisor', 'judge', 'default', 'router'],
-  check_stage: ['pre', 'post'],
-  applies_to: ['llm_call', 'tool_call'],
+  agent_type: AGENT_TYPES,
+  check_stage: CHECK_STAGES,
+  applies_to: CONTROL_TARGETS,
 };
 
 const MULTI_VALUED: ReadonlySet<string> = new Set(['tags']);

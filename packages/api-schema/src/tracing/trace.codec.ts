@@ -1,6 +1,6 @@
 // Trace ingestion and record search, in the origin service's shapes (its SDKs' Trace, LlmSpan,
 // ToolSpan, RetrieverSpan, WorkflowSpan, AgentSpan and LogRecordsSearchRequest models).
-import { NODE_TYPES, SPAN_TYPES } from '@tracelight/domain';
+import { AGENT_TYPES, CHECK_STAGES, CONTROL_TARGETS, NODE_TYPES, SPAN_TYPES } from '@tracelight/domain';
 import * as t from 'io-ts';
 import { Arr, Bool, DateTimeOut, DateTimeWithOffset, Enum, Int, IntegerOut, List, Nullable, Obj, OneOrList, Rec, UuidOut, UuidString } from '../shared/primitives.codec';
 import { describeCodec } from '../shared/json-schema';
@@ -53,11 +53,11 @@ const nodeFields = {
   finish_reason: Nullable(t.string),
   tools: JsonValue,
   tool_call_id: Nullable(t.string),
-  agent_type: Nullable(t.string),
+  agent_type: Nullable(Enum(AGENT_TYPES, 'AgentType')),
   control_id: Nullable(Int()),
   agent_name: Nullable(t.string),
-  check_stage: Nullable(t.string),
-  applies_to: Nullable(t.string),
+  check_stage: Nullable(Enum(CHECK_STAGES, 'CheckStage')),
+  applies_to: Nullable(Enum(CONTROL_TARGETS, 'ControlTarget')),
   evaluator_name: Nullable(t.string),
   selector_path: Nullable(t.string),
 };
