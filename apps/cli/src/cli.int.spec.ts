@@ -519,6 +519,15 @@ describe('tracelight-admin', () => {
     await expect(admin(mistyped, 'migrate')).rejects.toMatchObject({ code: 2, stderr: noDatabase(path.join(mistyped, 'tracelight.db')) });
     expect(fs.readdirSync(empty)).toEqual([]);
 
+    // A first set-up refused for what it was given makes nothing either.
+    for (const [args, reason] of [
+      [['--email', 'owner@example', '--password', 'owner password!'], 'value is not a valid email address'],
+      [[...email, '--password', 'short'], 'password must have at least 8 characters'],
+      [[...email, '--password', 'owner password!', '--role', 'root'], '--role must be one of admin, manager, user, read_only'],
+    ] as const)
+      await expect(admin(empty, 'create-user', ...args)).rejects.toMatchObject({ code: 1, stderr: expect.stringContaining(reason) });
+    expect(fs.readdirSync(empty)).toEqual([]);
+
     // The first set-up makes it, and says so apart from the user it prints.
     const made = await admin(empty, 'create-user', ...email, '--password', 'owner password!');
     expect(made.stderr).toBe(`tracelight-admin: there was no database at ${database}: a new one was made\n`);
@@ -601,6 +610,7 @@ describe('tracelight-admin', () => {
   it('reports bad input clearly and exits non-zero', async () => {
     const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'tracelight-cli-'));
     await expect(admin(dataDir, 'create-user', '--email', 'not-an-email', '--password', 'long enough')).rejects.toMatchObject({ code: 1, stderr: expect.stringMatching(/valid email/) });
+    await admin(dataDir, 'create-user', '--email', 'somebody@example.com', '--password', 'long enough');
     await expect(admin(dataDir, 'create-api-key', '--email', 'nobody@example.com', '--description', 'x')).rejects.toMatchObject({ code: 1, stderr: expect.stringMatching(/no user/) });
     await expect(admin(dataDir, 'frobnicate')).rejects.toMatchObject({ code: 2 });
     // An unknown command or flag is refused before the database is opened: nothing is created.

@@ -2,7 +2,7 @@
 // tracelight-admin: administer a Tracelight database directly, without the HTTP server.
 import 'reflect-metadata';
 import { STORAGE_VARIABLES } from '@tracelight/config';
-import { type ApiKeyId, type Principal, type ProjectId, type UserRole, USER_ROLES, asId, normaliseEmail } from '@tracelight/domain';
+import { type ApiKeyId, type Principal, type ProjectId, type UserRole, USER_ROLES, asId, newUserProblem, normaliseEmail } from '@tracelight/domain';
 import * as E from 'fp-ts/Either';
 import * as O from 'fp-ts/Option';
 import * as fs from 'node:fs';
@@ -207,6 +207,14 @@ const main = async (argv: ReadonlyArray<string>): Promise<number> => {
     process.stderr.write(`tracelight-admin: fix the configuration: ${settings.left.join('; ')}\n`);
     return 2;
   }
+  // What create-user is given is checked first: a first set-up refused for a short password leaves no
+  // new, empty database behind.
+  if (command === 'create-user') {
+    const role = f['role'] ?? 'user';
+    if (!(USER_ROLES as ReadonlyArray<string>).includes(role)) return fail({ message: `--role must be one of ${USER_ROLES.join(', ')}` });
+    const problem = newUserProblem({ email: need(f, 'email'), password: need(f, 'password') });
+    if (O.isSome(problem)) return fail(problem.value);
+  }
   // Only create-user makes a database where there is none (a first set-up, as the server's first start
   // does): anything else on a mistyped data dir or URL is refused, leaving nothing there.
   let app: Awaited<ReturnType<typeof buildCliContainer>>;
@@ -239,7 +247,6 @@ const main = async (argv: ReadonlyArray<string>): Promise<number> => {
       }
       case 'create-user': {
         const role = (f['role'] ?? 'user') as UserRole;
-        if (!USER_ROLES.includes(role)) return fail({ message: `--role must be one of ${USER_ROLES.join(', ')}` });
         const user = await app.identity.register({ email: need(f, 'email'), password: need(f, 'password'), role })();
         if (E.isLeft(user)) return fail(user.left);
         process.stdout.write(`${JSON.stringify({ id: user.right.id, email: user.right.email, role: user.right.role })}\n`);

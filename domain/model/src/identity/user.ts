@@ -1,4 +1,6 @@
 // Users and their roles. A password is only ever held as a hash.
+import * as O from 'fp-ts/Option';
+import { type DomainError, invalid } from '../shared/errors';
 import type { UserId } from '../shared/ids';
 
 export const USER_ROLES = ['admin', 'manager', 'user', 'read_only'] as const;
@@ -33,3 +35,14 @@ export const MAX_EMAIL_LENGTH = 254;
 export const isEmail = (s: string): boolean => s.trim().length <= MAX_EMAIL_LENGTH && EMAIL.test(s.trim()) && !INVISIBLE.test(s.trim());
 
 export const MIN_PASSWORD_LENGTH = 8;
+
+/**
+ * What is wrong with a new user's email or password, if anything: checked before anything is stored
+ * (and by the admin CLI before it opens, or makes, a database).
+ */
+export const newUserProblem = (input: { readonly email: string; readonly password: string }): O.Option<DomainError> => {
+  if (!isEmail(normaliseEmail(input.email))) return O.some(invalid(['email'], 'value is not a valid email address', input.email));
+  if (input.password.length < MIN_PASSWORD_LENGTH)
+    return O.some(invalid(['password'], `password must have at least ${MIN_PASSWORD_LENGTH} characters`));
+  return O.none;
+};

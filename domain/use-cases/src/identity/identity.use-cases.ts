@@ -15,8 +15,7 @@ import {
   forbidden,
   invalid,
   isApiKeyUsable,
-  isEmail,
-  MIN_PASSWORD_LENGTH,
+  newUserProblem,
   normaliseEmail,
   unauthorized,
   mayCreateUser,
@@ -276,10 +275,9 @@ export class IdentityUseCases {
 
   /** For trusted operators with direct access to the database (the admin CLI); HTTP goes through createUser. */
   register(input: NewUser): UseCase<User> {
+    const problem = newUserProblem(input);
+    if (O.isSome(problem)) return TE.left(problem.value);
     const email = normaliseEmail(input.email);
-    if (!isEmail(email)) return TE.left(invalid(['email'], 'value is not a valid email address', input.email));
-    if (input.password.length < MIN_PASSWORD_LENGTH)
-      return TE.left(invalid(['password'], `password must have at least ${MIN_PASSWORD_LENGTH} characters`));
     return pipe(
       this.deps.users.findByEmail(email),
       filterOrElse(O.isNone, () => conflict(`A user with email ${email} already exists`)),
