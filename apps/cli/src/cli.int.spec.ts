@@ -384,7 +384,7 @@ describe('tracelight-admin', () => {
     expect(fs.readdirSync(dataDir).filter((name) => name.includes('large.jsonl'))).toEqual([]);
   });
 
-  it('leaves neither the file nor a temporary one when the export is stopped by Ctrl-C or SIGTERM, and writes the file whole or not at all', async () => {
+  it('leaves neither the file nor a temporary one when the export is stopped by Ctrl-C or SIGTERM, removes one left by a kill at the next export, and writes the file whole or not at all', async () => {
     const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'tracelight-export-stopped-'));
     await setUp(dataDir);
     // About 40 MB to write: long enough to be stopped midway.
@@ -405,8 +405,25 @@ describe('tracelight-admin', () => {
       expect([exitCode, stderr]).toEqual([code, `tracelight-admin: stopped by ${signal}: the export was not written, and no partial file was left\n`]);
       expect(fs.readdirSync(outDir)).toEqual([]);
     }
+    // Killed outright, it cannot clean up: its temporary file stays, until the next export to that file
+    // finds its process gone. The temporary file of an export still running (here, this test's own
+    // process stands for one) is left alone.
+    const killed = spawn(process.execPath, [CLI, 'export-project', '--email', 'owner@example.com', '--project', project.id, '--out', out], { env: { PATH: process.env['PATH'] ?? '', TRACELIGHT_DATA_DIR: dataDir } });
+    const watcher = fs.watch(outDir, () => killed.kill('SIGKILL'));
+    await once(killed, 'exit');
+    watcher.close();
+    const abandoned = `.export.jsonl.${killed.pid}.partial`;
+    expect(fs.readdirSync(outDir)).toEqual([abandoned]);
+    const running = path.join(outDir, `.export.jsonl.${process.pid}.partial`);
+    fs.writeFileSync(running, '');
+
     // Whole, it is there under its name and nothing else is; the data dir is as it was.
-    expect((await admin(dataDir, 'export-project', '--email', 'owner@example.com', '--project', project.id, '--out', out)).stdout).toBe('exported 1 runs, 1000 records\n');
+    const whole = await admin(dataDir, 'export-project', '--email', 'owner@example.com', '--project', project.id, '--out', out);
+    expect(whole).toEqual({
+      stdout: 'exported 1 runs, 1000 records\n',
+      stderr: `tracelight-admin: removed ${path.join(outDir, abandoned)}, the unfinished export of a process (${killed.pid}) that is no longer running\n`,
+    });
+    fs.rmSync(running);
     expect(fs.readdirSync(outDir)).toEqual(['export.jsonl']);
     expect(fs.readFileSync(out, 'utf8').endsWith('{"end":{"runs":1,"records":1000}}\n')).toBe(true);
     expect(fs.readdirSync(dataDir).sort()).toEqual(before);

@@ -96,6 +96,43 @@ const exists = (p: string): boolean => {
 /** The signals that stop an export to a file, which then removes what it wrote. */
 const STOPPING_SIGNALS: ReadonlyArray<NodeJS.Signals> = ['SIGINT', 'SIGTERM', 'SIGHUP'];
 
+/** Whether a process of this id is running (one of another user's too: EPERM). */
+const isRunning = (pid: number): boolean => {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (e) {
+    return (e as NodeJS.ErrnoException).code === 'EPERM';
+  }
+};
+
+/**
+ * Removes the temporary files of earlier exports to `file` whose process is gone (killed outright: a
+ * SIGKILL, a crash, a machine that stopped), saying so: each holds part of a project's inputs and
+ * outputs, and nothing else would ever remove it. One of a process still running is left alone.
+ */
+const removeAbandonedPartials = (file: string): void => {
+  const prefix = `.${path.basename(file)}.`;
+  let names: string[];
+  try {
+    names = fs.readdirSync(path.dirname(file));
+  } catch {
+    return; // the directory's problem is told when the export's own file is opened
+  }
+  for (const name of names) {
+    if (!name.startsWith(prefix) || !name.endsWith('.partial')) continue;
+    const pid = Number(name.slice(prefix.length, -'.partial'.length));
+    if (!Number.isSafeInteger(pid) || pid <= 0 || pid === process.pid || isRunning(pid)) continue;
+    const abandoned = path.join(path.dirname(file), name);
+    try {
+      fs.rmSync(abandoned);
+      process.stderr.write(`tracelight-admin: removed ${abandoned}, the unfinished export of a process (${pid}) that is no longer running\n`);
+    } catch {
+      // not ours to remove (another user's directory entry): left as it was
+    }
+  }
+};
+
 /**
  * Runs `produce` with a `write` of lines into `file` (standard output without one) and answers what it
  * answers. The file is created 0600 and never over one that exists (as backup): an export holds every
@@ -105,6 +142,7 @@ const STOPPING_SIGNALS: ReadonlyArray<NodeJS.Signals> = ['SIGINT', 'SIGTERM', 'S
  */
 const exportTo = async <A>(file: string | undefined, produce: (write: (line: string) => Promise<void>) => Promise<A>): Promise<A> => {
   if (file !== undefined && exists(file)) throw new Error(`${file} exists already (EEXIST): an export is never written over a file`);
+  if (file !== undefined) removeAbandonedPartials(file);
   const partial = file !== undefined ? path.join(path.dirname(file), `.${path.basename(file)}.${process.pid}.partial`) : undefined;
   let linked = false;
   // Before the temporary file exists, so that no signal finds it there unheard.
