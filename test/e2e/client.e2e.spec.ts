@@ -4,6 +4,7 @@
 // it; everything else is the real server's answer.
 import { execFile } from 'node:child_process';
 import * as net from 'node:net';
+import * as zlib from 'node:zlib';
 import * as path from 'node:path';
 import { promisify } from 'node:util';
 import { TracelightClient, TracelightError } from '@tracelight/client';
@@ -327,6 +328,35 @@ describe('TracelightClient', () => {
     expect([garbled.status, garbled.detail]).toEqual([400, expect.stringMatching(/^body: Value error, not an OTLP protobuf trace export: /)]);
     const anonymous = new TracelightClient(w.server.baseUrl, { apiKey: 'not a key' });
     expect(await failureOf(anonymous.exportOtlpTraces({ project: project.id, logstream: 'proto' }, otlpProtobuf(span('refused'))))).toMatchObject({ status: 401 });
+  });
+
+  it('sends trace ingestion and OTLP exports gzip-compressed when asked, and the server stores what was compressed', async () => {
+    const { api_key } = await w.client.createApiKey({ description: 'gzip' });
+    const rec = recording(w.server.baseUrl);
+    const c = new TracelightClient(w.server.baseUrl, { apiKey: api_key }, { fetch: rec.fetch });
+    const project = await c.createProject({ name: unique('client-gzip') });
+    const stream = await c.createLogStream(project.id, 'prod');
+    const ingest = { log_stream_id: stream.id, traces: [{ input: 'a question asked again and again '.repeat(200), output: 'gzipped' }] };
+    expect(await c.ingestTraces(project.id, ingest, { gzip: true })).toMatchObject({ records_count: 1 });
+    const otel: OtelSpan = { traceId: randomHex(16), spanId: randomHex(8), name: 'gzipped protobuf', startNs: BigInt(Date.now()) * 1_000_000n };
+    expect(await c.exportOtlpTraces({ project: project.id, logstream: 'gzipped' }, otlpProtobuf(otel), { gzip: true })).toEqual({});
+
+    const [sentIngest, sentOtlp] = rec.sent.filter((s) => s.path.endsWith('/traces'));
+    for (const [sent, type, original] of [
+      [sentIngest, 'application/json', Buffer.from(JSON.stringify(ingest))],
+      [sentOtlp, 'application/x-protobuf', Buffer.from(otlpProtobuf(otel))],
+    ] as const) {
+      expect([sent!.headers.get('content-encoding'), sent!.headers.get('content-type')]).toEqual(['gzip', type]);
+      expect(zlib.gunzipSync(sent!.body as Uint8Array)).toEqual(original);
+    }
+    expect((sentIngest!.body as Uint8Array).byteLength).toBeLessThan(JSON.stringify(ingest).length / 10);
+    const stored = await c.searchTraces(project.id, { log_stream_id: stream.id });
+    expect(stored.records.map((r) => [r.input, r.output])).toEqual([[ingest.traces[0]!.input, 'gzipped']]);
+    const [otlpStream] = await c.listLogStreams(project.id, { name: 'gzipped' });
+    expect((await c.searchSpans(project.id, { log_stream_id: otlpStream!.id })).records.map((r) => r.name)).toEqual(['gzipped protobuf']);
+    // Without the option, bodies go as they are.
+    await c.ingestTraces(project.id, { log_stream_id: stream.id, traces: [{ input: 'plain' }] });
+    expect(rec.sent.at(-1)!.headers.get('content-encoding')).toBeNull();
   });
 
   it('sends an API key under the header it is told: the spec’s two, or the SDKs’ aliases the server takes', async () => {

@@ -54,6 +54,15 @@ export interface CallOptions {
   readonly signal?: AbortSignal;
 }
 
+/** Options of the calls that send large bodies (trace ingestion, OTLP exports). */
+export interface SendOptions extends CallOptions {
+  /**
+   * Send the body gzip-compressed (`Content-Encoding: gzip`), as OTLP exporters do: a tenth of the
+   * bytes for typical traces, for some CPU on both sides. Off by default.
+   */
+  readonly gzip?: boolean;
+}
+
 /**
  * Any failure of a call. `status` is the HTTP status, or 0 when no answer came: a timeout, an
  * aborted call or a network failure (the underlying error is the `cause`). `retryAfter` is the
@@ -143,7 +152,7 @@ export interface CodeVersionFields {
   scoreable_node_types?: ReadonlyArray<string>;
 }
 
-interface RequestOptions extends CallOptions {
+interface RequestOptions extends SendOptions {
   readonly json?: unknown;
   readonly form?: Record<string, string>;
   readonly body?: FormData;
@@ -342,7 +351,7 @@ export class TracelightClient {
     this.request<t.TypeOf<typeof RunScorerSettingsResponse>>('GET', `/v2/projects/${enc(projectId)}/runs/${enc(runId)}/scorer-settings`, call);
 
   // — tracing —
-  ingestTraces = (projectId: string, body: TracesIngest, call: CallOptions = {}) =>
+  ingestTraces = (projectId: string, body: TracesIngest, call: SendOptions = {}) =>
     this.request<TracesIngested>('POST', `/v2/projects/${enc(projectId)}/traces`, { ...call, json: body });
   createSession = (projectId: string, body: RunKind & SessionCreate, call: CallOptions = {}) =>
     this.request<SessionResponse>('POST', `/v2/projects/${enc(projectId)}/sessions`, { ...call, json: body });
@@ -355,7 +364,7 @@ export class TracelightClient {
 
   // — OpenTelemetry —
   /** An OTLP/HTTP trace export, stored whole or not at all. Errors are TracelightErrors whose `detail` is the Status's message. */
-  exportOtlpTraces = (to: OtlpDestination, body: OtlpTraceExport, call: CallOptions = {}) =>
+  exportOtlpTraces = (to: OtlpDestination, body: OtlpTraceExport, call: SendOptions = {}) =>
     this.request<OtlpExportAnswer>('POST', to.path ?? '/v1/traces', {
       ...call,
       ...(ArrayBuffer.isView(body) ? { protobuf: body } : { json: body }),
@@ -392,6 +401,10 @@ export class TracelightClient {
       body = options.protobuf as Uint8Array<ArrayBuffer>;
     } else if (options.form) body = new URLSearchParams(options.form);
     else if (options.body) body = options.body;
+    if (options.gzip === true && (typeof body === 'string' || body instanceof Uint8Array)) {
+      headers['content-encoding'] = 'gzip';
+      body = await gzipped(body);
+    }
     const answered = await this.exchange(url, { method, headers, ...(body !== undefined ? { body } : {}) }, options.signal);
     return { ...answered, token: auth.token };
   }
@@ -648,6 +661,13 @@ const retryAfterOf = (header: string | null): number | undefined => {
   if (Number.isFinite(seconds)) return Math.max(0, seconds);
   const at = Date.parse(header);
   return Number.isNaN(at) ? undefined : Math.max(0, Math.ceil((at - Date.now()) / 1000));
+};
+
+/** `body` gzip-compressed, by the web's CompressionStream (Node 18 and later, browsers): no Node built-in, so the client runs in either. */
+const gzipped = async (body: string | Uint8Array): Promise<Uint8Array<ArrayBuffer>> => {
+  const bytes = typeof body === 'string' ? new TextEncoder().encode(body) : body;
+  const stream = new Blob([bytes as Uint8Array<ArrayBuffer>]).stream().pipeThrough(new CompressionStream('gzip'));
+  return new Uint8Array(await new Response(stream).arrayBuffer());
 };
 
 const queryString = (query: RequestOptions['query']): string => {
