@@ -223,6 +223,15 @@ describe.each([
       expect((await spansOf('odd-events'))![0]).toMatchObject({ status_code: 500, error_message: 'error' });
     });
 
+    it('keeps an int64 attribute past 2^53 exactly, as its digits, not rounded to the nearest double', async () => {
+      const int = (key: string, intValue: string | number) => ({ key, value: { intValue } });
+      const r = await send('int64', export1({}, { attributes: [int('gen_ai.operation.name', 0), int('tool_call.id', '12345678901234567891'), int('gen_ai.usage.input_tokens', '-9007199254740993'), int('gen_ai.usage.output_tokens', '42')] }));
+      expect(r.status).toBe(200);
+      const [span] = (await spansOf('int64'))!;
+      expect(span).toMatchObject({ tool_call_id: '12345678901234567891', metrics: { num_output_tokens: 42 } });
+      expect(span!['metrics']).not.toHaveProperty('num_input_tokens');
+    });
+
     it('refuses names and values that cannot be read as text or numbers with 400, not 500', async () => {
       // Parsed JSON can hold an object whose own toString and valueOf are no functions: no text at all.
       const noText = { toString: 1, valueOf: 1 };

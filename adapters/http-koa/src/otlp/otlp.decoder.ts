@@ -18,6 +18,8 @@ const hexOf = (x: unknown): string => {
 };
 
 const MAX_FIXED64 = (1n << 64n) - 1n;
+const MAX_SAFE = BigInt(Number.MAX_SAFE_INTEGER);
+const MIN_SAFE = -MAX_SAFE;
 
 const nanos = (x: unknown): bigint => {
   if (typeof x === 'bigint') return x;
@@ -43,7 +45,12 @@ const anyValue = (v: unknown): OtelValue => {
   if ('stringValue' in v) return typeof v['stringValue'] === 'string' ? v['stringValue'] : String(scalar(v['stringValue'], 'a stringValue'));
   if ('boolValue' in v) return v['boolValue'] === true;
   if ('intValue' in v) {
-    const n = Number(typeof v['intValue'] === 'object' && v['intValue'] !== null ? nanos(v['intValue']) : v['intValue']);
+    // An int64: as a number where one holds it exactly, else as its exact digits (an id sent as an
+    // integer, say), not rounded to the nearest double.
+    const raw = v['intValue'];
+    const whole = typeof raw === 'object' && raw !== null ? nanos(raw) : typeof raw === 'string' && /^-?\d+$/.test(raw) ? BigInt(raw) : undefined;
+    if (whole !== undefined) return whole >= MIN_SAFE && whole <= MAX_SAFE ? Number(whole) : whole.toString();
+    const n = Number(raw);
     return Number.isFinite(n) ? n : null;
   }
   if ('doubleValue' in v) return Number(scalar(v['doubleValue'], 'a doubleValue'));

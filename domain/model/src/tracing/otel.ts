@@ -52,10 +52,13 @@ const num = (key: string): Reader<number> => (a) => {
   const n = typeof v === 'number' ? v : typeof v === 'string' && v.trim() !== '' ? Number(v) : NaN;
   return Number.isFinite(n) ? n : undefined;
 };
-/** A count (a token count): a whole number, not negative; anything else is no count, and the next source is read. */
+/**
+ * A count (a token count): a whole number, not negative, and held exactly (up to 2^53 - 1); anything
+ * else is no count, and the next source is read.
+ */
 const count = (key: string): Reader<number> => (a) => {
   const n = num(key)(a);
-  return n !== undefined && Number.isInteger(n) && n >= 0 ? n : undefined;
+  return n !== undefined && Number.isSafeInteger(n) && n >= 0 ? n : undefined;
 };
 /**
  * The JSON document a string holds, or the string itself: when it is not JSON, when `structuredOnly`

@@ -31,6 +31,8 @@ describe('OpenTelemetry → records', () => {
     expect(metricsOf({ 'gen_ai.usage.input_tokens': -5, 'gen_ai.usage.output_tokens': 1.5 })).not.toHaveProperty('num_input_tokens');
     expect(metricsOf({ 'gen_ai.usage.input_tokens': -5, 'gen_ai.usage.output_tokens': 1.5 })).not.toHaveProperty('num_output_tokens');
     expect(metricsOf({ 'llm.token_count.prompt': -1, 'gen_ai.usage.input_tokens': 4, 'gen_ai.usage.output_tokens': '0' })).toMatchObject({ num_input_tokens: 4, num_output_tokens: 0, num_total_tokens: 4 });
+    // Past 2^53 - 1 a count would not be held exactly (the decoder keeps such an int64 as its digits).
+    expect(metricsOf({ 'llm.token_count.prompt': '9007199254740993', 'gen_ai.usage.input_tokens': 9007199254740991 })).toMatchObject({ num_input_tokens: 9007199254740991 });
   });
 
   it('reads OpenInference first', () => {
