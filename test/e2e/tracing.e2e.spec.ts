@@ -391,9 +391,14 @@ describe.each([
       const malformed = await raw('{"log_stream_id": "x", "traces": [}');
       expect(malformed.status).toBe(422);
       expect(malformed.body).toEqual({ detail: [{ loc: ['body', 34], msg: 'JSON decode error', type: 'json_invalid', input: {}, ctx: { error: 'Expecting value' } }] });
-      const poisoned = await raw(`{"log_stream_id": "${logStreamId}", "traces": [], "__proto__": {"admin": true}}`);
-      expect(poisoned.status).toBe(422);
-      expect(poisoned.body.detail[0]).toMatchObject({ type: 'json_invalid' });
+      // A __proto__ member is refused, at any depth and however escaped, pointing at it and saying why.
+      const proto = 'a member named __proto__ is not accepted, at any depth: copied into an object, it would replace its prototype';
+      for (const key of ['__proto__', '\\u005f_proto__']) {
+        const text = `{"log_stream_id": "${logStreamId}", "traces": [{"input": {"${key}": {"admin": true}}}]}`;
+        const poisoned = await raw(text);
+        expect(poisoned.status).toBe(422);
+        expect(poisoned.body).toEqual({ detail: [{ loc: ['body', text.indexOf(`"${key}"`)], msg: 'JSON decode error', type: 'json_invalid', input: {}, ctx: { error: proto } }] });
+      }
       const empty = await raw('');
       expect(empty.status).toBe(422);
       expect(empty.body.detail).toEqual([expect.objectContaining({ loc: ['body', 'traces'], type: 'missing' })]);
