@@ -111,9 +111,10 @@ describe('available columns', () => {
   });
 
   it('answers 404 when the id is not a run of that kind in that project', async () => {
-    expect((await columnsOf({ experiment_id: logStreamId })).status).toBe(404);
-    expect((await columnsOf({ log_stream_id: randomUUID() })).status).toBe(404);
-    expect((await columnsOf({ metrics_testing_id: logStreamId })).status).toBe(404);
+    const answer = (r: { status: number; body: unknown }) => [r.status, r.body];
+    expect(answer(await columnsOf({ experiment_id: logStreamId }))).toEqual([404, { detail: 'Experiment not found' }]);
+    expect(answer(await columnsOf({ log_stream_id: randomUUID() }))).toEqual([404, { detail: 'Log stream not found' }]);
+    expect(answer(await columnsOf({ metrics_testing_id: logStreamId }))).toEqual([404, { detail: 'Metrics testing not found' }]);
     const other = await w.user(`cols-${Date.now()}@example.com`);
     expect((await columnsOf({ log_stream_id: logStreamId }, other.auth)).status).toBe(404);
   });

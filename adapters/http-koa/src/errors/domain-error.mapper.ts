@@ -12,7 +12,8 @@ export interface HttpError {
   readonly note?: string;
 }
 
-const capitalise = (s: string): string => s.charAt(0).toUpperCase() + s.slice(1);
+/** An entity's name as a sentence begins with it: `log_stream` → `Log stream`. */
+const capitalise = (s: string): string => s.charAt(0).toUpperCase() + s.slice(1).replaceAll('_', ' ');
 
 export const toHttpError = (error: DomainError): HttpError => {
   switch (error._tag) {

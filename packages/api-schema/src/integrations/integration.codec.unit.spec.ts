@@ -1,3 +1,4 @@
+import * as E from 'fp-ts/Either';
 import { decodedOk, detailOf } from '../shared/expect-decode';
 import { GatewayIntegrationCreate, IntegrationRecord } from './integration.codec';
 
@@ -46,6 +47,24 @@ describe('GatewayIntegrationCreate', () => {
         ctx: { expected_schemes: "'http' or 'https'" },
       },
     ]);
+  });
+});
+
+describe('GatewayIntegrationCreate endpoint', () => {
+  it('refuses spaces and control characters, which a URL parser would drop or encode, so what is stored is what was read', () => {
+    const why = 'invalid character: spaces and control characters are not part of a URL (write a space as %20)';
+    for (const endpoint of ['\thttps://h.example/x\n', ' https://h.example/x', 'https://h.example/x ', 'https://h.example/a b', 'https://h.exa\u0000mple/', 'https://h.example/\u007f'])
+      expect(detailOf(GatewayIntegrationCreate, { ...good, endpoint })).toEqual([
+        { loc: ['body', 'endpoint'], msg: `Input should be a valid URL, ${why}`, type: 'url_parsing', input: endpoint, ctx: { error: why } },
+      ]);
+    expect(GatewayIntegrationCreate.decode({ ...good, endpoint: 'https://h.example/a%20b' })).toEqual(E.right({ ...good, endpoint: 'https://h.example/a%20b' }));
+  });
+
+  it('names a port past 65535 as the fault', () => {
+    expect(detailOf(GatewayIntegrationCreate, { ...good, endpoint: 'https://h.example:65536/x' })).toEqual([
+      expect.objectContaining({ type: 'url_parsing', ctx: { error: 'invalid port number' } }),
+    ]);
+    expect(GatewayIntegrationCreate.decode({ ...good, endpoint: 'https://h.example:65535/x' })).toEqual(E.right({ ...good, endpoint: 'https://h.example:65535/x' }));
   });
 });
 

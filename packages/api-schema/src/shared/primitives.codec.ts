@@ -385,7 +385,8 @@ const urlError = (u: string): string => {
   const authority = rest.split(/[/?#]/, 1)[0] ?? '';
   const host = authority.replace(/^.*@/, '');
   if (host === '' || host.startsWith(':')) return 'empty host';
-  if (/:(?!\d{0,5}$)/.test(host.replace(/^\[.*\]/, ''))) return 'invalid port number';
+  const port = /:(\d*)$/.exec(host.replace(/^\[.*\]/, ''));
+  if (/:(?!\d{0,5}$)/.test(host.replace(/^\[.*\]/, '')) || (port !== null && Number(port[1]) > 65535)) return 'invalid port number';
   if (host.startsWith('[')) return 'invalid IPv6 address';
   return 'invalid domain character';
 };
@@ -401,6 +402,9 @@ export const HttpUrl = describeCodec(new t.Type<string, string, unknown>(
   (u, c) => {
     if (typeof u !== 'string') return fail(u, c, { type: 'url_type', msg: 'URL input should be a string or URL' });
     if (u.length === 0) return urlParsing(u, c, 'input is empty');
+    // The WHATWG parser drops spaces and control characters at either end, and tabs and line breaks
+    // anywhere, and percent-encodes the rest: the URL stored and answered would not be the one it read.
+    if (/[\u0000-\u0020\u007f]/.test(u)) return urlParsing(u, c, 'invalid character: spaces and control characters are not part of a URL (write a space as %20)');
     if (u.length > URL_MAX)
       return fail(u, c, { type: 'url_too_long', msg: `URL should have at most ${URL_MAX} characters`, ctx: { max_length: URL_MAX } });
     let url: URL;
@@ -421,7 +425,7 @@ export const HttpUrl = describeCodec(new t.Type<string, string, unknown>(
     return t.success(u);
   },
   t.identity,
-), { type: 'string', format: 'uri', minLength: 1, maxLength: URL_MAX, pattern: '^[Hh][Tt][Tt][Pp][Ss]?://[^@/?#]*(?:[/?#][\\s\\S]*)?$' });
+), { type: 'string', format: 'uri', minLength: 1, maxLength: URL_MAX, pattern: '^[Hh][Tt][Tt][Pp][Ss]?://[^@/?#\\x00-\\x20\\x7f]*(?:[/?#][^\\x00-\\x20\\x7f]*)?$' });
 
 // ---------------------------------------------------------------------------------------------
 // Enumerations, nullability, JSON objects
