@@ -121,6 +121,11 @@ describe('responses against the OpenAPI document', () => {
     expect(refresh.security).toEqual([{ OAuth2PasswordBearer: [] }, { RefreshTokenCookie: [] }]);
     const patch = doc.paths['/v2/projects/{project_id}/runs/{run_id}/insights-settings']!['patch']!;
     expect(Object.keys(patch.responses).sort()).toEqual(['200', '401', '403', '404', '413', '415', '422', '429', '503', '507']);
+    // POSTs that only read answer neither 403 (a read-only user may read) nor 507 (nothing is written).
+    const columns = doc.paths['/v2/projects/{project_id}/spans/available_columns']!['post']!;
+    expect(Object.keys(columns.responses).sort()).toEqual(['200', '401', '404', '413', '415', '422', '429', '503']);
+    for (const scope of ['spans', 'traces', 'sessions'])
+      expect(Object.keys(doc.paths[`/v2/projects/{project_id}/${scope}/search`]!['post']!.responses)).not.toEqual(expect.arrayContaining(['403']));
     expect(Object.keys(doc.paths['/healthcheck']!['get']!.responses).sort()).toEqual(['200', '404', '422']);
   });
 

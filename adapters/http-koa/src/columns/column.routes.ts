@@ -19,6 +19,7 @@ export class ColumnRoutes implements RouteGroup {
         summary: 'Spans Available Columns',
         description: 'The columns that can be shown, filtered or sorted for the traces and spans of one run.',
         auth: 'required',
+        readsOnly: true,
         params: ColumnsProjectPath,
         body: SpansAvailableColumnsRequest,
         response: SpansAvailableColumnsResponse,

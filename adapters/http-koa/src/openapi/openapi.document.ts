@@ -109,7 +109,7 @@ export const openApiDocument = (routes: ReadonlyArray<Route>, version: string): 
           content: successContent(r, r.response ? schemas.schemaOf(r.response) : {}),
         },
         ...(r.auth === 'required' || r.checksCredential ? { '401': error('Missing or wrong credentials') } : {}),
-        ...(r.auth === 'required' && r.method !== 'get' ? { '403': error('The caller’s role may not do this (a read-only user changes no data)') } : {}),
+        ...(r.auth === 'required' && r.method !== 'get' && r.readsOnly !== true ? { '403': error('The caller’s role may not do this (a read-only user changes no data)') } : {}),
         '404': error('Not found, or not the caller’s'),
         ...(r.conflict ? { '409': error(r.conflict) } : {}),
         ...(r.body ? { '413': error('Request body too large'), '415': error('A body of another content type than the route takes') } : {}),
@@ -119,7 +119,7 @@ export const openApiDocument = (routes: ReadonlyArray<Route>, version: string): 
         ...(r.unlimited ? {} : { '429': error('Past the rate limit: try again after Retry-After seconds') }),
         ...(r.path === '/healthcheck' ? {} : { '503': error(r.timesOut ? `Storage unavailable: try again; or ${r.timesOut}` : 'Storage unavailable: try again') }),
         // Where data may be written (as for 403): storage full, nothing stored; not to be retried until space is freed.
-        ...(r.auth === 'required' && r.method !== 'get' ? { '507': error('Insufficient storage: the write was not stored; try again once space has been freed') } : {}),
+        ...(r.auth === 'required' && r.method !== 'get' && r.readsOnly !== true ? { '507': error('Insufficient storage: the write was not stored; try again once space has been freed') } : {}),
       },
       ...(r.auth === 'required'
         ? { security: SIGNED_IN }

@@ -46,6 +46,11 @@ export interface Route<P = unknown, Q = unknown, B = unknown, A = unknown> {
    * scheme); `bearer_or_refresh_cookie` when it is a bearer token or, without one, the refresh cookie.
    */
   readonly checksCredential?: 'bearer_or_refresh_cookie' | 'body';
+  /**
+   * For documentation: a route whose method would change data (POST, …) that only reads (a search, the
+   * column catalogue): it answers neither 403 for a read-only user nor 507 for full storage.
+   */
+  readonly readsOnly?: boolean;
   /** For documentation: when the route answers 409. */
   readonly conflict?: string;
   /** For documentation: when the route's work has a time budget, what its 503 then says besides storage being unavailable. */

@@ -31,6 +31,7 @@ export class TracingRoutes implements RouteGroup {
         path: `/projects/{project_id}/${scope}/search`,
         summary: `Search the ${noun} of one run by the column catalogue, a page at a time`,
         auth: 'required',
+        readsOnly: true,
         params: ProjectPath,
         body: RecordSearchRequest,
         response: RecordSearchResponse,
