@@ -26,9 +26,15 @@ export const isDuplicateKey = (e: unknown): boolean =>
 export const isTimeLimit = (e: unknown): boolean =>
   typeof e === 'object' && e !== null && ((e as { code?: unknown }).code === 50 || (e as { codeName?: unknown }).codeName === 'MaxTimeMSExpired');
 
-/** What the engine refuses to store whatever the moment: a NUL in a key, a document over 16 MiB. */
+/**
+ * What the engine refuses to store whatever the moment: a NUL in a key, a document over 16 MiB, a
+ * JSON object the BSON serializer takes for a BSON value (one with a `_bsontype` member) or refuses
+ * otherwise. As a 503 the same request would be retried for ever (exporters do), valid records and all.
+ */
 const unstorable = (e: unknown): string | undefined => {
   if (!(e instanceof Error)) return undefined;
+  if (e.name === 'BSONVersionError') return 'MongoDB cannot store a JSON object with a member named _bsontype (its driver takes such an object for a BSON value)';
+  if (e.name === 'BSONError') return `MongoDB cannot store this value: ${e.message}`;
   if (/must not contain null bytes|cannot contain null bytes/.test(e.message))
     return 'MongoDB cannot store a JSON key that contains a NUL character (\\u0000)';
   if ((e as { code?: unknown }).code === 10334 || /larger than the maximum size|object to insert too large|BSONObjectTooLarge/i.test(e.message))
