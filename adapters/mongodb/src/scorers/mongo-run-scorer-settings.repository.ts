@@ -24,6 +24,9 @@ export class MongoRunScorerSettingsRepository implements RunScorerSettingsReposi
 
   replace(s: RunScorerSettings): Result<RunScorerSettings> {
     return run(async () => {
+      // A run already gone (its project retired, its purge to come) is not written to: what it holds
+      // stays as it is until the purge. One going meanwhile is caught after the write, below.
+      if (!(await runExists(this.db, s.runId))) throw new Abort(notFound('run', s.runId));
       await this.settings.replaceOne({ _id: s.runId }, { scorers: s.scorers, updatedAt: s.updatedAt }, { upsert: true });
       // Its run deleted meanwhile (its project was): nothing of it may stay (run-removal.ts).
       if (!(await runExists(this.db, s.runId))) {

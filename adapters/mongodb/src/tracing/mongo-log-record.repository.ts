@@ -221,6 +221,9 @@ export class MongoLogRecordRepository implements LogRecordRepository {
 
   ingest(runId: RunId, records: ReadonlyArray<LogRecord>, presentColumns: ReadonlyArray<string>): Result<void> {
     return run(async () => {
+      // A run already gone (its project retired, its purge to come) is not written to: what it holds
+      // stays as it is until the purge. One going meanwhile is caught after the commit, below.
+      if (!(await runExists(this.db, runId, records[0]?.projectId))) throw new Abort(notFound('run', runId));
       const session = this.client.startSession();
       try {
         await session.withTransaction(async () => {
