@@ -300,7 +300,7 @@ describe.each([
       expect(await named('not_in', ['ΟΔΟΣ', 'ÉCLAIR'])).toEqual(['eclair']);
     });
 
-    it('takes up to 1,000 values in a filter and 25 filters, and answers 422 past either (one bounded SQL statement)', async () => {
+    it('takes up to 1,000 values of up to 1,000 characters in a filter and 25 filters, and answers 422 past any (one bounded statement)', async () => {
       const names = (n: number) => Array.from({ length: n }, (_, i) => (i === 0 ? 'alpha' : `n${i}`));
       const nameIn = (n: number) => ({ column_id: 'name', type: 'text', operator: 'one_of', value: names(n) });
       expect(namesOf(await find({ filters: [nameIn(1000)] }))).toEqual(['alpha']);
@@ -314,6 +314,14 @@ describe.each([
       const tooManyFilters = await find({ filters: Array.from({ length: 26 }, (_, i) => statusAbove(i)) });
       expect(tooManyFilters.status).toBe(422);
       expect(tooManyFilters.body.detail[0]).toMatchObject({ loc: ['body', 'filters'], type: 'too_long' });
+      // A text value is a search term of at most 1,000 characters, alone or in a list (on MongoDB such a
+      // filter can be a regular expression, which the server bounds).
+      const longest = 'α'.repeat(1000);
+      expect((await find({ filters: [{ column_id: 'name', type: 'text', operator: 'contains', value: longest }] })).status).toBe(200);
+      for (const [operator, value, loc] of [['contains', `${longest}a`, ['value']], ['one_of', ['alpha', `${longest}a`], ['value', 1]]] as const) {
+        const tooLong = await find({ filters: [{ column_id: 'name', type: 'text', operator, value }] });
+        expect([tooLong.status, tooLong.body.detail]).toEqual([422, [expect.objectContaining({ loc: ['body', 'filters', 0, ...loc], type: 'string_too_long', ctx: { max_length: 1000 } })]]);
+      }
     });
 
     it('answers 422 when a filter value does not have the shape its operator takes, and reads nothing', async () => {

@@ -2,7 +2,7 @@
 // ToolSpan, RetrieverSpan, WorkflowSpan, AgentSpan and LogRecordsSearchRequest models).
 import { AGENT_TYPES, CHECK_STAGES, CONTROL_TARGETS, NODE_TYPES, SPAN_TYPES } from '@tracelight/domain';
 import * as t from 'io-ts';
-import { Arr, Bool, DateTimeOut, DateTimeWithOffset, Enum, Int, IntegerOut, List, Nullable, Obj, OneOrList, Rec, UuidOut, UuidString } from '../shared/primitives.codec';
+import { Arr, Bool, DateTimeOut, DateTimeWithOffset, Enum, Int, IntegerOut, List, Nullable, Obj, OneOrList, Rec, Str, UuidOut, UuidString } from '../shared/primitives.codec';
 import { describeCodec } from '../shared/json-schema';
 import { fail, valueErrorInfo } from '../shared/validation-error';
 
@@ -125,7 +125,15 @@ export const SessionCreateRequest = Obj(
  */
 export const MAX_FILTER_VALUES = 1000;
 export const MAX_FILTERS = 25;
-const Strings = OneOrList(t.string, { max: MAX_FILTER_VALUES });
+/**
+ * The longest text a filter value may be, in characters: a search term, not a document. On MongoDB a
+ * text filter that ignores case (and `contains`) is a regular expression, which the server refuses
+ * past 16 KiB of pattern (a value escaped and each letter's case class spelt out); one bound for both
+ * engines, so a search that works on one works on the other.
+ */
+export const MAX_FILTER_TEXT = 1000;
+const FilterText = Str({ max: MAX_FILTER_TEXT, name: 'FilterText' });
+const Strings = OneOrList(FilterText, { max: MAX_FILTER_VALUES });
 const Uuids = OneOrList(UuidString, { max: MAX_FILTER_VALUES });
 const Pair = <C extends t.Mixed>(c: C) => t.tuple([c, c]);
 
@@ -150,7 +158,7 @@ const FilterKindCodec = Enum(FILTER_KINDS, 'FilterType');
  */
 type ValueShape = 'one' | 'any' | 'pair';
 const SHAPES: { readonly [K in FilterKind]: ReadonlyArray<readonly [shape: ValueShape, operators: ReadonlyArray<string>, value: t.Mixed]> } = {
-  text: [['one', ['eq', 'ne', 'contains'], t.string], ['any', ['one_of', 'not_in'], Strings]],
+  text: [['one', ['eq', 'ne', 'contains'], FilterText], ['any', ['one_of', 'not_in'], Strings]],
   number: [['one', ['eq', 'ne', 'gt', 'gte', 'lt', 'lte'], t.number], ['pair', ['between'], Pair(t.number)]],
   date: [['one', ['eq', 'ne', 'gt', 'gte', 'lt', 'lte'], DateTimeWithOffset], ['pair', ['between'], Pair(DateTimeWithOffset)]],
   id: [['one', ['eq', 'ne'], UuidString], ['any', ['one_of', 'not_in'], Uuids]],
