@@ -240,8 +240,15 @@ export class MongoLogRecordRepository implements LogRecordRepository {
             );
           await this.link(runId, records, session);
           await this.unlinkLeft(runId, records, formerParents, session);
-          if (presentColumns.length > 0)
-            await this.columns.updateOne({ _id: runId }, { $addToSet: { columns: { $each: [...presentColumns] } } }, { upsert: true, session });
+          // Written only when a column is new to the run: every ingest writing the run's one presence
+          // document made concurrent ingests into a run conflict (WriteConflict, each retried whole),
+          // where reading it does not.
+          if (presentColumns.length > 0) {
+            const known = await this.columns.findOne({ _id: runId }, { session, projection: { columns: 1 } });
+            const have = new Set(known?.columns ?? []);
+            const added = presentColumns.filter((c) => !have.has(c));
+            if (added.length > 0) await this.columns.updateOne({ _id: runId }, { $addToSet: { columns: { $each: added } } }, { upsert: true, session });
+          }
         });
       } finally {
         await session.endSession();
