@@ -74,6 +74,16 @@ describe('gateway integration', () => {
     expect((await w.call('PUT', '/v2/integrations/gateway', { json: body() })).status).toBe(401);
   });
 
+  it('answers a PUT without a body, or with an empty one, as FastAPI does: one missing entry for the whole body', async () => {
+    for (const options of [{}, { raw: '', headers: { 'content-type': 'application/json' } }]) {
+      const r = await w.call('PUT', '/v2/integrations/gateway', { auth: w.admin, ...options });
+      expect([r.status, r.body]).toEqual([422, { detail: [{ loc: ['body'], msg: 'Field required', type: 'missing', input: null }] }]);
+    }
+    // An empty object is a body: each member it lacks is named.
+    const r = await w.call('PUT', '/v2/integrations/gateway', { auth: w.admin, json: {} });
+    expect(r.body.detail.map((d: { loc: string[] }) => d.loc)).toEqual([['body', 'token'], ['body', 'endpoint'], ['body', 'use_case']]);
+  });
+
   it.each([
     ['token', { token: undefined }, 'missing'],
     ['endpoint', { endpoint: undefined }, 'missing'],

@@ -409,7 +409,8 @@ describe.each([
       }
       const empty = await raw('');
       expect(empty.status).toBe(422);
-      expect(empty.body.detail).toEqual([expect.objectContaining({ loc: ['body', 'traces'], type: 'missing' })]);
+      // As FastAPI answers a required body that was not sent: one entry for the whole body.
+      expect(empty.body.detail).toEqual([{ loc: ['body'], msg: 'Field required', type: 'missing', input: null }]);
     });
 
     it('counts the requests handed to an offload worker in /metrics, and times their storage calls there', async () => {

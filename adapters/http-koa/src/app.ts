@@ -224,7 +224,7 @@ export class HttpApp {
     return Math.min(own, this.options.bodyLimitBytes);
   }
 
-  /** A JSON body (or form-encoded on a `form` route) parsed into `ctx.request.body`; `{}` when there was none. */
+  /** A JSON body (or form-encoded on a `form` route) parsed into `ctx.request.body`; undefined when there was none. */
   private async parsedBody(ctx: AppContext, kind: 'json' | 'form', limitBytes: number): Promise<unknown> {
     const parse = this.parser(kind, limitBytes)(ctx, async () => undefined);
     // A compressed body is read through an inflater, which a client gone mid-body never ends: without
@@ -242,7 +242,7 @@ export class HttpApp {
       ]);
     const body: unknown = ctx.request.body;
     // An empty JSON body is an absent body.
-    return body === '' || body === undefined ? {} : body;
+    return body === '' ? undefined : body;
   }
 
   /**
@@ -308,6 +308,8 @@ export class HttpApp {
     // A body known in size only once read has its room grow as it arrives.
     const grow = growing ? (bytes: number) => room.resize(this.weighed(r, bytes)) : undefined;
     let rawBody: unknown = {};
+    /** No body was sent, or an empty one: a route that requires one answers as FastAPI does. */
+    let absent = true;
     if (kind === 'multipart') {
       if (!isMultipart(ctx)) {
         ctx.status = 415;
@@ -350,13 +352,19 @@ export class HttpApp {
           const parsed = parseJsonBody(text.toString('utf8'));
           if (!parsed.ok) return sendError(ctx, parsed.error);
           rawBody = parsed.value;
-        } else rawBody = await this.parsedBody(ctx, kind === 'form' ? 'form' : 'json', this.jsonLimit(r));
+          absent = text.length === 0;
+        } else {
+          const parsed = await this.parsedBody(ctx, kind === 'form' ? 'form' : 'json', this.jsonLimit(r));
+          absent = parsed === undefined;
+          rawBody = parsed ?? {};
+        }
       }
     }
     const outcome = await runRoute(r, {
       params: ctx.params,
       query: queryOf(ctx.querystring),
       body: rawBody,
+      bodyAbsent: absent && (kind === 'json' || kind === 'form'),
       principal: ctx.state.principal,
       header: (name: string) => ctx.get(name) || undefined,
     });

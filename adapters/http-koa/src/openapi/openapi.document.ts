@@ -1,10 +1,10 @@
 // The OpenAPI 3.1 document, generated from the route table and the io-ts codecs that validate the
 // requests: one source of truth, never a hand-kept copy.
-import { ErrorResponse, HTTPValidationErrorCodec, type JsonSchema, ruleHolds, SchemaBuilder, withRuleSchema } from '@tracelight/api-schema';
-import * as E from 'fp-ts/Either';
+import { ErrorResponse, HTTPValidationErrorCodec, type JsonSchema, SchemaBuilder, withRuleSchema } from '@tracelight/api-schema';
 import type * as t from 'io-ts';
 import { API_KEY_SCHEMES, REFRESH_TOKEN_COOKIE } from '../auth/presented-credentials';
 import type { Route } from '../shared/route';
+import { requiresBody } from '../shared/route-runner';
 
 /** Served without the /v2 prefix in the document (the spec's token URL, the probes, OTLP). */
 const UNVERSIONED = /^\/(login|healthcheck|readyz|otel|v1)(\/|$)/;
@@ -81,14 +81,8 @@ export const openApiDocument = (routes: ReadonlyArray<Route>, version: string): 
       ...(bodySchema
         ? {
             requestBody: {
-              // Required where an empty body is refused: by its codec (a required field, a rule of its
-              // own) or by the route's rule across fields, as the spec's PATCH of insights settings,
-              // all optional, is not.
-              required:
-                r.bodyKind === 'multipart' ||
-                r.bodyKind === 'bytes' ||
-                (r.bodyRule !== undefined && !ruleHolds(r.bodyRule, {})) ||
-                (r.body !== undefined && E.isLeft(r.body.decode({}))),
+              // Required where an empty body is refused, as the route runner decides it.
+              required: requiresBody(r),
               content: Object.fromEntries((BODY_TYPES[r.bodyKind ?? 'json'] ?? BODY_TYPES['json']!).map((type) => [type, { schema: bodySchema }])),
             },
           }

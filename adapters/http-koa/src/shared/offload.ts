@@ -56,6 +56,7 @@ export const serveOffloaded = async (routes: ReadonlyMap<string, Route>, request
     params: request.params,
     query: request.query,
     body: parsed.value,
+    bodyAbsent: request.bodyType === 'json' && bytes.length === 0,
     principal: request.principal,
     header: (name) => request.headers[name.toLowerCase()] || undefined,
   });

@@ -12,6 +12,8 @@ export interface RouteRequest {
   readonly query: unknown;
   /** The parsed body (`{}` when there was none). */
   readonly body: unknown;
+  /** No JSON or form body was sent, or an empty one. */
+  readonly bodyAbsent?: boolean;
   /** Set on routes behind authentication. */
   readonly principal: Principal | undefined;
   readonly header: (name: string) => string | undefined;
@@ -43,6 +45,28 @@ const headersOf = (codec: HeaderCodec, header: (name: string) => string | undefi
 
 const unprocessable = (detail: ReadonlyArray<ValidationError>): RouteOutcome => ({ ok: false, error: { status: 422, body: { detail } } });
 
+const requiredBodies = new WeakMap<Route, boolean>();
+/**
+ * Whether the route refuses an empty body: by its kind (an upload, bytes), by its codec (a required
+ * field) or by its rule across fields. The spec's PATCH of insights settings, all optional, does not.
+ * The OpenAPI document marks the request body required from the same answer.
+ */
+export const requiresBody = (r: Route): boolean => {
+  let required = requiredBodies.get(r);
+  if (required === undefined) {
+    required =
+      r.bodyKind === 'multipart' ||
+      r.bodyKind === 'bytes' ||
+      (r.bodyRule !== undefined && !ruleHolds(r.bodyRule, {})) ||
+      (r.body !== undefined && E.isLeft(r.body.decode({})));
+    requiredBodies.set(r, required);
+  }
+  return required;
+};
+
+/** FastAPI's answer to a required body that was not sent: one entry for the whole body. */
+const MISSING_BODY: ValidationError = { loc: ['body'], msg: 'Field required', type: 'missing', input: null };
+
 export const runRoute = async (r: Route, request: RouteRequest): Promise<RouteOutcome> => {
   // Checked before anything walks the body recursively: decoding, an error's `input`, storage.
   if (nestsDeeperThan(request.body, MAX_JSON_DEPTH)) return unprocessable([tooDeep()]);
@@ -50,7 +74,7 @@ export const runRoute = async (r: Route, request: RouteRequest): Promise<RouteOu
   if (refusal !== undefined) return { ok: false, error: toHttpError(refusal) };
   const params = decodePart(r.params, request.params, 'path');
   const query = decodePart(r.query, request.query, 'query');
-  const body = decodePart(r.body, request.body, 'body');
+  const body = request.bodyAbsent === true && requiresBody(r) ? E.left([MISSING_BODY]) : decodePart(r.body, request.body, 'body');
   const headers = decodePart(r.headers, r.headers && headersOf(r.headers, request.header), 'header');
   if (E.isLeft(params) || E.isLeft(query) || E.isLeft(body) || E.isLeft(headers)) {
     return unprocessable([params, query, body, headers].flatMap((x) => (E.isLeft(x) ? x.left : [])));
