@@ -356,6 +356,40 @@ describe('SqliteDatabase', () => {
 });
 
 describe('deleting a project', () => {
+  it('retires and purges while another process writes, waiting for its write lock rather than failing at once (database is locked)', async () => {
+    const file = tempFile();
+    const db = new SqliteDatabase({ path: file });
+    const repos = sqliteRepositories(db);
+    const owner = await right(repos.users.insert(aUser()));
+    const project = await right(repos.projects.insert(aProject(owner.id)));
+    const run = await right(repos.runs.insert(aRun(project)));
+    await right(repos.logRecords.ingest(run.id, Array.from({ length: 3 }, () => aRecord(run)), []));
+    db.db.exec('CREATE TABLE other_writer (x)');
+    const { spawn } = await import('node:child_process');
+    // Another process (the server, when this is the admin CLI) takes the write lock, holds it a while, and
+    // commits a change: a transaction of this one that had read before that commit could not write after it.
+    const otherWriter = async () => {
+      const child = spawn(process.execPath, ['-e', `
+        const db = new (require(${JSON.stringify(require.resolve('better-sqlite3'))}))(process.argv[1]);
+        db.exec('BEGIN IMMEDIATE; INSERT INTO other_writer VALUES (1)');
+        process.stdout.write('locked\\n');
+        setTimeout(() => { db.exec('COMMIT'); db.close(); }, 300);`, file], { stdio: ['ignore', 'pipe', 'inherit'] });
+      await new Promise<void>((resolve) => child.stdout.once('data', () => resolve()));
+      // Wrapped: an async function's returned promise would be awaited through, to the child's exit.
+      return { exited: new Promise<number | null>((resolve) => child.on('exit', resolve)) };
+    };
+    let { exited } = await otherWriter();
+    expect(await right(repos.projects.retire(owner.id, project.id, new Date()))).toMatchObject({ id: project.id });
+    expect(await exited).toBe(0);
+    ({ exited } = await otherWriter());
+    expect(await right(repos.projects.purgeStep(project.id, 2))).toEqual({ runs: 0, records: 2, finished: false });
+    expect(await exited).toBe(0);
+    ({ exited } = await otherWriter());
+    expect(await right(repos.projects.purgeStep(project.id, 2))).toEqual({ runs: 1, records: 1, finished: true });
+    expect(await exited).toBe(0);
+    db.close();
+  });
+
   it('leaves no row of the project or its runs in any table that names one; its records go in steps, the rest in one transaction', async () => {
     const db = new SqliteDatabase({ path: tempFile() });
     const repos = sqliteRepositories(db);

@@ -84,8 +84,12 @@ export class SqliteProjectRepository implements ProjectRepository {
     return run(() => this.byOwner.all({ owner, name: filter.name ?? null, type: filter.type ?? null }).map(projectFromRow));
   }
 
+  // IMMEDIATE: the write lock first, waited for (busy timeout). A deferred transaction reads first, and
+  // SQLite does not wait to turn a reading transaction into a writing one: while another process (the
+  // server, the admin CLI) holds the write lock, or once it has committed since, it fails at once
+  // (SQLITE_BUSY, SQLITE_BUSY_SNAPSHOT). Inside the writer thread's transaction this is a savepoint, as before.
   retire(owner: UserId, id: ProjectId, at: Date): Result<Project> {
-    return run(() => this.retireOwned(owner, id, at));
+    return run(() => this.retireOwned.immediate(owner, id, at));
   }
 
   retired(limit: number): Result<ReadonlyArray<ProjectId>> {
@@ -93,6 +97,6 @@ export class SqliteProjectRepository implements ProjectRepository {
   }
 
   purgeStep(id: ProjectId, limit: number): Result<PurgeStep> {
-    return run(() => this.purge(id, limit));
+    return run(() => this.purge.immediate(id, limit));
   }
 }
