@@ -6,7 +6,9 @@ import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { promisify } from 'node:util';
-import { MIGRATIONS, SqliteDatabase } from '@tracelight/sqlite';
+import { MIGRATIONS, SqliteDatabase, sqliteRepositories } from '@tracelight/sqlite';
+import { aProject, aRecord, aRun, aUser, right } from '@tracelight/testkit';
+import { ExportRaced, exportProject } from './project-transfer';
 
 const CLI = path.resolve(__dirname, '../dist/main.js');
 const SERVER = path.resolve(__dirname, '../../server/dist/main.js');
@@ -357,6 +359,51 @@ describe('tracelight-admin', () => {
     expect(said).toEqual(Array(2).fill('imported 1 runs, 2 records, of which 0 runs and 0 records were missing and are written now (what was there is kept as it is)\n'));
   });
 
+  it('exports a project the server goes on writing as it was when the export began: each record once, none passed over', async () => {
+    const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'tracelight-export-live-'));
+    const key = await setUp(dataDir);
+    const server = await serve(dataDir);
+    try {
+      const projectId = (await call(server.base, key, 'POST', '/v2/projects', { name: 'live' })).id;
+      const runId = (await call(server.base, key, 'POST', `/v2/projects/${projectId}/log_streams`, { name: 'prod' })).id;
+      const day = 86_400_000;
+      const at = (ms: number) => new Date(Date.UTC(2026, 0, 1) + ms).toISOString();
+      // 8,000 spans in 400 traces, spread over a hundred days: eight pages of the export's 1,000.
+      const traces = Array.from({ length: 400 }, (_, t) => ({
+        id: randomUUID(),
+        created_at: at(t * (day / 4)),
+        spans: Array.from({ length: 19 }, (_, j) => ({ id: randomUUID(), type: 'llm', input: 'x'.repeat(300), created_at: at(t * (day / 4) + j) })),
+      }));
+      for (let b = 0; b < traces.length; b += 50) await call(server.base, key, 'POST', `/v2/projects/${projectId}/traces`, { log_stream_id: runId, traces: traces.slice(b, b + 50) });
+      const before = new Set(traces.flatMap((t) => [t.id, ...t.spans.map((s) => s.id)]));
+
+      const out = path.join(dataDir, 'live.jsonl');
+      const exporting = promisify(execFile)(process.execPath, [CLI, 'export-project', '--email', 'owner@example.com', '--project', projectId, '--out', out], { env: { PATH: process.env['PATH'] ?? '', TRACELIGHT_DATA_DIR: dataDir } });
+      let exported = false;
+      void exporting.finally(() => (exported = true));
+      // Meanwhile: spans of the early traces sent again, dated after everything (in created_at order
+      // they move from an early page to the last), and new traces dated among the old ones.
+      let writes = 0;
+      while (!exported) {
+        const t = traces[writes % 100]!;
+        await call(server.base, key, 'POST', `/v2/projects/${projectId}/traces`, {
+          log_stream_id: runId,
+          traces: [{ ...t, spans: [{ ...t.spans[0]!, created_at: at(200 * day + writes) }, ...t.spans.slice(1)] }, { created_at: at((writes % 400) * (day / 4) + 1), spans: [{ type: 'tool' }] }],
+        });
+        writes += 1;
+      }
+      expect((await exporting).stdout).toMatch(/^exported 1 runs, \d+ records\n$/);
+      expect(writes).toBeGreaterThan(0);
+      const lines = fs.readFileSync(out, 'utf8').trim().split('\n').map((l) => JSON.parse(l) as { record?: { id: string }; end?: { records: number } });
+      const ids = lines.flatMap((l) => (l.record ? [l.record.id] : []));
+      expect(ids.length - new Set(ids).size).toBe(0);
+      expect([...before].filter((id) => !ids.includes(id))).toEqual([]);
+      expect(lines.at(-1)!.end!.records).toBe(ids.length);
+    } finally {
+      server.child.kill();
+    }
+  });
+
   it('leaves no partial file when the export cannot be written whole, and says why in words', async () => {
     const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'tracelight-export-full-'));
     const key = await setUp(dataDir);
@@ -654,5 +701,27 @@ describe('tracelight-admin', () => {
       code: 1,
       stderr: expect.stringMatching(new RegExp(`^tracelight-admin: cannot write the export to ${nowhere}: ENOENT`)),
     });
+  });
+});
+
+describe('exportProject without a snapshot (MongoDB)', () => {
+  it('stops with ExportRaced when a record comes twice, the sign that writes moved records between its pages', async () => {
+    const db = new SqliteDatabase({ path: path.join(fs.mkdtempSync(path.join(os.tmpdir(), 'tracelight-export-raced-')), 'tracelight.db') });
+    const repos = sqliteRepositories(db);
+    const owner = await right(repos.users.insert(aUser()));
+    const project = await right(repos.projects.insert(aProject(owner.id)));
+    const run = await right(repos.runs.insert(aRun(project)));
+    const early = new Date('2020-01-01T00:00:00Z');
+    await right(repos.logRecords.ingest(run.id, Array.from({ length: 1_500 }, (_, i) => aRecord(run, { type: 'llm', createdAt: new Date(early.getTime() + 1_000 + i) })), []));
+    let lines = 0;
+    // A write landing between two pages: spans dated before all the others push every record one place on.
+    const write = async () => {
+      if (++lines === 500) await right(repos.logRecords.ingest(run.id, Array.from({ length: 10 }, () => aRecord(run, { type: 'llm', createdAt: early })), []));
+    };
+    await expect(exportProject(repos, owner.id, project.id, write, { checkRepeats: true })).rejects.toThrow(ExportRaced);
+    // Unchanged meanwhile, the same export goes through.
+    lines = 1_000;
+    expect(await exportProject(repos, owner.id, project.id, write, { checkRepeats: true })).toEqual({ runs: 1, records: 1_510 });
+    db.close();
   });
 });

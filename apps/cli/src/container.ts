@@ -68,6 +68,8 @@ export const buildCliContainer = async (env: CliEnvironment, options: { readonly
           open: () => mongo().connect(),
           close: () => mongo().close(),
           backup: undefined,
+          // No snapshot through the ports here: the export checks what it reads instead (exportProject).
+          readingOneSnapshot: undefined,
         };
       })
     : await import('@tracelight/sqlite').then(({ SqliteDatabase, SqliteStorageToken, sqliteModule }) => ({
@@ -95,6 +97,7 @@ export const buildCliContainer = async (env: CliEnvironment, options: { readonly
         open: () => container.get<SqliteStorage>(SqliteStorageToken).open(),
         close: () => container.get<SqliteStorage>(SqliteStorageToken).close(),
         backup: (file: string) => container.get<SqliteStorage>(SqliteStorageToken).backupTo(file),
+        readingOneSnapshot: <A>(work: () => Promise<A>) => container.get<SqliteStorage>(SqliteStorageToken).readingOneSnapshot(work),
       }));
   container.loadSync(engine.module);
   const existed = await engine.exists();
@@ -134,6 +137,8 @@ export const buildCliContainer = async (env: CliEnvironment, options: { readonly
   ) as unknown as Repositories;
   /** A consistent copy of the SQLite database into a new file; undefined on MongoDB (mongodump does that). */
   const backup = engine.backup;
+  /** Runs reads that must all see one moment of the database (an export); undefined on MongoDB. */
+  const readingOneSnapshot: (<A>(work: () => Promise<A>) => Promise<A>) | undefined = engine.readingOneSnapshot;
   return {
     container,
     identity,
@@ -142,6 +147,7 @@ export const buildCliContainer = async (env: CliEnvironment, options: { readonly
     repositories,
     close,
     backup,
+    readingOneSnapshot,
     /** Where the database is, in words (no secret): its file, or its MongoDB name. */
     where: engine.where(),
     /** Whether it was made now, there being none. */

@@ -319,7 +319,15 @@ const main = async (argv: ReadonlyArray<string>): Promise<number> => {
       }
       case 'export-project': {
         const owner = (await as(need(f, 'email'))).userId;
-        const done = await exportTo(f['out'], (write) => exportProject(app.repositories, owner, need(f, 'project'), write));
+        const project = need(f, 'project');
+        // On SQLite every page is read from one snapshot, so writes the server makes meanwhile neither
+        // move records between pages nor half-appear; on MongoDB the export checks what it reads.
+        const snapshot = app.readingOneSnapshot;
+        const done = await exportTo(f['out'], (write) =>
+          snapshot !== undefined
+            ? snapshot(() => exportProject(app.repositories, owner, project, write))
+            : exportProject(app.repositories, owner, project, write, { checkRepeats: true }),
+        );
         if (f['out'] !== undefined) process.stdout.write(`exported ${done.runs} runs, ${done.records} records\n`);
         return 0;
       }

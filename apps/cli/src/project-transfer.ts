@@ -62,15 +62,22 @@ const must = async <A>(r: Result<A>): Promise<A> => {
 /** Records are read a page of at most this many bytes at a time. */
 const EXPORT_PAGE_BYTES = 16 * 2 ** 20;
 
+/** A page read after the run changed: records moved between pages, so the export would not be the run. */
+export class ExportRaced extends Error {}
+
 /**
  * Writes the project of `owner` as JSON Lines through `write` (which may wait, for back-pressure),
- * a page of records at a time, then the closing line with the counts of what it wrote.
+ * a page of records at a time, then the closing line with the counts of what it wrote. Pages are read
+ * by offset: run it where every read sees one snapshot (SqliteStorage.readingOneSnapshot), or with
+ * `checkRepeats`, which refuses to go on (ExportRaced) when a record comes twice, the sign that writes
+ * meanwhile moved records between pages (and so that others may have been passed over).
  */
 export const exportProject = async (
   repos: Repositories,
   owner: UserId,
   projectId: string,
   write: (line: string) => Promise<void>,
+  options: { readonly checkRepeats?: boolean } = {},
 ): Promise<Counts> => {
   const found = await must(repos.projects.findById(projectId as Project['id']));
   if (O.isNone(found) || found.value.createdBy !== owner) throw new Error(`no project ${projectId} of that user`);
@@ -83,12 +90,22 @@ export const exportProject = async (
     for (const run of await must(repos.runs.listInProject(project.id, kind))) {
       await line({ run, insights: O.toNullable(await must(repos.insights.find(run.id))) });
       runs += 1;
+      const seen = options.checkRepeats === true ? new Set<string>() : undefined;
       for (const scope of ['sessions', 'traces', 'spans'] as RecordScope[]) {
         for (let start = 0; ; ) {
           const page = await must(
             repos.logRecords.search({ projectId: project.id, runId: run.id, scope, filters: [], sort: { columnId: 'created_at', ascending: true }, page: { startingToken: start, limit: 1000 }, maxBytes: EXPORT_PAGE_BYTES, maxMs: Number.POSITIVE_INFINITY }),
           );
-          for (const record of page.items) await line({ record });
+          for (const record of page.items) {
+            if (seen !== undefined) {
+              if (seen.has(record.id))
+                throw new ExportRaced(
+                  `the run ${run.id} changed while it was exported (record ${record.id} came twice): this engine reads no snapshot, so stop writes to the project and export it again`,
+                );
+              seen.add(record.id);
+            }
+            await line({ record });
+          }
           records += page.items.length;
           if (!page.more) break;
           start += page.items.length;

@@ -129,6 +129,27 @@ export class SqliteStorage implements StorageHealth {
   }
 
   /**
+   * Runs `work`, whose reads through `repositories` then all see the database as it was when it began
+   * (one read transaction: WAL keeps that snapshot while other processes write), for an export that
+   * pages through a project the server goes on writing. Inline mode only, where every read is on this
+   * one connection; `work` must not write. While it runs, other processes' checkpoints cannot go past
+   * its snapshot, so the write-ahead log grows with what they write meanwhile.
+   */
+  async readingOneSnapshot<A>(work: () => Promise<A>): Promise<A> {
+    const opened = this.opened;
+    if (!opened || opened.writer !== undefined) throw new Error('readingOneSnapshot needs storage opened inline');
+    const db = opened.reader.db;
+    db.exec('BEGIN');
+    try {
+      // The snapshot is taken at the first read, not at BEGIN.
+      db.prepare('SELECT count(*) FROM schema_migrations').get();
+      return await work();
+    } finally {
+      db.exec('COMMIT');
+    }
+  }
+
+  /**
    * What this process's reads keep in memory that grows with what clients ask or store, by name for
    * /metrics: the prepared search statements, and the JSON texts remembered decoded.
    */
