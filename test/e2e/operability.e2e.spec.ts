@@ -317,6 +317,27 @@ describe('a body cut off by shutdown', () => {
   }, 30_000);
 });
 
+describe('replicas starting together on a new database', () => {
+  it('all start: the one that finds the first admin made by another meanwhile goes on, rather than exit', async () => {
+    // Five rounds of two at once: each round, both count no user, and one insert of the admin comes second.
+    for (let round = 0; round < 5; round++) {
+      const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'tracelight-replicas-'));
+      const started = await Promise.allSettled([startServer({}, dataDir), startServer({}, dataDir)]);
+      const servers = started.flatMap((s) => (s.status === 'fulfilled' ? [s.value] : []));
+      try {
+        expect(started.flatMap((s) => (s.status === 'rejected' ? [String(s.reason).split('\n').slice(0, 3).join(' ')] : []))).toEqual([]);
+        for (const s of servers) {
+          const signIn = await fetch(`${s.baseUrl}/login`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ username: ADMIN.email, password: ADMIN.password }) });
+          expect([round, signIn.status]).toEqual([round, 200]);
+        }
+        expect(servers.flatMap((s) => s.output.filter((l) => l.includes('created the first admin')))).toHaveLength(1);
+      } finally {
+        await Promise.all(servers.map((s) => s.stop()));
+      }
+    }
+  });
+});
+
 describe('--help', () => {
   it('prints every configuration variable with its default and exits 0, without starting or touching a data dir', async () => {
     const main = path.resolve(__dirname, '../../apps/server/dist/main.js');

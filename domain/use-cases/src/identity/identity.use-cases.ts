@@ -107,12 +107,22 @@ export class IdentityUseCases {
     this.sessionKeys = new ExpiringCache(deps.credentialCacheMs ?? 0);
   }
 
-  /** On an empty database, creates the first admin; does nothing once any user exists. */
+  /**
+   * On an empty database, creates the first admin; does nothing once any user exists. Two processes
+   * starting together on a new database (replicas, a server and the admin CLI) may both find it empty:
+   * the one whose insert comes second finds the address taken (Conflict), which is then done, not a failure.
+   */
   bootstrapAdmin(email: string, password: string): UseCase<O.Option<User>> {
     return pipe(
       this.deps.users.count(),
       flatMap((n) =>
-        n > 0 ? TE.right(O.none) : pipe(this.register({ email, password, role: 'admin' }), TE.map(O.some)),
+        n > 0
+          ? TE.right(O.none)
+          : pipe(
+              this.register({ email, password, role: 'admin' }),
+              TE.map(O.some),
+              TE.orElse((e): UseCase<O.Option<User>> => (e._tag === 'Conflict' ? TE.right(O.none) : TE.left(e))),
+            ),
       ),
     );
   }
