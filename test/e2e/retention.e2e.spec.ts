@@ -53,4 +53,42 @@ describe('retention', () => {
     const metrics = await second.call('GET', '/metrics');
     expect(metrics.text).toMatch(/^tracelight_retention_removed_records_total 6$/m);
   });
+
+  it('takes has_children from a kept span whose only child the sweep removes, and leaves it on one with a child left', async () => {
+    // A first server stores them (it keeps records for good); a second, with retention, sweeps on start.
+    const writer = await startWorld();
+    const projectId = await writer.project(writer.admin);
+    const runId = await writer.run(writer.admin, projectId, 'log_streams');
+    const now = Date.now();
+    const recent = new Date(now - 60_000).toISOString();
+    const old = new Date(now - 31 * DAY_MS).toISOString();
+    const leaf = (name: string, createdAt: string) => ({ type: 'llm', name, input: 'q', output: 'a', created_at: createdAt });
+    const workflow = (name: string, spans: unknown[]) => ({ type: 'workflow', name, input: 'q', output: 'a', created_at: recent, spans });
+    const trace = {
+      name: 'trace',
+      input: 'q',
+      output: 'a',
+      created_at: recent,
+      spans: [workflow('lonely', [leaf('lonely-old', old)]), workflow('busy', [leaf('busy-old', old), leaf('busy-recent', recent)])],
+    };
+    const ingested = await writer.call('POST', `/v2/projects/${projectId}/traces`, { auth: writer.admin, json: { log_stream_id: runId, traces: [trace] } });
+    await writer.server.stop();
+    expect(ingested.status).toBe(200);
+
+    const swept = await startWorld({ ...writer.server.storageEnv, TRACELIGHT_RETENTION_DAYS: '30' });
+    try {
+      const line = JSON.parse(await swept.server.waitForOutput('retention sweep removed old records')) as { removed: number };
+      expect(line.removed).toBe(2);
+      const search = async (kind: 'traces' | 'spans', filters: unknown[] = []) => {
+        const page = await swept.call('POST', `/v2/projects/${projectId}/${kind}/search`, { auth: swept.admin, json: { log_stream_id: runId, filters, limit: 100 } });
+        expect(page.status).toBe(200);
+        return (page.body.records as Array<{ name: string; has_children: boolean }>).map((r) => [r.name, r.has_children]).sort();
+      };
+      expect(await search('spans')).toEqual([['busy', true], ['busy-recent', false], ['lonely', false]]);
+      expect(await search('spans', [{ column_id: 'has_children', type: 'boolean', operator: 'eq', value: true }])).toEqual([['busy', true]]);
+      expect(await search('traces')).toEqual([['trace', true]]);
+    } finally {
+      await swept.server.stop();
+    }
+  });
 });

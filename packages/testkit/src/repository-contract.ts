@@ -741,6 +741,44 @@ export const describeRepositoryContract = (engine: string, harness: RepositoryHa
         expect(await found(query(other))).toEqual([atCutoff]);
         expect(await right(r.logRecords.presentColumns(run.id))).toEqual(new Set(['input', 'model']));
       });
+
+      it('takes hasChildren from a parent that is kept when the removal of old records takes its last child, within its run', async () => {
+        // Older than the test above's (1990), kept ones from 2026: whichever runs first, neither counts the other's.
+        const run = await aRunWithRecords();
+        const other = await aRunWithRecords();
+        const old = (day: string) => at(`1980-01-${day}T00:00:00.000Z`);
+        const trace = aRecord(run, { name: 'trace' });
+        const span = (name: string, parent: LogRecord, createdAt?: Date) =>
+          aRecord(run, { type: 'workflow', name, traceId: trace.id, parentId: parent.id, ...(createdAt ? { createdAt } : {}) });
+        const lonely = span('lonely', trace);
+        const busy = span('busy', trace);
+        const emptied = span('emptied', trace);
+        const children = [span('c1', lonely, old('01')), span('c2', busy, old('02')), span('c3', busy), span('c4', emptied, old('03')), span('c5', emptied, old('04'))];
+        // A parent removed with its child: nothing is left to update.
+        const oldTrace = aRecord(run, { name: 'old-trace', createdAt: old('05') });
+        const oldChild = aRecord(run, { type: 'llm', name: 'old-child', traceId: oldTrace.id, parentId: oldTrace.id, createdAt: old('06') });
+        await right(r.logRecords.ingest(run.id, [trace, lonely, busy, emptied, ...children, oldTrace, oldChild], []));
+        // In another run, a record with lonely's id whose child stays: a child in another run keeps no parent here.
+        const namesake = aRecord(other, { id: lonely.id, name: 'namesake' });
+        await right(r.logRecords.ingest(other.id, [namesake, aRecord(other, { type: 'llm', name: 'namesake-child', traceId: namesake.id, parentId: namesake.id })], []));
+        const withChildren = [{ type: 'boolean', columnId: 'has_children', operator: 'eq', value: true }] as const;
+        const names = async (q: RecordQuery) => (await found(q)).map((x) => x.name).sort();
+        expect(await names(query(run, { scope: 'spans', filters: withChildren }))).toEqual(['busy', 'emptied', 'lonely']);
+
+        // Batches of 2: the two children of `emptied` may go in different ones.
+        const cutoff = at('1981-01-01T00:00:00.000Z');
+        let removed = 0;
+        for (let step = 0; step < 10; step++) {
+          const batch = await right(r.logRecords.removeCreatedBefore(cutoff, 2));
+          removed += batch;
+          if (batch < 2) break;
+        }
+        expect(removed).toBe(6);
+        expect(await names(query(run, { scope: 'spans' }))).toEqual(['busy', 'c3', 'emptied', 'lonely']);
+        expect(await names(query(run, { scope: 'spans', filters: withChildren }))).toEqual(['busy']);
+        expect((await found(query(run))).map((x) => [x.name, x.hasChildren])).toEqual([['trace', true]]);
+        expect((await found(query(other))).map((x) => [x.name, x.hasChildren])).toEqual([['namesake', true]]);
+      });
     });
 
     describe('RunScorerSettingsRepository', () => {

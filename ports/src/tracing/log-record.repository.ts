@@ -42,8 +42,9 @@ export interface LogRecordRepository {
   search(query: RecordQuery): Result<FoundPage<LogRecord>>;
   /**
    * Retention: removes at most `limit` records created before `cutoff`, whatever their run, and says
-   * how many it removed; fewer than `limit` means none is left. Column presence is left as it is (a
-   * column stays listed as present once a record had it).
+   * how many it removed; fewer than `limit` means none is left. The parent of a removed record, if it
+   * stays and no record of its run names it as parent any more, loses `hasChildren` in the same write.
+   * Column presence is left as it is (a column stays listed as present once a record had it).
    */
   removeCreatedBefore(cutoff: Date, limit: number): Result<number>;
 }

@@ -203,6 +203,12 @@ const sortOf = (columnId: string, dir: 1 | -1): Record<string, 1 | -1> | undefin
 };
 const NEVER_NULL: ReadonlySet<string> = new Set(['created_at', 'name', 'type', 'run_id', 'project_id', 'is_complete', 'has_children']);
 
+/** A run's records: with the project too, the shard key's prefix, so that a query goes to the run's shard alone. */
+interface RunScope {
+  readonly projectId: string;
+  readonly runId: string;
+}
+
 @injectable()
 export class MongoLogRecordRepository implements LogRecordRepository {
   private readonly client: MongoClient;
@@ -281,16 +287,33 @@ export class MongoLogRecordRepository implements LogRecordRepository {
     const scope = { projectId, runId };
     const parents = [...new Set(records.flatMap((r) => (r.parentId ? [recordKey(runId, r.parentId)] : [])))];
     if (parents.length > 0) await this.records.updateMany({ ...scope, _id: { $in: parents }, hasChildren: false }, { $set: { hasChildren: true } }, options);
-    const childless = records.filter((r) => !r.hasChildren).map((r) => r.id);
-    if (childless.length === 0) return;
-    // An aggregation, not `distinct`, which a transaction on a sharded collection refuses.
-    const withChildren = (
-      await this.records
-        .aggregate<{ _id: string }>([{ $match: { ...scope, parentId: { $in: childless } } }, { $group: { _id: '$parentId' } }], options)
-        .toArray()
-    ).map((d) => recordKey(runId, d._id));
+    await this.markNamedParents(scope, records.filter((r) => !r.hasChildren).map((r) => r.id), session);
+  }
+
+  /** Of these records of the run (by id), those a record of the run names as parent get hasChildren. */
+  private async markNamedParents(scope: RunScope, ids: ReadonlyArray<string>, session?: ClientSession): Promise<void> {
+    if (ids.length === 0) return;
+    const options = session ? { session } : {};
+    const withChildren = (await this.namedParents(scope, ids, session)).map((id) => recordKey(scope.runId, id));
     if (withChildren.length > 0)
       await this.records.updateMany({ ...scope, _id: { $in: withChildren }, hasChildren: false }, { $set: { hasChildren: true } }, options);
+  }
+
+  /** Of these records of the run (by id), those no record of the run names as parent lose hasChildren. */
+  private async unmarkChildless(scope: RunScope, ids: ReadonlyArray<string>, session: ClientSession): Promise<void> {
+    if (ids.length === 0) return;
+    const still = new Set(await this.namedParents(scope, ids, session));
+    const childless = ids.filter((p) => !still.has(p)).map((p) => recordKey(scope.runId, p));
+    if (childless.length > 0) await this.records.updateMany({ ...scope, _id: { $in: childless }, hasChildren: true }, { $set: { hasChildren: false } }, { session });
+  }
+
+  /** The ids among these that a record of the run names as its parent, found by (runId, parentId). */
+  private async namedParents(scope: RunScope, ids: ReadonlyArray<string>, session?: ClientSession): Promise<string[]> {
+    // An aggregation, not `distinct`, which a transaction on a sharded collection refuses.
+    const found = await this.records
+      .aggregate<{ _id: string }>([{ $match: { ...scope, parentId: { $in: ids } } }, { $group: { _id: '$parentId' } }], session ? { session } : {})
+      .toArray();
+    return found.map((d) => d._id);
   }
 
   /** The parents these records had, if they were stored before: read before they are replaced. */
@@ -309,14 +332,8 @@ export class MongoLogRecordRepository implements LogRecordRepository {
   private async unlinkLeft(runId: RunId, records: ReadonlyArray<LogRecord>, formerParents: ReadonlyArray<string>, session: ClientSession): Promise<void> {
     const projectId = records[0]?.projectId;
     const parents = new Set(records.flatMap((r) => (r.parentId ? [r.parentId] : [])));
-    const left = formerParents.filter((p) => !parents.has(p));
-    if (projectId === undefined || left.length === 0) return;
-    const scope = { projectId, runId };
-    const still = new Set(
-      (await this.records.aggregate<{ _id: string }>([{ $match: { ...scope, parentId: { $in: left } } }, { $group: { _id: '$parentId' } }], { session }).toArray()).map((d) => d._id),
-    );
-    const childless = left.filter((p) => !still.has(p)).map((p) => recordKey(runId, p));
-    if (childless.length > 0) await this.records.updateMany({ ...scope, _id: { $in: childless }, hasChildren: true }, { $set: { hasChildren: false } }, { session });
+    if (projectId === undefined) return;
+    await this.unmarkChildless({ projectId, runId }, formerParents.filter((p) => !parents.has(p)), session);
   }
 
   presentColumns(runId: RunId): Result<ReadonlySet<string>> {
@@ -327,20 +344,44 @@ export class MongoLogRecordRepository implements LogRecordRepository {
     return run(async () => {
       let removed = 0;
       // Run by run, through the (runId, isTrace, createdAt) index and with the shard key's prefix
-      // (project, run): each query reads only old records, on the run's own shard. No transaction:
-      // every deletion stands alone, and a sweep stopped midway is taken up by the next.
+      // (project, run): each query reads only old records, on the run's own shard. Each run's share is
+      // a transaction of its own (removeOldOf); a sweep stopped midway is taken up by the next.
       for await (const { _id: runId, projectId } of this.runs.find({}, { projection: { _id: 1, projectId: 1 } })) {
         if (removed >= limit) break;
-        const scope = { projectId, runId };
-        const old = await this.records
-          .find({ ...scope, isTrace: { $in: [false, true] }, createdAt: { $lt: cutoff } }, { projection: { _id: 1 } })
-          .limit(limit - removed)
-          .toArray();
-        if (old.length === 0) continue;
-        removed += (await this.records.deleteMany({ ...scope, _id: { $in: old.map((d) => d._id) } })).deletedCount;
+        const old = { projectId, runId, isTrace: { $in: [false, true] }, createdAt: { $lt: cutoff } };
+        // Most runs have none: found out by one read, outside any transaction.
+        if ((await this.records.findOne(old, { projection: { _id: 1 } })) === null) continue;
+        removed += await this.removeOldOf({ projectId, runId }, old, limit - removed);
       }
       return removed;
     });
+  }
+
+  /**
+   * At most `limit` of the run's old records go, in one transaction with what they leave behind, as on
+   * SQLite: a parent that stays keeps hasChildren only while another child still names it (as after
+   * ingest, unlinkLeft).
+   */
+  private async removeOldOf(scope: RunScope, old: Filter<StringIdDoc>, limit: number): Promise<number> {
+    let removed = 0;
+    let left: string[] = [];
+    const session = this.client.startSession();
+    try {
+      // The callback may run again (a transient error): each attempt starts over.
+      await session.withTransaction(async () => {
+        const found = await this.records.find(old, { projection: { _id: 1, parentId: 1 }, session }).limit(limit).toArray();
+        removed = found.length === 0 ? 0 : (await this.records.deleteMany({ ...scope, _id: { $in: found.map((d) => d._id) } }, { session })).deletedCount;
+        left = [...new Set(found.flatMap((d) => (typeof d['parentId'] === 'string' ? [d['parentId']] : [])))];
+        await this.unmarkChildless(scope, left, session);
+      });
+    } finally {
+      await session.endSession();
+    }
+    // Once more after the commit, as ingest links after its own. A transaction reads a snapshot: a child
+    // ingested meanwhile under one of these parents is missed by this one, and the ingest's own link
+    // saw the parent still marked. Whichever of the two looks last, on majority-committed data, sees both.
+    await this.markNamedParents(scope, left);
+    return removed;
   }
 
   search(q: RecordQuery): Result<FoundPage<LogRecord>> {

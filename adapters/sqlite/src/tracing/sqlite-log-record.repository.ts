@@ -22,6 +22,7 @@ export class SqliteLogRecordRepository implements LogRecordRepository {
   private readonly parentsOf;
   private readonly unmarkChildless;
   private readonly removeOld;
+  private readonly expire: Database.Transaction<(cutoff: number, limit: number) => number>;
   private readonly underLiveRun: UnderLiveParent;
   /** When the search under way runs out of time (performance.now()); one search at a time per connection. */
   private deadline = Number.POSITIVE_INFINITY;
@@ -67,12 +68,29 @@ export class SqliteLogRecordRepository implements LogRecordRepository {
     );
     // Run by run (CROSS JOIN keeps runs the outer loop), each through the (run_id, is_trace, created_at)
     // index: a sweep finds the old records of each run without reading the others, where a bare
-    // `created_at <` would scan the whole table.
-    this.removeOld = db.prepare(
-      `DELETE FROM log_records WHERE rowid IN (
-         SELECT l.rowid FROM runs r CROSS JOIN log_records l
-         WHERE l.run_id = r.id AND l.is_trace IN (0, 1) AND l.created_at < ? LIMIT ?)`,
-    );
+    // `created_at <` would scan the whole table. It answers each removed record's run and parent.
+    this.removeOld = db
+      .prepare(
+        `DELETE FROM log_records WHERE rowid IN (
+           SELECT l.rowid FROM runs r CROSS JOIN log_records l
+           WHERE l.run_id = r.id AND l.is_trace IN (0, 1) AND l.created_at < ? LIMIT ?)
+         RETURNING run_id, parent_id`,
+      )
+      .raw();
+    // One step of a sweep, in one transaction (on the writer thread, one write of a group commit): a
+    // parent that stays keeps has_children only while another child still names it, as after ingest.
+    // Each run's parents are found by (run_id, id) and their children by (run_id, parent_id).
+    this.expire = db.transaction((cutoff: number, limit: number): number => {
+      const removed = this.removeOld.all(cutoff, limit) as Array<[string, string | null]>;
+      const left = new Map<string, Set<string>>();
+      for (const [runId, parentId] of removed) {
+        if (parentId === null) continue;
+        const parents = left.get(runId) ?? new Set<string>();
+        left.set(runId, parents.add(parentId));
+      }
+      for (const [runId, parents] of left) this.unmarkChildless.run({ run: runId, ids: JSON.stringify([...parents]) });
+      return removed.length;
+    });
   }
 
   ingest(runId: RunId, records: ReadonlyArray<LogRecord>, presentColumns: ReadonlyArray<string>): Result<void> {
@@ -110,7 +128,9 @@ export class SqliteLogRecordRepository implements LogRecordRepository {
   }
 
   removeCreatedBefore(cutoff: Date, limit: number): Result<number> {
-    return run(() => this.removeOld.run(cutoff.getTime(), limit).changes);
+    // IMMEDIATE: the write lock first, as for ingest (see live-parent); nested in the writer thread's
+    // group commit it is a savepoint all the same.
+    return run(() => this.expire.immediate(cutoff.getTime(), limit));
   }
 
   /**
