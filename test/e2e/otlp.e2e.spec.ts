@@ -154,6 +154,44 @@ describe.each([
       return w.ok(await w.call('POST', `/v2/projects/${projectId}/spans/search`, { auth: w.admin, json: { log_stream_id: runs[0]!.id } })).records as Array<Record<string, unknown>>;
     };
 
+    it('stores a Zipkin/B3 root span (its id the trace id\'s second half) apart from its trace and linked to it, under the same ids when sent again', async () => {
+      const b3TraceId = '00000000000000001234567890abcdef';
+      const times = { startTimeUnixNano: '1700000000000000000', endTimeUnixNano: '1700000001000000000' };
+      const body = {
+        resourceSpans: [{ scopeSpans: [{ spans: [
+          { traceId: b3TraceId, spanId: '1234567890abcdef', name: 'GET /root', ...times, attributes: [{ key: 'input.value', value: { stringValue: 'root input' } }] },
+          { traceId: b3TraceId, spanId: 'aaaaaaaaaaaaaaaa', parentSpanId: '1234567890abcdef', name: 'llm call', ...times, attributes: [{ key: 'openinference.span.kind', value: { stringValue: 'LLM' } }] },
+        ] }] }],
+      };
+      // Sent twice, as an exporter retries: the second replaces the first.
+      for (const attempt of [1, 2]) expect([attempt, (await send('b3', body)).status]).toEqual([attempt, 200]);
+      const [stream] = w.ok(await w.call('GET', `/v2/projects/${projectId}/log_streams?name=b3`, { auth: w.admin })) as Array<{ id: string }>;
+      const traces = w.ok(await w.call('POST', `/v2/projects/${projectId}/traces/search`, { auth: w.admin, json: { log_stream_id: stream!.id } })).records;
+      expect(traces.map((t: Record<string, unknown>) => [t['id'], t['name'], t['input'], t['has_children']])).toEqual([[uuidOf(b3TraceId), 'GET /root', 'root input', true]]);
+      const spans = (await spansOf('b3'))!.sort((a, b) => String(a['name']).localeCompare(String(b['name'])));
+      // The root span: the trace id's first half with every bit flipped, then its own id; the child as any span.
+      expect(spans.map((sp) => [sp['name'], sp['type'], sp['id'], sp['parent_id'], sp['trace_id'], sp['has_children']])).toEqual([
+        ['GET /root', 'workflow', 'ffffffff-ffff-ffff-1234-567890abcdef', uuidOf(b3TraceId), uuidOf(b3TraceId), true],
+        ['llm call', 'llm', '00000000-0000-0000-aaaa-aaaaaaaaaaaa', 'ffffffff-ffff-ffff-1234-567890abcdef', uuidOf(b3TraceId), false],
+      ]);
+    });
+
+    it('refuses with 400 an export two of whose records would have one id (a span sent twice, two root spans of a trace), storing nothing and creating no log stream', async () => {
+      const twice = export1({ 'input.value': 'once' });
+      const one = twice.resourceSpans[0]!.scopeSpans[0]!.spans[0]!;
+      twice.resourceSpans[0]!.scopeSpans[0]!.spans.push({ ...one });
+      const sentTwice = await send('span-twice', twice);
+      expect([sentTwice.status, sentTwice.body]).toEqual([400, { code: 3, message: `body: Value error, span b7ad6b7169203331 of trace ${one.traceId} is in this export twice` }]);
+      expect(await spansOf('span-twice')).toBeUndefined();
+      const twoRoots = export1({});
+      const root = twoRoots.resourceSpans[0]!.scopeSpans[0]!.spans[0]!;
+      twoRoots.resourceSpans[0]!.scopeSpans[0]!.spans.push({ ...root, spanId: 'c0ffee0000000001' });
+      const refused = await send('two-roots', twoRoots);
+      expect([refused.status, refused.body.code]).toEqual([400, 3]);
+      expect(refused.body.message).toContain(`trace ${root.traceId} has two root spans in this export, b7ad6b7169203331 and c0ffee0000000001`);
+      expect(await spansOf('two-roots')).toBeUndefined();
+    });
+
     it('takes an operation name every object inherits (toString, constructor, __proto__) as no known operation, and goes on serving', async () => {
       for (const name of ['toString', 'constructor', '__proto__', 'hasOwnProperty']) {
         const r = await send('inherited', export1({ 'gen_ai.operation.name': name }));

@@ -2,7 +2,9 @@
 // conventions LLM instrumentations use: OpenInference first, then the GenAI semantic conventions
 // (gen_ai.*), then the Vercel AI SDK (ai.*); a few span events fill in what attributes leave out.
 // Pure: no decoding, no I/O.
+import * as E from 'fp-ts/Either';
 import type { SpanType } from '../columns/column';
+import { type DomainError, invalid } from '../shared/errors';
 import type { ProjectId, RunId } from '../shared/ids';
 import { MAX_JSON_DEPTH, nestsDeeperThan } from '../shared/json-depth';
 import { prefixOf } from '../shared/text';
@@ -206,10 +208,63 @@ const clipped = (text: string, max = MAX_EXCEPTION_METADATA): string => (text.le
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 const uuidOfHex = (hex: string): string => `${hex.slice(0, 8)}-${hex.slice(8, 12)}-${hex.slice(12, 16)}-${hex.slice(16, 20)}-${hex.slice(20, 32)}`;
 
-/** A trace's record id is its 128-bit trace id; a span's is the trace's first 64 bits then its own 64. */
+/** Each hex digit's bits flipped: `0000` → `ffff`, `12ab` → `ed54`. */
+const complementOfHex = (hex: string): string => hex.replace(/[0-9a-f]/g, (d) => (15 - parseInt(d, 16)).toString(16));
+
+/** A trace's record id is its 128-bit trace id. */
 export const otelTraceRecordId = (traceId: string): string => uuidOfHex(traceId.padStart(32, '0'));
-export const otelSpanRecordId = (traceId: string, spanId: string): string =>
-  uuidOfHex(`${traceId.padStart(32, '0').slice(0, 16)}${spanId.padStart(16, '0')}`);
+/**
+ * A span's record id is the trace id's first 64 bits, then the span's own 64. A span whose id is the
+ * trace id's second half would get its trace's record id that way: Zipkin/B3 instrumentations pad a
+ * 64-bit trace id to 128 bits with zeros and give the root span the same 64 bits as its id. Such a span
+ * takes the first half with every bit flipped instead (trace 0000000000000000 1234567890abcdef, root
+ * span 1234567890abcdef → ffffffff-ffff-ffff-1234-567890abcdef): still derived from the OTel ids alone,
+ * so a retry and a child sent apart name the same record; distinct from its trace's id and from every
+ * other span of the trace (whose first half is the trace's own); and, as B3 trace ids start with 64 zero
+ * bits and these ids with 64 ones, from every record id of another B3 trace. Every other span keeps the
+ * id it always had.
+ */
+export const otelSpanRecordId = (traceId: string, spanId: string): string => {
+  const trace = traceId.padStart(32, '0');
+  const span = spanId.padStart(16, '0');
+  const high = trace.slice(0, 16);
+  return uuidOfHex(`${span === trace.slice(16) ? complementOfHex(high) : high}${span}`);
+};
+
+/** What gives a record of an export its id, in the words of an OTLP refusal. */
+const sourceOf = (s: OtelSpan, asTrace: boolean): string =>
+  asTrace ? `the trace record of trace ${s.traceId} (its root span ${s.spanId})` : `span ${s.spanId} of trace ${s.traceId}`;
+
+/**
+ * The spans, when no two records of theirs (otelToRecords) would have the same id; else Invalid, naming
+ * the first two that would. Stored in one request, one would replace the other: a span sent twice, two
+ * root spans of one trace (each gives the trace's record), or two spans whose derived ids meet.
+ */
+export const distinctOtelRecordIds = (spans: ReadonlyArray<OtelSpan>): E.Either<DomainError, ReadonlyArray<OtelSpan>> => {
+  const seen = new Map<string, { readonly span: OtelSpan; readonly asTrace: boolean }>();
+  for (const span of spans) {
+    const ids: ReadonlyArray<readonly [string, boolean]> = [
+      ...(span.parentSpanId ? [] : [[otelTraceRecordId(span.traceId), true] as const]),
+      [otelSpanRecordId(span.traceId, span.spanId), false] as const,
+    ];
+    for (const [id, asTrace] of ids) {
+      const first = seen.get(id);
+      if (first === undefined) {
+        seen.set(id, { span, asTrace });
+        continue;
+      }
+      const sameTrace = first.span.traceId === span.traceId;
+      const message =
+        sameTrace && first.span.spanId === span.spanId
+          ? `span ${span.spanId} of trace ${span.traceId} is in this export twice`
+          : sameTrace && first.asTrace && asTrace
+            ? `trace ${span.traceId} has two root spans in this export, ${first.span.spanId} and ${span.spanId}: each would be stored as the trace's record`
+            : `${sourceOf(first.span, first.asTrace)} and ${sourceOf(span, asTrace)} would both be stored as record ${id}`;
+      return E.left(invalid([], message));
+    }
+  }
+  return E.right(spans);
+};
 
 export interface OtelContext {
   readonly projectId: ProjectId;
@@ -222,7 +277,8 @@ const toDate = (ns: bigint): Date => new Date(Number(ns / 1_000_000n));
 /**
  * Maps spans to records. Ids are derived from the OTel ids, so a child that arrives before its
  * parent already points at the parent's record, and the link holds when the parent lands. A root
- * span also yields its trace's record.
+ * span also yields its trace's record. The records' ids are distinct when distinctOtelRecordIds takes
+ * the spans.
  */
 export const otelToRecords = (spans: ReadonlyArray<OtelSpan>, ctx: OtelContext): ReadonlyArray<LogRecord> => {
   const hasChildren = new Set(spans.flatMap((s) => (s.parentSpanId ? [s.parentSpanId] : [])));

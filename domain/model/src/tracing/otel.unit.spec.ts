@@ -1,5 +1,6 @@
+import * as E from 'fp-ts/Either';
 import type { ProjectId, RunId } from '../shared/ids';
-import { MAX_EXCEPTION_METADATA, MAX_STACKTRACE_METADATA, type OtelAttributes, type OtelEvent, type OtelSpan, otelSpanRecordId, otelToRecords, otelTraceRecordId } from './otel';
+import { MAX_EXCEPTION_METADATA, MAX_STACKTRACE_METADATA, type OtelAttributes, type OtelEvent, type OtelSpan, distinctOtelRecordIds, otelSpanRecordId, otelToRecords, otelTraceRecordId } from './otel';
 
 const TRACE = '0af7651916cd43dd8448eb211c80319c';
 const span = (spanId: string, parent: string | null, attributes: OtelAttributes, name = 'op'): OtelSpan => ({
@@ -24,6 +25,43 @@ describe('OpenTelemetry → records', () => {
     const later = otelToRecords([span('aaaaaaaaaaaaaaaa', null, {})], ctx);
     expect(later.map((r) => r.id)).toEqual([otelTraceRecordId(TRACE), otelSpanRecordId(TRACE, 'aaaaaaaaaaaaaaaa')]);
     expect(later[1]!.parentId).toBe(otelTraceRecordId(TRACE));
+  });
+
+  it('gives a root span whose id is its trace id\'s second half (Zipkin/B3) an id of its own, and keeps every other span\'s', () => {
+    const b3 = '00000000000000001234567890abcdef';
+    const inB3 = (spanId: string, parent: string | null): OtelSpan => ({ ...span(spanId, parent, {}), traceId: b3 });
+    const records = otelToRecords([inB3('1234567890abcdef', null), inB3('aaaaaaaaaaaaaaaa', '1234567890abcdef')], ctx);
+    expect(records.map((r) => [r.type, r.id, r.parentId])).toEqual([
+      ['trace', '00000000-0000-0000-1234-567890abcdef', null],
+      ['workflow', 'ffffffff-ffff-ffff-1234-567890abcdef', '00000000-0000-0000-1234-567890abcdef'],
+      ['workflow', '00000000-0000-0000-aaaa-aaaaaaaaaaaa', 'ffffffff-ffff-ffff-1234-567890abcdef'],
+    ]);
+    expect(records[1]!.hasChildren).toBe(true);
+    // The same with 128-bit trace ids: the first half, every bit flipped; any other span id is as it was.
+    expect(otelSpanRecordId('0af7651916cd43dd8448eb211c80319c', '8448eb211c80319c')).toBe('f5089ae6-e932-bc22-8448-eb211c80319c');
+    expect(otelSpanRecordId('0af7651916cd43dd8448eb211c80319c', '8448eb211c80319d')).toBe('0af76519-16cd-43dd-8448-eb211c80319d');
+    expect(distinctOtelRecordIds([inB3('1234567890abcdef', null), inB3('aaaaaaaaaaaaaaaa', '1234567890abcdef')])).toEqual(E.right(expect.any(Array)));
+  });
+
+  it('refuses spans two of whose records would have one id: a span sent twice, two root spans of a trace, derived ids that meet', () => {
+    const message = (spans: ReadonlyArray<OtelSpan>) => {
+      const checked = distinctOtelRecordIds(spans);
+      return E.isLeft(checked) && checked.left._tag === 'Invalid' ? checked.left.message : undefined;
+    };
+    expect(message([span('1111111111111111', null, {}), span('2222222222222222', '1111111111111111', {})])).toBeUndefined();
+    expect(message([span('1111111111111111', null, {}), span('2222222222222222', '1111111111111111', {}), span('2222222222222222', '1111111111111111', {})])).toBe(
+      `span 2222222222222222 of trace ${TRACE} is in this export twice`,
+    );
+    expect(message([span('1111111111111111', null, {}), span('1111111111111111', null, {})])).toBe(`span 1111111111111111 of trace ${TRACE} is in this export twice`);
+    expect(message([span('1111111111111111', null, {}), span('3333333333333333', null, {})])).toBe(
+      `trace ${TRACE} has two root spans in this export, 1111111111111111 and 3333333333333333: each would be stored as the trace's record`,
+    );
+    // Derived ids that meet (contrived: a trace whose id is a B3 trace's with the first half's bits flipped).
+    const b3Root = { ...span('1234567890abcdef', null, {}), traceId: '00000000000000001234567890abcdef' };
+    const flipped = { ...span('5555555555555555', null, {}), traceId: 'ffffffffffffffff1234567890abcdef' };
+    expect(message([b3Root, flipped])).toBe(
+      'span 1234567890abcdef of trace 00000000000000001234567890abcdef and the trace record of trace ffffffffffffffff1234567890abcdef (its root span 5555555555555555) would both be stored as record ffffffff-ffff-ffff-1234-567890abcdef',
+    );
   });
 
   it('takes a token count only as a whole number, not negative, else reads the next source', () => {

@@ -15,6 +15,7 @@ import {
   type OtelSpan,
   type Run,
   asId,
+  distinctOtelRecordIds,
   invalid,
   isUuid,
   notFound,
@@ -180,7 +181,8 @@ export class TracingUseCases {
     const refusal = this.refusesExportOf(spans.length);
     if (refusal !== undefined) return TE.left(refusal);
     return pipe(
-      this.resolveLogStream(principal, projectRef, logStreamName),
+      TE.fromEither(distinctOtelRecordIds(spans)),
+      flatMap(() => this.resolveLogStream(principal, projectRef, logStreamName)),
       flatMap((run) => {
         const records = otelToRecords(spans, { projectId: run.projectId, runId: run.id, now: this.deps.clock.now() });
         return pipe(
