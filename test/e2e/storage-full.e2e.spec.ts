@@ -83,11 +83,35 @@ describe('storage full (SQLite past TRACELIGHT_SQLITE_MAX_BYTES)', () => {
     expect(w.server.output.join('\n')).not.toContain(gatewayToken);
   });
 
+  /** An OTLP export of one span with an input of `bytes` (≥ 1 MiB: an offload worker decodes and stores it). */
+  const otlpExport = (bytes: number) => ({
+    resourceSpans: [{ scopeSpans: [{ spans: [{ traceId: randomUUID().replace(/-/g, ''), spanId: 'fedcba9876543210', name: 'to a new stream', startTimeUnixNano: '1700000000000000000', endTimeUnixNano: '1700000001000000000', attributes: [{ key: 'input.value', value: { stringValue: 'y'.repeat(bytes) } }] }] }] }],
+  });
+  const exportTo = (logstream: string, bytes = 100_000) => w.call('POST', '/v1/traces', { auth: w.admin, headers: { project: 'full-project', logstream }, json: otlpExport(bytes) });
+  const streamsNamed = async (name: string) => w.ok(await w.call('GET', `/v2/projects/${projectId}/log_streams?name=${name}`, { auth: w.admin })) as Array<{ id: string }>;
+
+  it('creates no log stream for an OTLP export to a new one that it refuses: the log stream is stored with the records or not at all', async () => {
+    const offloaded = async () => Number(/^tracelight_http_offloaded_requests_total\{route="\/v1\/traces"\} (\d+)/m.exec((await w.call('GET', '/metrics')).text)?.[1] ?? 0);
+    const offloadedBefore = await offloaded();
+    for (const [name, bytes] of [['new-stream-0', 100_000], ['new-stream-1', 100_000], ['new-stream-0', 100_000], ['new-stream-offloaded', 1_200_000]] as const) {
+      const refused = await exportTo(name, bytes);
+      expect([name, refused.status, refused.body]).toEqual([name, 507, { code: 8, message: FULL.detail }]);
+      expect([name, await streamsNamed(name)]).toEqual([name, []]);
+    }
+    // The last one on an offload worker's own connection (its own transactions), the others on the writer thread.
+    expect(await offloaded()).toBe(offloadedBefore + 1);
+  });
+
   it('takes the refused write once there is room (a larger quota), with every acknowledged write intact', async () => {
     expect(await w.server.stop()).toBe(0);
     w = await startWorld({ ...w.server.storageEnv, TRACELIGHT_SQLITE_MAX_BYTES: '64mb' });
     expect((await ingest([refusedTrace])).status).toBe(200);
     expect((await stored()).sort()).toEqual([...acknowledged, refusedTrace.id].sort());
+    // The refused OTLP export too, which now creates its log stream, with its span in it.
+    expect((await exportTo('new-stream-0')).status).toBe(200);
+    const [stream] = await streamsNamed('new-stream-0');
+    const spans = w.ok(await w.call('POST', `/v2/projects/${projectId}/spans/search`, { auth: w.admin, json: { log_stream_id: stream!.id } })).records;
+    expect(spans.map((sp: { name: string }) => sp.name)).toEqual(['to a new stream']);
   });
 
   it('does not start when even the schema does not fit, and says so in words', async () => {

@@ -41,5 +41,5 @@ export const SQLITE_WRITES: { readonly [K in keyof Repositories]: ReadonlyArray<
   // appendNext takes a function, which cannot cross threads: see routeCalls.
   scorerVersions: ['appendNext'],
   runScorers: ['replace'],
-  logRecords: ['ingest', 'removeCreatedBefore'],
+  logRecords: ['ingest', 'ingestIntoNewRun', 'removeCreatedBefore'],
 };

@@ -302,6 +302,7 @@ export const describeRepositoryContract = (engine: string, harness: RepositoryHa
         const refusals = async () => {
           const late = aRun(project);
           expect(await left(r.runs.insert(late))).toEqual({ _tag: 'NotFound', entity: 'project', id: project.id });
+          expect(await left(r.logRecords.ingestIntoNewRun(late, [aRecord(late)], ['input']))).toEqual({ _tag: 'NotFound', entity: 'project', id: project.id });
           expect(await left(r.logRecords.ingest(run.id, [aRecord(run)], ['input']))).toEqual({ _tag: 'NotFound', entity: 'run', id: run.id });
           expect(await left(r.insights.replace({ runId: run.id, insights: { logstream: { enabled: false, startTime: null } }, updatedAt: at('2026-05-02T00:00:00.000Z') }))).toEqual({ _tag: 'NotFound', entity: 'run', id: run.id });
           expect(await left(r.runScorers.replace({ runId: run.id, scorers: [{ scorerId: scorer.id, version: 1 }], updatedAt: at('2026-05-02T00:00:00.000Z') }))).toEqual({ _tag: 'NotFound', entity: 'run', id: run.id });
@@ -513,6 +514,36 @@ export const describeRepositoryContract = (engine: string, harness: RepositoryHa
         expect(await found(query(run))).toEqual([later, trace]);
         expect(await found(query(run, { scope: 'spans' }))).toEqual([span]);
         expect(await found(query(run, { scope: 'sessions' }))).toEqual([session]);
+      });
+
+      it('stores a new run with its records in one write, and neither when the run’s name is taken', async () => {
+        const u = await someUser();
+        const project = await right(r.projects.insert(aProject(u.id)));
+        const run = aRun(project, { name: 'created-with-its-records' });
+        const trace = aRecord(run, { hasChildren: true });
+        const span = aRecord(run, { type: 'llm', traceId: trace.id, parentId: trace.id });
+        await right(r.logRecords.ingestIntoNewRun(run, [trace, span], ['input', 'model']));
+        expect(await right(r.runs.findInProject(project.id, run.id))).toEqual(O.some(run));
+        expect(await found(query(run))).toEqual([trace]);
+        expect(await found(query(run, { scope: 'spans' }))).toEqual([span]);
+        expect(await right(r.logRecords.presentColumns(run.id))).toEqual(new Set(['input', 'model']));
+        // Another writer's run of that name came first: Conflict, and nothing of this one is stored.
+        const rival = aRun(project, { name: run.name });
+        expect(await left(r.logRecords.ingestIntoNewRun(rival, [aRecord(rival)], ['tags']))).toMatchObject({ _tag: 'Conflict' });
+        expect(await right(r.runs.listInProject(project.id, 'log_stream'))).toEqual([run]);
+        expect(await found(query(rival))).toEqual([]);
+        expect(await right(r.logRecords.presentColumns(rival.id))).toEqual(new Set());
+        // Racing to create one run: one stores it, the others are told Conflict and store nothing.
+        const racers = Array.from({ length: 4 }, () => aRun(project, { name: 'raced' }));
+        const outcomes = await Promise.all(racers.map((x) => r.logRecords.ingestIntoNewRun(x, [aRecord(x)], [])()));
+        expect(outcomes.map((o) => (E.isRight(o) ? 'stored' : o.left._tag)).sort()).toEqual(['Conflict', 'Conflict', 'Conflict', 'stored']);
+        const winner = racers[outcomes.findIndex(E.isRight)]!;
+        expect(await right(r.runs.listInProject(project.id, 'log_stream', 'raced'))).toEqual([winner]);
+        for (const x of racers) expect((await found(query(x))).length).toBe(x === winner ? 1 : 0);
+        // A project that does not exist: NotFound, and no run.
+        const orphan = aRun(aProject(u.id));
+        expect(await left(r.logRecords.ingestIntoNewRun(orphan, [aRecord(orphan)], []))).toMatchObject({ _tag: 'NotFound', entity: 'project' });
+        expect(await right(r.runs.findInProject(orphan.projectId, orphan.id))).toEqual(O.none);
       });
 
       it('keeps the run’s column presence as a growing set', async () => {

@@ -1,4 +1,4 @@
-import type { FoundPage, LogRecord, PageRequest, ProjectId, RecordFilter, RecordScope, RecordSort, RunId } from '@tracelight/domain';
+import type { FoundPage, LogRecord, PageRequest, ProjectId, RecordFilter, RecordScope, RecordSort, Run, RunId } from '@tracelight/domain';
 import type { Result } from '../system/result';
 
 export interface RecordQuery {
@@ -36,6 +36,14 @@ export interface LogRecordRepository {
    * NotFound, storing nothing, when the run does not exist (any more).
    */
   ingest(runId: RunId, records: ReadonlyArray<LogRecord>, presentColumns: ReadonlyArray<string>): Result<void>;
+  /**
+   * `ingest` into a run that does not exist yet: inserts `run` and stores the records (all of them
+   * `run`'s) in one transaction, so an ingest that is refused (no room, say) leaves no run behind.
+   * Conflict, storing nothing, when the project already has a run of that kind and name (another
+   * writer created it first: ingest there instead); NotFound, storing nothing, when the project does
+   * not exist (any more).
+   */
+  ingestIntoNewRun(run: Run, records: ReadonlyArray<LogRecord>, presentColumns: ReadonlyArray<string>): Result<void>;
   /** The columns that at least one record of the run has a value for. */
   presentColumns(runId: RunId): Result<ReadonlySet<string>>;
   /** Matching records in order from `startingToken`: at most `limit`, within `maxBytes` and `maxMs`. */

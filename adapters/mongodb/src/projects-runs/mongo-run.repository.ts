@@ -8,6 +8,9 @@ import { MongoDatabase, MongoDatabaseToken } from '../shared/mongo-database';
 import { Abort, run, toDoc, type StringIdDoc } from '../shared/run';
 import { projectExists, removeRunData } from './run-removal';
 
+/** The Conflict's message when the project already has a run of that kind and name (here, and in MongoLogRecordRepository.ingestIntoNewRun). */
+export const runNameTaken = (r: Run): string => `A ${r.kind.replace('_', ' ')} named ${r.name} already exists in this project`;
+
 @injectable()
 export class MongoRunRepository implements RunRepository {
   private readonly db: Db;
@@ -29,7 +32,7 @@ export class MongoRunRepository implements RunRepository {
         throw new Abort(notFound('project', r.projectId));
       }
       return r;
-    }, `A ${r.kind.replace('_', ' ')} named ${r.name} already exists in this project`);
+    }, runNameTaken(r));
   }
 
   findInProject(projectId: ProjectId, runId: RunId): Result<O.Option<Run>> {

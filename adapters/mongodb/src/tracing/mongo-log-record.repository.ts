@@ -1,14 +1,15 @@
 // Log records in MongoDB: one document per node, written in a multi-document transaction
 // (replica set required), searched with a query compiled from the catalogue's column ids.
-import { type FoundPage, type Json, type LogRecord, type ProjectId, type RecordFilter, type RunId, NODE_TYPES, notFound, searchTimedOut, takePageAsync, textOf } from '@tracelight/domain';
+import { type FoundPage, type Json, type LogRecord, type ProjectId, type RecordFilter, type Run, type RunId, NODE_TYPES, notFound, searchTimedOut, takePageAsync, textOf } from '@tracelight/domain';
 import type { LogRecordRepository, RecordQuery, Result } from '@tracelight/ports';
 import * as t from 'io-ts';
 import { inject, injectable } from 'inversify';
 import { BSON, BSONRegExp, type ClientSession, type Collection, type Db, type Document, type Filter, type MongoClient } from 'mongodb';
 import { MongoDatabase, MongoDatabaseToken } from '../shared/mongo-database';
 import { decodeMetricKey, encodeMetricKey, escapeRegex } from './record-fields';
-import { Abort, BsonDate, brandedString, fromDoc, isTimeLimit, nullable, oneOf, run, type StringIdDoc } from '../shared/run';
-import { removeRunData, runExists } from '../projects-runs/run-removal';
+import { Abort, BsonDate, brandedString, fromDoc, isTimeLimit, nullable, oneOf, run, toDoc, type StringIdDoc } from '../shared/run';
+import { runNameTaken } from '../projects-runs/mongo-run.repository';
+import { projectExists, removeRunData, runExists } from '../projects-runs/run-removal';
 
 const recordFromDoc = fromDoc<LogRecord>(
   t.type({
@@ -230,40 +231,8 @@ export class MongoLogRecordRepository implements LogRecordRepository {
       // A run already gone (its project retired, its purge to come) is not written to: what it holds
       // stays as it is until the purge. One going meanwhile is caught after the commit, below.
       if (!(await runExists(this.db, runId, records[0]?.projectId))) throw new Abort(notFound('run', runId));
-      const session = this.client.startSession();
-      try {
-        await session.withTransaction(async () => {
-          const formerParents = await this.parentsOf(runId, records, session);
-          if (records.length > 0)
-            await this.records.bulkWrite(
-              // A retry replaces its own record. The run and project too: with a sharded collection, an
-              // upsert names the whole shard key.
-              records.map((r) => {
-                const d = recordToDocument(r);
-                return { replaceOne: { filter: { _id: d._id, runId: d.runId, projectId: d.projectId }, replacement: d, upsert: true } };
-              }),
-              { session, ordered: true },
-            );
-          await this.link(runId, records, session);
-          await this.unlinkLeft(runId, records, formerParents, session);
-          // Written only when a column is new to the run: every ingest writing the run's one presence
-          // document made concurrent ingests into a run conflict (WriteConflict, each retried whole),
-          // where reading it does not.
-          if (presentColumns.length > 0) {
-            const known = await this.columns.findOne({ _id: runId }, { session, projection: { columns: 1 } });
-            const have = new Set(known?.columns ?? []);
-            const added = presentColumns.filter((c) => !have.has(c));
-            if (added.length > 0) await this.columns.updateOne({ _id: runId }, { $addToSet: { columns: { $each: added } } }, { upsert: true, session });
-          }
-        });
-      } finally {
-        await session.endSession();
-      }
-      // Once more after the commit. A transaction reads a snapshot: a child and its parent committed by
-      // two concurrent ingests each miss the other, write different documents, and both commit. Each
-      // ingest links again once its own commit is acknowledged (w: majority) and reads majority-committed
-      // data: whichever of the two links last sees both commits.
-      if (records.length > 0) await this.link(runId, records);
+      await this.inTransaction((session) => this.store(runId, records, presentColumns, session));
+      await this.linkAgain(runId, records);
       // The run deleted meanwhile (its project was): what this wrote goes again, and nothing of the
       // run stays (run-removal.ts). Read after the commit, as a deletion removes the run first; and
       // for an ingest that wrote nothing too, which answers NotFound for a run that is not there, as SQLite's.
@@ -272,6 +241,74 @@ export class MongoLogRecordRepository implements LogRecordRepository {
         throw new Abort(notFound('run', runId));
       }
     }, 'a record of this request names another run or project than it was sent to');
+  }
+
+  ingestIntoNewRun(newRun: Run, records: ReadonlyArray<LogRecord>, presentColumns: ReadonlyArray<string>): Result<void> {
+    return run(async () => {
+      // A project already gone (retired, its purge to come) takes no new run; one going meanwhile is
+      // caught after the commit, below.
+      if (!(await projectExists(this.db, newRun.projectId))) throw new Abort(notFound('project', newRun.projectId));
+      // The run in the records' transaction: a refused ingest (no room, say) leaves no run behind. The
+      // runs' unique index (project, kind, name) makes a run created meanwhile a duplicate key: Conflict.
+      await this.inTransaction(async (session) => {
+        await this.runs.insertOne(toDoc(newRun), { session });
+        await this.store(newRun.id, records, presentColumns, session);
+      });
+      await this.linkAgain(newRun.id, records);
+      // The project deleted meanwhile: the run goes again, first, then what it held, as for a run
+      // inserted alone (MongoRunRepository.insert, run-removal.ts).
+      if (!(await projectExists(this.db, newRun.projectId))) {
+        await this.runs.deleteOne({ _id: newRun.id, projectId: newRun.projectId });
+        await removeRunData(this.db, [newRun.id], newRun.projectId);
+        throw new Abort(notFound('project', newRun.projectId));
+      }
+    }, runNameTaken(newRun));
+  }
+
+  /** `work` in one multi-document transaction, retried whole by the driver on a transient error. */
+  private async inTransaction(work: (session: ClientSession) => Promise<void>): Promise<void> {
+    const session = this.client.startSession();
+    try {
+      await session.withTransaction(() => work(session));
+    } finally {
+      await session.endSession();
+    }
+  }
+
+  /** The records and the run's new columns, inside the caller's transaction. */
+  private async store(runId: RunId, records: ReadonlyArray<LogRecord>, presentColumns: ReadonlyArray<string>, session: ClientSession): Promise<void> {
+    const formerParents = await this.parentsOf(runId, records, session);
+    if (records.length > 0)
+      await this.records.bulkWrite(
+        // A retry replaces its own record. The run and project too: with a sharded collection, an
+        // upsert names the whole shard key.
+        records.map((r) => {
+          const d = recordToDocument(r);
+          return { replaceOne: { filter: { _id: d._id, runId: d.runId, projectId: d.projectId }, replacement: d, upsert: true } };
+        }),
+        { session, ordered: true },
+      );
+    await this.link(runId, records, session);
+    await this.unlinkLeft(runId, records, formerParents, session);
+    // Written only when a column is new to the run: every ingest writing the run's one presence
+    // document made concurrent ingests into a run conflict (WriteConflict, each retried whole),
+    // where reading it does not.
+    if (presentColumns.length > 0) {
+      const known = await this.columns.findOne({ _id: runId }, { session, projection: { columns: 1 } });
+      const have = new Set(known?.columns ?? []);
+      const added = presentColumns.filter((c) => !have.has(c));
+      if (added.length > 0) await this.columns.updateOne({ _id: runId }, { $addToSet: { columns: { $each: added } } }, { upsert: true, session });
+    }
+  }
+
+  /**
+   * Once more after the commit. A transaction reads a snapshot: a child and its parent committed by
+   * two concurrent ingests each miss the other, write different documents, and both commit. Each
+   * ingest links again once its own commit is acknowledged (w: majority) and reads majority-committed
+   * data: whichever of the two links last sees both commits.
+   */
+  private async linkAgain(runId: RunId, records: ReadonlyArray<LogRecord>): Promise<void> {
+    if (records.length > 0) await this.link(runId, records);
   }
 
   /**

@@ -4,22 +4,17 @@ import * as O from 'fp-ts/Option';
 import { inject, injectable } from 'inversify';
 import { run } from '../shared/run';
 import { SqliteDatabase, SqliteDatabaseToken } from '../shared/sqlite-database';
-import { type UnderLiveParent, underLiveParent } from './live-parent';
-import { runFromRow, runToRow } from './project-run.mapper';
+import { type InsertRun, prepareInsertRun, runNameTaken } from './insert-run';
+import { runFromRow } from './project-run.mapper';
 
 @injectable()
 export class SqliteRunRepository implements RunRepository {
-  private readonly insertStmt;
+  private readonly insertRun: InsertRun;
   private readonly inProject;
   private readonly listStmt;
-  private readonly underLiveProject: UnderLiveParent;
 
   constructor(@inject(SqliteDatabaseToken) { db }: SqliteDatabase) {
-    this.underLiveProject = underLiveParent(db, 'project');
-    this.insertStmt = db.prepare(
-      `INSERT INTO runs (id, project_id, name, kind, created_by, created_at, updated_at)
-       VALUES (@id, @project_id, @name, @kind, @created_by, @created_at, @updated_at)`,
-    );
+    this.insertRun = prepareInsertRun(db);
     this.inProject = db.prepare('SELECT * FROM runs WHERE project_id = ? AND id = ?');
     this.listStmt = db.prepare(
       'SELECT * FROM runs WHERE project_id = @project AND kind = @kind AND (@name IS NULL OR name = @name) ORDER BY created_at, id',
@@ -28,9 +23,9 @@ export class SqliteRunRepository implements RunRepository {
 
   insert(r: Run): Result<Run> {
     return run(() => {
-      this.underLiveProject(r.projectId, () => this.insertStmt.run(runToRow(r)));
+      this.insertRun(r);
       return r;
-    }, `A ${r.kind.replace('_', ' ')} named ${r.name} already exists in this project`, notFound('project', r.projectId));
+    }, runNameTaken(r), notFound('project', r.projectId));
   }
 
   findInProject(projectId: ProjectId, runId: RunId): Result<O.Option<Run>> {

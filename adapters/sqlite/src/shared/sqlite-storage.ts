@@ -3,7 +3,7 @@
 // other reads (lookups by key) here, each on a read-only connection that sees every committed write (WAL). `inline`: one connection does both on this thread (the
 // admin CLI, embedders that want no threads).
 import * as fs from 'node:fs';
-import type { DomainError, FoundPage, LogRecord, RunId, ScorerId, ScorerVersion } from '@tracelight/domain';
+import type { DomainError, FoundPage, LogRecord, Run, RunId, ScorerId, ScorerVersion } from '@tracelight/domain';
 import { type RecordQuery, type Repositories, type Result, type StorageHealth, buildRepositories } from '@tracelight/ports';
 import * as E from 'fp-ts/Either';
 import { heldDecodedJson } from './row-codecs';
@@ -65,6 +65,10 @@ const routeCalls = (reads: Repositories, writer: SqliteThread, searchers: Readon
     (runId: RunId, records: ReadonlyArray<LogRecord>, presentColumns: ReadonlyArray<string>): Result<void> =>
     () =>
       writer.call('logRecords', 'ingestRows', [runId, records.map(recordToValues), presentColumns]) as Promise<E.Either<DomainError, void>>;
+  (routed.logRecords as Record<string, unknown>)['ingestIntoNewRun'] =
+    (newRun: Run, records: ReadonlyArray<LogRecord>, presentColumns: ReadonlyArray<string>): Result<void> =>
+    () =>
+      writer.call('logRecords', 'ingestRowsIntoNewRun', [newRun, records.map(recordToValues), presentColumns]) as Promise<E.Either<DomainError, void>>;
   // A search may read most of a large run before it has its page (seconds for a million spans): on a
   // search thread, not on the caller's, where it would hold every other request meanwhile.
   if (searchers.length > 0)

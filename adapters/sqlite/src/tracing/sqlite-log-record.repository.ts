@@ -1,9 +1,10 @@
-import { type FoundPage, type LogRecord, type RunId, foldCase, notFound, searchTimedOut, takePage } from '@tracelight/domain';
+import { type FoundPage, type LogRecord, type Run, type RunId, foldCase, notFound, searchTimedOut, takePage } from '@tracelight/domain';
 import type { LogRecordRepository, RecordQuery, Result } from '@tracelight/ports';
 import type Database from 'better-sqlite3';
 import { inject, injectable } from 'inversify';
 import { Abort, run } from '../shared/run';
 import { SqliteDatabase, SqliteDatabaseToken } from '../shared/sqlite-database';
+import { type InsertRun, prepareInsertRun, runNameTaken } from '../projects-runs/insert-run';
 import { type UnderLiveParent, underLiveParent } from '../projects-runs/live-parent';
 import { RECORD_COLUMNS, type RecordValues, VALUE_INDEX, recordFromRow, recordToValues } from './log-record.mapper';
 import { FOLD_CASE, SEARCH_BUDGET, SIZE_COLUMN, compileSearch } from './record-query.sql';
@@ -24,12 +25,17 @@ export class SqliteLogRecordRepository implements LogRecordRepository {
   private readonly removeOld;
   private readonly expire: Database.Transaction<(cutoff: number, limit: number) => number>;
   private readonly underLiveRun: UnderLiveParent;
+  private readonly insertRun: InsertRun;
+  /** Runs its argument in one transaction (nested: a savepoint). */
+  private readonly together: Database.Transaction<(work: () => void) => void>;
   /** When the search under way runs out of time (performance.now()); one search at a time per connection. */
   private deadline = Number.POSITIVE_INFINITY;
 
   constructor(@inject(SqliteDatabaseToken) { db }: SqliteDatabase) {
     this.db = db;
     this.underLiveRun = underLiveParent(db, 'run');
+    this.insertRun = prepareInsertRun(db);
+    this.together = db.transaction((work: () => void) => work());
     // Case-insensitive filters compare folded text (SQLite's lower() folds ASCII only). Text in, text out;
     // NULL stays NULL, so a record without the value is still without it.
     db.function(FOLD_CASE, { deterministic: true }, (v: unknown) => (typeof v === 'string' ? foldCase(v) : v === null ? null : foldCase(String(v))));
@@ -102,7 +108,33 @@ export class SqliteLogRecordRepository implements LogRecordRepository {
    * JSON encoding) happens on the caller's thread and only flat rows cross to the writer.
    */
   ingestRows(runId: RunId, rows: ReadonlyArray<RecordValues>, presentColumns: ReadonlyArray<string>): Result<void> {
-    const write = () => this.underLiveRun(runId, () => {
+    return run(() => this.writeRows(runId, rows, presentColumns), undefined, notFound('run', runId));
+  }
+
+  ingestIntoNewRun(newRun: Run, records: ReadonlyArray<LogRecord>, presentColumns: ReadonlyArray<string>): Result<void> {
+    return this.ingestRowsIntoNewRun(newRun, records.map(recordToValues), presentColumns);
+  }
+
+  /**
+   * `ingestIntoNewRun` on rows already mapped (the writer thread's form, as `ingestRows`). The run and
+   * the records in one transaction (a savepoint within the writer thread's group commit): one write,
+   * stored whole or refused whole, so a refused ingest leaves no run.
+   */
+  ingestRowsIntoNewRun(newRun: Run, rows: ReadonlyArray<RecordValues>, presentColumns: ReadonlyArray<string>): Result<void> {
+    return run(
+      () =>
+        this.together.immediate(() => {
+          this.insertRun(newRun);
+          this.writeRows(newRun.id, rows, presentColumns);
+        }),
+      runNameTaken(newRun),
+      notFound('project', newRun.projectId),
+    );
+  }
+
+  /** Stores rows of a run that must exist (NotFound, by Abort, when it is gone or its project retired). */
+  private writeRows(runId: RunId, rows: ReadonlyArray<RecordValues>, presentColumns: ReadonlyArray<string>): void {
+    this.underLiveRun(runId, () => {
       // The parents these records had, if they were stored before: read before they are replaced.
       const formerParents = this.parentsOf.all({ run: runId, ids: JSON.stringify(rows.map((row) => row[VALUE_INDEX.id])) }) as string[];
       for (const row of rows) this.upsert.run(row);
@@ -120,7 +152,6 @@ export class SqliteLogRecordRepository implements LogRecordRepository {
       if (left.length > 0) this.unmarkChildless.run({ run: runId, ids: JSON.stringify(left) });
       for (const c of presentColumns) this.mark.run(runId, c);
     });
-    return run(() => write(), undefined, notFound('run', runId));
   }
 
   presentColumns(runId: RunId): Result<ReadonlySet<string>> {

@@ -136,19 +136,18 @@ export class ProjectUseCases {
     if (!mayChangeData(principal)) return readOnly();
     return pipe(
       this.get(principal, projectId),
-      flatMap(() => {
-        const now = this.deps.clock.now();
-        return this.deps.runs.insert({
-          id: asId<RunId>(this.deps.ids.next()),
-          projectId,
-          name,
-          kind,
-          createdBy: principal.userId,
-          createdAt: now,
-          updatedAt: now,
-        });
-      }),
+      flatMap(() => this.deps.runs.insert(this.newRun(principal, projectId, kind, name))),
     );
+  }
+
+  /**
+   * The run `createRun` would insert, not stored: for a write that stores it with what goes in it, in
+   * one transaction (an OTLP export's log stream, LogRecordRepository.ingestIntoNewRun). The caller
+   * has checked that the principal may change data and sees the project.
+   */
+  newRun(principal: Principal, projectId: ProjectId, kind: RunKind, name: string): Run {
+    const now = this.deps.clock.now();
+    return { id: asId<RunId>(this.deps.ids.next()), projectId, name, kind, createdBy: principal.userId, createdAt: now, updatedAt: now };
   }
 
   listRuns(principal: Principal, projectId: ProjectId, kind: RunKind, name?: string): UseCase<ReadonlyArray<Run>> {

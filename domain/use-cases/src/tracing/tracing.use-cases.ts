@@ -13,6 +13,7 @@ import {
   type RunId,
   type RunKind,
   type OtelSpan,
+  type Project,
   type Run,
   asId,
   distinctOtelRecordIds,
@@ -173,7 +174,8 @@ export class TracingUseCases {
 
   /**
    * OpenTelemetry spans for a project (named by id or name; it must exist) and a log stream (by
-   * name; created on first use, as exporters cannot create one).
+   * name; created on first use, as exporters cannot create one). A log stream created for an export
+   * is stored with its records, in one write: a refused export (no room, say) creates none.
    */
   ingestOtel(principal: Principal, projectRef: string, logStreamName: string, spans: ReadonlyArray<OtelSpan>): UseCase<{ readonly spansCount: number }> {
     if (!mayChangeData(principal)) return readOnly();
@@ -182,42 +184,49 @@ export class TracingUseCases {
     if (refusal !== undefined) return TE.left(refusal);
     return pipe(
       TE.fromEither(distinctOtelRecordIds(spans)),
-      flatMap(() => this.resolveLogStream(principal, projectRef, logStreamName)),
-      flatMap((run) => {
-        const records = otelToRecords(spans, { projectId: run.projectId, runId: run.id, now: this.deps.clock.now() });
-        return pipe(
-          this.deps.records.ingest(run.id, records, presentColumnsOfAll(records)),
-          TE.map(() => ({ spansCount: spans.length })),
-        );
-      }),
+      flatMap(() => this.findProject(principal, projectRef)),
+      flatMap((project) => this.storeInLogStream(principal, project.id, logStreamName, spans)),
+      TE.map(() => ({ spansCount: spans.length })),
     );
   }
 
-  private resolveLogStream(principal: Principal, projectRef: string, logStreamName: string): UseCase<Run> {
+  private findProject(principal: Principal, projectRef: string): UseCase<Project> {
     const projects = this.deps.projects;
-    const project = isUuid(projectRef)
+    return isUuid(projectRef)
       ? projects.get(principal, asId<ProjectId>(projectRef))
       : pipe(
           projects.list(principal, { name: projectRef }),
           flatMap((found) => (found[0] ? TE.right(found[0]) : TE.left(notFound('project', projectRef)))),
         );
+  }
+
+  /** The spans as records of the project's log stream of that name, creating it with them when there is none. */
+  private storeInLogStream(principal: Principal, projectId: ProjectId, logStreamName: string, spans: ReadonlyArray<OtelSpan>): UseCase<void> {
+    const projects = this.deps.projects;
+    const recordsOf = (run: Run) => otelToRecords(spans, { projectId: run.projectId, runId: run.id, now: this.deps.clock.now() });
+    const intoExisting = (run: Run): UseCase<void> => {
+      const records = recordsOf(run);
+      return this.deps.records.ingest(run.id, records, presentColumnsOfAll(records));
+    };
     return pipe(
-      project,
-      flatMap((p) =>
-        pipe(
-          projects.listRuns(principal, p.id, 'log_stream', logStreamName),
-          flatMap((runs) => (runs[0] ? TE.right(runs[0]) : projects.createRun(principal, p.id, 'log_stream', logStreamName))),
-          // Two exporters racing to create the same log stream: the loser reads the winner's.
+      projects.listRuns(principal, projectId, 'log_stream', logStreamName),
+      flatMap((runs) => {
+        if (runs[0]) return intoExisting(runs[0]);
+        const run = projects.newRun(principal, projectId, 'log_stream', logStreamName);
+        const records = recordsOf(run);
+        return pipe(
+          this.deps.records.ingestIntoNewRun(run, records, presentColumnsOfAll(records)),
+          // Two exporters racing to create the same log stream: the loser stores into the winner's.
           TE.orElse((e) =>
             e._tag === 'Conflict'
               ? pipe(
-                  projects.listRuns(principal, p.id, 'log_stream', logStreamName),
-                  flatMap((runs) => (runs[0] ? TE.right(runs[0]) : TE.left(e))),
+                  projects.listRuns(principal, projectId, 'log_stream', logStreamName),
+                  flatMap((found) => (found[0] ? intoExisting(found[0]) : TE.left(e))),
                 )
               : TE.left(e),
           ),
-        ),
-      ),
+        );
+      }),
     );
   }
 
