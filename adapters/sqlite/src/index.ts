@@ -2,6 +2,7 @@
 export * from './shared/sqlite-database';
 export * from './shared/migrations';
 export * from './shared/sqlite-storage';
+export type { DatabaseCopy } from './shared/sqlite-backup';
 export * from './sqlite.module';
 export * from './identity/sqlite-user.repository';
 export * from './identity/sqlite-api-key.repository';

@@ -502,7 +502,15 @@ describe('tracelight-admin', () => {
       server.child.kill('SIGTERM');
     }
     expect(fs.statSync(file).mode & 0o777).toBe(0o600);
-    await expect(admin(live, 'backup', '--out', file)).rejects.toMatchObject({ code: 1, stderr: expect.stringMatching(/EEXIST/) });
+    // Whole: it opens and passes SQLite's own check, and nothing was left beside it.
+    const copy = new SqliteDatabase({ path: file, readonly: true });
+    try {
+      expect(copy.db.pragma('integrity_check')).toEqual([{ integrity_check: 'ok' }]);
+    } finally {
+      copy.close();
+    }
+    expect(fs.readdirSync(live).filter((name) => name.includes('backup.db'))).toEqual(['backup.db']);
+    await expect(admin(live, 'backup', '--out', file)).rejects.toMatchObject({ code: 1, stderr: `tracelight-admin: ${file} exists already (EEXIST): a backup is never written over a file\n` });
 
     // Restored: the copy as the database of a new data dir, with the same secret key.
     const restored = fs.mkdtempSync(path.join(os.tmpdir(), 'tracelight-restore-'));
@@ -517,6 +525,94 @@ describe('tracelight-admin', () => {
     } finally {
       again.child.kill('SIGTERM');
     }
+  });
+
+  it('leaves neither the backup nor a temporary file when it fails or is stopped midway by Ctrl-C or SIGTERM, removes those of one killed outright at the next backup, and writes the copy whole', async () => {
+    const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'tracelight-backup-stopped-'));
+    await setUp(dataDir);
+    // About 40 MB of inputs, twice that to copy: long enough to be stopped midway.
+    const { lines } = madeUp(1000, 40_000);
+    expect((await admin(dataDir, 'import-project', '--email', 'owner@example.com', '--in', jsonLines(dataDir, 'made-up.jsonl', lines))).stdout).toBe('imported 1 runs, 1000 records\n');
+    fs.rmSync(path.join(dataDir, 'made-up.jsonl'));
+    const before = fs.readdirSync(dataDir).sort();
+    const outDir = fs.mkdtempSync(path.join(os.tmpdir(), 'tracelight-backup-out-'));
+    const out = path.join(outDir, 'backup.db');
+    const env = { PATH: process.env['PATH'] ?? '', TRACELIGHT_DATA_DIR: dataDir };
+
+    // No mount in CI: a file-size limit makes the copy's writes past 32 KiB fail (EFBIG) as a full disk does (ENOSPC).
+    const cli = `trap '' XFSZ; ulimit -f 64; exec "${process.execPath}" "${CLI}" backup --out "${out}"`;
+    const failed = await promisify(execFile)('sh', ['-c', cli], { env }).then(
+      () => undefined,
+      (e: { code: number; stderr: string }) => e,
+    );
+    expect([failed?.code, failed?.stderr]).toEqual([
+      1,
+      `tracelight-admin: ${out} grew past the largest file this process may write (EFBIG): the backup was not written, and no partial file was left\n`,
+    ]);
+    expect(fs.readdirSync(outDir)).toEqual([]);
+
+    /** A backup, sent `signal` as soon as its copy is being written (its temporary file holds part of it): how it ended. */
+    const stoppedMidway = async (signal: NodeJS.Signals) => {
+      const child = spawn(process.execPath, [CLI, 'backup', '--out', out], { env });
+      let stderr = '';
+      child.stderr.on('data', (c: Buffer) => (stderr += c.toString()));
+      const partial = path.join(outDir, `.backup.db.${child.pid}.partial`);
+      let written = 0;
+      const watcher = fs.watch(outDir, () => {
+        if (written > 0) return;
+        try {
+          written = fs.statSync(partial).size;
+        } catch {
+          return; // not made yet, or already removed
+        }
+        if (written > 0) child.kill(signal);
+      });
+      const [code, killedBy] = (await once(child, 'exit')) as [number | null, NodeJS.Signals | null];
+      watcher.close();
+      return { pid: child.pid, code, killedBy, stderr, written };
+    };
+    const stopsAt: number[] = [];
+    for (const [signal, code] of [['SIGINT', 130], ['SIGTERM', 143]] as const) {
+      const stopped = await stoppedMidway(signal);
+      stopsAt.push(stopped.written);
+      expect([stopped.code, stopped.stderr]).toEqual([code, `tracelight-admin: stopped by ${signal}: the backup was not written, and no partial file was left\n`]);
+      expect(fs.readdirSync(outDir)).toEqual([]);
+    }
+
+    // Killed outright, it cannot clean up: its temporary file stays, with SQLite's journal of the copy,
+    // until the next backup to that file finds its process gone. The temporary file of a backup still
+    // running (here, this test's own process stands for one) is left alone.
+    const killed = await stoppedMidway('SIGKILL');
+    stopsAt.push(killed.written);
+    expect(killed.killedBy).toBe('SIGKILL');
+    const abandoned = `.backup.db.${killed.pid}.partial`;
+    expect(fs.readdirSync(outDir).sort()).toEqual([abandoned, `${abandoned}-journal`]);
+    const running = path.join(outDir, `.backup.db.${process.pid}.partial`);
+    fs.writeFileSync(running, '');
+
+    const whole = await admin(dataDir, 'backup', '--out', out);
+    expect(whole.stdout).toBe(
+      `backed up to ${out} (${fs.statSync(out).size} bytes); keep the secret key (secret.key in the data dir, or TRACELIGHT_SECRET_KEY) safe apart from it: without the key the copy's API keys, tokens and gateway secrets cannot be used\n`,
+    );
+    expect(whole.stderr).toBe(
+      [abandoned, `${abandoned}-journal`]
+        .map((name) => `tracelight-admin: removed ${path.join(outDir, name)}, the unfinished backup of a process (${killed.pid}) that is no longer running\n`)
+        .join(''),
+    );
+    expect(fs.existsSync(running)).toBe(true);
+    fs.rmSync(running);
+    expect(fs.readdirSync(outDir)).toEqual(['backup.db']);
+    expect(fs.statSync(out).mode & 0o777).toBe(0o600);
+    // Each stop landed midway: the temporary file held part of what the whole copy holds.
+    for (const at of stopsAt) expect([at > 0, at < fs.statSync(out).size]).toEqual([true, true]);
+    const copy = new SqliteDatabase({ path: out, readonly: true });
+    try {
+      expect(copy.db.pragma('integrity_check')).toEqual([{ integrity_check: 'ok' }]);
+      expect(copy.db.prepare('SELECT count(*) AS n FROM log_records').get()).toEqual({ n: 1000 });
+    } finally {
+      copy.close();
+    }
+    expect(fs.readdirSync(dataDir).sort()).toEqual(before);
   });
 
   it('keeps to the server’s TRACELIGHT_SQLITE_MAX_BYTES: an import that does not fit stops, says so, and is resumed once there is room', async () => {

@@ -6,11 +6,10 @@ import { type ApiKeyId, type Principal, type ProjectId, type UserRole, USER_ROLE
 import * as E from 'fp-ts/Either';
 import * as O from 'fp-ts/Option';
 import * as fs from 'node:fs';
-import * as os from 'node:os';
-import * as path from 'node:path';
 import { buildCliContainer, environment, NoDatabase } from './container';
 import * as readline from 'node:readline';
 import { exportProject, importProject } from './project-transfer';
+import { inWords, notWritten, writeWhole } from './whole-file';
 
 const USAGE = `tracelight-admin <command> [--flag value …]
 
@@ -83,90 +82,12 @@ const fail = (what: unknown): never => {
   throw new Error(e.message !== undefined ? String(e.message) : JSON.stringify(what));
 };
 
-/** Does `p` name anything (a dangling link included)? */
-const exists = (p: string): boolean => {
-  try {
-    fs.lstatSync(p);
-    return true;
-  } catch {
-    return false;
-  }
-};
-
-/** The signals that stop an export to a file, which then removes what it wrote. */
-const STOPPING_SIGNALS: ReadonlyArray<NodeJS.Signals> = ['SIGINT', 'SIGTERM', 'SIGHUP'];
-
-/** Whether a process of this id is running (one of another user's too: EPERM). */
-const isRunning = (pid: number): boolean => {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (e) {
-    return (e as NodeJS.ErrnoException).code === 'EPERM';
-  }
-};
-
-/**
- * Removes the temporary files of earlier exports to `file` whose process is gone (killed outright: a
- * SIGKILL, a crash, a machine that stopped), saying so: each holds part of a project's inputs and
- * outputs, and nothing else would ever remove it. One of a process still running is left alone.
- */
-const removeAbandonedPartials = (file: string): void => {
-  const prefix = `.${path.basename(file)}.`;
-  let names: string[];
-  try {
-    names = fs.readdirSync(path.dirname(file));
-  } catch {
-    return; // the directory's problem is told when the export's own file is opened
-  }
-  for (const name of names) {
-    if (!name.startsWith(prefix) || !name.endsWith('.partial')) continue;
-    const pid = Number(name.slice(prefix.length, -'.partial'.length));
-    if (!Number.isSafeInteger(pid) || pid <= 0 || pid === process.pid || isRunning(pid)) continue;
-    const abandoned = path.join(path.dirname(file), name);
-    try {
-      fs.rmSync(abandoned);
-      process.stderr.write(`tracelight-admin: removed ${abandoned}, the unfinished export of a process (${pid}) that is no longer running\n`);
-    } catch {
-      // not ours to remove (another user's directory entry): left as it was
-    }
-  }
-};
-
-/**
- * Runs `produce` with a `write` of lines into `file` (standard output without one) and answers what it
- * answers. The file is created 0600 and never over one that exists (as backup): an export holds every
- * input and output. It is written under a temporary name beside `file` and linked into place only once
- * whole and synced, so an export that fails (no such project, a full disk) or is stopped (Ctrl-C,
- * SIGTERM) leaves neither `file` nor the temporary one: no half export sits where a whole one is expected.
- */
-const exportTo = async <A>(file: string | undefined, produce: (write: (line: string) => Promise<void>) => Promise<A>): Promise<A> => {
-  if (file !== undefined && exists(file)) throw new Error(`${file} exists already (EEXIST): an export is never written over a file`);
-  if (file !== undefined) removeAbandonedPartials(file);
-  const partial = file !== undefined ? path.join(path.dirname(file), `.${path.basename(file)}.${process.pid}.partial`) : undefined;
-  let linked = false;
-  // Before the temporary file exists, so that no signal finds it there unheard.
-  const stop = (signal: NodeJS.Signals) => {
-    if (partial !== undefined) fs.rmSync(partial, { force: true });
-    process.stderr.write(
-      linked ? `tracelight-admin: stopped by ${signal} once the export was written whole to ${file}\n` : `tracelight-admin: stopped by ${signal}: the export was not written, and no partial file was left\n`,
-    );
-    process.exit(128 + (os.constants.signals[signal] ?? 0));
-  };
-  if (partial !== undefined) for (const signal of STOPPING_SIGNALS) process.on(signal, stop);
-  let fd: number | undefined;
-  try {
-    fd = partial !== undefined ? fs.openSync(partial, 'wx', 0o600) : undefined;
-  } catch (e) {
-    for (const signal of STOPPING_SIGNALS) process.off(signal, stop);
-    throw new Error(`cannot write the export to ${file}: ${e instanceof Error ? e.message : String(e)}`);
-  }
-  const out = fd !== undefined ? fs.createWriteStream('', { fd, autoClose: false }) : process.stdout;
+/** A `write` of lines into `out`, waiting whenever it asks to (its buffer full), and the first error it had. */
+const lineWriter = (out: NodeJS.WritableStream) => {
   // A failed write (the disk full) is an 'error' on the stream, which unheard would end the process
   // with a stack trace and leave the file half written: it is kept, and fails the next write or the end.
   let failed: Error | undefined;
   out.on('error', (e: Error) => (failed ??= e));
-  // Line by line, waiting whenever the stream asks to (its buffer is full).
   const write = (line: string) =>
     new Promise<void>((resolve, reject) => {
       if (failed) return reject(failed);
@@ -175,53 +96,44 @@ const exportTo = async <A>(file: string | undefined, produce: (write: (line: str
       const errored = (e: Error) => (out.off('drain', drained), reject(e));
       out.once('drain', drained).once('error', errored);
     });
-  try {
-    const done = await produce(write);
-    if (file !== undefined && partial !== undefined && fd !== undefined) {
-      await new Promise<void>((resolve, reject) => out.end((e?: Error | null) => (e ? reject(e) : resolve())));
-      if (failed) throw failed;
-      fs.fsyncSync(fd);
-      fs.closeSync(fd);
-      fd = undefined;
-      // A link, not a rename: it refuses a file made meanwhile at `file` instead of replacing it.
-      try {
-        fs.linkSync(partial, file);
-      } catch (e) {
-        const code = (e as NodeJS.ErrnoException).code;
-        if (code === 'EEXIST' || !(code === 'EPERM' || code === 'ENOTSUP' || code === 'EOPNOTSUPP') || exists(file)) throw e;
-        fs.renameSync(partial, file); // a file system without hard links
-      }
-      linked = true;
-      fs.rmSync(partial, { force: true });
-      const dir = fs.openSync(path.dirname(file), 'r');
-      try {
-        fs.fsyncSync(dir);
-      } finally {
-        fs.closeSync(dir);
-      }
+  return { write, failed: () => failed };
+};
+
+/**
+ * Runs `produce` with a `write` of lines into `file` (standard output without one) and answers what it
+ * answers. The file is written whole or not at all, and never over one that exists (writeWhole): an
+ * export holds every input and output, and one that fails (no such project, a full disk) or is stopped
+ * (Ctrl-C, SIGTERM) leaves neither `file` nor a temporary one.
+ */
+const exportTo = async <A>(file: string | undefined, produce: (write: (line: string) => Promise<void>) => Promise<A>): Promise<A> => {
+  if (file === undefined) {
+    try {
+      return await produce(lineWriter(process.stdout).write);
+    } catch (e) {
+      throw inWords(e, 'standard output', 'the export is incomplete') ?? e;
     }
-    return done;
-  } catch (e) {
-    if (partial !== undefined) {
-      // Destroying the stream closes its fd (autoClose only spares it at the end), on the thread pool:
-      // closing it here too raced that close, and lost with EBADF in place of the reason.
-      const stream = out as fs.WriteStream;
-      if (fd !== undefined && !stream.closed)
-        await new Promise<void>((resolve) => {
-          stream.once('close', () => resolve());
-          if (!stream.destroyed) stream.destroy();
-        });
-      fs.rmSync(partial, { force: true });
-    }
-    const code = (e as { code?: unknown }).code;
-    const where = file ?? 'standard output';
-    const undone = file !== undefined ? 'the export was not written, and no partial file was left' : 'the export is incomplete';
-    if (code === 'ENOSPC' || code === 'EDQUOT') throw new Error(`no space left on the disk of ${where} (${String(code)}): ${undone}`);
-    if (code === 'EFBIG') throw new Error(`${where} grew past the largest file this process may write (EFBIG): ${undone}`);
-    throw e;
-  } finally {
-    for (const signal of STOPPING_SIGNALS) process.off(signal, stop);
   }
+  return writeWhole(file, 'export', async (partial) => {
+    // The stream's own descriptor on the temporary file (made empty, 0600): closed by the stream,
+    // which alone knows when its last write has ended.
+    const out = fs.createWriteStream(partial, { flags: 'r+' });
+    const lines = lineWriter(out);
+    try {
+      const done = await produce(lines.write);
+      await new Promise<void>((resolve, reject) => out.end((e?: Error | null) => (e ? reject(e) : resolve())));
+      const failed = lines.failed();
+      if (failed) throw failed;
+      return done;
+    } catch (e) {
+      // Written no more before the file is removed: its writes run on the thread pool.
+      if (!out.closed)
+        await new Promise<void>((resolve) => {
+          out.once('close', () => resolve());
+          if (!out.destroyed) out.destroy();
+        });
+      throw e;
+    }
+  });
 };
 
 const main = async (argv: ReadonlyArray<string>): Promise<number> => {
@@ -360,12 +272,24 @@ const main = async (argv: ReadonlyArray<string>): Promise<number> => {
         return 0;
       }
       case 'backup': {
-        if (!app.backup) {
+        const backup = app.backup;
+        if (!backup) {
           process.stderr.write('backup copies a SQLite database; on MongoDB use mongodump or your provider’s snapshots\n');
           return 2;
         }
         const out = need(f, 'out');
-        app.backup(out);
+        // Copied by another process, which a signal ends at once (the copy cannot be interrupted otherwise).
+        await writeWhole(out, 'backup', async (partial, onStop) => {
+          const copy = backup(partial);
+          onStop(() => copy.stop());
+          try {
+            await copy.done;
+          } catch (e) {
+            // Its code kept: a full disk or a file too large is said in the system's words (writeWhole).
+            const code = (e as { code?: unknown }).code;
+            throw Object.assign(new Error(`the database could not be copied (${e instanceof Error ? e.message : String(e)}): ${notWritten('backup')}`), { code });
+          }
+        });
         process.stdout.write(`backed up to ${out} (${fs.statSync(out).size} bytes); keep the secret key (secret.key in the data dir, or TRACELIGHT_SECRET_KEY) safe apart from it: without the key the copy's API keys, tokens and gateway secrets cannot be used\n`);
         return 0;
       }

@@ -2,7 +2,6 @@
 // only writing connection and commits writes in groups; record searches run on search threads, and the
 // other reads (lookups by key) here, each on a read-only connection that sees every committed write (WAL). `inline`: one connection does both on this thread (the
 // admin CLI, embedders that want no threads).
-import * as fs from 'node:fs';
 import type { DomainError, FoundPage, LogRecord, Run, RunId, ScorerId, ScorerVersion } from '@tracelight/domain';
 import { type RecordQuery, type Repositories, type Result, type StorageHealth, buildRepositories } from '@tracelight/ports';
 import * as E from 'fp-ts/Either';
@@ -10,6 +9,7 @@ import { heldDecodedJson } from './row-codecs';
 import { run } from './run';
 import { SqliteDatabase, type SqliteOptions } from './sqlite-database';
 import { FileWatch } from './file-watch';
+import { type DatabaseCopy, copyDatabase } from './sqlite-backup';
 import { SqliteThread } from './sqlite-thread';
 import { SQLITE_REPOSITORIES, SQLITE_WRITES } from '../sqlite.repositories';
 import { recordToValues } from '../tracing/log-record.mapper';
@@ -183,19 +183,14 @@ export class SqliteStorage implements StorageHealth {
   }
 
   /**
-   * A consistent copy of the whole database into `file`, taken while other connections and processes
-   * (a running server) go on writing: `VACUUM INTO` reads one snapshot (a WAL reader blocks no writer)
-   * and writes it compacted, with no WAL of its own. The file is created 0600 and must not exist.
+   * Starts a consistent copy of the whole database into `file`, an empty file the caller has made (with
+   * the mode it wants), taken while other connections and processes (a running server) go on writing:
+   * `VACUUM INTO` reads one snapshot (a WAL reader blocks no writer) and writes it compacted, with no
+   * WAL of its own. It runs in a process of its own (copyDatabase), so that it can be stopped at once.
    */
-  backupTo(file: string): void {
+  backupTo(file: string): DatabaseCopy {
     if (!this.opened) throw new Error('storage is not open');
-    fs.closeSync(fs.openSync(file, 'wx', 0o600));
-    try {
-      this.opened.reader.db.prepare('VACUUM INTO ?').run(file);
-    } catch (e) {
-      fs.rmSync(file, { force: true });
-      throw e;
-    }
+    return copyDatabase(this.options.path, file);
   }
 
   /**

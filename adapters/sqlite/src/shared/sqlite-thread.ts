@@ -10,9 +10,9 @@ import { Worker } from 'node:worker_threads';
 import type { WriteOutcome } from './group-commit';
 import type { FromWriter, RepositoryName, ToWriter, WriteRequest, WriterData } from './writer-protocol';
 
-// The compiled workers, also when this module runs from TypeScript sources (tests): both src/shared
-// and dist/shared sit two levels below the package root.
-const compiled = (name: string): string => path.resolve(__dirname, '..', '..', 'dist', 'shared', name);
+// The compiled workers (and the backup's process), also when this module runs from TypeScript sources
+// (tests): both src/shared and dist/shared sit two levels below the package root.
+export const compiled = (name: string): string => path.resolve(__dirname, '..', '..', 'dist', 'shared', name);
 
 /** What runs on a thread: its script, and what it is called in what the storage says of it. */
 const ROLES = {
