@@ -98,17 +98,21 @@ describe('requests refused before they are read', () => {
   afterAll(() => w.server.stop());
 
   it('headers too large, an unparseable request and CONNECT are answered, logged and counted', async () => {
+    const tooLarge = 'Request headers too large: the request line and headers together may be at most 16 KiB';
     const cases = [
-      ['GET /healthcheck?' + 'a'.repeat(20_000) + ' HTTP/1.1\r\nHost: x\r\n\r\n', 'HTTP/1.1 431 Request Header Fields Too Large\r\nConnection: close'],
-      ['GET /healthcheck HTTP/1.1\r\nHost: x\r\n' + 'X-Many: 1\r\n'.repeat(3_000) + '\r\n', 'HTTP/1.1 431 Request Header Fields Too Large\r\nConnection: close'],
+      ['GET /healthcheck?' + 'a'.repeat(20_000) + ' HTTP/1.1\r\nHost: x\r\n\r\n', 'HTTP/1.1 431 Request Header Fields Too Large', tooLarge],
+      ['GET /healthcheck HTTP/1.1\r\nHost: x\r\n' + 'X-Many: 1\r\n'.repeat(3_000) + '\r\n', 'HTTP/1.1 431 Request Header Fields Too Large', tooLarge],
       // Request smuggling: two lengths, or a length and chunked.
-      ['POST /login HTTP/1.1\r\nHost: x\r\nContent-Length: 2\r\nContent-Length: 3\r\n\r\n{}', 'HTTP/1.1 400 Bad Request\r\nConnection: close'],
-      ['POST /login HTTP/1.1\r\nHost: x\r\nContent-Length: 5\r\nTransfer-Encoding: chunked\r\n\r\n2\r\n{}\r\n0\r\n\r\n', 'HTTP/1.1 400 Bad Request\r\nConnection: close'],
-      ['CONNECT example.com:443 HTTP/1.1\r\nHost: example.com:443\r\n\r\n', 'HTTP/1.1 405 Method Not Allowed\r\nConnection: close'],
+      ['POST /login HTTP/1.1\r\nHost: x\r\nContent-Length: 2\r\nContent-Length: 3\r\n\r\n{}', 'HTTP/1.1 400 Bad Request', 'Bad request: not a request HTTP/1.1 can read (HPE_UNEXPECTED_CONTENT_LENGTH)'],
+      ['POST /login HTTP/1.1\r\nHost: x\r\nContent-Length: 5\r\nTransfer-Encoding: chunked\r\n\r\n2\r\n{}\r\n0\r\n\r\n', 'HTTP/1.1 400 Bad Request', 'Bad request: not a request HTTP/1.1 can read (HPE_INVALID_TRANSFER_ENCODING)'],
+      ['CONNECT example.com:443 HTTP/1.1\r\nHost: example.com:443\r\n\r\n', 'HTTP/1.1 405 Method Not Allowed', 'CONNECT is not served: this server is no proxy'],
     ] as const;
-    for (const [request, answer] of cases) {
+    // Node's status, and a JSON body saying why, as every other refusal of the API has.
+    for (const [request, statusLine, detail] of cases) {
       const e = await exchange(w.server.baseUrl, request);
-      expect([e.text.split('\r\n\r\n')[0], e.closed]).toEqual([answer, true]);
+      const [head, body] = e.text.split('\r\n\r\n');
+      const json = JSON.stringify({ detail });
+      expect([head, body, e.closed]).toEqual([`${statusLine}\r\nContent-Type: application/json\r\nContent-Length: ${Buffer.byteLength(json)}\r\nConnection: close`, json, true]);
     }
     const metrics = (await w.call('GET', '/metrics')).text as string;
     expect(metrics).toMatch(/tracelight_http_refused_requests_total\{status="431"\} 2\n/);

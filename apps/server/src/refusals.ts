@@ -1,5 +1,6 @@
 // Requests Node refuses before the application sees them (a request line or headers it cannot parse, headers
-// too large, a request too slow, CONNECT): answered as Node answers them, but logged and counted, which Node does not.
+// too large, a request too slow, CONNECT): answered with Node's status, with a JSON body saying why as every
+// other refusal of the API does (Node's has none), and logged and counted, which Node does not.
 // And connections past the most the server keeps open: closed unanswered, counted, and logged now and then.
 import { answeredOnConnection, type HttpLogger, type HttpMetrics } from '@tracelight/http-koa';
 import { type Server, STATUS_CODES } from 'node:http';
@@ -50,7 +51,19 @@ const statusOf = (code: unknown): number => {
   return 400;
 };
 
-const refusal = (status: number): string => `HTTP/1.1 ${status} ${STATUS_CODES[status] ?? ''}\r\nConnection: close\r\n\r\n`;
+/** Why, in words, as every other answer of the API says it: `{"detail": "…"}`. */
+const detailOf = (status: number, code: unknown): string => {
+  if (status === 431) return 'Request headers too large: the request line and headers together may be at most 16 KiB';
+  if (status === 408) return 'Request timeout: the request did not arrive in time';
+  if (status === 405) return 'CONNECT is not served: this server is no proxy';
+  return `Bad request: not a request HTTP/1.1 can read${typeof code === 'string' && /^HPE_[A-Z_]+$/.test(code) ? ` (${code})` : ''}`;
+};
+
+/** The status line, and a JSON body saying why, on a connection then closed. */
+const refusal = (status: number, code?: unknown): string => {
+  const body = JSON.stringify({ detail: detailOf(status, code) });
+  return `HTTP/1.1 ${status} ${STATUS_CODES[status] ?? ''}\r\nContent-Type: application/json\r\nContent-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`;
+};
 
 export const answerRefusals = (server: Server, logger: HttpLogger, metrics: HttpMetrics): void => {
   server.on('clientError', (e: NodeJS.ErrnoException, socket: Socket) => {
@@ -69,7 +82,7 @@ export const answerRefusals = (server: Server, logger: HttpLogger, metrics: Http
     }
     // As Node does: only where no answer has begun on the connection (a request being answered can time out too).
     if (!answer?.headersSent) {
-      socket.write(refusal(status));
+      socket.write(refusal(status, e.code));
       // Answered by this, not by what the application makes of its cut-off body.
       if (answer !== null) answeredOnConnection(answer, status);
     }
