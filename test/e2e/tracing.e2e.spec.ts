@@ -158,6 +158,19 @@ describe.each([
       }
     });
 
+    it('refuses half a surrogate pair in a field stored as text, which would come back changed, and keeps whole pairs and what inputs hold', async () => {
+      for (const field of ['name', 'external_id', 'dataset_input', 'dataset_output', 'progress_message', 'error_message']) {
+        const r = await ingest({ log_stream_id: logStreamId, traces: [aTrace({ name: 'lone', [field]: 'cut \ud83d in half' })] });
+        expect([field, r.status, r.body.detail]).toEqual([field, 422, [expect.objectContaining({ loc: ['body', 'traces', 0, field], type: 'string_unicode', input: 'cut \ud83d in half' })]]);
+      }
+      expect(w.ok(await search('traces', { filters: [{ column_id: 'name', type: 'text', operator: 'eq', value: 'lone' }] })).records).toEqual([]);
+      // A whole pair (an emoji) is text like any other; inside an input, kept as JSON, even half of one comes back as sent.
+      const whole = aTrace({ name: 'whole 😀', error_message: 'fine 😀', input: { note: 'cut \ud83d in half' } });
+      w.ok(await ingest({ log_stream_id: logStreamId, traces: [whole] }));
+      const [stored] = w.ok(await search('traces', { filters: [{ column_id: 'id', type: 'id', operator: 'eq', value: whole.id }] })).records;
+      expect([stored.name, stored.error_message, stored.input]).toEqual(['whole 😀', 'fine 😀', { note: 'cut \ud83d in half' }]);
+    });
+
     it('rejects an id used twice in one request, and stores nothing', async () => {
       const t1 = aTrace({ name: 'dup-a' });
       const t2 = aTrace({ name: 'dup-b', id: t1.id });

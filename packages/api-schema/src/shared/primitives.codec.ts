@@ -283,6 +283,25 @@ export const NonEmptyString = Str({ min: 1, name: 'NonEmptyString' });
  */
 export const Name = Str({ min: 1, max: 255, pattern: /^[^\p{Cc}\p{Cs}\u2028\u2029]*$/u, name: 'Name' });
 
+/**
+ * Text stored as text (a record's name, messages, dataset fields): any string but one holding half of a
+ * surrogate pair (`string_unicode`), which cannot be stored as UTF-8 and would come back as U+FFFD,
+ * changed, where the same string inside an input or metadata (kept as JSON, escaped) comes back as sent.
+ */
+/** Half of a surrogate pair with no other half (with the `u` flag, a whole pair is one code point, not Cs). */
+const LONE_SURROGATE = /\p{Cs}/u;
+export const Utf8Text = describeCodec(new t.Type<string, string, unknown>(
+  'Utf8Text',
+  (u): u is string => typeof u === 'string' && !LONE_SURROGATE.test(u),
+  (u, c) => {
+    if (typeof u !== 'string') return fail(u, c, { type: 'string_type', msg: 'Input should be a valid string' });
+    if (LONE_SURROGATE.test(u))
+      return fail(u, c, { type: 'string_unicode', msg: 'Input should be a valid string, unable to parse raw data as a unicode string: it holds half of a surrogate pair' });
+    return t.success(u);
+  },
+  t.identity,
+), { type: 'string' });
+
 /** A string query parameter (the last one when repeated). */
 export const StrQuery = describeCodec(new t.Type<string, string, unknown>(
   'StrQuery',

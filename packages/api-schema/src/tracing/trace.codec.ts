@@ -2,7 +2,7 @@
 // ToolSpan, RetrieverSpan, WorkflowSpan, AgentSpan and LogRecordsSearchRequest models).
 import { AGENT_TYPES, CHECK_STAGES, CONTROL_TARGETS, NODE_TYPES, SPAN_TYPES } from '@tracelight/domain';
 import * as t from 'io-ts';
-import { Arr, Bool, DateTimeOut, DateTimeWithOffset, Enum, Int, IntegerOut, List, Nullable, Obj, OneOrList, Rec, Str, UuidOut, UuidString } from '../shared/primitives.codec';
+import { Arr, Bool, DateTimeOut, DateTimeWithOffset, Enum, Int, IntegerOut, List, Nullable, Obj, OneOrList, Rec, Str, Utf8Text, UuidOut, UuidString } from '../shared/primitives.codec';
 import { describeCodec } from '../shared/json-schema';
 import { fail, valueErrorInfo } from '../shared/validation-error';
 
@@ -30,7 +30,7 @@ const NumberOrNull = describeCodec(new t.Type<number | null, number | null, unkn
 
 const nodeFields = {
   id: Nullable(UuidString),
-  name: Nullable(t.string),
+  name: Nullable(Utf8Text),
   input: JsonValue,
   output: JsonValue,
   redacted_input: JsonValue,
@@ -40,13 +40,13 @@ const nodeFields = {
   tags: Nullable(Arr(t.string)),
   status_code: Nullable(Int()),
   metrics: Nullable(Rec(NumberOrNull)),
-  external_id: Nullable(t.string),
-  dataset_input: Nullable(t.string),
-  dataset_output: Nullable(t.string),
+  external_id: Nullable(Utf8Text),
+  dataset_input: Nullable(Utf8Text),
+  dataset_output: Nullable(Utf8Text),
   dataset_metadata: Nullable(StringMap),
   step_number: Nullable(Int()),
-  progress_message: Nullable(t.string),
-  error_message: Nullable(t.string),
+  progress_message: Nullable(Utf8Text),
+  error_message: Nullable(Utf8Text),
   // typed attributes of some span types
   model: Nullable(t.string),
   temperature: Nullable(t.number),
@@ -114,7 +114,7 @@ export const LogTracesIngestResponse = t.intersection(
 export const SessionCreateRequest = Obj(
   'SessionCreateRequest',
   {},
-  { ...scope, name: Nullable(t.string), external_id: Nullable(t.string), previous_session_id: Nullable(UuidString), user_metadata: Nullable(StringMap) },
+  { ...scope, name: Nullable(Utf8Text), external_id: Nullable(Utf8Text), previous_session_id: Nullable(UuidString), user_metadata: Nullable(StringMap) },
 );
 
 // Search
