@@ -290,6 +290,12 @@ describe('TracelightClient', () => {
       "void c.exportOtlpTraces({ project: 'p' }, { resourceSpans: [] }); // ✗",
       "void c.exportOtlpTraces({ project: 'p', logstream: 'l', path: '/v2/traces' }, { resourceSpans: [] }); // ✗",
       "void c.exportOtlpTraces({ project: 'p', logstream: 'l' }, 'bytes'); // ✗",
+      "void c.searchSpans('p', { log_stream_id: 'r' }, { filters: [{ column_id: 'name', type: 'text', operator: 'contains', value: 'x', case_sensitive: true }, { column_id: 'created_at', type: 'date', operator: 'between', value: [new Date(), '2026-01-01T00:00:00Z'] }], sort: { column_id: 'created_at' } });",
+      "void c.searchSpans('p', { log_stream_id: 'r' }, { filters: [{ column_id: 'name', type: 'text', operator: 'gt', value: 'x' }] }); // ✗",
+      "void c.searchSpans('p', { log_stream_id: 'r' }, { filters: [{ column_id: 'status_code', type: 'number', operator: 'gte', value: '500' }] }); // ✗",
+      "void c.searchSpans('p', { log_stream_id: 'r' }, { limit: '10' }); // ✗",
+      "void c.createSession('p', { log_stream_id: 'r', name: 'n', previous_session_id: null, user_metadata: { k: 'v' } });",
+      "void c.createSession('p', { log_stream_id: 'r', user_metadata: { k: 1 } }); // ✗",
       'const code: Promise<string> = c.getScorerCode(\'s\');',
       'void code;',
     ].join('\n');

@@ -4,6 +4,7 @@
 import type {
   ApiKeyCreateResponse,
   ApiKeyResponse,
+  FilterWire,
   HealthResponse,
   IntegrationRecord,
   ListScorerVersionsResponse,
@@ -13,12 +14,14 @@ import type {
   ProjectResponse,
   ProjectType,
   ReadyResponse,
+  RecordSearchRequest,
   RecordSearchResponse,
   RunInsightsResponse,
   RunResponse,
   RunScorerSettingsResponse,
   ScorerResponse,
   ScorerVersion,
+  SessionCreateRequest,
   SessionResponse as SessionResponseCodec,
   SpansAvailableColumnsResponse,
   TokenResponse,
@@ -106,28 +109,20 @@ type Sendable<T> = T extends Date
 export type TracesIngest = RunKind & Omit<Sendable<t.TypeOf<typeof LogTracesIngestRequest>>, 'log_stream_id' | 'experiment_id' | 'metrics_testing_id'>;
 /** Its answer: the run named back by the id the request gave, and `trace_ids` when it asked with `include_trace_ids`. */
 export type TracesIngested = t.TypeOf<typeof LogTracesIngestResponse>;
-export type RecordFilter = {
-  column_id: string;
-  type: 'text' | 'number' | 'date' | 'id' | 'collection' | 'boolean';
-  operator: string;
-  value: unknown;
-  case_sensitive?: boolean;
+/** The run's three ids, which the search and session methods take apart from the rest of the body. */
+type RunIds = 'log_stream_id' | 'experiment_id' | 'metrics_testing_id';
+/** A search filter as its codec takes it: each filter type with its own operators and value (a date as a Date or its text). */
+export type RecordFilter = Sendable<FilterWire>;
+/** The body of a record search beside the run, as its codec takes it. */
+export type RecordSearch = Omit<Sendable<t.TypeOf<typeof RecordSearchRequest>>, RunIds | 'filters' | 'sort'> & {
+  filters?: RecordFilter[] | null;
+  /** `ascending` is true unless said (the codec's default). */
+  sort?: { column_id: string; ascending?: boolean } | null;
 };
-export interface RecordSearch {
-  filters?: RecordFilter[];
-  sort?: { column_id: string; ascending?: boolean };
-  starting_token?: number;
-  limit?: number;
-}
 /** A page of records (a record keeps the typed attributes of its type besides the listed fields). */
 export type RecordPage = t.TypeOf<typeof RecordSearchResponse>;
-/** The fields of `SessionCreateRequest` beside the run. */
-export interface SessionCreate {
-  name?: string | null;
-  external_id?: string | null;
-  previous_session_id?: string | null;
-  user_metadata?: Record<string, string> | null;
-}
+/** The fields of `SessionCreateRequest` beside the run, as its codec takes them. */
+export type SessionCreate = Omit<t.TypeOf<typeof SessionCreateRequest>, RunIds>;
 export type SessionResponse = t.TypeOf<typeof SessionResponseCodec>;
 /** Where an OTLP export goes: the `project` and `logstream` headers the OTLP routes require. */
 export interface OtlpDestination {
