@@ -5,7 +5,7 @@ import { inject, injectable } from 'inversify';
 import type { Collection, Db, MongoClient } from 'mongodb';
 import { projectFromDoc } from '../shared/codecs';
 import { MongoDatabase, MongoDatabaseToken } from '../shared/mongo-database';
-import { Abort, run, toDoc, type StringIdDoc } from '../shared/run';
+import { Abort, inTransaction, run, toDoc, type StringIdDoc } from '../shared/run';
 import { removeRunData } from './run-removal';
 
 @injectable()
@@ -46,19 +46,14 @@ export class MongoProjectRepository implements ProjectRepository {
    */
   retire(owner: UserId, id: ProjectId, at: Date): Result<Project> {
     return run(async () => {
-      const session = this.client.startSession();
-      try {
-        let removed: StringIdDoc | null = null;
-        await session.withTransaction(async () => {
-          removed = await this.projects.findOneAndDelete({ _id: id, createdBy: owner }, { session });
-          if (removed !== null) await this.deletions.insertOne({ _id: id, createdBy: owner, retiredAt: at }, { session });
-        });
-        if (removed === null) throw new Abort(notFound('project', id));
-        // Decoded last: a document this build cannot read is still retired.
-        return projectFromDoc(removed);
-      } finally {
-        await session.endSession();
-      }
+      const removed = await inTransaction(this.client, async (session) => {
+        const found = await this.projects.findOneAndDelete({ _id: id, createdBy: owner }, { session });
+        if (found !== null) await this.deletions.insertOne({ _id: id, createdBy: owner, retiredAt: at }, { session });
+        return found;
+      });
+      if (removed === null) throw new Abort(notFound('project', id));
+      // Decoded last: a document this build cannot read is still retired.
+      return projectFromDoc(removed);
     });
   }
 

@@ -5,7 +5,7 @@ import { inject, injectable } from 'inversify';
 import { BSON, type Collection, type MongoClient } from 'mongodb';
 import { scorerVersionFromDoc } from '../shared/codecs';
 import { MongoDatabase, MongoDatabaseToken } from '../shared/mongo-database';
-import { CorruptDocument, isDuplicateKey, run, toDoc, type StringIdDoc } from '../shared/run';
+import { CorruptDocument, inTransaction, isDuplicateKey, run, toDoc, type StringIdDoc } from '../shared/run';
 
 @injectable()
 export class MongoScorerVersionRepository implements ScorerVersionRepository {
@@ -42,25 +42,17 @@ export class MongoScorerVersionRepository implements ScorerVersionRepository {
    * so numbers are consecutive with no gap, as on SQLite.
    */
   private async appendInTransaction(scorerId: ScorerId, built: ScorerVersion): Promise<ScorerVersion> {
-    const session = this.client.startSession();
-    try {
-      let appended: ScorerVersion | undefined;
-      await session.withTransaction(async () => {
-        const counter = await this.counters.findOneAndUpdate(
-          { _id: scorerId },
-          { $inc: { last: 1 } },
-          { upsert: true, returnDocument: 'after', session },
-        );
-        if (!counter) throw new CorruptDocument('version counter upsert returned nothing');
-        const v: ScorerVersion = { ...built, version: counter.last };
-        await this.versions.insertOne({ ...toDoc(v), kind: versionKind(v) }, { session });
-        appended = v;
-      });
-      if (!appended) throw new CorruptDocument('version transaction ended without a version');
-      return appended;
-    } finally {
-      await session.endSession();
-    }
+    return inTransaction(this.client, async (session) => {
+      const counter = await this.counters.findOneAndUpdate(
+        { _id: scorerId },
+        { $inc: { last: 1 } },
+        { upsert: true, returnDocument: 'after', session },
+      );
+      if (!counter) throw new CorruptDocument('version counter upsert returned nothing');
+      const v: ScorerVersion = { ...built, version: counter.last };
+      await this.versions.insertOne({ ...toDoc(v), kind: versionKind(v) }, { session });
+      return v;
+    });
   }
 
   private async catchUp(scorerId: ScorerId): Promise<void> {

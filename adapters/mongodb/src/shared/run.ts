@@ -5,6 +5,7 @@ import { type DomainError, conflict, invalid, storageFull, unavailable } from '@
 import type { Result } from '@tracelight/ports';
 import * as E from 'fp-ts/Either';
 import * as t from 'io-ts';
+import type { ClientSession, MongoClient } from 'mongodb';
 import { PathReporter } from 'io-ts/PathReporter';
 
 /** Our documents keep the domain's UUID strings as `_id`. */
@@ -61,6 +62,19 @@ export const run =
       return E.left<DomainError>(unavailable(e instanceof Error ? e.message : String(e)));
     }
   };
+
+/**
+ * `work` in one multi-document transaction on a session of its own, ended whatever happens; its
+ * answer. The driver runs `work` again on a transient error (a write conflict): each attempt starts over.
+ */
+export const inTransaction = async <A>(client: MongoClient, work: (session: ClientSession) => Promise<A>): Promise<A> => {
+  const session = client.startSession();
+  try {
+    return await session.withTransaction(() => work(session));
+  } finally {
+    await session.endSession();
+  }
+};
 
 /** A BSON date as the driver returns it. */
 export const BsonDate = new t.Type<Date, Date, unknown>(

@@ -7,7 +7,7 @@ import { inject, injectable } from 'inversify';
 import { BSON, BSONRegExp, type ClientSession, type Collection, type Db, type Document, type Filter, type MongoClient } from 'mongodb';
 import { MongoDatabase, MongoDatabaseToken } from '../shared/mongo-database';
 import { decodeMetricKey, encodeMetricKey, escapeRegex } from './record-fields';
-import { Abort, BsonDate, brandedString, fromDoc, isTimeLimit, nullable, oneOf, run, toDoc, type StringIdDoc } from '../shared/run';
+import { Abort, BsonDate, brandedString, fromDoc, inTransaction, isTimeLimit, nullable, oneOf, run, toDoc, type StringIdDoc } from '../shared/run';
 import { runNameTaken } from '../projects-runs/mongo-run.repository';
 import { projectExists, removeRunData, runExists } from '../projects-runs/run-removal';
 
@@ -231,7 +231,7 @@ export class MongoLogRecordRepository implements LogRecordRepository {
       // A run already gone (its project retired, its purge to come) is not written to: what it holds
       // stays as it is until the purge. One going meanwhile is caught after the commit, below.
       if (!(await runExists(this.db, runId, records[0]?.projectId))) throw new Abort(notFound('run', runId));
-      await this.inTransaction((session) => this.store(runId, records, presentColumns, session));
+      await inTransaction(this.client, (session) => this.store(runId, records, presentColumns, session));
       await this.linkAgain(runId, records);
       // The run deleted meanwhile (its project was): what this wrote goes again, and nothing of the
       // run stays (run-removal.ts). Read after the commit, as a deletion removes the run first; and
@@ -250,7 +250,7 @@ export class MongoLogRecordRepository implements LogRecordRepository {
       if (!(await projectExists(this.db, newRun.projectId))) throw new Abort(notFound('project', newRun.projectId));
       // The run in the records' transaction: a refused ingest (no room, say) leaves no run behind. The
       // runs' unique index (project, kind, name) makes a run created meanwhile a duplicate key: Conflict.
-      await this.inTransaction(async (session) => {
+      await inTransaction(this.client, async (session) => {
         await this.runs.insertOne(toDoc(newRun), { session });
         await this.store(newRun.id, records, presentColumns, session);
       });
@@ -263,16 +263,6 @@ export class MongoLogRecordRepository implements LogRecordRepository {
         throw new Abort(notFound('project', newRun.projectId));
       }
     }, runNameTaken(newRun));
-  }
-
-  /** `work` in one multi-document transaction, retried whole by the driver on a transient error. */
-  private async inTransaction(work: (session: ClientSession) => Promise<void>): Promise<void> {
-    const session = this.client.startSession();
-    try {
-      await session.withTransaction(() => work(session));
-    } finally {
-      await session.endSession();
-    }
   }
 
   /** The records and the run's new columns, inside the caller's transaction. */
@@ -402,18 +392,13 @@ export class MongoLogRecordRepository implements LogRecordRepository {
   private async removeOldOf(scope: RunScope, old: Filter<StringIdDoc>, limit: number): Promise<number> {
     let removed = 0;
     let left: string[] = [];
-    const session = this.client.startSession();
-    try {
-      // The callback may run again (a transient error): each attempt starts over.
-      await session.withTransaction(async () => {
-        const found = await this.records.find(old, { projection: { _id: 1, parentId: 1 }, session }).limit(limit).toArray();
-        removed = found.length === 0 ? 0 : (await this.records.deleteMany({ ...scope, _id: { $in: found.map((d) => d._id) } }, { session })).deletedCount;
-        left = [...new Set(found.flatMap((d) => (typeof d['parentId'] === 'string' ? [d['parentId']] : [])))];
-        await this.unmarkChildless(scope, left, session);
-      });
-    } finally {
-      await session.endSession();
-    }
+    // The callback may run again (a transient error): each attempt starts over.
+    await inTransaction(this.client, async (session) => {
+      const found = await this.records.find(old, { projection: { _id: 1, parentId: 1 }, session }).limit(limit).toArray();
+      removed = found.length === 0 ? 0 : (await this.records.deleteMany({ ...scope, _id: { $in: found.map((d) => d._id) } }, { session })).deletedCount;
+      left = [...new Set(found.flatMap((d) => (typeof d['parentId'] === 'string' ? [d['parentId']] : [])))];
+      await this.unmarkChildless(scope, left, session);
+    });
     // Once more after the commit, as ingest links after its own. A transaction reads a snapshot: a child
     // ingested meanwhile under one of these parents is missed by this one, and the ingest's own link
     // saw the parent still marked. Whichever of the two looks last, on majority-committed data, sees both.
