@@ -801,19 +801,27 @@ describe('tracelight-admin', () => {
 });
 
 describe('exportProject without a snapshot (MongoDB)', () => {
-  it('stops with ExportRaced when a record comes twice, the sign that writes moved records between its pages', async () => {
+  it('stops with ExportRaced when a record comes twice, the sign that a write moved a record past the page read', async () => {
     const db = new SqliteDatabase({ path: path.join(fs.mkdtempSync(path.join(os.tmpdir(), 'tracelight-export-raced-')), 'tracelight.db') });
     const repos = sqliteRepositories(db);
     const owner = await right(repos.users.insert(aUser()));
     const project = await right(repos.projects.insert(aProject(owner.id)));
     const run = await right(repos.runs.insert(aRun(project)));
     const early = new Date('2020-01-01T00:00:00Z');
-    await right(repos.logRecords.ingest(run.id, Array.from({ length: 1_500 }, (_, i) => aRecord(run, { type: 'llm', createdAt: new Date(early.getTime() + 1_000 + i) })), []));
+    const spans = Array.from({ length: 1_500 }, (_, i) => aRecord(run, { type: 'llm', createdAt: new Date(early.getTime() + 1_000 + i) }));
+    await right(repos.logRecords.ingest(run.id, spans, []));
     let lines = 0;
-    // A write landing between two pages: spans dated before all the others push every record one place on.
+    let during: () => Promise<void> = async () => {};
     const write = async () => {
-      if (++lines === 500) await right(repos.logRecords.ingest(run.id, Array.from({ length: 10 }, () => aRecord(run, { type: 'llm', createdAt: early })), []));
+      if (++lines === 500) await during();
     };
+    // Spans dated before all the others, landing between two pages: each page starts after the last
+    // record read, not at a count of records, so none comes twice (nor is any passed over).
+    during = async () => right(repos.logRecords.ingest(run.id, Array.from({ length: 10 }, () => aRecord(run, { type: 'llm', createdAt: early })), []));
+    expect(await exportProject(repos, owner.id, project.id, write, { checkRepeats: true })).toEqual({ runs: 1, records: 1_500 });
+    // A span read already, sent again with a later time (a client's retry that changed it): it comes again.
+    lines = 0;
+    during = async () => right(repos.logRecords.ingest(run.id, [{ ...spans[0]!, createdAt: new Date(early.getTime() + 10_000) }], []));
     await expect(exportProject(repos, owner.id, project.id, write, { checkRepeats: true })).rejects.toThrow(ExportRaced);
     // Unchanged meanwhile, the same export goes through.
     lines = 1_000;

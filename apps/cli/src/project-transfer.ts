@@ -23,7 +23,7 @@ import {
   RUN_KINDS,
 } from '@tracelight/domain';
 import { Name, reportValidationErrors } from '@tracelight/api-schema';
-import type { Repositories, Result } from '@tracelight/ports';
+import type { RecordPosition, Repositories, Result } from '@tracelight/ports';
 import * as E from 'fp-ts/Either';
 import * as O from 'fp-ts/Option';
 import * as t from 'io-ts';
@@ -67,10 +67,11 @@ export class ExportRaced extends Error {}
 
 /**
  * Writes the project of `owner` as JSON Lines through `write` (which may wait, for back-pressure),
- * a page of records at a time, then the closing line with the counts of what it wrote. Pages are read
- * by offset: run it where every read sees one snapshot (SqliteStorage.readingOneSnapshot), or with
- * `checkRepeats`, which refuses to go on (ExportRaced) when a record comes twice, the sign that writes
- * meanwhile moved records between pages (and so that others may have been passed over).
+ * a page of records at a time, then the closing line with the counts of what it wrote. Each page starts
+ * after the last record of the one before (RecordQuery.after), so an export costs what it reads,
+ * whatever the run's size. Run it where every read sees one snapshot (SqliteStorage.readingOneSnapshot),
+ * or with `checkRepeats`, which refuses to go on (ExportRaced) when a record comes twice, the sign that
+ * writes meanwhile moved a record (a retry changing its created_at) past the page being read.
  */
 export const exportProject = async (
   repos: Repositories,
@@ -92,9 +93,19 @@ export const exportProject = async (
       runs += 1;
       const seen = options.checkRepeats === true ? new Set<string>() : undefined;
       for (const scope of ['sessions', 'traces', 'spans'] as RecordScope[]) {
-        for (let start = 0; ; ) {
+        for (let after: RecordPosition | undefined; ; ) {
           const page = await must(
-            repos.logRecords.search({ projectId: project.id, runId: run.id, scope, filters: [], sort: { columnId: 'created_at', ascending: true }, page: { startingToken: start, limit: 1000 }, maxBytes: EXPORT_PAGE_BYTES, maxMs: Number.POSITIVE_INFINITY }),
+            repos.logRecords.search({
+              projectId: project.id,
+              runId: run.id,
+              scope,
+              filters: [],
+              sort: { columnId: 'created_at', ascending: true },
+              page: { startingToken: 0, limit: 1000 },
+              ...(after === undefined ? {} : { after }),
+              maxBytes: EXPORT_PAGE_BYTES,
+              maxMs: Number.POSITIVE_INFINITY,
+            }),
           );
           for (const record of page.items) {
             if (seen !== undefined) {
@@ -107,8 +118,9 @@ export const exportProject = async (
             await line({ record });
           }
           records += page.items.length;
-          if (!page.more) break;
-          start += page.items.length;
+          const last = page.items[page.items.length - 1];
+          if (!page.more || last === undefined) break;
+          after = { createdAt: last.createdAt, id: last.id };
         }
       }
     }

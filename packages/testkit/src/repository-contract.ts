@@ -654,6 +654,34 @@ export const describeRepositoryContract = (engine: string, harness: RepositoryHa
         expect(await pageOf(2)).toEqual([['beta', 'alpha'], false]);
         expect(await pageOf(4)).toEqual([[], false]);
       });
+      it('pages by keyset in created_at order, the id breaking ties, either way', async () => {
+        const run = await aRunWithRecords();
+        // Three records share each time: a page that ends inside a tie starts the next one within it.
+        const recs = Array.from({ length: 9 }, (_, i) => aRecord(run, { name: `k${i}`, createdAt: at(`2026-04-0${1 + Math.floor(i / 3)}T00:00:00.000Z`) }));
+        await right(r.logRecords.ingest(run.id, recs, []));
+        const byPlace = (x: LogRecord, y: LogRecord) => x.createdAt.getTime() - y.createdAt.getTime() || (x.id < y.id ? -1 : x.id > y.id ? 1 : 0);
+        const ascending = [...recs].sort(byPlace).map((x) => x.name);
+        const readAll = async (sort: RecordQuery['sort'], limit: number) => {
+          const names: string[][] = [];
+          for (let after: { createdAt: Date; id: string } | undefined; ; ) {
+            const { items, more } = await right(r.logRecords.search(query(run, { sort, page: { startingToken: 0, limit }, ...(after ? { after } : {}) })));
+            names.push(items.map((x) => x.name));
+            const last = items[items.length - 1];
+            if (!more || !last || names.length > recs.length) return names; // a page that does not move on ends it
+            after = { createdAt: last.createdAt, id: last.id };
+          }
+        };
+        expect(await readAll({ columnId: 'created_at', ascending: true }, 2)).toEqual([0, 2, 4, 6, 8].map((i) => ascending.slice(i, i + 2)));
+        expect((await readAll({ columnId: 'created_at', ascending: true }, 4)).flat()).toEqual(ascending);
+        // Descending, and unsorted (newest first) alike.
+        expect((await readAll({ columnId: 'created_at', ascending: false }, 2)).flat()).toEqual([...ascending].reverse());
+        expect((await readAll(null, 4)).flat()).toEqual([...ascending].reverse());
+        // From the middle of a tie: the record's place, not its time, is where the page starts.
+        const middle = [...recs].sort(byPlace)[4]!;
+        const after = { createdAt: middle.createdAt, id: middle.id };
+        expect((await found(query(run, { sort: { columnId: 'created_at', ascending: true }, after }))).map((x) => x.name)).toEqual(ascending.slice(5));
+        expect((await found(query(run, { sort: { columnId: 'created_at', ascending: true }, after, page: { startingToken: 2, limit: 2 } }))).map((x) => x.name)).toEqual(ascending.slice(7, 9));
+      });
       it('orders records without the sorted value last either way, the id breaking ties', async () => {
         const run = await aRunWithRecords();
         const recs = [200, null, 500, null].map((statusCode, i) => aRecord(run, { name: `r${i}`, statusCode, metrics: statusCode === null ? {} : { 'v1.2 judge': statusCode / 1000 } }));

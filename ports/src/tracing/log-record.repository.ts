@@ -1,6 +1,12 @@
 import type { FoundPage, LogRecord, PageRequest, ProjectId, RecordFilter, RecordScope, RecordSort, Run, RunId } from '@tracelight/domain';
 import type { Result } from '../system/result';
 
+/** A record's place in created_at order, ties broken by id (as every search breaks them). */
+export interface RecordPosition {
+  readonly createdAt: Date;
+  readonly id: string;
+}
+
 export interface RecordQuery {
   readonly projectId: ProjectId;
   readonly runId: RunId;
@@ -9,6 +15,14 @@ export interface RecordQuery {
   /** Null: newest first. Ties are always broken by id, so pages are stable. */
   readonly sort: RecordSort | null;
   readonly page: PageRequest;
+  /**
+   * Keyset paging, for reading a run whole: the matches start right after this place in the order,
+   * and `page.startingToken` counts from there (0: the next page). Each page then costs what it
+   * reads, where an offset makes the engine pass over every record before it again (reading a run of
+   * n records a page at a time, O(n²)). Only with a sort on created_at, or none (newest first): it is a
+   * programming error with any other.
+   */
+  readonly after?: RecordPosition;
   /**
    * The page's size budget: the page ends early, after the record that brings the stored size of the
    * records it holds (every field, as the engine stores it) to this many bytes or more. A page holds at

@@ -1,7 +1,7 @@
 // Log records in MongoDB: one document per node, written in a multi-document transaction
 // (replica set required), searched with a query compiled from the catalogue's column ids.
 import { type FoundPage, type Json, type LogRecord, type ProjectId, type RecordFilter, type Run, type RunId, NODE_TYPES, notFound, searchTimedOut, takePageAsync, textOf } from '@tracelight/domain';
-import type { LogRecordRepository, RecordQuery, Result } from '@tracelight/ports';
+import type { LogRecordRepository, RecordPosition, RecordQuery, Result } from '@tracelight/ports';
 import * as t from 'io-ts';
 import { inject, injectable } from 'inversify';
 import { BSON, BSONRegExp, type ClientSession, type Collection, type Db, type Document, type Filter, type MongoClient } from 'mongodb';
@@ -203,6 +203,17 @@ const sortOf = (columnId: string, dir: 1 | -1): Record<string, 1 | -1> | undefin
   return { [field(columnId)]: dir, _id: dir };
 };
 const NEVER_NULL: ReadonlySet<string> = new Set(['created_at', 'name', 'type', 'run_id', 'project_id', 'is_complete', 'has_children']);
+
+/**
+ * A keyset page's start (RecordQuery.after): past the record's place in created_at order, then _id (the
+ * run's id and the record's: within a run, in the records' id order), in the order's direction. The
+ * bound on createdAt alone is a range of log_records_by_run_time; the $or settles the ties within it.
+ */
+const keyset = (q: RecordQuery, after: RecordPosition): Filter<StringIdDoc> => {
+  if (q.sort !== null && q.sort.columnId !== 'created_at') throw new Error(`a keyset page needs a sort on created_at, not on ${q.sort.columnId}`);
+  const [past, from] = q.sort?.ascending === true ? (['$gt', '$gte'] as const) : (['$lt', '$lte'] as const);
+  return { createdAt: { [from]: after.createdAt }, $or: [{ createdAt: { [past]: after.createdAt } }, { _id: { [past]: recordKey(q.runId, after.id) } }] };
+};
 
 /** A run's records: with the project too, the shard key's prefix, so that a query goes to the run's shard alone. */
 interface RunScope {
@@ -414,6 +425,7 @@ export class MongoLogRecordRepository implements LogRecordRepository {
         isTrace: q.scope === 'traces',
         ...(q.scope === 'spans' ? { type: { $ne: 'session' } } : q.scope === 'sessions' ? { type: 'session' } : {}),
         ...(q.filters.length > 0 ? { $and: q.filters.map(condition) } : {}),
+        ...(q.after !== undefined ? keyset(q, q.after) : {}),
       };
       // No budget left: MongoDB checks a time limit only now and then, so a small search would answer.
       if (q.maxMs <= 0) throw new Abort(searchTimedOut(q.maxMs));

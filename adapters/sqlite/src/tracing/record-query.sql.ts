@@ -150,6 +150,17 @@ const orderBy = (sort: RecordSort | null, params: unknown[]): string => {
   return `${isNull}, ${expression(sort.columnId, params)} ${dir}, id ${dir}`;
 };
 
+/**
+ * A keyset page's start (RecordQuery.after): past the record's place in created_at order, then id, in
+ * the order's direction. A row value, which log_records_by_run_time serves as a range of the index.
+ */
+const keyset = (q: RecordQuery, params: unknown[]): string => {
+  if (q.sort !== null && q.sort.columnId !== 'created_at') throw new Error(`a keyset page needs a sort on created_at, not on ${q.sort.columnId}`);
+  const after = q.after as NonNullable<RecordQuery['after']>;
+  params.push(after.createdAt.getTime(), after.id);
+  return `(created_at, id) ${q.sort?.ascending === true ? '>' : '<'} (?, ?)`;
+};
+
 /** The search's result column giving a row's size against the page budget (RecordQuery.maxBytes). */
 export const SIZE_COLUMN = 'stored_size';
 /** Every column read back counts (a record's name or metadata can be as large as its input). */
@@ -163,6 +174,7 @@ export const compileSearch = (q: RecordQuery): { sql: string; params: unknown[] 
   const params: unknown[] = [q.runId, q.scope === 'traces' ? 1 : 0];
   const where = ['run_id = ?', 'is_trace = ?', WITHIN_BUDGET, q.scope === 'sessions' ? "type = 'session'" : q.scope === 'spans' ? "type != 'session'" : '1 = 1'];
   for (const f of q.filters) where.push(condition(f, params));
+  if (q.after !== undefined) where.push(keyset(q, params));
   const matching = `FROM log_records WHERE ${where.join(' AND ')}`;
   const order = orderBy(q.sort, params);
   params.push(q.page.limit + 1, q.page.startingToken);
