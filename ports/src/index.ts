@@ -6,6 +6,7 @@ export * from './system/storage-health';
 export * from './system/no-room-to-start';
 export * from './identity/user.repository';
 export * from './identity/api-key.repository';
+export * from './identity/refresh-family.repository';
 export * from './projects-runs/project.repository';
 export * from './projects-runs/run.repository';
 export * from './insights/insights.repository';

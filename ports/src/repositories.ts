@@ -1,5 +1,6 @@
 // Every repository port under one name each, with its token: what a storage adapter must provide.
 import { ApiKeyRepository } from './identity/api-key.repository';
+import { RefreshFamilyRepository } from './identity/refresh-family.repository';
 import { UserRepository } from './identity/user.repository';
 import { InsightsRepository } from './insights/insights.repository';
 import { IntegrationRepository } from './integrations/integration.repository';
@@ -13,6 +14,7 @@ import { LogRecordRepository } from './tracing/log-record.repository';
 export interface Repositories {
   readonly users: UserRepository;
   readonly apiKeys: ApiKeyRepository;
+  readonly refreshFamilies: RefreshFamilyRepository;
   readonly projects: ProjectRepository;
   readonly runs: RunRepository;
   readonly insights: InsightsRepository;
@@ -26,6 +28,7 @@ export interface Repositories {
 export const REPOSITORY_TOKENS: { readonly [K in keyof Repositories]: symbol } = {
   users: UserRepository,
   apiKeys: ApiKeyRepository,
+  refreshFamilies: RefreshFamilyRepository,
   projects: ProjectRepository,
   runs: RunRepository,
   insights: InsightsRepository,
@@ -43,6 +46,7 @@ export type RepositoryClasses<D> = { readonly [K in keyof Repositories]: new (da
 export const buildRepositories = <D>(classes: RepositoryClasses<D>, database: D): Repositories => ({
   users: new classes.users(database),
   apiKeys: new classes.apiKeys(database),
+  refreshFamilies: new classes.refreshFamilies(database),
   projects: new classes.projects(database),
   runs: new classes.runs(database),
   insights: new classes.insights(database),

@@ -3,6 +3,7 @@ import { REPOSITORY_TOKENS, type RepositoryClasses, StorageHealth, buildReposito
 import { ContainerModule } from 'inversify';
 import { MongoStorageHealth } from './shared/mongo-storage-health';
 import { MongoApiKeyRepository } from './identity/mongo-api-key.repository';
+import { MongoRefreshFamilyRepository } from './identity/mongo-refresh-family.repository';
 import { MongoUserRepository } from './identity/mongo-user.repository';
 import { MongoInsightsRepository } from './insights/mongo-insights.repository';
 import { MongoIntegrationRepository } from './integrations/mongo-integration.repository';
@@ -17,6 +18,7 @@ import { MongoLogRecordRepository } from './tracing/mongo-log-record.repository'
 export const MONGO_REPOSITORIES: RepositoryClasses<MongoDatabase> = {
   users: MongoUserRepository,
   apiKeys: MongoApiKeyRepository,
+  refreshFamilies: MongoRefreshFamilyRepository,
   projects: MongoProjectRepository,
   runs: MongoRunRepository,
   insights: MongoInsightsRepository,

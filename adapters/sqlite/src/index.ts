@@ -6,6 +6,7 @@ export type { DatabaseCopy } from './shared/sqlite-backup';
 export * from './sqlite.module';
 export * from './identity/sqlite-user.repository';
 export * from './identity/sqlite-api-key.repository';
+export * from './identity/sqlite-refresh-family.repository';
 export * from './projects-runs/sqlite-project.repository';
 export * from './projects-runs/sqlite-run.repository';
 export * from './insights/sqlite-insights.repository';

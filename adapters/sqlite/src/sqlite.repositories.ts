@@ -1,6 +1,7 @@
 // The SQLite implementation of every repository port, and which of their methods write.
 import type { RepositoryClasses, Repositories } from '@tracelight/ports';
 import { SqliteApiKeyRepository } from './identity/sqlite-api-key.repository';
+import { SqliteRefreshFamilyRepository } from './identity/sqlite-refresh-family.repository';
 import { SqliteUserRepository } from './identity/sqlite-user.repository';
 import { SqliteInsightsRepository } from './insights/sqlite-insights.repository';
 import { SqliteIntegrationRepository } from './integrations/sqlite-integration.repository';
@@ -15,6 +16,7 @@ import { SqliteLogRecordRepository } from './tracing/sqlite-log-record.repositor
 export const SQLITE_REPOSITORIES: RepositoryClasses<SqliteDatabase> = {
   users: SqliteUserRepository,
   apiKeys: SqliteApiKeyRepository,
+  refreshFamilies: SqliteRefreshFamilyRepository,
   projects: SqliteProjectRepository,
   runs: SqliteRunRepository,
   insights: SqliteInsightsRepository,
@@ -33,6 +35,7 @@ export const SQLITE_REPOSITORIES: RepositoryClasses<SqliteDatabase> = {
 export const SQLITE_WRITES: { readonly [K in keyof Repositories]: ReadonlyArray<keyof Repositories[K] & string> } = {
   users: ['insert', 'revokeSessions'],
   apiKeys: ['insert', 'revoke', 'touch'],
+  refreshFamilies: ['insert', 'rotate', 'revoke', 'removeEndedBefore'],
   projects: ['insert', 'retire', 'purgeStep'],
   runs: ['insert'],
   insights: ['replace'],

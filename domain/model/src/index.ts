@@ -7,6 +7,7 @@ export * from './shared/text';
 export * from './identity/user';
 export * from './identity/api-key';
 export * from './identity/principal';
+export * from './identity/refresh-family';
 export * from './projects-runs/project';
 export * from './projects-runs/run';
 export * from './insights/run-insights';

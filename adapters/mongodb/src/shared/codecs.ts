@@ -6,6 +6,8 @@ import {
   type IntegrationId,
   type Project,
   type ProjectId,
+  type RefreshFamily,
+  type RefreshFamilyId,
   type Run,
   type RunId,
   type RunInsights,
@@ -43,6 +45,19 @@ export const apiKeyFromDoc = fromDoc<ApiKey>(
     createdAt: BsonDate,
     expiresAt: nullable(BsonDate),
     lastUsedAt: nullable(BsonDate),
+  }),
+);
+
+export const refreshFamilyFromDoc = fromDoc<RefreshFamily>(
+  t.type({
+    id: brandedString<RefreshFamilyId>(),
+    userId: brandedString<UserId>(),
+    startedAt: BsonDate,
+    apiKeyId: nullable(brandedString<ApiKeyId>()),
+    generation: t.Integer,
+    rotatedAt: nullable(BsonDate),
+    revokedAt: nullable(BsonDate),
+    expiresAt: BsonDate,
   }),
 );
 

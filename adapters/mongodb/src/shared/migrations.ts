@@ -121,4 +121,12 @@ export const MIGRATIONS: ReadonlyArray<MongoMigration> = [
     // refuses the database rather than serve it.
     up: async () => undefined,
   },
+  {
+    version: 8,
+    name: 'refresh tokens are rotated: one refresh family per sign-in, its current generation, revoked when a spent token comes back',
+    // Ended families are removed by the server's sweep, a batch at a time, found through their end.
+    up: async (db) => {
+      await db.collection('refresh_families').createIndex({ expiresAt: 1 }, { name: 'refresh_families_by_end' });
+    },
+  },
 ];

@@ -1,5 +1,5 @@
-// users and api_keys rows ⇄ domain.
-import { type ApiKey, type ApiKeyId, type User, type UserId, USER_ROLES } from '@tracelight/domain';
+// users, api_keys and refresh_families rows ⇄ domain.
+import { type ApiKey, type ApiKeyId, type RefreshFamily, type RefreshFamilyId, type User, type UserId, USER_ROLES } from '@tracelight/domain';
 import * as t from 'io-ts';
 import { IdString, MsDate, decodeOrThrow, nullable, row } from '../shared/row-codecs';
 
@@ -70,4 +70,40 @@ export const apiKeyToRow = (k: ApiKey) => ({
   created_at: k.createdAt.getTime(),
   expires_at: k.expiresAt?.getTime() ?? null,
   last_used_at: k.lastUsedAt?.getTime() ?? null,
+});
+
+const RefreshFamilyRow = row({
+  id: IdString<RefreshFamilyId>(),
+  user_id: IdString<UserId>(),
+  started_at: MsDate,
+  api_key_id: nullable(IdString<ApiKeyId>()),
+  generation: t.Integer,
+  rotated_at: nullable(MsDate),
+  revoked_at: nullable(MsDate),
+  expires_at: MsDate,
+});
+
+export const refreshFamilyFromRow = (stored: unknown): RefreshFamily => {
+  const r = decodeOrThrow(RefreshFamilyRow, stored);
+  return {
+    id: r.id,
+    userId: r.user_id,
+    startedAt: r.started_at,
+    apiKeyId: r.api_key_id,
+    generation: r.generation,
+    rotatedAt: r.rotated_at,
+    revokedAt: r.revoked_at,
+    expiresAt: r.expires_at,
+  };
+};
+
+export const refreshFamilyToRow = (f: RefreshFamily) => ({
+  id: f.id,
+  user_id: f.userId,
+  started_at: f.startedAt.getTime(),
+  api_key_id: f.apiKeyId,
+  generation: f.generation,
+  rotated_at: f.rotatedAt?.getTime() ?? null,
+  revoked_at: f.revokedAt?.getTime() ?? null,
+  expires_at: f.expiresAt.getTime(),
 });

@@ -227,4 +227,22 @@ export const MIGRATIONS: ReadonlyArray<Migration> = [
       CREATE INDEX projects_retired ON projects (retired_at) WHERE retired_at IS NOT NULL;
     `,
   },
+  {
+    version: 7,
+    name: 'refresh tokens are rotated: one refresh family per sign-in, its current generation, revoked when a spent token comes back',
+    // No foreign key to api_keys: a revoked key's row is deleted, and its sessions' families stay until they end.
+    up: `
+      CREATE TABLE refresh_families (
+        id TEXT PRIMARY KEY,
+        user_id TEXT NOT NULL REFERENCES users(id) ON DELETE CASCADE,
+        started_at INTEGER NOT NULL,
+        api_key_id TEXT,
+        generation INTEGER NOT NULL,
+        rotated_at INTEGER,
+        revoked_at INTEGER,
+        expires_at INTEGER NOT NULL
+      ) STRICT;
+      CREATE INDEX refresh_families_by_end ON refresh_families (expires_at);
+    `,
+  },
 ];

@@ -9,6 +9,8 @@ export type RunId = Brand<string, 'RunId'>;
 export type IntegrationId = Brand<string, 'IntegrationId'>;
 export type ScorerId = Brand<string, 'ScorerId'>;
 export type ScorerVersionId = Brand<string, 'ScorerVersionId'>;
+/** A sign-in's family of refresh tokens (RefreshFamily): the server-side half of a session. */
+export type RefreshFamilyId = Brand<string, 'RefreshFamilyId'>;
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
