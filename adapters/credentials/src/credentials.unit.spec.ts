@@ -1,4 +1,4 @@
-import { type ApiKeyId, type UserId, asId } from '@tracelight/domain';
+import { type ApiKeyId, type RefreshFamilyId, type UserId, asId } from '@tracelight/domain';
 import * as E from 'fp-ts/Either';
 import * as crypto from 'node:crypto';
 import * as fs from 'node:fs';
@@ -120,6 +120,24 @@ describe('JwtTokenSigner', () => {
     expect(E.map((c: { session: unknown }) => c.session)(signer.verify(t.accessToken, now))).toEqual(E.right(session));
     const r = signer.issueRefresh(USER, now, session);
     expect(E.map((c: { session: unknown }) => c.session)(signer.verifyRefresh(r.token, now))).toEqual(E.right(session));
+  });
+
+  it('names a session’s refresh family in its tokens, and a refresh token’s generation, and makes the same refresh token again for the same family, generation and time', () => {
+    const session = { startedAt: new Date('2026-11-20T08:00:00.123Z'), apiKeyId: null, familyId: asId<RefreshFamilyId>('0190b0b0-0000-7000-8000-00000000000f') };
+    const access = signer.issue(USER, now, session);
+    expect(E.map((c: object) => c)(signer.verify(access.accessToken, now))).toEqual(
+      E.right({ userId: USER, issuedAt: now, expiresAt: new Date(now.getTime() + 600_000), session }),
+    );
+    const r = signer.issueRefresh(USER, now, session, 7);
+    expect(E.map((c: { session: unknown; generation?: number }) => [c.session, c.generation])(signer.verifyRefresh(r.token, now))).toEqual(E.right([session, 7]));
+    const later = new Date(now.getTime() + 30_000);
+    // Made again later, from the same rotation time: byte for byte the same (the grace window answers it).
+    expect(signer.issueRefresh(USER, now, session, 7)).toEqual(r);
+    expect(signer.issueRefresh(USER, now, session, 8).token).not.toBe(r.token);
+    expect(signer.issueRefresh(USER, later, session, 7).token).not.toBe(r.token);
+    expect(signer.issueRefresh(USER, now, { ...session, familyId: asId<RefreshFamilyId>('0190b0b0-0000-7000-8000-00000000000e') }, 7).token).not.toBe(r.token);
+    // Tokens without a family stay unique, as before.
+    expect(signer.issueRefresh(USER, now, SESSION).token).not.toBe(signer.issueRefresh(USER, now, SESSION).token);
   });
 
   it('reads a token of an older build, without a session, as a session begun when it was issued', () => {

@@ -1,7 +1,8 @@
 // Access tokens: compact JWS (HS256) with sub, iat, exp and jti, and the session they continue:
-// auth_time (when the user signed in, as OIDC names it) and akid (the API key exchanged, if any). Any
-// server process holding the same secret key verifies them, so server processes stay stateless.
-import { type AccessToken, type ApiKeyId, type Session, type TokenClaims, type UserId, asId } from '@tracelight/domain';
+// auth_time (when the user signed in, as OIDC names it), akid (the API key exchanged, if any) and fid
+// (the session's refresh-token family, if the server keeps one). Any server process holding the same
+// secret key verifies them. A refresh token also says its generation in its family (gen).
+import { type AccessToken, type ApiKeyId, type RefreshFamilyId, type Session, type TokenClaims, type UserId, asId } from '@tracelight/domain';
 import { TokenSigner } from '@tracelight/ports';
 import * as E from 'fp-ts/Either';
 import * as crypto from 'node:crypto';
@@ -30,6 +31,10 @@ interface Claims {
   auth_time?: number;
   /** The API key the session began with. */
   akid?: string;
+  /** The session's refresh-token family (RefreshFamily), when the server keeps one. */
+  fid?: string;
+  /** A refresh token's generation in its family. */
+  gen?: number;
 }
 
 const isClaims = (x: unknown): x is Claims => {
@@ -42,7 +47,9 @@ const isClaims = (x: unknown): x is Claims => {
     typeof c['jti'] === 'string' &&
     (c['use'] === 'access' || c['use'] === 'refresh') &&
     (c['auth_time'] === undefined || (typeof c['auth_time'] === 'number' && Number.isFinite(c['auth_time']))) &&
-    (c['akid'] === undefined || typeof c['akid'] === 'string')
+    (c['akid'] === undefined || typeof c['akid'] === 'string') &&
+    (c['fid'] === undefined || typeof c['fid'] === 'string') &&
+    (c['gen'] === undefined || (Number.isInteger(c['gen']) && (c['gen'] as number) >= 0))
   );
 };
 
@@ -61,8 +68,8 @@ export class JwtTokenSigner implements TokenSigner {
     return { accessToken: token, tokenType: 'bearer', expiresAt };
   }
 
-  issueRefresh(userId: UserId, now: Date, session: Session): { readonly token: string; readonly expiresAt: Date } {
-    return this.make(userId, now, session, 'refresh');
+  issueRefresh(userId: UserId, now: Date, session: Session, generation?: number): { readonly token: string; readonly expiresAt: Date } {
+    return this.make(userId, now, session, 'refresh', generation);
   }
 
   verify(token: string, now: Date): E.Either<string, TokenClaims> {
@@ -73,16 +80,21 @@ export class JwtTokenSigner implements TokenSigner {
     return this.check(token, now, 'refresh');
   }
 
-  private make(userId: UserId, now: Date, session: Session, use: Use): { token: string; expiresAt: Date } {
+  private make(userId: UserId, now: Date, session: Session, use: Use, generation?: number): { token: string; expiresAt: Date } {
     const iat = Math.floor(now.getTime() / 1000);
+    const family = session.familyId;
     const claims: Claims = {
       sub: userId,
       iat,
       exp: iat + this.ttlSeconds[use],
-      jti: randomBytes(12).toString('base64url'),
+      // A refresh token of a family is the same token whenever it is made again (its iat is its
+      // rotation's time): the grace window answers the successor already given, byte for byte.
+      jti: use === 'refresh' && family !== undefined && generation !== undefined ? this.refreshJti(family, generation) : randomBytes(12).toString('base64url'),
       use,
       auth_time: session.startedAt.getTime() / 1000,
       ...(session.apiKeyId !== null ? { akid: session.apiKeyId } : {}),
+      ...(family !== undefined ? { fid: family } : {}),
+      ...(use === 'refresh' && generation !== undefined ? { gen: generation } : {}),
     };
     const payload = Buffer.from(JSON.stringify(claims)).toString('base64url');
     const signingInput = `${HEADER}.${payload}`;
@@ -112,8 +124,18 @@ export class JwtTokenSigner implements TokenSigner {
       userId: asId<UserId>(claims.sub),
       issuedAt: new Date(claims.iat * 1000),
       expiresAt: new Date(claims.exp * 1000),
-      session: { startedAt: new Date(Math.round((claims.auth_time ?? claims.iat) * 1000)), apiKeyId: claims.akid === undefined ? null : asId<ApiKeyId>(claims.akid) },
+      session: {
+        startedAt: new Date(Math.round((claims.auth_time ?? claims.iat) * 1000)),
+        apiKeyId: claims.akid === undefined ? null : asId<ApiKeyId>(claims.akid),
+        ...(claims.fid !== undefined ? { familyId: asId<RefreshFamilyId>(claims.fid) } : {}),
+      },
+      ...(claims.gen !== undefined ? { generation: claims.gen } : {}),
     });
+  }
+
+  /** Unique per family and generation, and unguessable without the key. */
+  private refreshJti(family: RefreshFamilyId, generation: number): string {
+    return crypto.createHmac('sha256', this.key).update(`refresh jti ${family} ${generation}`).digest('base64url').slice(0, 16);
   }
 
   private sign(input: string): string {

@@ -10,6 +10,7 @@ import {
   IdGenerator,
   PasswordHasher,
   ProjectRepository,
+  RefreshFamilyRepository,
   REPOSITORY_TOKENS,
   type Repositories,
   RunRepository,
@@ -121,6 +122,7 @@ export const buildCliContainer = async (env: CliEnvironment, options: { readonly
     hasher: container.get(PasswordHasher),
     minter: container.get(ApiKeyMinter),
     tokens: container.get(TokenSigner),
+    refreshFamilies: container.get(RefreshFamilyRepository),
     clock: container.get(Clock),
     ids: container.get(IdGenerator),
   });

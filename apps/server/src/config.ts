@@ -17,6 +17,8 @@ export interface ServerConfig extends StorageConfig {
   readonly secretKey: string | undefined;
   readonly tokenTtlSeconds: number;
   readonly refreshTokenTtlSeconds: number;
+  /** TRACELIGHT_REFRESH_REUSE_GRACE_MS: for how long a refresh token just spent is answered with its successor again. */
+  readonly refreshReuseGraceMs: number;
   readonly passwordCacheTtlSeconds: number;
   readonly credentialCacheMs: number;
   readonly adminEmail: string | undefined;
@@ -62,7 +64,8 @@ export const CONFIG_VARIABLES: ReadonlyArray<readonly [name: string, defaultValu
   ['TRACELIGHT_SQLITE_SEARCH_THREADS', '`2`', 'With `thread`: how many threads run record searches (`spans/search`, `traces/search`, `sessions/search`), each on a read-only connection of its own, the least busy taking each search (0: on the request thread). A search reads rows until it has a page of matches, and one whose filters match little of a large run reads most of it (seconds for a million spans): on the request thread it held every other request, probes included, as long; here only the searches queued behind it on its thread.'],
   ['TRACELIGHT_SECRET_KEY', 'generated into `<data dir>/secret.key` (mode 0600)', 'Master key (≥ 32 bytes: 64 hex, 43+ base64, or a 32+ character passphrase). Token signing, API-key hashing and secret sealing each use a sub-key derived from it (HKDF). Give every server process sharing a database the same key.'],
   ['TRACELIGHT_TOKEN_TTL_SECONDS', '`3600`', 'Lifetime of access tokens (login, API-key exchange, refresh).'],
-  ['TRACELIGHT_REFRESH_TOKEN_TTL_SECONDS', '`604800`', 'Lifetime of the HttpOnly `refresh_token` cookie set at sign-in.'],
+  ['TRACELIGHT_REFRESH_TOKEN_TTL_SECONDS', '`604800`', 'Lifetime of the HttpOnly `refresh_token` cookie set at sign-in, and the longest a session lives however often it is refreshed.'],
+  ['TRACELIGHT_REFRESH_REUSE_GRACE_MS', '`5000`', 'Refresh cookies are single use: each refresh answers a new one. For this long after a cookie is spent, sending it again is answered with the same new cookie (two tabs refreshing together, a retry after a lost answer); after it, a spent cookie sent again is taken for a stolen one and revokes its session (0: always).'],
   ['TRACELIGHT_PASSWORD_CACHE_TTL_SECONDS', '`60`', 'How long a verified HTTP Basic password is remembered (0 disables).'],
   ['TRACELIGHT_CREDENTIAL_CACHE_MS', '`2000`', 'How long a resolved API key (with its user) or the user behind a token is remembered (0 disables). A key revoked through this server stops at once; one revoked by another process (the admin CLI, another server on the same database) works for at most this long. The same bound holds for a project and its runs, remembered once read: one deleted by another process (or read by an offload worker) may still be read here for this long, though nothing can be written under it any more.'],
   ['TRACELIGHT_ADMIN_EMAIL', '—', 'The first admin\'s email: the admin is created on start when no user exists. Set both or neither.'],
@@ -156,6 +159,7 @@ export const loadConfig = (env: Env): E.Either<ReadonlyArray<string>, ServerConf
     secretKey,
     tokenTtlSeconds: take(integer('TRACELIGHT_TOKEN_TTL_SECONDS', 1, 31_536_000, 3600)(env), 3600),
     refreshTokenTtlSeconds: take(integer('TRACELIGHT_REFRESH_TOKEN_TTL_SECONDS', 60, 31_536_000, 604_800)(env), 604_800),
+    refreshReuseGraceMs: take(integer('TRACELIGHT_REFRESH_REUSE_GRACE_MS', 0, 300_000, 5000)(env), 5000),
     passwordCacheTtlSeconds: take(integer('TRACELIGHT_PASSWORD_CACHE_TTL_SECONDS', 0, 3600, 60)(env), 60),
     credentialCacheMs: take(integer('TRACELIGHT_CREDENTIAL_CACHE_MS', 0, 600_000, 2000)(env), 2000),
     adminEmail,

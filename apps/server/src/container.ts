@@ -88,6 +88,9 @@ export const buildContainer = async (
       credentialCacheMs: config.credentialCacheMs,
       // A session lives as long as the refresh token its sign-in gave, however often it is renewed.
       sessionMaxAgeSeconds: config.refreshTokenTtlSeconds,
+      refreshReuseGraceMs: config.refreshReuseGraceMs,
+      // An ended session's family is kept as long as its last access tokens live: those of a revoked one stay refused.
+      endedFamiliesKeptMs: config.tokenTtlSeconds * 1000,
     }),
     httpModule(
       {

@@ -13,6 +13,7 @@ import { buildContainer } from './container';
 import { answerRefusals, defaultMaxConnections, limitConnections } from './refusals';
 import { ProjectPurge } from './project-purge';
 import { RetentionSweep } from './retention';
+import { RefreshFamilySweep } from './refresh-family-sweep';
 import { walLeftBehind } from './wal-left';
 import { countDroppedLogLines, flushLogs, flushLogsSync, jsonLogger as logger, limitLogBuffer } from './logger';
 
@@ -82,12 +83,14 @@ const main = async (): Promise<void> => {
     keepDays: cfg.retentionDays,
   });
   const purge = new ProjectPurge(container.get(ProjectUseCases), logger, (n) => metrics.purgedRecords.inc(n));
+  const endedSessions = new RefreshFamilySweep(container.get(IdentityUseCases), logger);
   server.on('listening', () => {
     const address = server.address();
     const port = typeof address === 'object' && address ? address.port : cfg.port;
     logger.info({ host: cfg.host, port, engine: cfg.database.engine }, `Tracelight listening on http://${cfg.host}:${port}`);
     retention.start();
     purge.start();
+    endedSessions.start();
   });
   server.on('error', (e) => {
     exit(1, `Tracelight cannot listen on ${cfg.host}:${cfg.port}: ${e.message}\n`);
@@ -118,7 +121,7 @@ const main = async (): Promise<void> => {
     logger.info({ signal }, 'shutting down: finishing in-flight requests');
     /** What the stop waits for, said by the forced exit. */
     let waitingFor = 'in-flight requests';
-    const swept = Promise.all([retention.stop(), purge.stop()]);
+    const swept = Promise.all([retention.stop(), purge.stop(), endedSessions.stop()]);
     server.close(() => {
       waitingFor = 'the database to close';
       void swept

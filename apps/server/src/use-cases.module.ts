@@ -8,6 +8,7 @@ import {
   IntegrationRepository,
   PasswordHasher,
   ProjectRepository,
+  RefreshFamilyRepository,
   RunRepository,
   RunScorerSettingsRepository,
   ScorerRepository,
@@ -29,7 +30,15 @@ import {
 } from '@tracelight/use-cases';
 import { ContainerModule } from 'inversify';
 
-export const useCasesModule = (limits: { maxRecordsPerRequest: number; pageBytes: number; searchMs: number; credentialCacheMs: number; sessionMaxAgeSeconds: number }) => new ContainerModule(({ bind }) => {
+export const useCasesModule = (limits: {
+  maxRecordsPerRequest: number;
+  pageBytes: number;
+  searchMs: number;
+  credentialCacheMs: number;
+  sessionMaxAgeSeconds: number;
+  refreshReuseGraceMs: number;
+  endedFamiliesKeptMs: number;
+}) => new ContainerModule(({ bind }) => {
   bind(IdentityUseCases)
     .toDynamicValue(
       (c) =>
@@ -39,10 +48,13 @@ export const useCasesModule = (limits: { maxRecordsPerRequest: number; pageBytes
           hasher: c.get(PasswordHasher),
           minter: c.get(ApiKeyMinter),
           tokens: c.get(TokenSigner),
+          refreshFamilies: c.get(RefreshFamilyRepository),
           clock: c.get(Clock),
           ids: c.get(IdGenerator),
           credentialCacheMs: limits.credentialCacheMs,
           sessionMaxAgeSeconds: limits.sessionMaxAgeSeconds,
+          refreshReuseGraceMs: limits.refreshReuseGraceMs,
+          endedFamiliesKeptMs: limits.endedFamiliesKeptMs,
         }),
     )
     .inSingletonScope();

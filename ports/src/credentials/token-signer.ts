@@ -7,8 +7,12 @@ export interface TokenSigner {
   issue(userId: UserId, now: Date, session: Session): AccessToken;
   /** Left with a reason for a malformed, tampered or expired token, or a refresh token. */
   verify(token: string, now: Date): Either<string, TokenClaims>;
-  /** A longer-lived token that can only be exchanged for access tokens (the refresh cookie). */
-  issueRefresh(userId: UserId, now: Date, session: Session): { readonly token: string; readonly expiresAt: Date };
+  /**
+   * A longer-lived token that can only be exchanged for access tokens (the refresh cookie). Of a session
+   * with a refresh family, `generation` is its place in it, and the token of one family and generation
+   * made at the same `now` is the same token.
+   */
+  issueRefresh(userId: UserId, now: Date, session: Session, generation?: number): { readonly token: string; readonly expiresAt: Date };
   /** Left for anything but a valid, unexpired refresh token. */
   verifyRefresh(token: string, now: Date): Either<string, TokenClaims>;
 }

@@ -82,7 +82,10 @@ export class IdentityRoutes implements RouteGroup {
         method: 'post',
         path: '/refresh_token',
         summary: 'Refresh Token',
-        description: 'Exchange a valid bearer token (or the refresh_token cookie set at sign-in) for a new access token.',
+        description:
+          'Exchange a valid bearer token (or the refresh_token cookie set at sign-in) for a new access token. ' +
+          'The cookie is rotated: each use answers a new refresh_token cookie and spends the one sent. A spent cookie sent again ' +
+          '(after the reuse grace window, TRACELIGHT_REFRESH_REUSE_GRACE_MS) revokes its session: 401, and every token of that session is refused from then on.',
         auth: 'none',
         checksCredential: 'bearer_or_refresh_cookie',
         response: TokenResponse,

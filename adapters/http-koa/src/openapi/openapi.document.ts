@@ -40,7 +40,8 @@ const SECURITY_SCHEMES = {
     type: 'apiKey',
     in: 'cookie',
     name: REFRESH_TOKEN_COOKIE,
-    description: 'HttpOnly cookie set at sign-in; taken by POST /v2/refresh_token when no Authorization header is sent.',
+    description:
+      'HttpOnly cookie set at sign-in; taken by POST /v2/refresh_token when no Authorization header is sent. Single use: each refresh answers a new one, and a spent one sent again revokes its session.',
   },
 };
 

@@ -1,5 +1,5 @@
 // Who is calling, and through which of the spec's credential schemes.
-import type { ApiKeyId, UserId } from '../shared/ids';
+import type { ApiKeyId, RefreshFamilyId, UserId } from '../shared/ids';
 import type { UserRole } from './user';
 
 export type CredentialScheme = 'api_key' | 'bearer' | 'basic';
@@ -38,6 +38,12 @@ export interface Session {
   readonly startedAt: Date;
   /** The API key exchanged for the session's first token, if that is how it began. */
   readonly apiKeyId: ApiKeyId | null;
+  /**
+   * The session's family of refresh tokens, kept by the server (RefreshFamily): refresh tokens are
+   * rotated in it, and a reuse revokes it with every token of the session. Absent from the tokens of
+   * sessions begun before families were kept, or when storage had no room for one at sign-in.
+   */
+  readonly familyId?: RefreshFamilyId;
 }
 
 /** What a signed token asserts. */
@@ -46,6 +52,8 @@ export interface TokenClaims {
   readonly issuedAt: Date;
   readonly expiresAt: Date;
   readonly session: Session;
+  /** A refresh token's place in its family (RefreshFamily.generation); absent from access tokens. */
+  readonly generation?: number;
 }
 
 export interface AccessToken {

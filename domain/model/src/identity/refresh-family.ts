@@ -43,6 +43,9 @@ export const judgeRefresh = (family: RefreshFamily, generation: number, now: Dat
   if (generation === family.generation) return { kind: 'rotate' };
   if (generation > family.generation) return { kind: 'refused', reason: 'unknown refresh token' };
   const rotatedAt = family.rotatedAt;
-  if (generation === family.generation - 1 && rotatedAt !== null && now.getTime() - rotatedAt.getTime() <= graceMs) return { kind: 'successor' };
+  // With no grace window at all, a spent token is never answered again, even by a refresh that began
+  // before it was spent (the loser of a race): it then revokes the family.
+  if (graceMs > 0 && generation === family.generation - 1 && rotatedAt !== null && now.getTime() - rotatedAt.getTime() <= graceMs)
+    return { kind: 'successor' };
   return { kind: 'reused' };
 };

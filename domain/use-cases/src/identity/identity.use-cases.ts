@@ -5,6 +5,8 @@ import {
   type ApiKeyId,
   type Principal,
   type PresentedCredentials,
+  type RefreshFamily,
+  type RefreshFamilyId,
   type Session,
   type TokenClaims,
   type User,
@@ -19,6 +21,9 @@ import {
   normaliseEmail,
   unauthorized,
   mayCreateUser,
+  judgeRefresh,
+  SESSION_EXPIRED,
+  SESSION_REVOKED_BY_REUSE,
 } from '@tracelight/domain';
 import type {
   ApiKeyMinter,
@@ -26,6 +31,7 @@ import type {
   Clock,
   IdGenerator,
   PasswordHasher,
+  RefreshFamilyRepository,
   TokenSigner,
   UserRepository,
 } from '@tracelight/ports';
@@ -42,6 +48,8 @@ export interface IdentityDeps {
   readonly hasher: PasswordHasher;
   readonly minter: ApiKeyMinter;
   readonly tokens: TokenSigner;
+  /** The server-side state of refresh-token rotation: one family per sign-in. */
+  readonly refreshFamilies: RefreshFamilyRepository;
   readonly clock: Clock;
   readonly ids: IdGenerator;
   /**
@@ -55,6 +63,17 @@ export interface IdentityDeps {
    * stolen token cannot be renewed for ever). Undefined: no bound.
    */
   readonly sessionMaxAgeSeconds?: number;
+  /**
+   * For how long after a refresh token is spent presenting it again is answered with the successor it
+   * was exchanged for, rather than taken for theft (two tabs refreshing together, a retry after a lost
+   * answer), in ms. 0 (the default): a spent token presented again always revokes its session.
+   */
+  readonly refreshReuseGraceMs?: number;
+  /**
+   * How long a refresh family is kept after its session ended before it is removed, in ms: the lifetime
+   * of access tokens, so that those of a revoked session issued just before its end stay refused.
+   */
+  readonly endedFamiliesKeptMs?: number;
 }
 
 export interface NewUser {
@@ -68,11 +87,24 @@ export interface NewApiKey {
   readonly expiresAt: Date | null;
 }
 
-/** What signing in gives: an access token, and a refresh token for the cookie flow of the origin's SDKs. */
+/**
+ * What signing in gives: an access token, and a refresh token for the cookie flow of the origin's SDKs
+ * (none when storage had no room for the session's refresh family).
+ */
 export interface SignedIn {
   readonly access: AccessToken;
-  readonly refresh: { readonly token: string; readonly expiresAt: Date };
+  readonly refresh?: { readonly token: string; readonly expiresAt: Date };
 }
+
+/** One batch of the removal of refresh families whose sessions have ended. */
+export interface EndedFamilies {
+  readonly removed: number;
+  /** Fewer than the batch were removed: none is left to remove now. */
+  readonly done: boolean;
+}
+
+/** The longest life of a refresh family when sessions have none (embedders): so that families do not accumulate. */
+const UNBOUNDED_SESSION_SECONDS = 366 * 86_400;
 
 export interface CreatedApiKey {
   readonly key: ApiKey;
@@ -100,11 +132,16 @@ export class IdentityUseCases {
    * remembered, or a key revoked just then could come back into the cache for the TTL.
    */
   private revocations = 0;
+  /** By family id: the refresh family an access token's session has, for whether it was revoked. */
+  private readonly families: ExpiringCache<RefreshFamily>;
+  /** Counts family revocations, as `revocations` does key revocations. */
+  private familyRevocations = 0;
 
   constructor(private readonly deps: IdentityDeps) {
     this.apiKeys = new ExpiringCache(deps.credentialCacheMs ?? 0);
     this.tokenUsers = new ExpiringCache(deps.credentialCacheMs ?? 0);
     this.sessionKeys = new ExpiringCache(deps.credentialCacheMs ?? 0);
+    this.families = new ExpiringCache(deps.credentialCacheMs ?? 0);
   }
 
   /**
@@ -142,33 +179,134 @@ export class IdentityUseCases {
 
   /** The OAuth2 password flow: email and password for an access token. */
   login(email: string, password: string): UseCase<SignedIn> {
-    return pipe(this.verifyPassword(email, password), TE.map((user) => this.signIn(user)));
+    return pipe(this.verifyPassword(email, password), flatMap((user) => this.signIn(user)));
   }
 
   /** A session begun with an API key: its tokens can be refreshed only while the key is valid. */
   loginWithApiKey(secret: string): UseCase<SignedIn> {
-    return pipe(this.apiKeyOf(secret), TE.map(({ key, user }) => this.signIn(user, key.id)));
+    return pipe(this.apiKeyOf(secret), flatMap(({ key, user }) => this.signIn(user, key.id)));
   }
 
-  /** The cookie flow: a valid refresh token (of a user who still exists) for new tokens of the same session. */
+  /**
+   * The cookie flow: a valid refresh token (of a user who still exists) for new tokens of the same
+   * session. The token is rotated (RFC 9700 §4.14): the current one of its family is spent and its
+   * successor answered; the one spent last, presented again within the grace window, is answered with
+   * that same successor; any other spent one revokes the family, whose tokens are all refused after.
+   */
   refreshWithRefreshToken(token: string): UseCase<SignedIn> {
     const now = this.deps.clock.now();
     const claims = this.deps.tokens.verifyRefresh(token, now);
     if (E.isLeft(claims)) return TE.left(unauthorized(claims.left));
+    const { session, generation } = claims.right;
+    const familyId = session.familyId;
+    // A refresh token of before rotation carries no family: it could be used again unseen.
+    if (familyId === undefined || generation === undefined) return TE.left(unauthorized('refresh token of an earlier version: sign in again'));
     return pipe(
       this.userOfClaims(claims.right, now),
-      flatMap((user) => this.continuable(user, claims.right.session, now)),
-      TE.map((user) => this.tokensOf(user, claims.right.session, now)),
+      flatMap((user) => this.continuable(user, session, now)),
+      flatMap((user) => this.spend(user, familyId, generation, now)),
     );
   }
 
-  private signIn(user: User, apiKeyId: ApiKeyId | null = null): SignedIn {
+  /**
+   * A session begins: its refresh family is stored, then its tokens made. With storage full the
+   * sign-in still gives an access token, without a refresh token (there is no family to rotate it in).
+   */
+  private signIn(user: User, apiKeyId: ApiKeyId | null = null): UseCase<SignedIn> {
     const now = this.deps.clock.now();
-    return this.tokensOf(user, { startedAt: now, apiKeyId }, now);
+    const family: RefreshFamily = {
+      id: asId<RefreshFamilyId>(this.deps.ids.next()),
+      userId: user.id,
+      startedAt: now,
+      apiKeyId,
+      generation: 0,
+      rotatedAt: null,
+      revokedAt: null,
+      expiresAt: new Date(now.getTime() + (this.deps.sessionMaxAgeSeconds ?? UNBOUNDED_SESSION_SECONDS) * 1000),
+    };
+    return pipe(
+      this.deps.refreshFamilies.insert(family),
+      TE.map((stored) => this.tokensOf(user, stored, now)),
+      TE.orElse((e): UseCase<SignedIn> =>
+        e._tag === 'StorageFull' ? TE.right({ access: this.deps.tokens.issue(user.id, now, { startedAt: now, apiKeyId }) }) : TE.left(e),
+      ),
+    );
   }
 
-  private tokensOf(user: User, session: Session, now: Date): SignedIn {
-    return { access: this.deps.tokens.issue(user.id, now, session), refresh: this.deps.tokens.issueRefresh(user.id, now, session) };
+  /**
+   * The tokens of `family` as it stands: an access token made now, and the refresh token of its current
+   * generation, made at the time that generation began (its rotation, or the sign-in), so that it is the
+   * same token each time it is made.
+   */
+  private tokensOf(user: User, family: RefreshFamily, now: Date): Required<SignedIn> {
+    const session: Session = { startedAt: family.startedAt, apiKeyId: family.apiKeyId, familyId: family.id };
+    return {
+      access: this.deps.tokens.issue(user.id, now, session),
+      refresh: this.deps.tokens.issueRefresh(user.id, family.rotatedAt ?? family.startedAt, session, family.generation),
+    };
+  }
+
+  /**
+   * Presents the refresh token of `generation` to its family. The rotation is a compare-and-set on the
+   * generation: of two refreshes of the same token (on any processes) one spends it, and the other, its
+   * family read again, finds it just spent, so within the grace window it gets the same successor.
+   */
+  private spend(user: User, id: RefreshFamilyId, generation: number, now: Date, attempts = 3): UseCase<SignedIn> {
+    return pipe(
+      this.deps.refreshFamilies.findById(id),
+      // Gone: removed some time after its session ended.
+      flatMap(TE.fromOption(() => unauthorized(SESSION_EXPIRED))),
+      flatMap((family): UseCase<SignedIn> => {
+        if (family.userId !== user.id) return TE.left(unauthorized('unknown refresh token'));
+        const verdict = judgeRefresh(family, generation, now, this.deps.refreshReuseGraceMs ?? 0);
+        switch (verdict.kind) {
+          case 'refused':
+            return TE.left(unauthorized(verdict.reason));
+          case 'successor':
+            return TE.right(this.tokensOf(user, family, now));
+          case 'reused':
+            return pipe(
+              this.revokeFamily(id, now),
+              flatMap(() => TE.left(unauthorized(SESSION_REVOKED_BY_REUSE))),
+            );
+          case 'rotate':
+            return pipe(
+              this.deps.refreshFamilies.rotate(id, generation, now),
+              flatMap(
+                O.match(
+                  // Another refresh spent it first (or revoked the family): judged again on what it left.
+                  () => (attempts > 1 ? this.spend(user, id, generation, now, attempts - 1) : TE.left(unauthorized('refresh token spent meanwhile: try again'))),
+                  (rotated) => TE.right<never, SignedIn>(this.tokensOf(user, rotated, now)),
+                ),
+              ),
+            );
+        }
+      }),
+    );
+  }
+
+  /** Revokes a refresh family: its refresh and access tokens are refused from then on (on other processes within the credential cache's time). */
+  private revokeFamily(id: RefreshFamilyId, now: Date): UseCase<void> {
+    return pipe(
+      this.deps.refreshFamilies.revoke(id, now),
+      tap(() => {
+        this.familyRevocations++;
+        this.families.deleteWhere((f) => f.id === id);
+        return TE.right(undefined);
+      }),
+    );
+  }
+
+  /**
+   * Removes at most `batch` refresh families whose sessions ended longer ago than `endedFamiliesKeptMs`:
+   * a sweep repeats it until `done`.
+   */
+  removeEndedFamilies(batch: number): UseCase<EndedFamilies> {
+    const before = new Date(this.deps.clock.now().getTime() - (this.deps.endedFamiliesKeptMs ?? 0));
+    return pipe(
+      this.deps.refreshFamilies.removeEndedBefore(before, batch),
+      TE.map((removed) => ({ removed, done: removed < batch })),
+    );
   }
 
   /**
@@ -386,8 +524,40 @@ export class IdentityUseCases {
     return this.userOfClaims(claims.right, now);
   }
 
-  /** The user a verified token names, unless its session was revoked or began with an API key no longer valid. */
+  /**
+   * Whether the refresh family of an access token's session is not revoked. Remembered for the
+   * credential cache's time, as a user is; a family no longer stored (removed after its session ended)
+   * refuses nothing: its tokens' own expiry bounds them.
+   */
+  private familyUnrevoked(id: RefreshFamilyId): UseCase<void> {
+    const refused = () => unauthorized(SESSION_REVOKED_BY_REUSE);
+    const elapsed = this.deps.clock.elapsedMs();
+    const cached = this.families.get(id, elapsed);
+    if (cached !== undefined) return cached.revokedAt === null ? TE.right(undefined) : TE.left(refused());
+    const revocations = this.familyRevocations;
+    return pipe(
+      this.deps.refreshFamilies.findById(id),
+      flatMap((found): UseCase<void> => {
+        if (O.isNone(found)) return TE.right(undefined);
+        if (this.familyRevocations === revocations) this.families.set(id, found.value, elapsed);
+        return found.value.revokedAt === null ? TE.right(undefined) : TE.left(refused());
+      }),
+    );
+  }
+
+  /**
+   * The user a verified token names, unless its session was revoked or began with an API key no longer
+   * valid; for an access token, also unless its session's refresh family was revoked (a refresh token
+   * of a refresh token is judged by its family when it is spent).
+   */
   private userOfClaims(claims: TokenClaims, now: Date): UseCase<User> {
+    const familyId = claims.session.familyId;
+    const user = this.userOfSession(claims, now);
+    if (familyId === undefined || claims.generation !== undefined) return user;
+    return pipe(user, tap(() => this.familyUnrevoked(familyId)));
+  }
+
+  private userOfSession(claims: TokenClaims, now: Date): UseCase<User> {
     const userId = claims.userId;
     const elapsed = this.deps.clock.elapsedMs();
     const cached = this.tokenUsers.get(userId, elapsed);
