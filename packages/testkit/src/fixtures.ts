@@ -6,6 +6,8 @@ import {
   type IntegrationId,
   type Project,
   type ProjectId,
+  type RefreshFamily,
+  type RefreshFamilyId,
   type Run,
   type RunId,
   type Scorer,
@@ -47,6 +49,18 @@ export const anApiKey = (userId: UserId, over: Partial<ApiKey> = {}): ApiKey => 
   createdAt: T0,
   expiresAt: null,
   lastUsedAt: null,
+  ...over,
+});
+
+export const aRefreshFamily = (userId: UserId, over: Partial<RefreshFamily> = {}): RefreshFamily => ({
+  id: asId<RefreshFamilyId>(randomUUID()),
+  userId,
+  startedAt: T0,
+  apiKeyId: null,
+  generation: 0,
+  rotatedAt: null,
+  revokedAt: null,
+  expiresAt: at('2026-05-11T03:02:01.123Z'),
   ...over,
 });
 

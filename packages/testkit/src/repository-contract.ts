@@ -1,6 +1,9 @@
 // The repository contract: written once against the ports, run against every storage adapter.
 // Passing it is what makes adapters interchangeable.
-import { type DomainError, type LogRecord, type UserId, asId } from '@tracelight/domain';
+import { type ApiKeyId, type DomainError, type LogRecord, type RefreshFamilyId, type UserId, asId } from '@tracelight/domain';
+
+/** The times concurrent rotations are made at (apart by a millisecond each). */
+const T_ROTATIONS = Date.parse('2026-05-05T12:00:00.000Z');
 import type { Project, ProjectId, Run, RunId, Scorer } from '@tracelight/domain';
 import type { ProjectRepository, RecordQuery, Repositories, Result } from '@tracelight/ports';
 import * as E from 'fp-ts/Either';
@@ -13,6 +16,7 @@ import {
   aRun,
   aScorer,
   aUser,
+  aRefreshFamily,
   anApiKey,
   anIntegration,
   anLlmVersion,
@@ -154,6 +158,53 @@ export const describeRepositoryContract = (engine: string, harness: RepositoryHa
         const used = at('2026-06-01T12:00:00.456Z');
         await right(r.apiKeys.touch(k.id, used));
         expect(await right(r.apiKeys.findByHash(k.keyHash))).toEqual(O.some({ ...k, lastUsedAt: used }));
+      });
+    });
+
+    describe('RefreshFamilyRepository', () => {
+      it('inserts and finds by id, whole; none for an unknown id; Conflict for a taken id', async () => {
+        const u = await someUser();
+        const f = aRefreshFamily(u.id, { apiKeyId: asId<ApiKeyId>(randomUUID()) });
+        expect(await right(r.refreshFamilies.insert(f))).toEqual(f);
+        expect(await right(r.refreshFamilies.findById(f.id))).toEqual(O.some(f));
+        expect(await right(r.refreshFamilies.findById(asId<RefreshFamilyId>(randomUUID())))).toEqual(O.none);
+        expect((await left(r.refreshFamilies.insert(f)))._tag).toBe('Conflict');
+      });
+      it('rotates from the current generation only: a second rotation from the same one changes nothing', async () => {
+        const f = await right(r.refreshFamilies.insert(aRefreshFamily((await someUser()).id)));
+        const first = at('2026-05-05T00:00:00.001Z');
+        const rotated = { ...f, generation: 1, rotatedAt: first };
+        expect(await right(r.refreshFamilies.rotate(f.id, 0, first))).toEqual(O.some(rotated));
+        expect(await right(r.refreshFamilies.rotate(f.id, 0, at('2026-05-05T00:00:00.002Z')))).toEqual(O.none);
+        expect(await right(r.refreshFamilies.findById(f.id))).toEqual(O.some(rotated));
+        expect(await right(r.refreshFamilies.rotate(asId<RefreshFamilyId>(randomUUID()), 0, first))).toEqual(O.none);
+      });
+      it('lets exactly one of many concurrent rotations from one generation through', async () => {
+        const f = await right(r.refreshFamilies.insert(aRefreshFamily((await someUser()).id, { generation: 3 })));
+        const outcomes = await Promise.all(Array.from({ length: 8 }, (_, i) => right(r.refreshFamilies.rotate(f.id, 3, new Date(T_ROTATIONS + i)))));
+        expect(outcomes.filter(O.isSome)).toHaveLength(1);
+        expect(O.map((g: { generation: number }) => g.generation)(await right(r.refreshFamilies.findById(f.id)))).toEqual(O.some(4));
+      });
+      it('revokes once (the first time is kept), and a revoked family does not rotate', async () => {
+        const f = await right(r.refreshFamilies.insert(aRefreshFamily((await someUser()).id)));
+        const revokedAt = at('2026-05-06T00:00:00.003Z');
+        await right(r.refreshFamilies.revoke(f.id, revokedAt));
+        await right(r.refreshFamilies.revoke(f.id, at('2026-05-07T00:00:00.004Z')));
+        expect(await right(r.refreshFamilies.findById(f.id))).toEqual(O.some({ ...f, revokedAt }));
+        expect(await right(r.refreshFamilies.rotate(f.id, 0, at('2026-05-08T00:00:00.005Z')))).toEqual(O.none);
+        await right(r.refreshFamilies.revoke(asId<RefreshFamilyId>(randomUUID()), revokedAt));
+      });
+      it('removes the families whose session ended before a time, at most a batch at a time', async () => {
+        const u = await someUser();
+        const ended = [1, 2, 3].map((d) => aRefreshFamily(u.id, { expiresAt: at(`1990-01-0${d}T00:00:00.000Z`) }));
+        const live = aRefreshFamily(u.id, { expiresAt: at('1995-01-01T00:00:00.000Z') });
+        for (const f of [...ended, live]) await right(r.refreshFamilies.insert(f));
+        const before = at('1995-01-01T00:00:00.000Z');
+        expect(await right(r.refreshFamilies.removeEndedBefore(before, 2))).toBe(2);
+        expect(await right(r.refreshFamilies.removeEndedBefore(before, 2))).toBe(1);
+        expect(await right(r.refreshFamilies.removeEndedBefore(before, 2))).toBe(0);
+        for (const f of ended) expect(await right(r.refreshFamilies.findById(f.id))).toEqual(O.none);
+        expect(await right(r.refreshFamilies.findById(live.id))).toEqual(O.some(live));
       });
     });
 
