@@ -176,20 +176,63 @@ describe.each([
       ]);
     });
 
-    it('refuses with 400 an export two of whose records would have one id (a span sent twice, two root spans of a trace), storing nothing and creating no log stream', async () => {
+    it('refuses with 400 an export with a span sent twice in it, storing nothing and creating no log stream', async () => {
       const twice = export1({ 'input.value': 'once' });
       const one = twice.resourceSpans[0]!.scopeSpans[0]!.spans[0]!;
       twice.resourceSpans[0]!.scopeSpans[0]!.spans.push({ ...one });
       const sentTwice = await send('span-twice', twice);
       expect([sentTwice.status, sentTwice.body]).toEqual([400, { code: 3, message: `body: Value error, span b7ad6b7169203331 of trace ${one.traceId} is in this export twice` }]);
       expect(await spansOf('span-twice')).toBeUndefined();
-      const twoRoots = export1({});
-      const root = twoRoots.resourceSpans[0]!.scopeSpans[0]!.spans[0]!;
-      twoRoots.resourceSpans[0]!.scopeSpans[0]!.spans.push({ ...root, spanId: 'c0ffee0000000001' });
-      const refused = await send('two-roots', twoRoots);
-      expect([refused.status, refused.body.code]).toEqual([400, 3]);
-      expect(refused.body.message).toContain(`trace ${root.traceId} has two root spans in this export, b7ad6b7169203331 and c0ffee0000000001`);
-      expect(await spansOf('two-roots')).toBeUndefined();
+    });
+
+    describe('two root spans of one trace (a service that starts a root of its own under a trace id it was given)', () => {
+      const rootsTraceId = traceId();
+      const ns = (s: number) => `${1_700_000_000 + s}000000000`;
+      const spanOf = (spanId: string, parentSpanId: string | undefined, name: string, start: number, input: string) => ({
+        traceId: rootsTraceId, spanId, ...(parentSpanId ? { parentSpanId } : {}), name, startTimeUnixNano: ns(start), endTimeUnixNano: ns(start + 5),
+        attributes: [{ key: 'input.value', value: { stringValue: input } }],
+      });
+      const exportOf = (...spans: ReadonlyArray<Record<string, unknown>>) => ({ resourceSpans: [{ scopeSpans: [{ spans }] }] });
+      // The request's root starts first, but ends (and is exported) last; the worker's root starts later.
+      const request = exportOf(spanOf('1000000000000001', undefined, 'request', 0, 'request input'), spanOf('1000000000000002', '1000000000000001', 'request child', 1, 'request child input'));
+      const worker = exportOf(spanOf('2000000000000001', undefined, 'worker', 2, 'worker input'), spanOf('2000000000000002', '2000000000000001', 'worker child', 3, 'worker child input'));
+      const both = exportOf(...worker.resourceSpans[0]!.scopeSpans[0]!.spans, ...request.resourceSpans[0]!.scopeSpans[0]!.spans);
+      const deliveries = { 'worker first': [worker, request], 'request first': [request, worker], 'in one export': [both] } as const;
+
+      /** Everything stored of the log stream but updated_at (the time of the last write). */
+      const storedOf = async (logstream: string) => {
+        const [stream] = w.ok(await w.call('GET', `/v2/projects/${projectId}/log_streams?name=${logstream}`, { auth: w.admin })) as Array<{ id: string }>;
+        const search = async (scope: 'traces' | 'spans') =>
+          (w.ok(await w.call('POST', `/v2/projects/${projectId}/${scope}/search`, { auth: w.admin, json: { log_stream_id: stream!.id, sort: { column_id: 'created_at', ascending: true } } })).records as Array<Record<string, unknown>>)
+            .map(({ updated_at: _, ...rest }) => rest);
+        return { traces: await search('traces'), spans: await search('spans') };
+      };
+      const idOf = (spanId: string) => `${uuidOf(rootsTraceId).slice(0, 18)}-${spanId.slice(0, 4)}-${spanId.slice(4)}`;
+
+      it('keeps both roots and their children whatever the order or batching of the exports, the trace record made from the root that started first, and a retry of any export changes nothing', async () => {
+        const stored: Record<string, Awaited<ReturnType<typeof storedOf>>> = {};
+        for (const [how, exports] of Object.entries(deliveries)) {
+          const logstream = `two-roots-${how.replace(/ /g, '-')}`;
+          for (const body of exports) expect([how, (await send(logstream, body)).status]).toEqual([how, 200]);
+          stored[how] = await storedOf(logstream);
+          // Sent again, each of them, in either order: an exporter's retry.
+          for (const body of [...exports].reverse()) expect([how, (await send(logstream, body)).status]).toEqual([how, 200]);
+          expect([how, await storedOf(logstream)]).toEqual([how, stored[how]]);
+        }
+        const trace = uuidOf(rootsTraceId);
+        const { traces, spans } = stored['worker first']!;
+        expect(traces.map((t) => [t['id'], t['name'], t['input'], t['created_at'], t['has_children']])).toEqual([[trace, 'request', 'request input', '2023-11-14T22:13:20.000Z', true]]);
+        expect(spans.map((sp) => [sp['name'], sp['id'], sp['parent_id'], sp['trace_id'], sp['input'], sp['has_children']])).toEqual([
+          ['request', idOf('1000000000000001'), trace, trace, 'request input', true],
+          ['request child', idOf('1000000000000002'), idOf('1000000000000001'), trace, 'request child input', false],
+          ['worker', idOf('2000000000000001'), trace, trace, 'worker input', true],
+          ['worker child', idOf('2000000000000002'), idOf('2000000000000001'), trace, 'worker child input', false],
+        ]);
+        // The same records, but for the log stream (run) they are in.
+        const withoutRun = (s: Awaited<ReturnType<typeof storedOf>>) => JSON.parse(JSON.stringify(s).replace(/"run_id":"[^"]*"/g, '"run_id":null'));
+        expect(withoutRun(stored['request first']!)).toEqual(withoutRun(stored['worker first']!));
+        expect(withoutRun(stored['in one export']!)).toEqual(withoutRun(stored['worker first']!));
+      });
     });
 
     it('takes an operation name every object inherits (toString, constructor, __proto__) as no known operation, and goes on serving', async () => {

@@ -9,6 +9,7 @@ import { SqliteDatabase, WAL_SIZE_LIMIT_BYTES } from './shared/sqlite-database';
 import { MIGRATIONS } from './shared/migrations';
 import { SQLITE_REPOSITORIES, SQLITE_WRITES, sqliteRepositories } from './sqlite.module';
 import { SqliteStorage } from './shared/sqlite-storage';
+import type { LogRecord } from '@tracelight/domain';
 import { RECORD_COLUMNS, recordToValues } from './tracing/log-record.mapper';
 
 const tempFile = () => path.join(fs.mkdtempSync(path.join(os.tmpdir(), 'tracelight-sqlite-')), 'nested', 'tracelight.db');
@@ -251,10 +252,13 @@ describe('SqliteDatabase', () => {
     for (const r of [run, other]) old.db.prepare('INSERT INTO runs VALUES (?, ?, ?, ?, ?, ?, ?)').run(r.id, project.id, r.name, 'log_stream', owner.id, 0, 0);
     const parent = aRecord(run, { name: 'parent', hasChildren: true });
     const records = [parent, aRecord(run, { type: 'llm', traceId: parent.id, parentId: parent.id }), aRecord(run, { name: 'lone' })];
-    const insert = old.db.prepare(`INSERT INTO log_records (${RECORD_COLUMNS.join(', ')}) VALUES (${RECORD_COLUMNS.map(() => '?').join(', ')})`);
-    for (const r of records) insert.run(recordToValues(r));
+    // Schema 3's columns: today's but the ones added since (at the end).
+    const columns = RECORD_COLUMNS.filter((c) => c !== 'otel_root_key');
+    const insert = old.db.prepare(`INSERT INTO log_records (${columns.join(', ')}) VALUES (${columns.map(() => '?').join(', ')})`);
+    const valuesOf = (r: LogRecord) => recordToValues(r).slice(0, columns.length);
+    for (const r of records) insert.run(valuesOf(r));
     // Under schema 3 the id was taken for every run.
-    expect(() => insert.run(recordToValues({ ...records[2]!, runId: other.id }))).toThrow(/UNIQUE constraint failed: log_records.id/);
+    expect(() => insert.run(valuesOf({ ...records[2]!, runId: other.id }))).toThrow(/UNIQUE constraint failed: log_records.id/);
     old.close();
 
     const upgraded = new SqliteDatabase({ path: file });
@@ -272,6 +276,36 @@ describe('SqliteDatabase', () => {
       'sqlite_autoindex_log_records_1',
     ]);
     expect(upgraded.db.pragma('integrity_check', { simple: true })).toBe('ok');
+    upgraded.close();
+  });
+
+  it('upgrades a database of schema 6 (no OTLP root key) reading its records as they were; a trace record of it is replaced by the next root span sent, which then keeps it', async () => {
+    const file = tempFile();
+    const old = new SqliteDatabase({ path: file }, MIGRATIONS.filter((m) => m.version <= 6));
+    const owner = aUser();
+    const project = aProject(owner.id);
+    const run = aRun(project);
+    // Rows as schema 6 stored them: today's repositories are prepared for today's schema.
+    old.db.prepare('INSERT INTO users (id, email, role, password_hash, created_at, updated_at) VALUES (?, ?, ?, ?, ?, ?)').run(owner.id, owner.email, 'user', 'h', 0, 0);
+    old.db.prepare('INSERT INTO projects (id, name, type, created_by, created_at, updated_at) VALUES (?, ?, ?, ?, ?, ?)').run(project.id, project.name, 'gen_ai', owner.id, 0, 0);
+    old.db.prepare('INSERT INTO runs VALUES (?, ?, ?, ?, ?, ?, ?)').run(run.id, project.id, run.name, 'log_stream', owner.id, 0, 0);
+    const trace = aRecord(run, { name: 'root stored before', hasChildren: true });
+    const span = aRecord(run, { type: 'workflow', traceId: trace.id, parentId: trace.id });
+    const columns = RECORD_COLUMNS.filter((c) => c !== 'otel_root_key');
+    const insert = old.db.prepare(`INSERT INTO log_records (${columns.join(', ')}) VALUES (${columns.map(() => '?').join(', ')})`);
+    for (const r of [trace, span]) insert.run(recordToValues(r).slice(0, columns.length));
+    old.close();
+
+    const upgraded = new SqliteDatabase({ path: file });
+    const now = sqliteRepositories(upgraded);
+    const all = async (scope: 'traces' | 'spans') =>
+      (await right(now.logRecords.search({ projectId: project.id, runId: run.id, scope, filters: [], sort: null, page: { startingToken: 0, limit: 10 }, maxBytes: 1 << 20, maxMs: 60_000 }))).items;
+    expect([await all('traces'), await all('spans')]).toEqual([[trace], [span]]);
+    const next = { ...trace, name: 'next root', otelRootKey: '01800000000000000000/2222222222222222' };
+    await right(now.logRecords.ingest(run.id, [next], []));
+    expect(await all('traces')).toEqual([next]);
+    await right(now.logRecords.ingest(run.id, [{ ...next, name: 'a later root', otelRootKey: '01900000000000000000/3333333333333333' }], []));
+    expect(await all('traces')).toEqual([next]);
     upgraded.close();
   });
 

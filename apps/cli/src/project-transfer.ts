@@ -148,7 +148,7 @@ const InsightsC = t.type({
   insights: t.type({ logstream: t.type({ enabled: t.boolean, startTime: orNull(DateText) }) }),
   updatedAt: DateText,
 });
-const RecordC = t.type({
+const RecordC = t.intersection([t.type({
   id: t.string,
   type: keys(NODE_TYPES),
   projectId: t.string,
@@ -175,7 +175,7 @@ const RecordC = t.type({
   progressMessage: orNull(t.string),
   errorMessage: orNull(t.string),
   attributes: t.record(t.string, t.unknown),
-});
+}), t.partial({ otelRootKey: t.string })]);
 const HeaderLine = t.type({ format: t.union([t.literal(FORMAT), t.literal(FORMAT_V2)]), project: ProjectC });
 const RunLine = t.type({ run: RunC, insights: orNull(InsightsC) });
 const RecordLine = t.type({ record: RecordC });

@@ -621,6 +621,29 @@ export const describeRepositoryContract = (engine: string, harness: RepositoryHa
         expect(await right(r.logRecords.presentColumns(run.id))).toEqual(new Set());
       });
 
+      it('keeps a trace record made from an OTLP root span over one from a root that started later, whichever comes first, and replaces it with its own retry', async () => {
+        const run = await aRunWithRecords();
+        const name = async () => (await found(query(run))).map((x) => [x.name, x.otelRootKey]);
+        const earlier = aRecord(run, { name: 'earlier', hasChildren: true, otelRootKey: '01700000000000000000/1111111111111111' });
+        const later = { ...earlier, name: 'later', otelRootKey: '01700000000000000001/0000000000000001' };
+        await right(r.logRecords.ingest(run.id, [later], []));
+        expect(await name()).toEqual([['later', later.otelRootKey]]);
+        await right(r.logRecords.ingest(run.id, [earlier], []));
+        expect(await name()).toEqual([['earlier', earlier.otelRootKey]]);
+        await right(r.logRecords.ingest(run.id, [later], []));
+        expect(await found(query(run))).toEqual([earlier]);
+        // Its own retry replaces it, and so does a record of that id without a key (the record API's).
+        const retried = { ...earlier, output: 'sent again' };
+        await right(r.logRecords.ingest(run.id, [retried], []));
+        expect(await found(query(run))).toEqual([retried]);
+        const { otelRootKey: _, ...fromApi } = { ...earlier, name: 'from the API' };
+        await right(r.logRecords.ingest(run.id, [fromApi], []));
+        expect(await found(query(run))).toEqual([fromApi]);
+        // A stored record without a key (the API's, or one stored before keys were) is replaced as any other.
+        await right(r.logRecords.ingest(run.id, [later], []));
+        expect(await found(query(run))).toEqual([later]);
+      });
+
       it('links parents and children within their run only', async () => {
         const run = await aRunWithRecords();
         const other = await aRunWithRecords();

@@ -44,8 +44,9 @@ export interface RecordQuery {
 export interface LogRecordRepository {
   /**
    * Stores the records and adds `presentColumns` to the run's column presence, in one transaction:
-   * all or nothing. A record whose id exists in the same run replaces it (clients retry); an id that
-   * belongs to another run is a Conflict. `hasChildren` is kept true across requests: a record has
+   * all or nothing. A record whose id exists in the same run replaces it (clients retry), but where
+   * replacesStoredRecord says it does not (a trace's record from a later OTLP root span: the stored
+   * one stays, and the record sent is dropped); an id that belongs to another run is a Conflict. `hasChildren` is kept true across requests: a record has
    * children when any stored record names it as parent, whichever of the two arrived first.
    * NotFound, storing nothing, when the run does not exist (any more).
    */

@@ -1,6 +1,6 @@
 // Log records in MongoDB: one document per node, written in a multi-document transaction
 // (replica set required), searched with a query compiled from the catalogue's column ids.
-import { type FoundPage, type Json, type LogRecord, type ProjectId, type RecordFilter, type Run, type RunId, NODE_TYPES, notFound, searchTimedOut, takePageAsync, textOf } from '@tracelight/domain';
+import { type FoundPage, type Json, type LogRecord, type ProjectId, type RecordFilter, type Run, type RunId, NODE_TYPES, notFound, replacesStoredRecord, searchTimedOut, takePageAsync, textOf } from '@tracelight/domain';
 import type { LogRecordRepository, RecordPosition, RecordQuery, Result } from '@tracelight/ports';
 import * as t from 'io-ts';
 import { inject, injectable } from 'inversify';
@@ -12,7 +12,7 @@ import { runNameTaken } from '../projects-runs/mongo-run.repository';
 import { projectExists, removeRunData, runExists } from '../projects-runs/run-removal';
 
 const recordFromDoc = fromDoc<LogRecord>(
-  t.type({
+  t.intersection([t.type({
     id: t.string,
     type: oneOf(NODE_TYPES),
     projectId: brandedString<ProjectId>(),
@@ -40,6 +40,9 @@ const recordFromDoc = fromDoc<LogRecord>(
     errorMessage: nullable(t.string),
     attributes: t.record(t.string, t.unknown) as unknown as t.Type<LogRecord['attributes']>,
   }),
+  // Only a trace's record made from an OTLP root span has it; documents written before it was lack it.
+  t.partial({ otelRootKey: t.string }) as unknown as t.Type<Pick<LogRecord, 'otelRootKey'>>,
+  ]),
 );
 
 const mapKeys = <V>(o: Readonly<Record<string, V>>, f: (k: string) => string): Record<string, V> => {
@@ -279,11 +282,13 @@ export class MongoLogRecordRepository implements LogRecordRepository {
   /** The records and the run's new columns, inside the caller's transaction. */
   private async store(runId: RunId, records: ReadonlyArray<LogRecord>, presentColumns: ReadonlyArray<string>, session: ClientSession): Promise<void> {
     const formerParents = await this.parentsOf(runId, records, session);
-    if (records.length > 0)
+    const rootKeys = await this.rootKeysOf(runId, records, session);
+    const replacing = records.filter((r) => r.otelRootKey === undefined || replacesStoredRecord(r, rootKeys.get(r.id)));
+    if (replacing.length > 0)
       await this.records.bulkWrite(
         // A retry replaces its own record. The run and project too: with a sharded collection, an
         // upsert names the whole shard key.
-        records.map((r) => {
+        replacing.map((r) => {
           const d = recordToDocument(r);
           return { replaceOne: { filter: { _id: d._id, runId: d.runId, projectId: d.projectId }, replacement: d, upsert: true } };
         }),
@@ -352,6 +357,21 @@ export class MongoLogRecordRepository implements LogRecordRepository {
       .aggregate<{ _id: string }>([{ $match: { ...scope, parentId: { $in: ids } } }, { $group: { _id: '$parentId' } }], session ? { session } : {})
       .toArray();
     return found.map((d) => d._id);
+  }
+
+  /**
+   * Record id → otelRootKey, of the stored trace records that these records with a key would replace
+   * (replacesStoredRecord decides whether they do). Read in the transaction that writes them: two
+   * ingests writing one trace record conflict, and the one retried reads the other's key. One that
+   * keeps the stored record because its root started later stays right when another ingest meanwhile
+   * stores a root that started earlier still.
+   */
+  private async rootKeysOf(runId: RunId, records: ReadonlyArray<LogRecord>, session: ClientSession): Promise<ReadonlyMap<string, string>> {
+    const projectId = records[0]?.projectId;
+    const keys = records.flatMap((r) => (r.otelRootKey === undefined ? [] : [recordKey(runId, r.id)]));
+    if (projectId === undefined || keys.length === 0) return new Map();
+    const found = await this.records.find({ projectId, runId, _id: { $in: keys }, otelRootKey: { $type: 'string' } }, { projection: { otelRootKey: 1 }, session }).toArray();
+    return new Map(found.map((d) => [d._id.slice(runId.length + 1), d['otelRootKey'] as string]));
   }
 
   /** The parents these records had, if they were stored before: read before they are replaced. */

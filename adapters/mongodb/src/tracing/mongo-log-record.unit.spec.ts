@@ -18,6 +18,12 @@ describe('a log record’s document', () => {
     expect(recordFromDocument(throughBson(recordToDocument(record)))).toEqual(record);
   });
 
+  it('keeps the OTLP root key of a trace record made from a root span, and reads a document without one as a record without one', () => {
+    const record = aRecord(run, { otelRootKey: '01700000000000000000/1111111111111111' });
+    expect(recordFromDocument(throughBson(recordToDocument(record)))).toEqual(record);
+    expect(recordFromDocument(throughBson(recordToDocument(aRecord(run))))).not.toHaveProperty('otelRootKey');
+  });
+
   it('stores a string input or output once, as its search copy, and any other value beside its text', () => {
     const prompt = 'p'.repeat(100_000);
     const stored = throughBson(recordToDocument(aRecord(run, { input: prompt, output: { text: prompt } })));

@@ -245,4 +245,10 @@ export const MIGRATIONS: ReadonlyArray<Migration> = [
       CREATE INDEX refresh_families_by_end ON refresh_families (expires_at);
     `,
   },
+  {
+    version: 8,
+    name: 'a trace record made from an OTLP root span keeps where that root stands among its trace\'s roots (otel_root_key)',
+    // NULL on every record stored before (read as no key: replaced as before) and on every other record.
+    up: 'ALTER TABLE log_records ADD COLUMN otel_root_key TEXT;',
+  },
 ];

@@ -34,6 +34,7 @@ const ROW_PROPS = {
   progress_message: nullable(t.string),
   error_message: nullable(t.string),
   attributes: JsonText(t.record(t.string, t.unknown)),
+  otel_root_key: nullable(t.string),
 };
 const Row = row(ROW_PROPS);
 
@@ -69,6 +70,7 @@ export const recordFromRow = (stored: unknown): LogRecord => {
     progressMessage: r.progress_message,
     errorMessage: r.error_message,
     attributes: r.attributes as LogRecord['attributes'],
+    ...(r.otel_root_key === null ? {} : { otelRootKey: r.otel_root_key }),
   };
 };
 
@@ -85,7 +87,7 @@ export const RECORD_COLUMNS = [
   'output', 'output_text', 'created_at', 'updated_at', 'tags', 'user_metadata', 'status_code', 'external_id',
   'dataset_input', 'dataset_output', 'dataset_metadata', 'metrics', 'is_complete', 'has_children', 'step_number',
   'progress_message', 'error_message', 'attributes', 'model', 'temperature', 'finish_reason', 'tools', 'tool_call_id',
-  'agent_type', 'control_id', 'agent_name', 'check_stage', 'applies_to', 'evaluator_name', 'selector_path',
+  'agent_type', 'control_id', 'agent_name', 'check_stage', 'applies_to', 'evaluator_name', 'selector_path', 'otel_root_key',
 ] as const;
 
 /** A row as written: one value per RECORD_COLUMNS entry, JSON already encoded. Flat, so cheap to pass between threads. */
@@ -147,5 +149,6 @@ export const recordToValues = (r: LogRecord): RecordValues => {
     a.applies_to ?? null,
     a.evaluator_name ?? null,
     a.selector_path ?? null,
+    r.otelRootKey ?? null,
   ];
 };

@@ -45,10 +45,12 @@ export class SqliteLogRecordRepository implements LogRecordRepository {
     });
     const updates = RECORD_COLUMNS.filter((c) => c !== 'id' && c !== 'run_id').map((c) => `${c} = excluded.${c}`);
     // A record is its run's: a retried one replaces itself, and the same id in another run (another
-    // user's, say) is another record, never touched from here.
+    // user's, say) is another record, never touched from here. The WHERE is replacesStoredRecord: a
+    // trace's record from a later OTLP root span leaves the stored one as it is.
     this.upsert = db.prepare(
       `INSERT INTO log_records (${RECORD_COLUMNS.join(', ')}) VALUES (${RECORD_COLUMNS.map(() => '?').join(', ')})
-       ON CONFLICT (run_id, id) DO UPDATE SET ${updates.join(', ')}`,
+       ON CONFLICT (run_id, id) DO UPDATE SET ${updates.join(', ')}
+       WHERE excluded.otel_root_key IS NULL OR log_records.otel_root_key IS NULL OR excluded.otel_root_key <= log_records.otel_root_key`,
     );
     this.mark = db.prepare('INSERT OR IGNORE INTO run_columns (run_id, column_id) VALUES (?, ?)');
     this.present = db.prepare('SELECT column_id FROM run_columns WHERE run_id = ?').pluck();

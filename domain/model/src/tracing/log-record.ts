@@ -50,7 +50,23 @@ export interface LogRecord {
   readonly progressMessage: string | null;
   readonly errorMessage: string | null;
   readonly attributes: TypedAttributes;
+  /**
+   * Of a trace's record made from an OTLP root span: where that span stands among its trace's root
+   * spans (otelRootKey; text that orders them). Absent on every other record. Not part of the API.
+   */
+  readonly otelRootKey?: string;
 }
+
+/**
+ * Whether a record sent again replaces the one stored under its id. A record does (clients retry, and
+ * the latest is kept), but for a trace's record made from an OTLP root span, which replaces only one
+ * made from a root that started no earlier (otelRootKey): so a trace with several root spans, sent in
+ * any number of exports in any order, keeps the record of the root that started first, and the other
+ * roots stay spans of it. A stored record without the key (from the record API, or stored before the
+ * key was) is replaced as any other.
+ */
+export const replacesStoredRecord = (incoming: Pick<LogRecord, 'otelRootKey'>, storedRootKey: string | null | undefined): boolean =>
+  incoming.otelRootKey === undefined || storedRootKey === null || storedRootKey === undefined || incoming.otelRootKey <= storedRootKey;
 
 export const isSpanType = (t: NodeType): t is SpanType => t !== 'trace' && t !== 'session';
 

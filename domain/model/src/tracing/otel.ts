@@ -231,20 +231,45 @@ export const otelSpanRecordId = (traceId: string, spanId: string): string => {
   return uuidOfHex(`${span === trace.slice(16) ? complementOfHex(high) : high}${span}`);
 };
 
+/**
+ * Where a root span stands among the root spans of its trace: its start time, then its id, as text
+ * that orders as they do (a span without a start time, OTLP's 0, after every one with one). A trace can
+ * have more than one root span: a service that starts a root of its own under a trace id it was given,
+ * or context lost on the way. The trace's record is made from the root that started first: the one a
+ * request began with, whatever order its spans were exported in (a request's root ends last, so is
+ * often exported last) and however an exporter batched them. Every root is also a span of its own.
+ */
+export const otelRootKey = (s: OtelSpan): string =>
+  `${s.startTimeUnixNano > 0n ? s.startTimeUnixNano.toString().padStart(20, '0') : 'unset'}/${s.spanId.padStart(16, '0')}`;
+
+/** Of each trace in the spans, the root span its record is made from (otelRootKey): the one that started first. */
+const firstRoots = (spans: ReadonlyArray<OtelSpan>): ReadonlySet<OtelSpan> => {
+  const byTrace = new Map<string, { readonly span: OtelSpan; readonly key: string }>();
+  for (const span of spans) {
+    if (span.parentSpanId) continue;
+    const key = otelRootKey(span);
+    const known = byTrace.get(span.traceId);
+    if (known === undefined || key < known.key) byTrace.set(span.traceId, { span, key });
+  }
+  return new Set([...byTrace.values()].map((r) => r.span));
+};
+
 /** What gives a record of an export its id, in the words of an OTLP refusal. */
 const sourceOf = (s: OtelSpan, asTrace: boolean): string =>
   asTrace ? `the trace record of trace ${s.traceId} (its root span ${s.spanId})` : `span ${s.spanId} of trace ${s.traceId}`;
 
 /**
  * The spans, when no two records of theirs (otelToRecords) would have the same id; else Invalid, naming
- * the first two that would. Stored in one request, one would replace the other: a span sent twice, two
- * root spans of one trace (each gives the trace's record), or two spans whose derived ids meet.
+ * the first two that would. Stored in one request, one would replace the other: a span sent twice, or
+ * two spans whose derived ids meet. (Two root spans of one trace are not: the trace's record is made
+ * from one of them, otelRootKey.)
  */
 export const distinctOtelRecordIds = (spans: ReadonlyArray<OtelSpan>): E.Either<DomainError, ReadonlyArray<OtelSpan>> => {
   const seen = new Map<string, { readonly span: OtelSpan; readonly asTrace: boolean }>();
+  const roots = firstRoots(spans);
   for (const span of spans) {
     const ids: ReadonlyArray<readonly [string, boolean]> = [
-      ...(span.parentSpanId ? [] : [[otelTraceRecordId(span.traceId), true] as const]),
+      ...(roots.has(span) ? [[otelTraceRecordId(span.traceId), true] as const] : []),
       [otelSpanRecordId(span.traceId, span.spanId), false] as const,
     ];
     for (const [id, asTrace] of ids) {
@@ -253,18 +278,28 @@ export const distinctOtelRecordIds = (spans: ReadonlyArray<OtelSpan>): E.Either<
         seen.set(id, { span, asTrace });
         continue;
       }
-      const sameTrace = first.span.traceId === span.traceId;
       const message =
-        sameTrace && first.span.spanId === span.spanId
+        first.span.traceId === span.traceId && first.span.spanId === span.spanId
           ? `span ${span.spanId} of trace ${span.traceId} is in this export twice`
-          : sameTrace && first.asTrace && asTrace
-            ? `trace ${span.traceId} has two root spans in this export, ${first.span.spanId} and ${span.spanId}: each would be stored as the trace's record`
-            : `${sourceOf(first.span, first.asTrace)} and ${sourceOf(span, asTrace)} would both be stored as record ${id}`;
+          : `${sourceOf(first.span, first.asTrace)} and ${sourceOf(span, asTrace)} would both be stored as record ${id}`;
       return E.left(invalid([], message));
     }
   }
   return E.right(spans);
 };
+
+/** A span record's name: the tool's or function's name its attributes give, else the span's own. */
+const spanNameOf = (s: OtelSpan): string => OTEL_FIELDS.name(s.attributes) ?? s.name;
+
+/** A recorded exception as one line (`<type>: <message>`, or whichever of the two there is). */
+const exceptionOf = (events: ReadonlyArray<OtelEvent>): string | undefined => {
+  const type = OTEL_EVENT_FIELDS.exceptionType(events);
+  const message = OTEL_EVENT_FIELDS.exceptionMessage(events);
+  return type && message ? `${type}: ${message}` : type || message;
+};
+
+/** A failed span's error: its status message, else its recorded exception, else `error`; null when it did not fail (status code 2, ERROR). */
+const errorMessageOf = (s: OtelSpan): string | null => (s.status.code === 2 ? s.status.message || exceptionOf(s.events) || 'error' : null);
 
 export interface OtelContext {
   readonly projectId: ProjectId;
@@ -277,11 +312,14 @@ const toDate = (ns: bigint): Date => new Date(Number(ns / 1_000_000n));
 /**
  * Maps spans to records. Ids are derived from the OTel ids, so a child that arrives before its
  * parent already points at the parent's record, and the link holds when the parent lands. A root
- * span also yields its trace's record. The records' ids are distinct when distinctOtelRecordIds takes
- * the spans.
+ * span is a span of its trace's record; the one that started first of those in the spans also yields
+ * that record, marked with its otelRootKey, so that storage keeps the trace's record of the root
+ * that started first of all those sent, over any number of exports. The records' ids are distinct
+ * when distinctOtelRecordIds takes the spans.
  */
 export const otelToRecords = (spans: ReadonlyArray<OtelSpan>, ctx: OtelContext): ReadonlyArray<LogRecord> => {
   const hasChildren = new Set(spans.flatMap((s) => (s.parentSpanId ? [s.parentSpanId] : [])));
+  const roots = firstRoots(spans);
   const records: LogRecord[] = [];
   for (const s of spans) {
     const a = s.attributes;
@@ -321,11 +359,10 @@ export const otelToRecords = (spans: ReadonlyArray<OtelSpan>, ctx: OtelContext):
     if (exceptionMessage) userMetadata['exception.message'] = clipped(exceptionMessage);
     const stacktrace = E.exceptionStacktrace(s.events);
     if (stacktrace) userMetadata['exception.stacktrace'] = clipped(stacktrace, MAX_STACKTRACE_METADATA);
-    const exception = exceptionType && exceptionMessage ? `${exceptionType}: ${exceptionMessage}` : exceptionType || exceptionMessage;
     const createdAt = started ? toDate(s.startTimeUnixNano) : ctx.now;
     const input = F.input(a) ?? E.input(s.events) ?? '';
     const output = F.output(a) ?? E.output(s.events) ?? null;
-    const failed = s.status.code === 2;
+    const errorMessage = errorMessageOf(s);
     const base = {
       projectId: ctx.projectId,
       runId: ctx.runId,
@@ -336,7 +373,7 @@ export const otelToRecords = (spans: ReadonlyArray<OtelSpan>, ctx: OtelContext):
       updatedAt: ctx.now,
       tags: [],
       userMetadata,
-      statusCode: failed ? 500 : null,
+      statusCode: errorMessage === null ? null : 500,
       externalId: null,
       datasetInput: null,
       datasetOutput: null,
@@ -344,17 +381,17 @@ export const otelToRecords = (spans: ReadonlyArray<OtelSpan>, ctx: OtelContext):
       isComplete: true,
       stepNumber: null,
       progressMessage: null,
-      errorMessage: failed ? s.status.message || exception || 'error' : null,
+      errorMessage,
     };
-    if (!s.parentSpanId)
-      records.push({ ...base, id: traceRecordId, type: 'trace', traceId: traceRecordId, parentId: null, name: s.name, metrics, hasChildren: true, attributes: {} });
+    if (roots.has(s))
+      records.push({ ...base, id: traceRecordId, type: 'trace', traceId: traceRecordId, parentId: null, name: s.name, metrics, hasChildren: true, attributes: {}, otelRootKey: otelRootKey(s) });
     records.push({
       ...base,
       id: otelSpanRecordId(s.traceId, s.spanId),
       type: typeOf(a) ?? 'workflow',
       traceId: traceRecordId,
       parentId: s.parentSpanId ? otelSpanRecordId(s.traceId, s.parentSpanId) : traceRecordId,
-      name: F.name(a) ?? s.name,
+      name: spanNameOf(s),
       metrics,
       hasChildren: hasChildren.has(s.spanId),
       attributes: attributes as TypedAttributes,

@@ -1,6 +1,7 @@
 import * as E from 'fp-ts/Either';
 import type { ProjectId, RunId } from '../shared/ids';
-import { MAX_EXCEPTION_METADATA, MAX_STACKTRACE_METADATA, type OtelAttributes, type OtelEvent, type OtelSpan, distinctOtelRecordIds, otelSpanRecordId, otelToRecords, otelTraceRecordId } from './otel';
+import { replacesStoredRecord } from './log-record';
+import { MAX_EXCEPTION_METADATA, MAX_STACKTRACE_METADATA, type OtelAttributes, type OtelEvent, type OtelSpan, distinctOtelRecordIds, otelRootKey, otelSpanRecordId, otelToRecords, otelTraceRecordId } from './otel';
 
 const TRACE = '0af7651916cd43dd8448eb211c80319c';
 const span = (spanId: string, parent: string | null, attributes: OtelAttributes, name = 'op'): OtelSpan => ({
@@ -43,7 +44,7 @@ describe('OpenTelemetry → records', () => {
     expect(distinctOtelRecordIds([inB3('1234567890abcdef', null), inB3('aaaaaaaaaaaaaaaa', '1234567890abcdef')])).toEqual(E.right(expect.any(Array)));
   });
 
-  it('refuses spans two of whose records would have one id: a span sent twice, two root spans of a trace, derived ids that meet', () => {
+  it('refuses spans two of whose records would have one id: a span sent twice, derived ids that meet', () => {
     const message = (spans: ReadonlyArray<OtelSpan>) => {
       const checked = distinctOtelRecordIds(spans);
       return E.isLeft(checked) && checked.left._tag === 'Invalid' ? checked.left.message : undefined;
@@ -53,15 +54,50 @@ describe('OpenTelemetry → records', () => {
       `span 2222222222222222 of trace ${TRACE} is in this export twice`,
     );
     expect(message([span('1111111111111111', null, {}), span('1111111111111111', null, {})])).toBe(`span 1111111111111111 of trace ${TRACE} is in this export twice`);
-    expect(message([span('1111111111111111', null, {}), span('3333333333333333', null, {})])).toBe(
-      `trace ${TRACE} has two root spans in this export, 1111111111111111 and 3333333333333333: each would be stored as the trace's record`,
-    );
+    // Two root spans of a trace: the trace's record is made from one of them.
+    expect(message([span('1111111111111111', null, {}), span('3333333333333333', null, {})])).toBeUndefined();
     // Derived ids that meet (contrived: a trace whose id is a B3 trace's with the first half's bits flipped).
     const b3Root = { ...span('1234567890abcdef', null, {}), traceId: '00000000000000001234567890abcdef' };
     const flipped = { ...span('5555555555555555', null, {}), traceId: 'ffffffffffffffff1234567890abcdef' };
     expect(message([b3Root, flipped])).toBe(
       'span 1234567890abcdef of trace 00000000000000001234567890abcdef and the trace record of trace ffffffffffffffff1234567890abcdef (its root span 5555555555555555) would both be stored as record ffffffff-ffff-ffff-1234-567890abcdef',
     );
+  });
+
+  it('makes a trace\'s record of the root span that started first, whatever the order or batching of its roots, and keeps every root as a span of it', () => {
+    const at = (spanId: string, startSeconds: number, name: string): OtelSpan => ({ ...span(spanId, null, {}, name), startTimeUnixNano: BigInt(1_700_000_000 + startSeconds) * 1_000_000_000n });
+    const request = at('2222222222222222', 0, 'request');
+    const worker = at('1111111111111111', 5, 'worker');
+    const child = span('3333333333333333', '1111111111111111', {}, 'child');
+    const trace = otelTraceRecordId(TRACE);
+    const shapes = (spans: ReadonlyArray<OtelSpan>) => otelToRecords(spans, ctx).map((r) => [r.type, r.name, r.id, r.parentId, r.otelRootKey]);
+    const requestKey = '01700000000000000000/2222222222222222';
+    const workerKey = '01700000005000000000/1111111111111111';
+    expect(shapes([worker, child, request])).toEqual([
+      ['workflow', 'worker', otelSpanRecordId(TRACE, '1111111111111111'), trace, undefined],
+      ['workflow', 'child', otelSpanRecordId(TRACE, '3333333333333333'), otelSpanRecordId(TRACE, '1111111111111111'), undefined],
+      ['trace', 'request', trace, null, requestKey],
+      ['workflow', 'request', otelSpanRecordId(TRACE, '2222222222222222'), trace, undefined],
+    ]);
+    // Alone, each root makes the trace's record, marked with its key: storage keeps the one whose key orders first.
+    expect(shapes([worker])[0]).toEqual(['trace', 'worker', trace, null, workerKey]);
+    expect(workerKey > requestKey).toBe(true);
+    // Same start: the lower span id. No start (OTLP's 0): after every root that has one.
+    expect(otelRootKey(at('2222222222222222', 0, 'x')) > otelRootKey(at('1111111111111111', 0, 'x'))).toBe(true);
+    const noStart = { ...at('0000000000000001', 0, 'x'), startTimeUnixNano: 0n };
+    expect(otelRootKey(noStart)).toBe('unset/0000000000000001');
+    expect(otelRootKey(noStart) > otelRootKey({ ...worker, startTimeUnixNano: (1n << 64n) - 1n })).toBe(true);
+    expect(shapes([noStart, worker]).filter(([type]) => type === 'trace')).toEqual([['trace', 'worker', trace, null, workerKey]]);
+  });
+
+  it('replaces a stored record with the one sent again, but a trace\'s record only with one of a root that started no later', () => {
+    expect(replacesStoredRecord({}, null)).toBe(true);
+    expect(replacesStoredRecord({}, 'b')).toBe(true);
+    expect(replacesStoredRecord({ otelRootKey: 'b' }, undefined)).toBe(true);
+    expect(replacesStoredRecord({ otelRootKey: 'b' }, null)).toBe(true);
+    expect(replacesStoredRecord({ otelRootKey: 'b' }, 'b')).toBe(true);
+    expect(replacesStoredRecord({ otelRootKey: 'a' }, 'b')).toBe(true);
+    expect(replacesStoredRecord({ otelRootKey: 'c' }, 'b')).toBe(false);
   });
 
   it('takes a token count only as a whole number, not negative, else reads the next source', () => {
