@@ -335,6 +335,19 @@ describe.each([
       expect((await w.call('GET', '/healthcheck')).status).toBe(200);
     });
 
+    it('refuses half a surrogate pair in a span\'s name or error message (stored as text, it would come back as U+FFFD) with 400 naming the span, creating no log stream; takes whole pairs, and half of one in an input', async () => {
+      const cut = 'cut \ud83d in half';
+      for (const [field, span] of [['name', { name: cut }], ['error message', { status: { code: 2, message: cut } }]] as const) {
+        const body = export1({}, span);
+        const { traceId: tid } = body.resourceSpans[0]!.scopeSpans[0]!.spans[0]!;
+        const r = await send('cut-pair', body);
+        expect([r.status, r.body]).toEqual([400, { code: 3, message: `body: Value error, span b7ad6b7169203331 of trace ${tid}: its ${field} holds half of a surrogate pair, which cannot be stored as text` }]);
+      }
+      expect(await spansOf('cut-pair')).toBeUndefined();
+      expect((await send('whole-pair', export1({ 'input.value': cut }, { name: 'whole 😀', status: { code: 2, message: 'failed 😀' } }))).status).toBe(200);
+      expect((await spansOf('whole-pair'))!.map((sp) => [sp['name'], sp['error_message'], sp['input']])).toEqual([['whole 😀', 'failed 😀', cut]]);
+    });
+
     it('refuses timestamps beyond a fixed64, a log stream name a log stream may not have, and too many spans, creating no log stream', async () => {
       const late = await send('late-times', export1({}, { startTimeUnixNano: '99999999999999999999999', endTimeUnixNano: '99999999999999999999999' }));
       expect(late.status).toBe(400);

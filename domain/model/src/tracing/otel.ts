@@ -288,6 +288,24 @@ export const distinctOtelRecordIds = (spans: ReadonlyArray<OtelSpan>): E.Either<
   return E.right(spans);
 };
 
+/** Half of a surrogate pair with no other half (with the `u` flag, a whole pair is one code point, not Cs). */
+const LONE_SURROGATE = /\p{Cs}/u;
+
+/**
+ * The spans, when no text their records store as text (a record's name, its error message) holds half
+ * of a surrogate pair; else Invalid, naming the first span that does. Stored as UTF-8, such text would
+ * come back as U+FFFD, changed (the record API refuses it too). Only OTLP/JSON can carry one: protobuf
+ * strings are UTF-8 on the wire.
+ */
+export const storableOtelText = (spans: ReadonlyArray<OtelSpan>): E.Either<DomainError, ReadonlyArray<OtelSpan>> => {
+  for (const s of spans) {
+    const fields: ReadonlyArray<readonly [string, string | null]> = [['name', s.name], ['name', spanNameOf(s)], ['error message', errorMessageOf(s)]];
+    const cut = fields.find(([, text]) => text !== null && LONE_SURROGATE.test(text));
+    if (cut) return E.left(invalid([], `span ${s.spanId} of trace ${s.traceId}: its ${cut[0]} holds half of a surrogate pair, which cannot be stored as text`));
+  }
+  return E.right(spans);
+};
+
 /** A span record's name: the tool's or function's name its attributes give, else the span's own. */
 const spanNameOf = (s: OtelSpan): string => OTEL_FIELDS.name(s.attributes) ?? s.name;
 

@@ -1,7 +1,7 @@
 import * as E from 'fp-ts/Either';
 import type { ProjectId, RunId } from '../shared/ids';
 import { replacesStoredRecord } from './log-record';
-import { MAX_EXCEPTION_METADATA, MAX_STACKTRACE_METADATA, type OtelAttributes, type OtelEvent, type OtelSpan, distinctOtelRecordIds, otelRootKey, otelSpanRecordId, otelToRecords, otelTraceRecordId } from './otel';
+import { MAX_EXCEPTION_METADATA, MAX_STACKTRACE_METADATA, type OtelAttributes, type OtelEvent, type OtelSpan, distinctOtelRecordIds, otelRootKey, otelSpanRecordId, otelToRecords, otelTraceRecordId, storableOtelText } from './otel';
 
 const TRACE = '0af7651916cd43dd8448eb211c80319c';
 const span = (spanId: string, parent: string | null, attributes: OtelAttributes, name = 'op'): OtelSpan => ({
@@ -98,6 +98,20 @@ describe('OpenTelemetry → records', () => {
     expect(replacesStoredRecord({ otelRootKey: 'b' }, 'b')).toBe(true);
     expect(replacesStoredRecord({ otelRootKey: 'a' }, 'b')).toBe(true);
     expect(replacesStoredRecord({ otelRootKey: 'c' }, 'b')).toBe(false);
+  });
+
+  it('refuses a span whose name or error message holds half of a surrogate pair, naming it, and takes whole pairs', () => {
+    const refusal = (s: OtelSpan) => {
+      const checked = storableOtelText([span('1111111111111111', null, {}), s]);
+      return E.isLeft(checked) && checked.left._tag === 'Invalid' ? checked.left.message : undefined;
+    };
+    const cut = 'cut \ud83d in half';
+    expect(refusal(span('2222222222222222', null, {}, cut))).toBe(`span 2222222222222222 of trace ${TRACE}: its name holds half of a surrogate pair, which cannot be stored as text`);
+    expect(refusal(span('2222222222222222', null, { 'gen_ai.tool.name': cut }))).toContain('its name holds half');
+    expect(refusal({ ...span('2222222222222222', null, {}), status: { code: 2, message: cut } })).toContain('its error message holds half');
+    // Not stored as the error message when the span did not fail, and kept as JSON in an input: taken.
+    expect(refusal({ ...span('2222222222222222', null, { 'input.value': cut }), status: { code: 1, message: cut } })).toBeUndefined();
+    expect(refusal(span('2222222222222222', null, {}, 'whole 😀'))).toBeUndefined();
   });
 
   it('takes a token count only as a whole number, not negative, else reads the next source', () => {

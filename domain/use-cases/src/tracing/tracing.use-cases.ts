@@ -17,6 +17,7 @@ import {
   type Run,
   asId,
   distinctOtelRecordIds,
+  storableOtelText,
   invalid,
   isUuid,
   notFound,
@@ -29,6 +30,7 @@ import {
   mayChangeData,
 } from '@tracelight/domain';
 import type { Clock, IdGenerator, LogRecordRepository } from '@tracelight/ports';
+import * as E from 'fp-ts/Either';
 import * as TE from 'fp-ts/TaskEither';
 import { pipe } from 'fp-ts/function';
 import type { ColumnUseCases } from '../columns/columns.use-cases';
@@ -183,7 +185,7 @@ export class TracingUseCases {
     const refusal = this.refusesExportOf(spans.length);
     if (refusal !== undefined) return TE.left(refusal);
     return pipe(
-      TE.fromEither(distinctOtelRecordIds(spans)),
+      TE.fromEither(pipe(distinctOtelRecordIds(spans), E.flatMap(storableOtelText))),
       flatMap(() => this.findProject(principal, projectRef)),
       flatMap((project) => this.storeInLogStream(principal, project.id, logStreamName, spans)),
       TE.map(() => ({ spansCount: spans.length })),
