@@ -4,7 +4,7 @@ import { ColumnUseCases } from '@tracelight/use-cases';
 import { inject, injectable } from 'inversify';
 import { type Route, type RouteGroup, route } from '../shared/route';
 import { runScopeIn } from '../shared/run-scope';
-import { columnsJson, presentColumn } from './column.presenter';
+import { columnsAnswer, presentColumn } from './column.presenter';
 
 @injectable()
 export class ColumnRoutes implements RouteGroup {
@@ -30,7 +30,7 @@ export class ColumnRoutes implements RouteGroup {
         present: (cs) => ({ columns: cs.map(presentColumn) }),
         write: (ctx, cs) => {
           ctx.type = 'application/json; charset=utf-8';
-          ctx.body = columnsJson(cs);
+          ctx.body = columnsAnswer(cs);
         },
       }),
     ];
