@@ -72,8 +72,8 @@ export const CONFIG_VARIABLES: ReadonlyArray<readonly [name: string, defaultValu
   ['TRACELIGHT_CREDENTIAL_CACHE_MS', '`2000`', 'How long a resolved API key (with its user) or the user behind a token is remembered (0 disables). A key revoked through this server stops at once; one revoked by another process (the admin CLI, another server on the same database) works for at most this long. The same bound holds for a project and its runs, remembered once read: one deleted by another process (or read by an offload worker) may still be read here for this long, though nothing can be written under it any more.'],
   ['TRACELIGHT_ADMIN_EMAIL', '—', 'The first admin\'s email: the admin is created on start when no user exists. Set both or neither.'],
   ['TRACELIGHT_ADMIN_PASSWORD', '—', 'That admin\'s password (at least 8 characters); used only on that first start.'],
-  ['TRACELIGHT_BODY_LIMIT', '`10mb`', 'Largest JSON or form body of trace ingestion (JSON and OTLP/JSON); larger gets 413. Sized for trace batches: a 1,000-span flush of ~1 KB spans is ~1.3 MB.'],
-  ['TRACELIGHT_API_BODY_LIMIT', '`1mb`', 'Largest JSON body of every other route (projects, runs, scorers and their versions, searches, settings, integrations; at most `TRACELIGHT_BODY_LIMIT`); larger gets 413. These bodies are parsed on the request thread, which answers nothing else meanwhile, and megabytes of JSON made of tiny values take it far longer to parse than their size suggests. The sign-in routes take 16 KB.'],
+  ['TRACELIGHT_BODY_LIMIT', '`10mb`', 'Largest JSON or form body of trace ingestion (JSON and OTLP/JSON); larger gets 413. Sized for trace batches: a 1,000-span flush of ~1 KB spans is ~1.3 MB. At least `1kb`: it bounds every body, a sign-in\'s too (there is no "no limit").'],
+  ['TRACELIGHT_API_BODY_LIMIT', '`1mb`', 'Largest JSON body of every other route (projects, runs, scorers and their versions, searches, settings, integrations; at least `1kb`, and set, at most `TRACELIGHT_BODY_LIMIT`, which caps the default); larger gets 413. These bodies are parsed on the request thread, which answers nothing else meanwhile, and megabytes of JSON made of tiny values take it far longer to parse than their size suggests. The sign-in routes take 16 KB.'],
   ['TRACELIGHT_BODY_BUDGET', '`512mb`', 'The most memory request bodies may take at once, all requests together: each body counts its stated `Content-Length`, 24 times over when it is parsed on the request thread (what parsed JSON of tiny values can take; a body an offload worker parses counts once), from when it is first read until its answer is done. A JSON or protobuf body whose size is known only once read (compressed, or chunked) counts what has arrived, inflated, and its count grows as it arrives: past the budget it is refused mid-way, the same way (a multipart upload or a form of no stated length counts the most its route takes). A body that would go past it is answered 503 with `Retry-After: 1` at once, unread (a chunked one\'s connection then closed); one body is always taken when no other is being read. Without it, connections each sending a body up to `TRACELIGHT_BODY_LIMIT` could hold far more than the process has. `tracelight_held_entries` / `tracelight_held_size{structure="request_bodies"}` show what is being read.'],
   ['TRACELIGHT_UPLOAD_LIMIT_BYTES', '`1048576`', 'Largest code-scorer file; larger gets 413, as does an upload whose body is over this and 64 KiB, at once when its stated length says so (the room for the form\'s other fields). Protobuf OTLP exports: 16× this, once inflated; JSON ones are bodies under `TRACELIGHT_BODY_LIMIT`.'],
   ['TRACELIGHT_RATE_LIMIT_PER_MINUTE', '`6000`', 'Requests per minute per credential, per process (0: none); beyond it 429 with `Retry-After`. A caller is charged once known: to its API key, or to the user behind a token or a Basic pair (however the header is spelt, and every refreshed token shares the user\'s bucket). Failed authentications and the sign-in routes are charged to the client\'s address (an IPv6 client\'s /64 network, which one host is given), so guessing passwords or keys is limited whatever each attempt presents; and from an address whose bucket is empty a Basic pair is refused without its password being checked. A bucket is kept only until it has refilled (a minute at most), at most 100,000 of them (past that the least recently used goes first): `tracelight_held_entries{structure="rate_limit_buckets"}` says how many. `/healthcheck`, `/readyz`, `/metrics` and the docs are not limited.'],
@@ -91,12 +91,16 @@ export const CONFIG_VARIABLES: ReadonlyArray<readonly [name: string, defaultValu
   ['TRACELIGHT_LOG_BUFFER', '`16mb`', 'The most bytes of log lines waiting to be written, to stdout and to stderr each (at least `64kb`). Lines are written asynchronously; when whatever reads the server\'s output stops reading (a log shipper that hangs, a full pipe), lines past this are dropped rather than held, and requests are answered as ever. Dropped lines (the offload workers\' included: each writes through bounded destinations of its own) are counted in `tracelight_log_dropped_lines_total{stream}`, and once the stream is written again one `warn` line says how many were dropped (`dropped_lines`).'],
 ];
 
+/** The smallest body limit: a sign-in's body fits, with room. */
+const MIN_BODY_LIMIT = 1024;
+
+/** Digits only: Number() also reads `0x50`, `1e3` and ` 80`, which no operator means as written. */
 const integer =
   (name: string, min: number, max: number, fallback: number) =>
   (env: Env): E.Either<string, number> => {
     const raw = env[name];
     if (raw === undefined || raw === '') return E.right(fallback);
-    const n = Number(raw);
+    const n = /^\d{1,16}$/.test(raw) ? Number(raw) : Number.NaN;
     return Number.isInteger(n) && n >= min && n <= max
       ? E.right(n)
       : E.left(`${name} must be an integer from ${min} to ${max}, got ${JSON.stringify(raw)}`);
@@ -135,12 +139,18 @@ export const loadConfig = (env: Env): E.Either<ReadonlyArray<string>, ServerConf
     problems.push(`TRACELIGHT_ADMIN_EMAIL must be an email address, got ${JSON.stringify(adminEmail)}`);
   if (adminPassword !== undefined && adminPassword.length < MIN_PASSWORD_LENGTH)
     problems.push(`TRACELIGHT_ADMIN_PASSWORD must have at least ${MIN_PASSWORD_LENGTH} characters`);
+  // Below a kilobyte not even a sign-in fits: every body would get 413 (0 is no "no limit" here).
   const bodyLimit = env['TRACELIGHT_BODY_LIMIT'] || '10mb';
   const bodyLimitBytes = byteSize(bodyLimit);
-  if (bodyLimitBytes === undefined) problems.push(`TRACELIGHT_BODY_LIMIT must look like 512kb or 1mb, got ${JSON.stringify(bodyLimit)}`);
+  if (bodyLimitBytes === undefined || bodyLimitBytes < MIN_BODY_LIMIT)
+    problems.push(`TRACELIGHT_BODY_LIMIT must be a size of at least 1kb, like 10mb or 512kb, got ${JSON.stringify(bodyLimit)}`);
   const apiBodyLimit = env['TRACELIGHT_API_BODY_LIMIT'] || '1mb';
   const apiBodyLimitBytes = byteSize(apiBodyLimit);
-  if (apiBodyLimitBytes === undefined) problems.push(`TRACELIGHT_API_BODY_LIMIT must look like 512kb or 1mb, got ${JSON.stringify(apiBodyLimit)}`);
+  if (apiBodyLimitBytes === undefined || apiBodyLimitBytes < MIN_BODY_LIMIT)
+    problems.push(`TRACELIGHT_API_BODY_LIMIT must be a size of at least 1kb, like 1mb or 512kb, got ${JSON.stringify(apiBodyLimit)}`);
+  // Its default is capped by a smaller TRACELIGHT_BODY_LIMIT; a value set above it would be capped without a word.
+  else if (env['TRACELIGHT_API_BODY_LIMIT'] && bodyLimitBytes !== undefined && apiBodyLimitBytes > bodyLimitBytes)
+    problems.push(`TRACELIGHT_API_BODY_LIMIT (${apiBodyLimit}) must not be more than TRACELIGHT_BODY_LIMIT (${bodyLimit}), which bounds every body`);
   const bodyBudget = env['TRACELIGHT_BODY_BUDGET'] || '512mb';
   const bodyBudgetBytes = byteSize(bodyBudget, true);
   if (bodyBudgetBytes === undefined || bodyBudgetBytes < 1) problems.push(`TRACELIGHT_BODY_BUDGET must look like 512mb or 2gb, got ${JSON.stringify(bodyBudget)}`);

@@ -133,10 +133,29 @@ describe('configuration from the environment', () => {
   it('reads the body limit in bytes, kilobytes or megabytes', () => {
     const limit = (TRACELIGHT_BODY_LIMIT: string) => E.map((c: { bodyLimitBytes: number }) => c.bodyLimitBytes)(loadConfig({ TRACELIGHT_BODY_LIMIT }));
     expect(limit('1024')).toEqual(E.right(1024));
-    expect(limit('300b')).toEqual(E.right(300));
+    expect(limit('2048b')).toEqual(E.right(2048));
     expect(limit('64kb')).toEqual(E.right(64 * 1024));
     expect(limit('16MB')).toEqual(E.right(16 * 1024 * 1024));
     expect(E.isLeft(limit('1.5mb'))).toBe(true);
+  });
+
+  it('refuses a body limit no sign-in fits in, and an API body limit above the body limit that bounds it', () => {
+    // 0 is no "no limit" here: every body, a sign-in's included, would get 413.
+    for (const bad of ['0', '0b', '10', '1023b'])
+      for (const name of ['TRACELIGHT_BODY_LIMIT', 'TRACELIGHT_API_BODY_LIMIT'])
+        expect(loadConfig({ [name]: bad })).toEqual(E.left([expect.stringMatching(new RegExp(`^${name} must be a size of at least 1kb, like .*, got "${bad}"$`))]));
+    expect(loadConfig({ TRACELIGHT_API_BODY_LIMIT: '20mb' })).toEqual(
+      E.left(['TRACELIGHT_API_BODY_LIMIT (20mb) must not be more than TRACELIGHT_BODY_LIMIT (10mb), which bounds every body']),
+    );
+    expect(loadConfig({ TRACELIGHT_API_BODY_LIMIT: '10mb' })).toEqual(E.right(expect.objectContaining({ apiBodyLimitBytes: 10 * 1024 * 1024 })));
+    // Left to its default, the API limit is capped by a smaller body limit, as documented.
+    expect(loadConfig({ TRACELIGHT_BODY_LIMIT: '512kb' })).toEqual(E.right(expect.objectContaining({ bodyLimitBytes: 512 * 1024 })));
+  });
+
+  it('reads integers as decimal digits only', () => {
+    expect(loadConfig({ TRACELIGHT_PORT: '8080' })).toEqual(E.right(expect.objectContaining({ port: 8080 })));
+    for (const bad of ['0x50', '1e3', ' 80', '80 ', '+80', '80.0', '0b1010'])
+      expect(loadConfig({ TRACELIGHT_PORT: bad })).toEqual(E.left([`TRACELIGHT_PORT must be an integer from 0 to 65535, got ${JSON.stringify(bad)}`]));
   });
 
   it('reads the SQLite quota as a size, none by default', () => {
