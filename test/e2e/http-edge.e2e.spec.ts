@@ -47,6 +47,12 @@ describe('clients that hang up', () => {
     await w.server.waitForOutput('"request_id":"hung-up"');
     await w.server.waitForOutput('"request_id":"reset"');
     await w.server.waitForOutput('connection closed before its answer was written');
+    // A client that closed only its side can still read: it is answered 400 (its body cut off), and logged so.
+    expect(JSON.parse(await w.server.waitForOutput('"request_id":"hung-up"'))).toMatchObject({ path: '/login', status: 400 });
+    // One that reset the connection was sent nothing: logged and counted as nginx does (499), not as a 400 it never got.
+    expect(JSON.parse(await w.server.waitForOutput('"request_id":"reset"'))).toMatchObject({ path: '/login', status: 499 });
+    const metrics = await (await fetch(`${w.server.baseUrl}/metrics`)).text();
+    expect(metrics.split('\n').filter((l) => l.startsWith('tracelight_http_requests_total{') && l.includes('"/login"') && l.includes('status="499"'))).toEqual([expect.stringMatching(/ 1$/)]);
     const notJson = w.server.output.filter((line) => {
       try {
         JSON.parse(line);
@@ -99,21 +105,28 @@ describe('requests refused before they are read', () => {
 
   it('headers too large, an unparseable request and CONNECT are answered, logged and counted', async () => {
     const tooLarge = 'Request headers too large: the request line and headers together may be at most 16 KiB';
-    const cases = [
+    // [request, status line, detail, the id it gives in X-Request-Id, if any]
+    const cases: ReadonlyArray<readonly [string, string, string, string?]> = [
       ['GET /healthcheck?' + 'a'.repeat(20_000) + ' HTTP/1.1\r\nHost: x\r\n\r\n', 'HTTP/1.1 431 Request Header Fields Too Large', tooLarge],
       ['GET /healthcheck HTTP/1.1\r\nHost: x\r\n' + 'X-Many: 1\r\n'.repeat(3_000) + '\r\n', 'HTTP/1.1 431 Request Header Fields Too Large', tooLarge],
       // Request smuggling: two lengths, or a length and chunked.
-      ['POST /login HTTP/1.1\r\nHost: x\r\nContent-Length: 2\r\nContent-Length: 3\r\n\r\n{}', 'HTTP/1.1 400 Bad Request', 'Bad request: not a request HTTP/1.1 can read (HPE_UNEXPECTED_CONTENT_LENGTH)'],
+      ['POST /login HTTP/1.1\r\nHost: x\r\nX-Request-Id: smuggler-1\r\nContent-Length: 2\r\nContent-Length: 3\r\n\r\n{}', 'HTTP/1.1 400 Bad Request', 'Bad request: not a request HTTP/1.1 can read (HPE_UNEXPECTED_CONTENT_LENGTH)', 'smuggler-1'],
       ['POST /login HTTP/1.1\r\nHost: x\r\nContent-Length: 5\r\nTransfer-Encoding: chunked\r\n\r\n2\r\n{}\r\n0\r\n\r\n', 'HTTP/1.1 400 Bad Request', 'Bad request: not a request HTTP/1.1 can read (HPE_INVALID_TRANSFER_ENCODING)'],
-      ['CONNECT example.com:443 HTTP/1.1\r\nHost: example.com:443\r\n\r\n', 'HTTP/1.1 405 Method Not Allowed', 'CONNECT is not served: this server is no proxy'],
-    ] as const;
-    // Node's status, and a JSON body saying why, as every other refusal of the API has.
-    for (const [request, statusLine, detail] of cases) {
+      ['CONNECT example.com:443 HTTP/1.1\r\nHost: example.com:443\r\nX-Request-Id: tunnel-1\r\n\r\n', 'HTTP/1.1 405 Method Not Allowed', 'CONNECT is not served: this server is no proxy', 'tunnel-1'],
+    ];
+    // Node's status, and a JSON body saying why, as every other refusal of the API has; and the request's
+    // id, the caller's where it could be read, in the answer and on the log line, as every request has.
+    const ids: string[] = [];
+    for (const [request, statusLine, detail, given] of cases) {
       const e = await exchange(w.server.baseUrl, request);
       const [head, body] = e.text.split('\r\n\r\n');
       const json = JSON.stringify({ detail });
-      expect([head, body, e.closed]).toEqual([`${statusLine}\r\nContent-Type: application/json\r\nContent-Length: ${Buffer.byteLength(json)}\r\nConnection: close`, json, true]);
+      const id = /\r\nX-Request-Id: ([^\r]+)\r\n/.exec(head ?? '')?.[1] ?? '';
+      expect(id).toMatch(given ?? /^[0-9a-f-]{36}$/);
+      ids.push(id);
+      expect([head, body, e.closed]).toEqual([`${statusLine}\r\nContent-Type: application/json\r\nContent-Length: ${Buffer.byteLength(json)}\r\nX-Request-Id: ${id}\r\nConnection: close`, json, true]);
     }
+    for (const id of ids) expect(JSON.parse(await w.server.waitForOutput(`"request_id":"${id}"`))).toMatchObject({ message: 'request refused before it was read' });
     const metrics = (await w.call('GET', '/metrics')).text as string;
     expect(metrics).toMatch(/tracelight_http_refused_requests_total\{status="431"\} 2\n/);
     expect(metrics).toMatch(/tracelight_http_refused_requests_total\{status="400"\} 2\n/);
@@ -206,6 +219,8 @@ describe('slow clients', () => {
         ),
       ]);
       expect(cut.map((e) => [e.text.split('\r\n')[0], e.closed])).toEqual(Array(3).fill(['HTTP/1.1 408 Request Timeout', true]));
+      // Each answer carries its request's id, as the request's log line does.
+      expect(cut.map((e) => /\r\nX-Request-Id: ([^\r]+)\r\n/.exec(e.text)?.[1])).toEqual(['slow-json', 'slow-ingest', 'slow-upload']);
       for (const id of ['slow-json', 'slow-ingest', 'slow-upload'])
         expect([id, JSON.parse(await s.server.waitForOutput(`"request_id":"${id}"`)).status]).toEqual([id, 408]);
       // Counted so too: no request ever answered 400, and none twice (as a refusal besides).

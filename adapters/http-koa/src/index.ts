@@ -8,5 +8,6 @@ export * from './errors/domain-error.mapper';
 export * from './openapi/openapi.document';
 export * from './shared/metrics';
 export { answeredOnConnection } from './shared/answered-status';
+export { requestIdOf } from './shared/access-log.middleware';
 export * from './shared/offload';
 export * from './shared/route-runner';

@@ -2,8 +2,8 @@
 // too large, a request too slow, CONNECT): answered with Node's status, with a JSON body saying why as every
 // other refusal of the API does (Node's has none), and logged and counted, which Node does not.
 // And connections past the most the server keeps open: closed unanswered, counted, and logged now and then.
-import { answeredOnConnection, type HttpLogger, type HttpMetrics } from '@tracelight/http-koa';
-import { type Server, STATUS_CODES } from 'node:http';
+import { answeredOnConnection, type HttpLogger, type HttpMetrics, requestIdOf } from '@tracelight/http-koa';
+import { type IncomingMessage, type Server, STATUS_CODES } from 'node:http';
 import * as fs from 'node:fs';
 import type { Socket } from 'node:net';
 import { answerOf } from './connections';
@@ -59,10 +59,20 @@ const detailOf = (status: number, code: unknown): string => {
   return `Bad request: not a request HTTP/1.1 can read${typeof code === 'string' && /^HPE_[A-Z_]+$/.test(code) ? ` (${code})` : ''}`;
 };
 
-/** The status line, and a JSON body saying why, on a connection then closed. */
-const refusal = (status: number, code?: unknown): string => {
+/** The status line, the request's id, and a JSON body saying why, on a connection then closed. */
+const refusal = (status: number, requestId: string, code?: unknown): string => {
   const body = JSON.stringify({ detail: detailOf(status, code) });
-  return `HTTP/1.1 ${status} ${STATUS_CODES[status] ?? ''}\r\nContent-Type: application/json\r\nContent-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`;
+  return `HTTP/1.1 ${status} ${STATUS_CODES[status] ?? ''}\r\nContent-Type: application/json\r\nContent-Length: ${Buffer.byteLength(body)}\r\nX-Request-Id: ${requestId}\r\nConnection: close\r\n\r\n${body}`;
+};
+
+/**
+ * The `X-Request-Id` of a request Node could not parse, read from what it had of it (the parser's
+ * `rawPacket`), when that is there and a plain token; else none. The request's id is then made up.
+ */
+const givenRequestId = (e: NodeJS.ErrnoException & { rawPacket?: unknown }): string | undefined => {
+  if (!Buffer.isBuffer(e.rawPacket)) return undefined;
+  const head = e.rawPacket.subarray(0, 16 * 1024).toString('latin1');
+  return /\r\nx-request-id:[ \t]*([^\r\n]*?)[ \t]*\r\n/i.exec(head)?.[1];
 };
 
 export const answerRefusals = (server: Server, logger: HttpLogger, metrics: HttpMetrics): void => {
@@ -75,24 +85,27 @@ export const answerRefusals = (server: Server, logger: HttpLogger, metrics: Http
     const status = statusOf(e.code);
     const answer = answerOf(socket);
     // A request already handed to the application (its body too slow: 408) has its own line and count, which
-    // say it was answered this; one that never reached it has only these.
+    // say it was answered this, and its id; one that never reached it has only these, and an id of its own.
+    const given = answer?.getHeader('x-request-id');
+    const requestId = typeof given === 'string' ? given : requestIdOf(givenRequestId(e));
     if (answer === null) {
       metrics.refused.inc({ status: String(status) });
-      logger.info({ status, error: e.code ?? e.message }, 'request refused before it was read');
+      logger.info({ request_id: requestId, status, error: e.code ?? e.message }, 'request refused before it was read');
     }
     // As Node does: only where no answer has begun on the connection (a request being answered can time out too).
     if (!answer?.headersSent) {
-      socket.write(refusal(status, e.code));
+      socket.write(refusal(status, requestId, e.code));
       // Answered by this, not by what the application makes of its cut-off body.
       if (answer !== null) answeredOnConnection(answer, status);
     }
     socket.destroy();
   });
   // Node closes a CONNECT's connection without a word; this server is no proxy, and says so.
-  server.on('connect', (_req, socket: Socket) => {
+  server.on('connect', (req: IncomingMessage, socket: Socket) => {
+    const requestId = requestIdOf(req.headers['x-request-id'] as string | undefined);
     metrics.refused.inc({ status: '405' });
-    logger.info({ status: 405, method: 'CONNECT' }, 'request refused before it was read');
-    socket.write(refusal(405));
+    logger.info({ request_id: requestId, status: 405, method: 'CONNECT' }, 'request refused before it was read');
+    socket.write(refusal(405, requestId));
     socket.destroy();
   });
 };

@@ -10,12 +10,14 @@ import type { HttpMetrics } from './metrics';
 
 const REQUEST_ID = /^[A-Za-z0-9._-]{1,128}$/;
 
+/** A request's id: the caller's `X-Request-Id` when it is a plain token of at most 128 characters, else a new UUID. */
+export const requestIdOf = (given: string | undefined): string => (given !== undefined && REQUEST_ID.test(given) ? given : randomUUID());
+
 export const accessLog =
   (logger: HttpLogger, metrics: HttpMetrics) =>
   async (ctx: AppContext, next: Next): Promise<void> => {
     const started = process.hrtime.bigint();
-    const given = ctx.get('x-request-id');
-    const requestId = REQUEST_ID.test(given) ? given : randomUUID();
+    const requestId = requestIdOf(ctx.get('x-request-id'));
     ctx.set('X-Request-Id', requestId);
     try {
       await next();

@@ -11,5 +11,19 @@ export const answeredOnConnection = (answer: ServerResponse, status: number): vo
   answeredOnItsConnection.set(answer, status);
 };
 
-/** What the client of this answer was sent: the status given on its connection, if any, else the answer's own. */
-export const statusSent = (answer: ServerResponse, own: number): number => answeredOnItsConnection.get(answer) ?? own;
+/**
+ * What a request's log line and metrics give as its status when its client closed the connection before
+ * it was answered (a body sent in part, an upload given up): as nginx logs it. The client was sent nothing,
+ * so the application's status (the 400 of a body read cut off) would count it among the client's errors.
+ */
+export const CLIENT_CLOSED_REQUEST = 499;
+
+/**
+ * What the client of this answer was sent: the status given on its connection, if any; none
+ * (CLIENT_CLOSED_REQUEST) when its connection can no longer be written when the answer is to be (reset
+ * by the client, or closed; a connection the client only closed its side of is answered, see
+ * answerRefusals); else the
+ * answer's own. Called before the answer is written (Koa writes it once the middleware is done).
+ */
+export const statusSent = (answer: ServerResponse, own: number): number =>
+  answeredOnItsConnection.get(answer) ?? (!answer.headersSent && !answer.req.socket.writable ? CLIENT_CLOSED_REQUEST : own);
