@@ -1,12 +1,11 @@
 // One JSON object per line on stdout/stderr: easy to ship, grep and parse. Never given secrets.
 // Lines go through pino to asynchronous destinations, so a request never waits for a write syscall
 // (nor blocks when the reader is slow); the lines of one event-loop turn leave in one write. What waits
-// to be written is bounded (TRACELIGHT_LOG_BUFFER): past it, while the reader does not read, lines are
-// dropped and counted, and the log itself says how many once it is read again.
+// to be written is bounded (TRACELIGHT_LOG_BUFFER): past it, while the reader does not read or the writes
+// fail (a full disk), lines are dropped and counted, and the log itself says how many once it is written again.
 import type { HttpLogger } from '@tracelight/http-koa';
 import pino, { type DestinationStream, type LoggerOptions } from 'pino';
-
-type Destination = ReturnType<typeof pino.destination>;
+import { LogDestination } from './log-destination';
 
 /** Where a line goes: the `stream` label of `tracelight_log_dropped_lines_total`. */
 export type LogStream = 'stdout' | 'stderr';
@@ -50,12 +49,6 @@ let bufferBytes = 16 * 1024 * 1024;
 /** Where dropped lines are counted (/metrics), once the server has its metrics. */
 let countDropped: (stream: LogStream, lines: number) => void = () => undefined;
 
-const linesIn = (text: string): number => {
-  let lines = 0;
-  for (let at = text.indexOf('\n'); at !== -1; at = text.indexOf('\n', at + 1)) lines++;
-  return lines;
-};
-
 /**
  * Collects the lines written during one event-loop turn and hands them to the (asynchronous) destination
  * together at the next `setImmediate`: under load that is one write for dozens of requests, and a lone
@@ -66,16 +59,9 @@ class TurnBatch implements DestinationStream {
   private pending = '';
   private scheduled = false;
   /** Opened when the first line leaves, so that it takes the configured bound. */
-  private destination: Destination | undefined;
-  /** Lines dropped since the destination last had everything written: said in one line once it has. */
-  private droppedSinceDrain = 0;
+  private destination: LogDestination | undefined;
   /** Lines dropped since the process started. */
   dropped = 0;
-  /**
-   * Until when a synchronous flush tries a full pipe again. Asynchronous writes try until the reader reads
-   * (newer lines are dropped meanwhile); a flush before an exit must not wait for it for good.
-   */
-  private flushUntil = Infinity;
 
   constructor(
     readonly stream: LogStream,
@@ -98,68 +84,42 @@ class TurnBatch implements DestinationStream {
     this.open().write(lines);
   };
 
-  private open(): Destination {
-    if (this.destination !== undefined) return this.destination;
-    const destination = pino.destination({
-      dest: this.fd,
-      sync: false,
-      maxLength: bufferBytes,
-      retryEAGAIN: () => Date.now() < this.flushUntil,
+  private open(): LogDestination {
+    this.destination ??= new LogDestination({
+      fd: this.fd,
+      maxBytes: bufferBytes,
+      dropped: (lines) => {
+        this.dropped += lines;
+        countDropped(this.stream, lines);
+      },
+      droppedNotice: (lines, why) => {
+        const cause = why.notRead ? 'was not being read' : `could not be written (${why.code})`;
+        const message = `dropped ${lines} log lines: ${this.stream} ${cause}, and more than TRACELIGHT_LOG_BUFFER waited to be written`;
+        return jsonLine('warn', { stream: this.stream, dropped_lines: lines, ...(why.notRead ? {} : { write_error: why.code }) }, message);
+      },
     });
-    destination.on('drop', (lines: string) => {
-      const count = linesIn(lines);
-      this.dropped += count;
-      this.droppedSinceDrain += count;
-      countDropped(this.stream, count);
-    });
-    destination.on('drain', () => {
-      if (this.droppedSinceDrain === 0) return;
-      const lines = this.droppedSinceDrain;
-      this.droppedSinceDrain = 0;
-      const message = `dropped ${lines} log lines: ${this.stream} was not being read, and more than TRACELIGHT_LOG_BUFFER waited to be written`;
-      destination.write(jsonLine('warn', { stream: this.stream, dropped_lines: lines }, message));
-    });
-    this.destination = destination;
-    return destination;
+    return this.destination;
   }
 
-  /** Resolves once everything handed over has been written, or after `boundMs` (a stalled reader holds no exit). */
+  /** Resolves once everything handed over has been written, or after `boundMs` (a stalled stream holds no exit). */
   written(boundMs: number): Promise<void> {
     this.handOver();
-    const destination = this.destination;
-    if (destination === undefined) return Promise.resolve();
-    // An empty write queues behind the others, and the destination says `drain` once all are written.
-    return new Promise((resolve) => {
-      const timer = setTimeout(resolve, boundMs);
-      destination.once('drain', () => {
-        clearTimeout(timer);
-        resolve();
-      });
-      destination.write('');
-    });
+    return this.destination?.written(boundMs) ?? Promise.resolve();
   }
 
-  /**
-   * Writes what is still buffered, synchronously, trying a full pipe again until `until`. What is left then
-   * is given up with the destination: pino flushes each destination again as the process exits, and would
-   * try a full pipe for good, but leaves a destroyed one alone.
-   */
+  /** Writes what is still held, synchronously, trying a write that fails again until `until`; what is left then is dropped. */
   flushSync(until: number): void {
-    this.flushUntil = until;
-    try {
-      this.handOver();
-      this.destination?.flushSync();
-    } catch {
-      this.destination?.destroy();
-    } finally {
-      this.flushUntil = Infinity;
-    }
+    this.handOver();
+    this.destination?.flushSync(until);
   }
 }
 
 const stdout = new TurnBatch('stdout', 1);
 const stderr = new TurnBatch('stderr', 2);
 const err = pino(LINE, stderr);
+// An exit that did not flush (an uncaught exception; a worker thread's end) still writes what is held, as
+// pino's own destinations would, but for at most the same bounded time.
+process.on('exit', () => flushLogsSync());
 
 export const jsonLogger: HttpLogger = {
   info: (fields, message) => stdout.write(jsonLine('info', fields, message)),
@@ -190,8 +150,9 @@ export const droppedInAnotherThread = (stream: LogStream, lines: number): void =
 };
 
 /**
- * Writes whatever is still buffered, synchronously: before an exit that cannot wait. A pipe that stays full
- * is tried for at most `boundMs`, all destinations together; its lines left then are lost with the process.
+ * Writes whatever is still buffered, synchronously: before an exit that cannot wait. A stream that stays
+ * unwritable (a full pipe, a full disk) is tried for at most `boundMs`, all destinations together; its lines
+ * left then are lost with the process.
  */
 export const flushLogsSync = (boundMs = 1_000): void => {
   const until = Date.now() + boundMs;

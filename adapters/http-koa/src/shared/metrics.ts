@@ -82,7 +82,7 @@ export class HttpMetrics {
    */
   readonly droppedLogLines = new Counter({
     name: 'tracelight_log_dropped_lines_total',
-    help: 'Log lines dropped, by stream (stdout, stderr), because whatever reads the server\'s output stopped reading and more than TRACELIGHT_LOG_BUFFER waited to be written',
+    help: 'Log lines dropped, by stream (stdout, stderr), because whatever reads the server\'s output stopped reading, or writing it failed (a full disk), and more than TRACELIGHT_LOG_BUFFER waited to be written',
     labelNames: ['stream'] as const,
     registers: [this.registry],
   });
