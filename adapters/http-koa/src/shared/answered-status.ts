@@ -12,9 +12,10 @@ export const answeredOnConnection = (answer: ServerResponse, status: number): vo
 };
 
 /**
- * What a request's log line and metrics give as its status when its client closed the connection before
- * it was answered (a body sent in part, an upload given up): as nginx logs it. The client was sent nothing,
- * so the application's status (the 400 of a body read cut off) would count it among the client's errors.
+ * What a request's log line and metrics give as its status when its connection was closed before it was
+ * answered (by its client, a body sent in part; or by the server, at the end of a stop's grace): as nginx
+ * logs it. The client was sent nothing, so the application's status (the 400 of a body read cut off)
+ * would count it among the client's errors.
  */
 export const CLIENT_CLOSED_REQUEST = 499;
 
