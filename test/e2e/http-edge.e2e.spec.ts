@@ -340,21 +340,59 @@ describe('code uploads past their limit', () => {
   });
 });
 
+/**
+ * Stores 12 traces of 1 MB each and says how to ask, over a raw socket, for the one page that holds them
+ * all: an answer of about 12 MB, more than the socket buffers on both sides hold.
+ */
+const largeAnswer = async (s: World): Promise<(id: string) => string> => {
+  const project = await s.project(s.admin);
+  const run = await s.run(s.admin, project, 'log_streams');
+  const input = 'x'.repeat(1_000_000);
+  for (let i = 0; i < 3; i++) {
+    const traces = Array.from({ length: 4 }, () => ({ input, output: 'o', spans: [] }));
+    s.ok(await s.call('POST', `/v2/projects/${project}/traces`, { auth: s.admin, json: { log_stream_id: run, traces } }));
+  }
+  const body = JSON.stringify({ log_stream_id: run, limit: 100 });
+  return (id) =>
+    `POST /v2/projects/${project}/traces/search HTTP/1.1\r\nHost: x\r\nX-Request-Id: ${id}\r\nAuthorization: Bearer ${s.adminToken}\r\nContent-Type: application/json\r\nContent-Length: ${body.length}\r\n\r\n${body}`;
+};
+
+interface SlowRead {
+  /** The answer's status line and headers, once they have arrived. */
+  readonly head: Promise<string>;
+  /** The answer's head and every byte of body that came, once the server closed the connection. */
+  readonly done: Promise<{ readonly head: string; readonly body: Buffer }>;
+}
+
+/** Sends `payload`, then reads what comes back at about `bytesPerSecond`, as a client on a slow link does. */
+const readSlowly = (baseUrl: string, payload: string, bytesPerSecond: number): SlowRead => {
+  const socket = net.connect(Number(new URL(baseUrl).port), '127.0.0.1');
+  socket.on('error', () => undefined);
+  let received = Buffer.alloc(0);
+  let headEnd = -1;
+  let sawHead: (head: string) => void = () => undefined;
+  const head = new Promise<string>((resolve) => (sawHead = resolve));
+  socket.on('data', (chunk: Buffer) => {
+    received = Buffer.concat([received, chunk]);
+    if (headEnd < 0 && (headEnd = received.indexOf('\r\n\r\n')) >= 0) sawHead(received.subarray(0, headEnd).toString('latin1'));
+    socket.pause();
+    setTimeout(() => socket.resume(), (chunk.length / bytesPerSecond) * 1000);
+  });
+  const done = new Promise<{ head: string; body: Buffer }>((resolve) =>
+    socket.on('close', () => resolve({ head: headEnd < 0 ? '' : received.subarray(0, headEnd).toString('latin1'), body: received.subarray(headEnd + 4) })),
+  );
+  socket.write(payload);
+  return { head, done };
+};
+
+const contentLength = (head: string): number => Number(/^content-length: (\d+)$/im.exec(head)?.[1]);
+
 describe('clients that do not read', () => {
   it('a connection that stops reading a large answer is closed once nothing moves for the request timeout, not held with its answer', async () => {
     const s = await startWorld({ TRACELIGHT_REQUEST_TIMEOUT_MS: '2000' });
     try {
-      const project = await s.project(s.admin);
-      const run = await s.run(s.admin, project, 'log_streams');
-      const input = 'x'.repeat(1_000_000);
-      for (let i = 0; i < 3; i++) {
-        const traces = Array.from({ length: 4 }, () => ({ input, output: 'o', spans: [] }));
-        s.ok(await s.call('POST', `/v2/projects/${project}/traces`, { auth: s.admin, json: { log_stream_id: run, traces } }));
-      }
-      // A 12 MB page, more than the socket buffers on both sides hold, asked for by clients that never read.
-      const body = JSON.stringify({ log_stream_id: run, limit: 100 });
-      const request = (id: string) =>
-        `POST /v2/projects/${project}/traces/search HTTP/1.1\r\nHost: x\r\nX-Request-Id: ${id}\r\nAuthorization: Bearer ${s.adminToken}\r\nContent-Type: application/json\r\nContent-Length: ${body.length}\r\n\r\n${body}`;
+      const request = await largeAnswer(s);
+      // Clients that never read.
       const sockets: net.Socket[] = [];
       const ids = ['stall-1', 'stall-2', 'stall-3'];
       const stalled = ids.map((id) =>
@@ -394,6 +432,48 @@ describe('graceful shutdown', () => {
     expect(await s.server.stop('SIGTERM')).toBe(0);
     expect((await Promise.all(open)).map((e) => e.closed)).toEqual([true, true, true]);
   }, 30_000);
+
+  it('finishes an answer a slow client is still downloading when the signal comes, then closes the database and exits 0', async () => {
+    const s = await startWorld();
+    try {
+      const request = await largeAnswer(s);
+      // About 4 MB a second: the 12 MB take some 3 s, within the 5 s a stop waits on its clients.
+      const download = readSlowly(s.server.baseUrl, request('slow-download'), 4_000_000);
+      // Its headers are out, the body on its way, most of it still in the server, when the signal comes.
+      await download.head;
+      await new Promise((resolve) => setTimeout(resolve, 300));
+      expect(await s.server.stop('SIGTERM')).toBe(0);
+      const { head, body } = await download.done;
+      expect(head).toMatch(/^HTTP\/1\.1 200 OK/);
+      expect(body.length).toBe(contentLength(head));
+      expect((JSON.parse(body.toString('utf8')) as { records: unknown[] }).records).toHaveLength(12);
+      // The database was closed once the answer had left, not before.
+      expect(JSON.parse(s.server.output.at(-1)!)).toMatchObject({ level: 'info', message: 'stopped: the database is closed' });
+    } finally {
+      await s.server.stop('SIGKILL');
+    }
+  }, 60_000);
+
+  it('cuts an answer its client does not read once the stop has waited 5 s for it, and still exits 0', async () => {
+    const s = await startWorld();
+    try {
+      const request = await largeAnswer(s);
+      let paused: net.Socket | undefined;
+      const unread = exchange(s.server.baseUrl, request('never-read'), { withinMs: 40_000, then: (socket) => void (paused = socket.pause()) });
+      await s.server.waitForOutput('"request_id":"never-read"', 30_000);
+      expect(await s.server.stop('SIGTERM')).toBe(0);
+      const stopped = JSON.parse(s.server.output.at(-1)!) as { message: string; took_ms: number };
+      expect(stopped.message).toBe('stopped: the database is closed');
+      // Waited for the client the whole grace (5 s), not cut at once; then exited before the forced exit (10 s, status 1).
+      expect(stopped.took_ms).toBeGreaterThanOrEqual(4_900);
+      paused!.resume();
+      const seen = await unread;
+      expect(seen.closed).toBe(true);
+      expect(seen.text.length).toBeLessThan(12_000_000);
+    } finally {
+      await s.server.stop('SIGKILL');
+    }
+  }, 60_000);
 });
 
 describe('more connections than TRACELIGHT_MAX_CONNECTIONS', () => {

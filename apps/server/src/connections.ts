@@ -8,7 +8,9 @@ import type { Socket } from 'node:net';
 
 /**
  * The answer a connection is writing, or the first one waiting to be (pipelined requests queue behind
- * it); none between requests. Node keeps it as `_httpMessage`, which its own HTTP server relies on.
+ * it); none between requests. Node keeps it as `_httpMessage`, which its own HTTP server relies on, and
+ * lets it go once the answer has left in full (its `finish`): an answer still being flushed to a slow
+ * client is still there.
  */
 export const answerOf = (socket: Socket): ServerResponse | null => (socket as { _httpMessage?: ServerResponse | null })._httpMessage ?? null;
 
@@ -20,6 +22,11 @@ export class Connections {
       this.open.add(socket);
       socket.once('close', () => this.open.delete(socket));
     });
+    // Node's own, called by `server.close()`, takes for idle a connection whose request has been read
+    // and whose answer has been ended (`end()` called) though not sent: it closed answers still leaving
+    // for their clients the moment the server began to stop, the database closed behind them. Here
+    // only the connections that carry no answer are idle.
+    server.closeIdleConnections = () => this.closeIdle();
     // The server's socket timeout: no byte moved for its length (and, between requests, for the
     // keep-alive timeout). With this listener Node leaves the connection to it.
     server.on('timeout', (socket: Socket) => {
