@@ -474,6 +474,29 @@ describe('graceful shutdown', () => {
       await s.server.stop('SIGKILL');
     }
   }, 60_000);
+
+  it('answers a request it is still receiving when the signal comes with Connection: close', async () => {
+    const s = await startWorld();
+    try {
+      const body = JSON.stringify({ name: 'made-while-stopping' });
+      const head = `POST /v2/projects HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${s.adminToken}\r\nContent-Type: application/json\r\nContent-Length: ${body.length}\r\n\r\n`;
+      // Its headers and part of its body before the signal, the rest after.
+      let socket: net.Socket | undefined;
+      const answer = exchange(s.server.baseUrl, `${head}${body.slice(0, 5)}`, { withinMs: 20_000, then: (sent) => (socket = sent) });
+      await new Promise((resolve) => setTimeout(resolve, 200));
+      const exited = s.server.stop('SIGTERM');
+      await s.server.waitForOutput('shutting down: finishing in-flight requests');
+      socket!.write(body.slice(5));
+      const seen = await answer;
+      const [status, ...headers] = seen.text.split('\r\n\r\n')[0]!.split('\r\n');
+      expect(status).toBe('HTTP/1.1 200 OK');
+      expect(headers).toContain('Connection: close');
+      expect(seen.closed).toBe(true);
+      expect(await exited).toBe(0);
+    } finally {
+      await s.server.stop('SIGKILL');
+    }
+  }, 30_000);
 });
 
 describe('more connections than TRACELIGHT_MAX_CONNECTIONS', () => {

@@ -3,7 +3,7 @@
 // on it, and an answer no one reads is dropped. Tracked per connection, not per request: a request
 // costs nothing here.
 import type { HttpLogger } from '@tracelight/http-koa';
-import type { Server, ServerResponse } from 'node:http';
+import { type IncomingMessage, type OutgoingHttpHeader, type OutgoingHttpHeaders, type Server, ServerResponse } from 'node:http';
 import type { Socket } from 'node:net';
 
 /**
@@ -13,6 +13,30 @@ import type { Socket } from 'node:net';
  * client is still there.
  */
 export const answerOf = (socket: Socket): ServerResponse | null => (socket as { _httpMessage?: ServerResponse | null })._httpMessage ?? null;
+
+/**
+ * The server's answers, made to say `Connection: close` once the server stops: each answer whose head is
+ * written from then on, whenever its request came (one still being received or worked on when the
+ * signal came included), so that its client does not send the next request on a connection about to
+ * close. An answer whose head had already left keeps what it said (HTTP has no way to take it back);
+ * its connection is closed once the answer is out.
+ */
+export const closingAnswers = (): { readonly Response: typeof ServerResponse<IncomingMessage>; readonly close: () => void } => {
+  let closing = false;
+  class Response extends ServerResponse {
+    // Node writes every head through here: `end` or `write` without one (Koa's way) calls `writeHead`.
+    override writeHead(statusCode: number, ...rest: Array<string | OutgoingHttpHeaders | OutgoingHttpHeader[] | undefined>): this {
+      if (closing && !this.headersSent) this.setHeader('Connection', 'close');
+      return (super.writeHead as (statusCode: number, ...rest: unknown[]) => this)(statusCode, ...rest);
+    }
+  }
+  return {
+    Response,
+    close: () => {
+      closing = true;
+    },
+  };
+};
 
 export class Connections {
   private readonly open = new Set<Socket>();

@@ -9,7 +9,7 @@ import * as v8 from 'node:v8';
 import { CONFIG_VARIABLES, type ServerConfig, loadConfig } from './config';
 import { startFailure } from './start-failure';
 import { HttpApp, HttpMetrics } from '@tracelight/http-koa';
-import { Connections } from './connections';
+import { closingAnswers, Connections } from './connections';
 import { buildContainer } from './container';
 import { answerRefusals, defaultMaxConnections, limitConnections } from './refusals';
 import { ProjectPurge } from './project-purge';
@@ -74,7 +74,11 @@ const main = async (): Promise<void> => {
   const app = container.get(HttpApp).build();
   // Node looks for requests past their timeouts every `connectionsCheckingInterval` (30 s by default), so a
   // client trickling its headers or body was cut off up to 30 s after TRACELIGHT_REQUEST_TIMEOUT_MS: each second instead.
-  const server: Server = createServer({ connectionsCheckingInterval: CONNECTIONS_CHECKING_MS }, app.callback()).listen(cfg.port, cfg.host);
+  const answers = closingAnswers();
+  const server: Server = createServer(
+    { connectionsCheckingInterval: CONNECTIONS_CHECKING_MS, ServerResponse: answers.Response },
+    app.callback(),
+  ).listen(cfg.port, cfg.host);
   server.keepAliveTimeout = 65_000;
   server.requestTimeout = cfg.requestTimeoutMs;
   server.headersTimeout = Math.min(cfg.requestTimeoutMs, 60_000);
@@ -113,14 +117,12 @@ const main = async (): Promise<void> => {
   limitConnections(server, cfg.maxConnections ?? defaultMaxConnections(), logger, metrics);
   const connections = new Connections(server, logger);
   let stopping = false;
-  // While stopping, each answer closes its connection: a keep-alive client (every SDK's) would
-  // otherwise go on sending requests on it, and the server would never finish closing.
-  server.prependListener('request', (_req, res) => {
-    if (stopping) res.setHeader('Connection', 'close');
-  });
   const stop = (signal: string) => {
     if (stopping) return;
     stopping = true;
+    // While stopping, each answer closes its connection: a keep-alive client (every SDK's) would
+    // otherwise go on sending requests on it, and the server would never finish closing.
+    answers.close();
     const began = Date.now();
     logger.info({ signal }, 'shutting down: finishing in-flight requests');
     /** What the stop waits for, said by the forced exit. */
