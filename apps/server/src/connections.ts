@@ -15,6 +15,14 @@ import type { Socket } from 'node:net';
 export const answerOf = (socket: Socket): ServerResponse | null => (socket as { _httpMessage?: ServerResponse | null })._httpMessage ?? null;
 
 /**
+ * Bytes of the connection's answer that libuv has yet to hand to the kernel: one large write (a whole
+ * answer's body) shrinks here as its client reads, in steps as the kernel's buffers for the connection
+ * make room, where `writableLength` holds the whole write until it is done. The figure Node's own socket
+ * timeout compares (`handle.writeQueueSize`).
+ */
+const notYetSent = (socket: Socket): number => (socket as { _handle?: { writeQueueSize?: number } | null })._handle?.writeQueueSize ?? 0;
+
+/**
  * The server's answers, made to say `Connection: close` once the server stops: each answer whose head is
  * written from then on, whenever its request came (one still being received or worked on when the
  * signal came included), so that its client does not send the next request on a connection about to
@@ -38,13 +46,35 @@ export const closingAnswers = (): { readonly Response: typeof ServerResponse<Inc
   };
 };
 
+export interface ConnectionTimes {
+  /**
+   * How long an answer written in full may wait on a client that stops reading it: past it, with no byte
+   * of it having moved for as long, its connection is closed.
+   */
+  readonly unreadAnswerMs: number;
+  /**
+   * How often answers are looked at for that. A move is seen up to one look late and the cut comes at a
+   * look: less than twice this past `unreadAnswerMs` after the answer's last byte moved.
+   */
+  readonly checkingMs: number;
+}
+
 export class Connections {
   private readonly open = new Set<Socket>();
+  /** For each answer written in full and still leaving: what was left to send when last seen, and since when. */
+  private readonly leaving = new Map<Socket, { notYetSent: number; queued: number; since: number }>();
 
-  constructor(server: Server, logger: HttpLogger) {
+  constructor(
+    server: Server,
+    private readonly logger: HttpLogger,
+    times: ConnectionTimes,
+  ) {
     server.on('connection', (socket: Socket) => {
       this.open.add(socket);
-      socket.once('close', () => this.open.delete(socket));
+      socket.once('close', () => {
+        this.open.delete(socket);
+        this.leaving.delete(socket);
+      });
     });
     // Node's own, called by `server.close()`, takes for idle a connection whose request has been read
     // and whose answer has been ended (`end()` called) though not sent: it closed answers still leaving
@@ -57,12 +87,40 @@ export class Connections {
       const answer = answerOf(socket);
       // A request still being worked on is left to finish, one still being received to the request timeout.
       if (answer !== null && !answer.writableEnded) return;
-      // An answer written in full but not taken by its client (which stopped reading) would be held in
-      // memory for as long as the connection lasts.
-      if (answer !== null)
-        logger.info({ request_id: answer.getHeader('x-request-id'), status: answer.statusCode }, 'answer not read by its client: connection closed');
-      socket.destroy();
+      if (answer !== null) this.dropUnread(socket, answer);
+      else socket.destroy();
     });
+    // Node's socket timeout gives an answer a client does not read up to twice its length: it counts a
+    // write as moving while libuv's queue differs from what it was when last looked at, and it first
+    // looks a whole timeout after the write, comparing with the write's full size, which the kernel's
+    // share taken at once already makes different. An answer that is not read is cut here instead,
+    // once nothing of it has moved for `unreadAnswerMs`, looked at each `checkingMs`.
+    setInterval(() => this.dropUnreadAnswers(times.unreadAnswerMs), times.checkingMs).unref();
+  }
+
+  /**
+   * Closes the connections whose answer, written in full, has not moved for `afterMs`: its client stopped
+   * reading, and the answer would be held in memory for as long as the connection lasts.
+   */
+  private dropUnreadAnswers(afterMs: number): void {
+    const now = Date.now();
+    for (const socket of this.open) {
+      const answer = answerOf(socket);
+      if (answer === null || !answer.writableEnded) {
+        if (this.leaving.size > 0) this.leaving.delete(socket);
+        continue;
+      }
+      const left = notYetSent(socket);
+      const queued = socket.writableLength;
+      const seen = this.leaving.get(socket);
+      if (seen === undefined || seen.notYetSent !== left || seen.queued !== queued) this.leaving.set(socket, { notYetSent: left, queued, since: now });
+      else if (now - seen.since >= afterMs) this.dropUnread(socket, answer);
+    }
+  }
+
+  private dropUnread(socket: Socket, answer: ServerResponse): void {
+    this.logger.info({ request_id: answer.getHeader('x-request-id'), status: answer.statusCode }, 'answer not read by its client: connection closed');
+    socket.destroy();
   }
 
   /**
