@@ -49,8 +49,6 @@ export interface ServerConfig extends StorageConfig {
   readonly retentionDays: number;
   /** TRACELIGHT_LOG_BUFFER: the most bytes of log lines waiting to be written, for stdout and for stderr each. */
   readonly logBufferBytes: number;
-  /** TRACELIGHT_MEMORY_REDUCER: whether V8 shrinks a thread's heap once the thread goes quiet. */
-  readonly memoryReducer: boolean;
 }
 
 /**
@@ -87,7 +85,6 @@ export const CONFIG_VARIABLES: ReadonlyArray<readonly [name: string, defaultValu
   ['TRACELIGHT_OFFLOAD_WORKERS', '`1`', 'Worker threads that parse, validate and store large ingest bodies and OTLP exports off the event loop (0: none; every body is then handled on the request thread).'],
   ['TRACELIGHT_OFFLOAD_QUEUE_BYTES', '`128mb`', 'The most bytes of bodies the offload workers may hold together, waiting or being handled (at least one body is always taken). A request that would go past it is answered 503 with `Retry-After: 1` at once, its body dropped: without a bound, bodies sent faster than the workers handle them would all be held, up to `TRACELIGHT_BODY_LIMIT` on every connection. `tracelight_held_entries` / `tracelight_held_size{structure="offload_queue"}` show what they hold.'],
   ['TRACELIGHT_OFFLOAD_MIN_BYTES', '`1048576`', 'Ingest bodies and OTLP exports this large or larger go to an offload worker: by their `Content-Length` when they are sent as they are, once read and inflated when compressed or chunked (JSON or protobuf alike).'],
-  ['TRACELIGHT_MEMORY_REDUCER', '`false`', '`true`: V8\'s memory reducer runs, which shrinks a thread\'s heap once the thread goes quiet, with a few full collections a few seconds apart, each some milliseconds to tens of them on that thread: the writer thread after a burst of writes, a search thread after a search, each worker thread after the start. `false`: heaps keep the size they grew to (the process\'s resident memory a few tens of MiB higher after a burst, and no higher than the burst took it), because where the machine\'s cores are all busy (a small container, a host shared with other work), those collections take a core from the request thread, and show as stalls of several milliseconds in the slowest answers. `true` where memory counts for more than latency.'],
   ['TRACELIGHT_LOG_BUFFER', '`16mb`', 'The most bytes of log lines waiting to be written, to stdout and to stderr each (at least `64kb`). Lines are written asynchronously; when whatever reads the server\'s output stops reading (a log shipper that hangs, a full pipe) or its writes fail (the disk of a log file full: `ENOSPC`, `EDQUOT`, `EFBIG`, `EIO`…), lines past this are dropped rather than held, and requests are answered as ever. Dropped lines (the offload workers\' included: each writes through bounded destinations of its own) are counted in `tracelight_log_dropped_lines_total{stream}`, and once the stream is written again one `warn` line says how many were dropped (`dropped_lines`).'],
 ];
 
@@ -123,8 +120,6 @@ export const loadConfig = (env: Env): E.Either<ReadonlyArray<string>, ServerConf
   const trustedProxies = trustProxy === 'false' ? 0 : trustProxy === 'true' ? 1 : /^([1-9]|1[0-6])$/.test(trustProxy) ? Number(trustProxy) : undefined;
   if (trustedProxies === undefined)
     problems.push(`TRACELIGHT_TRUST_PROXY must be true, false or a number of proxies from 1 to 16, got ${JSON.stringify(trustProxy)}`);
-  const memoryReducer = env['TRACELIGHT_MEMORY_REDUCER'] || 'false';
-  if (memoryReducer !== 'true' && memoryReducer !== 'false') problems.push(`TRACELIGHT_MEMORY_REDUCER must be true or false, got ${JSON.stringify(memoryReducer)}`);
   const writer = env['TRACELIGHT_SQLITE_WRITER'] || 'thread';
   if (writer !== 'thread' && writer !== 'inline') problems.push(`TRACELIGHT_SQLITE_WRITER must be thread or inline, got ${JSON.stringify(writer)}`);
   const adminEmail = env['TRACELIGHT_ADMIN_EMAIL'] || undefined;
@@ -195,7 +190,6 @@ export const loadConfig = (env: Env): E.Either<ReadonlyArray<string>, ServerConf
     offloadQueueBytes: offloadQueueBytes ?? 0,
     retentionDays: take(integer('TRACELIGHT_RETENTION_DAYS', 0, 36_500, 0)(env), 0),
     logBufferBytes: logBufferBytes ?? 0,
-    memoryReducer: memoryReducer === 'true',
   };
   return E.isLeft(storage) || problems.length > 0 ? E.left(problems) : E.right({ ...storage.right, ...settings });
 };

@@ -114,13 +114,6 @@ describe('configuration from the environment', () => {
     expect(loadConfig({ TRACELIGHT_OFFLOAD_QUEUE_BYTES: 'lots' })).toEqual(E.left(['TRACELIGHT_OFFLOAD_QUEUE_BYTES must look like 128mb or 512kb, got "lots"']));
   });
 
-  it('keeps V8’s memory reducer off unless told: true or false, nothing else', () => {
-    expect(loadConfig({})).toEqual(E.right(expect.objectContaining({ memoryReducer: false })));
-    expect(loadConfig({ TRACELIGHT_MEMORY_REDUCER: 'true' })).toEqual(E.right(expect.objectContaining({ memoryReducer: true })));
-    expect(loadConfig({ TRACELIGHT_MEMORY_REDUCER: 'false' })).toEqual(E.right(expect.objectContaining({ memoryReducer: false })));
-    expect(loadConfig({ TRACELIGHT_MEMORY_REDUCER: 'yes' })).toEqual(E.left(['TRACELIGHT_MEMORY_REDUCER must be true or false, got "yes"']));
-  });
-
   it('bounds the log lines waiting to be written: 16 MB a stream unless told, never below 64 KiB', () => {
     expect(loadConfig({})).toEqual(E.right(expect.objectContaining({ logBufferBytes: 16 * 1024 * 1024 })));
     expect(loadConfig({ TRACELIGHT_LOG_BUFFER: '64kb' })).toEqual(E.right(expect.objectContaining({ logBufferBytes: 64 * 1024 })));

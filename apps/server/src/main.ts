@@ -5,7 +5,6 @@ import * as E from 'fp-ts/Either';
 import * as O from 'fp-ts/Option';
 import * as fs from 'node:fs';
 import { createServer, type Server } from 'node:http';
-import * as v8 from 'node:v8';
 import { CONFIG_VARIABLES, type ServerConfig, loadConfig } from './config';
 import { startFailure } from './start-failure';
 import { HttpApp, HttpMetrics } from '@tracelight/http-koa';
@@ -57,9 +56,6 @@ const main = async (): Promise<void> => {
   const cfg = config.right;
   startingWith = cfg;
   limitLogBuffer(cfg.logBufferBytes);
-  // Before any worker thread starts, so that their isolates are set up without it: V8's flags are the
-  // process's (see TRACELIGHT_MEMORY_REDUCER).
-  if (!cfg.memoryReducer) v8.setFlagsFromString('--no-memory-reducer');
   const { container, storage } = await buildContainer(cfg, logger);
   const metrics = container.get(HttpMetrics);
   countDroppedLogLines((stream, lines) => metrics.droppedLogLines.inc({ stream }, lines));
