@@ -129,4 +129,12 @@ export const MIGRATIONS: ReadonlyArray<MongoMigration> = [
       await db.collection('refresh_families').createIndex({ expiresAt: 1 }, { name: 'refresh_families_by_end' });
     },
   },
+  {
+    version: 9,
+    name: 'an input or output other than a string is stored once, as its JSON text (inputText, marked by inputJson)',
+    // Nothing to rewrite: documents of the earlier forms (the value beside its text) read as they did.
+    // The version marks the new form, so a build from before it, which would read such a record's JSON
+    // text as a string input, refuses the database rather than serve it.
+    up: async () => undefined,
+  },
 ];
