@@ -1,6 +1,6 @@
 // The repository contract: written once against the ports, run against every storage adapter.
 // Passing it is what makes adapters interchangeable.
-import { type ApiKeyId, type DomainError, type LogRecord, type RefreshFamilyId, type UserId, asId } from '@tracelight/domain';
+import { type ApiKeyId, type DomainError, type Json, type LogRecord, type RefreshFamilyId, type UserId, asId } from '@tracelight/domain';
 
 /** The times concurrent rotations are made at (apart by a millisecond each). */
 const T_ROTATIONS = Date.parse('2026-05-05T12:00:00.000Z');
@@ -565,6 +565,29 @@ export const describeRepositoryContract = (engine: string, harness: RepositoryHa
         expect(await found(query(run))).toEqual([later, trace]);
         expect(await found(query(run, { scope: 'spans' }))).toEqual([span]);
         expect(await found(query(run, { scope: 'sessions' }))).toEqual([session]);
+      });
+
+      it('keeps any JSON input and output as sent, and searches their text (a string itself, anything else its JSON)', async () => {
+        const run = await aRunWithRecords();
+        let deep: Json = 'leaf';
+        for (let i = 0; i < 90; i++) deep = i % 2 ? [deep] : { v: deep };
+        const values: ReadonlyArray<readonly [string, Json]> = [
+          ['dbref', { $ref: 'users', $id: 1, $db: 'app' }],
+          ['keys', { $set: { 'a.b': 1, 'c\u0000d': 2 }, _bsontype: 'ObjectId', list: [{ $ref: 'x', $id: 'y' }] }],
+          ['cut', 'a\uD800b'],
+          ['cut-in-json', ['\uDFFF', { text: 'x\uD83D' }]],
+          ['deep', deep],
+        ];
+        const recs = values.map(([name, value]) => aRecord(run, { name, input: value, output: { value } }));
+        await right(r.logRecords.ingest(run.id, recs, ['input', 'output']));
+        const sorted = await found(query(run, { sort: { columnId: 'name', ascending: true } }));
+        expect(sorted).toEqual([...recs].sort((x, y) => (x.name < y.name ? -1 : 1)));
+        const names = async (filter: RecordQuery['filters'][number]) =>
+          (await found(query(run, { filters: [filter], sort: { columnId: 'name', ascending: true } }))).map((x) => x.name);
+        expect(await names({ type: 'text', columnId: 'input', operator: 'eq', value: '{"$ref":"users","$id":1,"$db":"app"}', caseSensitive: true })).toEqual(['dbref']);
+        expect(await names({ type: 'text', columnId: 'input', operator: 'contains', value: '"a.b":1', caseSensitive: false })).toEqual(['keys']);
+        expect(await names({ type: 'text', columnId: 'output', operator: 'contains', value: '{"value":{"$set"', caseSensitive: true })).toEqual(['keys']);
+        expect(await names({ type: 'text', columnId: 'input', operator: 'eq', value: 'a\uD800b', caseSensitive: true })).toEqual(['cut']);
       });
 
       it('stores a new run with its records in one write, and neither when the run’s name is taken', async () => {
