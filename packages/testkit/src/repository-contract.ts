@@ -567,7 +567,7 @@ export const describeRepositoryContract = (engine: string, harness: RepositoryHa
         expect(await found(query(run, { scope: 'sessions' }))).toEqual([session]);
       });
 
-      it('keeps any JSON input and output as sent, and searches their text (a string itself, anything else its JSON)', async () => {
+      it('keeps any JSON input and output, and metadata whatever its keys, as sent, and searches the text of input and output (a string itself, anything else its JSON)', async () => {
         const run = await aRunWithRecords();
         let deep: Json = 'leaf';
         for (let i = 0; i < 90; i++) deep = i % 2 ? [deep] : { v: deep };
@@ -579,6 +579,8 @@ export const describeRepositoryContract = (engine: string, harness: RepositoryHa
           ['deep', deep],
         ];
         const recs = values.map(([name, value]) => aRecord(run, { name, input: value, output: { value } }));
+        // Metadata keys are the client's too.
+        recs.push(aRecord(run, { name: 'metadata', userMetadata: { $ref: 'users', $id: 'u1' }, datasetMetadata: { 'a\u0000b': 'x\uD800', _bsontype: 'ObjectId' } }));
         await right(r.logRecords.ingest(run.id, recs, ['input', 'output']));
         const sorted = await found(query(run, { sort: { columnId: 'name', ascending: true } }));
         expect(sorted).toEqual([...recs].sort((x, y) => (x.name < y.name ? -1 : 1)));

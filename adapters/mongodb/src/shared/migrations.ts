@@ -137,4 +137,11 @@ export const MIGRATIONS: ReadonlyArray<MongoMigration> = [
     // text as a string input, refuses the database rather than serve it.
     up: async () => undefined,
   },
+  {
+    version: 10,
+    name: "a record's user and dataset metadata are stored as their JSON text",
+    // Nothing to rewrite: metadata stored as a map reads as it did. The version marks the new form, so a
+    // build from before it, which would find such a record's metadata corrupt, refuses the database.
+    up: async () => undefined,
+  },
 ];

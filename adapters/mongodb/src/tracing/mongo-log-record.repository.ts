@@ -4,7 +4,7 @@ import { type FoundPage, type Json, type LogRecord, type ProjectId, type RecordF
 import type { LogRecordRepository, RecordPosition, RecordQuery, Result } from '@tracelight/ports';
 import * as t from 'io-ts';
 import { inject, injectable } from 'inversify';
-import { BSON, BSONRegExp, type ClientSession, type Collection, type Db, type Document, type Filter, type MongoClient } from 'mongodb';
+import { BSON, BSONRegExp, DBRef, type ClientSession, type Collection, type Db, type Document, type Filter, type MongoClient } from 'mongodb';
 import { MongoDatabase, MongoDatabaseToken } from '../shared/mongo-database';
 import { decodeMetricKey, encodeMetricKey, escapeRegex } from './record-fields';
 import { Abort, BsonDate, CorruptDocument, brandedString, fromDoc, inTransaction, isTimeLimit, nullable, oneOf, run, toDoc, type StringIdDoc } from '../shared/run';
@@ -82,6 +82,17 @@ const storedForm = (v: Json): { readonly text: string | null; readonly json?: tr
 };
 
 /**
+ * User and dataset metadata as their JSON text, as SQLite keeps them: their keys are the client's, and
+ * as BSON a map with `$ref` and `$id` came back as a DBRef (which made every search page holding the
+ * record a corrupt document), a NUL in a key or a `_bsontype` member was refused, and half of a
+ * surrogate pair in a value became U+FFFD. Nothing searches them, so nothing needs them as fields.
+ */
+const metadataText = (m: Readonly<Record<string, string>>): string => {
+  for (const _ in m) return JSON.stringify(m);
+  return '{}';
+};
+
+/**
  * The stored document: the record (its id as `recordId`), plus derived fields that make filtering plain
  * indexed queries. The input and output are stored once, as their search copies (`inputText`,
  * `outputText`), a value other than a string as its JSON text with `inputJson: true` (storedForm): twice,
@@ -98,6 +109,8 @@ export const recordToDocument = (r: LogRecord) => {
     recordId: id,
     metrics: mapKeys(r.metrics, encodeMetricKey),
     isTrace: r.type === 'trace',
+    userMetadata: metadataText(r.userMetadata),
+    datasetMetadata: metadataText(r.datasetMetadata),
     inputText: i.text,
     outputText: o.text,
     ...(i.json === undefined ? {} : { inputJson: i.json }),
@@ -144,12 +157,25 @@ const storedValue = (d: Document, field: 'input' | 'output'): unknown => {
   return typeof value === 'object' && value !== null && typeof text === 'string' ? parsedJson(text, field) : value;
 };
 
+/**
+ * Metadata from the stored document: its JSON text, or a map stored as BSON by an earlier build, where
+ * one with `$ref` and `$id` reads back as a DBRef, made a map again here (its members in another order;
+ * a `$ref` of two dot-separated parts the BSON library splits into `$db` and `$ref`, which stays so).
+ */
+const storedMetadata = (v: unknown, field: string): unknown => {
+  if (typeof v === 'string') return parsedJson(v, field);
+  if (!(v instanceof DBRef)) return v;
+  return Object.fromEntries([['$ref', v.collection], ['$id', v.oid], ...(v.db === undefined ? [] : [['$db', v.db]]), ...Object.entries(v.fields)]);
+};
+
 export const recordFromDocument = (d: Document): LogRecord => {
   // A document without recordId is of the form before migration 5 (written by a process of an older build).
   const doc: Record<string, unknown> = { ...d, _id: d['recordId'] ?? d['_id'] };
   delete doc['recordId'];
   doc['input'] = storedValue(d, 'input');
   doc['output'] = storedValue(d, 'output');
+  doc['userMetadata'] = storedMetadata(d['userMetadata'], 'userMetadata');
+  doc['datasetMetadata'] = storedMetadata(d['datasetMetadata'], 'datasetMetadata');
   for (const k of DERIVED) delete doc[k];
   const metrics = doc['metrics'];
   if (typeof metrics === 'object' && metrics !== null) doc['metrics'] = mapKeys(metrics as Record<string, unknown>, decodeMetricKey);

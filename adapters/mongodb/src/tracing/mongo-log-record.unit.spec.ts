@@ -82,6 +82,18 @@ describe('a log record’s document', () => {
     expect(stored['outputText']).toBe(before);
   });
 
+  it.each<[string, Record<string, string>]>([
+    ['a DBRef’s shape', { $ref: 'users', $id: 'u1' }],
+    ['a DBRef’s shape with a dotted $ref, $db and another member', { note: 'x', $ref: 'app.users', $id: 'u1', $db: 'other' }],
+    ['a NUL in a key and a member named _bsontype', { 'a\u0000b': '1', _bsontype: 'ObjectId' }],
+    ['half of a surrogate pair', { cut: 'a\uD800b' }],
+  ])('keeps user and dataset metadata holding %s as they were sent', (_, metadata) => {
+    const record = aRecord(run, { userMetadata: metadata, datasetMetadata: metadata });
+    const read = recordFromDocument(throughBson(recordToDocument(record)));
+    expect(read).toEqual(record);
+    expect(JSON.stringify([read.userMetadata, read.datasetMetadata])).toBe(JSON.stringify([metadata, metadata]));
+  });
+
   it('keeps the OTLP root key of a trace record made from a root span, and reads a document without one as a record without one', () => {
     const record = aRecord(run, { otelRootKey: '01700000000000000000/1111111111111111' });
     expect(recordFromDocument(throughBson(recordToDocument(record)))).toEqual(record);
@@ -137,6 +149,14 @@ describe('a log record’s document', () => {
       const record = aRecord(run, { input: null, output: null });
       expect(throughBson(beforeJsonForm(record))).toMatchObject({ input: null, output: null });
       expect(recordFromDocument(throughBson(beforeJsonForm(record)))).toEqual(record);
+    });
+
+    it('reads a document with metadata stored as BSON, one shaped like a DBRef too (its members in another order)', () => {
+      for (const metadata of [{ customer: 'acme' }, {}, { note: 'x', $ref: 'users', $id: 'u1', $db: 'app' }] as Array<Record<string, string>>) {
+        const record = aRecord(run, { userMetadata: metadata, datasetMetadata: metadata });
+        const before = { ...recordToDocument(record), userMetadata: metadata, datasetMetadata: metadata };
+        expect(recordFromDocument(throughBson(before))).toEqual(record);
+      }
     });
 
     it('reads a document without recordId (of the form before migration 5)', () => {
