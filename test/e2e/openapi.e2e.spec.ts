@@ -138,6 +138,15 @@ describe('responses against the OpenAPI document', () => {
     expect(signIn.status).toBe(200);
     expect(signIn.headers.get('set-cookie')).toMatch(/^refresh_token=[^;]+;.*httponly/i);
   });
+
+  it('documents the Set-Cookie that expires a refused refresh cookie on exactly the 401 that sends it', async () => {
+    const documented = Object.entries(doc.paths)
+      .flatMap(([p, ops]) => Object.entries(ops).filter(([, op]) => (op.responses['401'] as { headers?: object } | undefined)?.headers).map(([m]) => `${m} ${p}`));
+    expect(documented).toEqual(['post /v2/refresh_token']);
+    const refused = await w.call('POST', '/v2/refresh_token', { headers: { cookie: 'refresh_token=forged' } });
+    expect(refused.status).toBe(401);
+    expect(refused.headers.get('set-cookie')).toMatch(/^refresh_token=;/);
+  });
 });
 
 describe('credential schemes: every one the server takes is in the document, and works', () => {

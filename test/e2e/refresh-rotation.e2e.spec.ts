@@ -2,7 +2,7 @@
 // use of the refresh cookie answers a new one; a spent one sent again after the grace window revokes its
 // session (its current cookie and its access tokens too); within the window it gets the same successor,
 // also when two processes on one database are asked at once; the state outlives a restart; the typed
-// client goes on across rotations.
+// client goes on across rotations; a refused cookie is expired by the 401 that refuses it.
 import { TracelightClient } from '@tracelight/client';
 import { JwtTokenSigner, loadOrCreateSecretKey } from '../../adapters/credentials/src';
 import type { Reply } from '../support/http';
@@ -22,8 +22,38 @@ const claimsOf = (token: string | undefined): Record<string, unknown> =>
 /** The `refresh_token=…` pair an answer sets, if it sets one. */
 const cookieOf = (r: Reply | Response): string | undefined => r.headers.getSetCookie().find((c) => c.startsWith('refresh_token='))?.split(';')[0];
 const tokenIn = (cookie: string | undefined) => decodeURIComponent(cookie?.slice('refresh_token='.length) ?? '');
+/** The whole `refresh_token` lines an answer's Set-Cookie holds. */
+const refreshCookieLines = (r: Reply): string[] => r.headers.getSetCookie().filter((c) => c.startsWith('refresh_token='));
+/**
+ * A Set-Cookie line's attributes but its expiry, named in lower case, sorted: what a cookie that deletes
+ * must share with the one it deletes (Path, Domain: RFC 6265 §5.3) and what it was set with (HttpOnly,
+ * Secure, SameSite).
+ */
+const attributesOf = (line: string): string[] =>
+  line
+    .split(';')
+    .slice(1)
+    .map((a) => a.trim().toLowerCase())
+    .filter((a) => !a.startsWith('expires=') && !a.startsWith('max-age='))
+    .sort();
+/** When a Set-Cookie line has its cookie expire (Max-Age first, as RFC 6265 has it), in ms since the epoch; Infinity for a session cookie. */
+const expiryOf = (line: string): number => {
+  const attribute = (name: string) => line.split(';').map((a) => a.trim()).find((a) => a.toLowerCase().startsWith(`${name}=`))?.slice(name.length + 1);
+  const maxAge = attribute('max-age');
+  if (maxAge !== undefined) return Date.now() + Number(maxAge) * 1000;
+  const expires = attribute('expires');
+  return expires === undefined ? Infinity : Date.parse(expires);
+};
+/** The answer removes the refresh cookie that `setLine` set: one line, an empty value, an expiry passed, the same attributes. */
+const expectCleared = (r: Reply, setLine: string) => {
+  const lines = refreshCookieLines(r);
+  expect(lines.map((l) => l.split(';')[0])).toEqual(['refresh_token=']);
+  expect(expiryOf(lines[0]!)).toBeLessThanOrEqual(Date.now());
+  expect(attributesOf(lines[0]!)).toEqual(attributesOf(setLine));
+};
 
 type Call = ReturnType<typeof http>;
+type FamilyId = NonNullable<Parameters<JwtTokenSigner['issueRefresh']>[2]['familyId']>;
 interface Session {
   readonly cookie: string;
   readonly token: string;
@@ -73,11 +103,12 @@ describe('the refresh cookie', () => {
 
     const reuse = await refresh(w.call, s1.cookie);
     expect([reuse.status, reuse.body]).toEqual([401, REUSED]);
-    expect(cookieOf(reuse)).toBeUndefined();
+    // The browser is told to drop it, and sends it no more.
+    expect(cookieOf(reuse)).toBe('refresh_token=');
     // The current cookie, the spent ones, and every access token of the session.
     for (const cookie of [s2.cookie, s0.cookie, s1.cookie]) {
       const r = await refresh(w.call, cookie);
-      expect([r.status, r.body]).toEqual([401, REUSED]);
+      expect([r.status, r.body, cookieOf(r)]).toEqual([401, REUSED, 'refresh_token=']);
     }
     for (const token of [s0.token, s1.token, s2.token]) {
       const r = await currentUser(w.call, token);
@@ -121,6 +152,93 @@ describe('the refresh cookie', () => {
     const older = signer.issueRefresh(me.id, new Date(), { startedAt: new Date(), apiKeyId: null }).token;
     const r = await refresh(w.call, `refresh_token=${older}`);
     expect([r.status, r.body]).toEqual([401, { detail: 'refresh token of an earlier version: sign in again' }]);
+  });
+});
+
+describe('a refresh cookie refused with 401', () => {
+  /** The Set-Cookie line of a sign-in: how the refresh cookie is set. */
+  let setLine: string;
+  beforeAll(async () => {
+    const r = await w.call('POST', '/login', { form: { username: ADMIN.email, password: ADMIN.password } });
+    expect(r.status).toBe(200);
+    setLine = refreshCookieLines(r)[0]!;
+    expect(attributesOf(setLine)).toEqual(['httponly', 'path=/', 'samesite=strict']);
+  });
+
+  it('is expired by that answer, whichever way it is refused, on both paths of the route', async () => {
+    const s0 = await signIn(w.call);
+    const s1 = await rotate(w.call, s0.cookie);
+    await pastGrace();
+    const live = await signIn(w.call);
+    const signer = new JwtTokenSigner({ secretKey: loadOrCreateSecretKey({ dataDir: w.server.dataDir }), tokenTtlSeconds: 3600, refreshTokenTtlSeconds: 604_800, passwordCacheTtlSeconds: 0 });
+    const me = w.ok(await w.call('GET', '/v2/current_user', { auth: w.admin }));
+    const longAgo = new Date(Date.now() - 8 * 86_400_000);
+    const liveClaims = claimsOf(tokenIn(live.cookie));
+    const expired = signer.issueRefresh(me.id, longAgo, { startedAt: longAgo, apiKeyId: null, familyId: liveClaims['fid'] as FamilyId }, 0).token;
+    const older = signer.issueRefresh(me.id, new Date(), { startedAt: new Date(), apiKeyId: null }).token;
+    const tampered = `${live.cookie.slice(0, -1)}${live.cookie.endsWith('A') ? 'B' : 'A'}`;
+    const refused: Array<[string, string, unknown]> = [
+      // Spent and sent again after the grace window: the session is revoked…
+      ['reused', s0.cookie, REUSED],
+      // …and so its current cookie is refused too.
+      ['revoked', s1.cookie, REUSED],
+      ['expired', `refresh_token=${expired}`, { detail: 'token expired' }],
+      ['tampered', tampered, { detail: 'bad token signature' }],
+      ['forged', 'refresh_token=forged', { detail: 'malformed token' }],
+      ['of before rotation', `refresh_token=${older}`, { detail: 'refresh token of an earlier version: sign in again' }],
+      ['an access token', `refresh_token=${live.token}`, { detail: 'not an refresh token' }],
+      ['empty', 'refresh_token=', { detail: 'Not authenticated' }],
+    ];
+    for (const path of ['/v2/refresh_token', '/refresh_token'])
+      for (const [name, cookie, body] of refused) {
+        const r = await w.call('POST', path, { headers: { cookie: `theme=dark; ${cookie}` } });
+        expect([path, name, r.status, r.body]).toEqual([path, name, 401, body]);
+        expectCleared(r, setLine);
+      }
+    // None of those touched the live session, whose cookie was only presented spoilt.
+    await rotate(w.call, live.cookie);
+  });
+
+  it('is not expired when it was not what the route refused: no cookie sent, or an Authorization header sent beside it (the bearer refresh, which a browser sends with the cookie)', async () => {
+    const s = await signIn(w.call);
+    const spoiltBearer = `${s.token.slice(0, -1)}${s.token.endsWith('A') ? 'B' : 'A'}`;
+    const unchanged: Array<[string, Record<string, string>]> = [
+      ['nothing', {}],
+      ['another cookie', { cookie: 'theme=dark' }],
+      ['a refused bearer token', { authorization: `Bearer ${spoiltBearer}` }],
+      ['a refused bearer token beside the cookie', { authorization: `Bearer ${spoiltBearer}`, cookie: s.cookie }],
+      ['a malformed Authorization header beside the cookie', { authorization: 'Basic !!', cookie: s.cookie }],
+    ];
+    for (const [name, headers] of unchanged) {
+      const r = await w.call('POST', '/v2/refresh_token', { headers });
+      expect([name, r.status, r.headers.getSetCookie()]).toEqual([name, 401, []]);
+    }
+    // The spec's bearer refresh, with the cookie beside it or not: a token, no cookie set or expired.
+    for (const headers of [{}, { cookie: s.cookie }]) {
+      const r = await w.call('POST', '/v2/refresh_token', { auth: { bearer: s.token }, headers });
+      expect([r.status, Object.keys(r.body).sort(), r.headers.getSetCookie()]).toEqual([200, ['access_token', 'token_type'], []]);
+    }
+    // The cookie sent beside a refused bearer token still refreshes.
+    await rotate(w.call, s.cookie);
+  });
+
+  it('over HTTPS (behind a trusted proxy) is expired Secure, as it was set', async () => {
+    const s = await startServer({ ...ENV, TRACELIGHT_TRUST_PROXY: '1' });
+    try {
+      const call = http(s.baseUrl);
+      for (const proto of ['https', 'http']) {
+        const headers = { 'X-Forwarded-Proto': proto };
+        const signedIn = await call('POST', '/login', { form: { username: ADMIN.email, password: ADMIN.password }, headers });
+        expect(signedIn.status).toBe(200);
+        const set = refreshCookieLines(signedIn)[0]!;
+        expect([proto, attributesOf(set).includes('secure')]).toEqual([proto, proto === 'https']);
+        const r = await call('POST', '/v2/refresh_token', { headers: { ...headers, cookie: 'refresh_token=forged' } });
+        expect(r.status).toBe(401);
+        expectCleared(r, set);
+      }
+    } finally {
+      await s.stop();
+    }
   });
 });
 

@@ -368,7 +368,10 @@ export class HttpApp {
       principal: ctx.state.principal,
       header: (name: string) => ctx.get(name) || undefined,
     });
-    if (!outcome.ok) return sendError(ctx, outcome.error);
+    if (!outcome.ok) {
+      sendError(ctx, outcome.error);
+      return r.writeRefusal?.(ctx, outcome.error);
+    }
     // No cache, shared or private, may keep a credential (RFC 6749 §5.1).
     if (r.answersSecret) ctx.set('Cache-Control', 'no-store');
     if (r.write) return r.write(ctx, outcome.result);

@@ -18,23 +18,36 @@ import { pipe } from 'fp-ts/function';
 import type { AppContext } from '../shared/context';
 import * as TE from 'fp-ts/TaskEither';
 import { inject, injectable } from 'inversify';
-import { presentedCredentials, REFRESH_TOKEN_COOKIE, refreshTokenOf } from '../auth/presented-credentials';
+import { type HeaderReader, presentedCredentials, REFRESH_TOKEN_COOKIE, refreshTokenOf } from '../auth/presented-credentials';
+import type { HttpError } from '../errors/domain-error.mapper';
 import { type Route, type RouteGroup, route } from '../shared/route';
 import { presentApiKey, presentCreatedApiKey, presentToken, presentUser } from './identity.presenter';
 
+/**
+ * How the refresh cookie is set, and so how it is expired: a cookie that removes another must have its
+ * name, Domain and Path (RFC 6265 §5.3), and is sent with the attributes it was set with.
+ */
+const refreshCookieOptions = (ctx: AppContext) => ({ httpOnly: true, sameSite: 'strict', secure: ctx.secure, path: '/', overwrite: true }) as const;
+
 /** The token in the body (the spec's shape); a new refresh token, when there is one, in an HttpOnly cookie. */
 const writeSignedIn = (ctx: AppContext, s: { access: AccessToken; refresh?: SignedIn['refresh'] }): void => {
-  if (s.refresh)
-    ctx.cookies.set(REFRESH_TOKEN_COOKIE, s.refresh.token, {
-      httpOnly: true,
-      sameSite: 'strict',
-      secure: ctx.secure,
-      path: '/',
-      expires: s.refresh.expiresAt,
-      overwrite: true,
-    });
+  if (s.refresh) ctx.cookies.set(REFRESH_TOKEN_COOKIE, s.refresh.token, { ...refreshCookieOptions(ctx), expires: s.refresh.expiresAt });
   ctx.status = 200;
   ctx.body = presentToken(s.access);
+};
+
+/** What a refresh takes from the Authorization header, which comes before the refresh cookie. */
+const authorizationOf = (header: HeaderReader) => presentedCredentials((name) => (name === 'authorization' ? header(name) : undefined));
+
+/**
+ * A 401 to a refresh asked with the refresh cookie (sent, and no Authorization header) expires it, so that
+ * a browser stops sending a dead cookie. One sent beside a bearer token, as a browser sends it with every
+ * request, was not what was refused: it may be good, and is left alone.
+ */
+const expireRefusedCookie = (ctx: AppContext, error: HttpError): void => {
+  const header = (name: string) => ctx.get(name) || undefined;
+  if (error.status === 401 && authorizationOf(header) === undefined && refreshTokenOf(header('cookie')) !== undefined)
+    ctx.cookies.set(REFRESH_TOKEN_COOKIE, null, refreshCookieOptions(ctx));
 };
 
 /** A sign-in's body: its fields are at most 1,024 characters each, and anyone may send one. */
@@ -85,12 +98,13 @@ export class IdentityRoutes implements RouteGroup {
         description:
           'Exchange a valid bearer token (or the refresh_token cookie set at sign-in) for a new access token. ' +
           'The cookie is rotated: each use answers a new refresh_token cookie and spends the one sent. A spent cookie sent again ' +
-          '(after the reuse grace window, TRACELIGHT_REFRESH_REUSE_GRACE_MS) revokes its session: 401, and every token of that session is refused from then on.',
+          '(after the reuse grace window, TRACELIGHT_REFRESH_REUSE_GRACE_MS) revokes its session: 401, and every token of that session is refused from then on. ' +
+          'A 401 to a refresh with the cookie (and no Authorization header) expires the cookie.',
         auth: 'none',
         checksCredential: 'bearer_or_refresh_cookie',
         response: TokenResponse,
         handle: ({ header }) => {
-          const c = presentedCredentials((name) => (name === 'authorization' ? header(name) : undefined));
+          const c = authorizationOf(header);
           if (typeof c === 'object' && c.scheme === 'bearer')
             return pipe(identity.refresh(c.token), TE.map((access): { access: AccessToken; refresh?: SignedIn['refresh'] } => ({ access })));
           const cookie = refreshTokenOf(header('cookie'));
@@ -100,6 +114,8 @@ export class IdentityRoutes implements RouteGroup {
         present: (s) => presentToken(s.access),
         write: writeSignedIn,
         setsCookie: REFRESH_TOKEN_COOKIE,
+        writeRefusal: expireRefusedCookie,
+        clearsCookie: REFRESH_TOKEN_COOKIE,
         answersSecret: true,
       }),
       route({

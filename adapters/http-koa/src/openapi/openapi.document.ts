@@ -103,7 +103,23 @@ export const openApiDocument = (routes: ReadonlyArray<Route>, version: string): 
             : {}),
           content: successContent(r, r.response ? schemas.schemaOf(r.response) : {}),
         },
-        ...(r.auth === 'required' || r.checksCredential ? { '401': error('Missing or wrong credentials') } : {}),
+        ...(r.auth === 'required' || r.checksCredential
+          ? {
+              '401': {
+                ...error('Missing or wrong credentials'),
+                ...(r.clearsCookie
+                  ? {
+                      headers: {
+                        'Set-Cookie': {
+                          description: `\`${r.clearsCookie}=; Path=/; Expires=Thu, 01 Jan 1970 00:00:00 GMT; HttpOnly; SameSite=Strict\` (and \`Secure\` over HTTPS): expires the refresh cookie when it was the credential refused (sent without an Authorization header)`,
+                          schema: { type: 'string' },
+                        },
+                      },
+                    }
+                  : {}),
+              },
+            }
+          : {}),
         ...(r.auth === 'required' && r.method !== 'get' && r.readsOnly !== true ? { '403': error('The caller’s role may not do this (a read-only user changes no data)') } : {}),
         '404': error('Not found, or not the caller’s'),
         ...(r.conflict ? { '409': error(r.conflict) } : {}),

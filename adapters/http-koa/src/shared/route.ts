@@ -4,6 +4,7 @@ import type { FieldRule } from '@tracelight/api-schema';
 import type { DomainError, Principal } from '@tracelight/domain';
 import type { UseCase } from '@tracelight/use-cases';
 import type * as t from 'io-ts';
+import type { HttpError } from '../errors/domain-error.mapper';
 import type { AppContext } from './context';
 
 export type HttpMethod = 'get' | 'post' | 'put' | 'patch' | 'delete';
@@ -57,6 +58,8 @@ export interface Route<P = unknown, Q = unknown, B = unknown, A = unknown> {
   readonly timesOut?: string;
   /** For documentation: the cookie a success may set (a `write` sets it). */
   readonly setsCookie?: string;
+  /** For documentation: the cookie a 401 may expire (a `writeRefusal` expires it). */
+  readonly clearsCookie?: string;
   /** For documentation: the media type of a success that is not JSON (a `write` sends it). */
   readonly responseType?: string;
   /** `otlp`: answered as OTLP/HTTP asks: errors as a google.rpc.Status (400 for bad data), not the API's bodies, and in the request's encoding. */
@@ -100,6 +103,8 @@ export interface Route<P = unknown, Q = unknown, B = unknown, A = unknown> {
   readonly admits?: (body: unknown) => DomainError | undefined;
   /** For responses that are not JSON (a scorer's source file): writes the body itself. Not with `offload`. */
   readonly write?: (ctx: AppContext, result: A) => void;
+  /** Adds to a refusal of the route's own (not a body's) once its status and body are written: expiring a refused cookie. Not with `offload`. */
+  readonly writeRefusal?: (ctx: AppContext, error: HttpError) => void;
 }
 
 /** Keeps each route's types checked while letting groups hold routes of different types. */
