@@ -3,8 +3,7 @@
 // its own), so that one row per sign-in does not accumulate for good.
 import type { HttpLogger } from '@tracelight/http-koa';
 import type { IdentityUseCases } from '@tracelight/use-cases';
-import * as E from 'fp-ts/Either';
-import { type PassOutcome, Repeating } from './repeating';
+import { type PassOutcome, Repeating, runBatches } from './repeating';
 
 export interface RefreshFamilySweepOptions {
   /** Families removed per write. */
@@ -39,17 +38,15 @@ export class RefreshFamilySweep {
 
   private async sweep(): Promise<PassOutcome> {
     let removed = 0;
-    while (!this.loop.stopped) {
-      const batch = await this.identity.removeEndedFamilies(this.options.batch ?? DEFAULT_BATCH)();
-      if (E.isLeft(batch)) {
-        this.logger.error({ error: batch.left, removed, retry_in_ms: this.loop.retryInMs }, 'removal of ended sessions stopped early; the next one goes on');
-        return 'failed';
-      }
-      removed += batch.right.removed;
-      if (batch.right.done) break;
-      // A turn of the event loop between batches: requests waiting on this thread go first.
-      await new Promise((resolve) => setImmediate(resolve));
-    }
+    const end = await runBatches(
+      this.loop,
+      () => this.identity.removeEndedFamilies(this.options.batch ?? DEFAULT_BATCH),
+      (batch) => {
+        removed += batch.removed;
+      },
+      (error) => this.logger.error({ error, removed, retry_in_ms: this.loop.retryInMs }, 'removal of ended sessions stopped early; the next one goes on'),
+    );
+    if (end === 'failed') return 'failed';
     if (removed > 0) this.logger.info({ removed }, 'removed the refresh families of ended sessions');
     return 'done';
   }

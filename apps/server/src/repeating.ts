@@ -1,11 +1,14 @@
 // A background job of the server: a pass now, then another `everyMs` after each pass ends, until
 // stopped; a stop lets the pass under way finish what it is doing (each pass asks `stopped` between its
-// steps) and resolves then. The retention sweep and the purge of deleted projects run so.
+// steps) and resolves then. The retention sweep, the removal of ended refresh families and the purge of
+// deleted projects run so; the two sweeps' passes are batches in a row (`runBatches`).
 //
 // A pass that fails (storage unavailable, a full disk) says so, and the wait before the next one doubles
 // with each failure in a row, up to `maxWaitMs` (a minute, or `everyMs` when that is longer), so a job
 // that runs every second does not retry, and log its failure, every second for as long as the outage
 // lasts; the first pass that does its work brings the wait back to `everyMs`.
+import * as E from 'fp-ts/Either';
+import type { TaskEither } from 'fp-ts/TaskEither';
 
 /** What a pass says of itself: `failed` makes the next wait longer. */
 export type PassOutcome = 'done' | 'failed';
@@ -63,3 +66,30 @@ export class Repeating {
     return failures === 0 ? this.everyMs : Math.min(this.maxWaitMs, this.everyMs * 2 ** failures);
   }
 }
+
+/** How a run of batches ended: a batch said it was the last (`done`), the loop was stopped first, or a batch failed. */
+export type BatchesEnd = 'done' | 'stopped' | 'failed';
+
+/**
+ * A pass made of batches, each a short write of its own: `batch()` again until one says it is `done` or
+ * `loop` is stopped, with a turn of the event loop between two (requests waiting on this thread go
+ * first). `took` is told of each batch; one that fails ends the run, `failed` told of its error.
+ */
+export const runBatches = async <Err, Batch extends { readonly done: boolean }>(
+  loop: { readonly stopped: boolean },
+  batch: () => TaskEither<Err, Batch>,
+  took: (batch: Batch) => void,
+  failed: (error: Err) => void,
+): Promise<BatchesEnd> => {
+  while (!loop.stopped) {
+    const result = await batch()();
+    if (E.isLeft(result)) {
+      failed(result.left);
+      return 'failed';
+    }
+    took(result.right);
+    if (result.right.done) return 'done';
+    await new Promise((resolve) => setImmediate(resolve));
+  }
+  return 'stopped';
+};

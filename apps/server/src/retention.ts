@@ -2,8 +2,7 @@
 // removed batch by batch, each batch a short write of its own, so ingestion goes on between them.
 import type { HttpLogger } from '@tracelight/http-koa';
 import type { RetentionUseCases } from '@tracelight/use-cases';
-import * as E from 'fp-ts/Either';
-import { type PassOutcome, Repeating } from './repeating';
+import { type PassOutcome, Repeating, runBatches } from './repeating';
 
 export interface RetentionOptions {
   readonly keepDays: number;
@@ -42,24 +41,21 @@ export class RetentionSweep {
     const began = Date.now();
     let removed = 0;
     let cutoff: Date | undefined;
-    let complete = false;
-    while (!this.loop.stopped) {
-      const batch = await this.retention.expireBatch(this.options.keepDays, this.options.batch ?? DEFAULT_BATCH)();
-      if (E.isLeft(batch)) {
-        // Storage unavailable or full: the next sweep tries again; what this one removed stays removed.
-        this.logger.error({ error: batch.left, removed, retry_in_ms: this.loop.retryInMs }, 'retention sweep stopped early; the next one goes on');
-        return 'failed';
-      }
-      cutoff = batch.right.cutoff;
-      removed += batch.right.removed;
-      if (batch.right.removed > 0) this.onRemoved(batch.right.removed);
-      if ((complete = batch.right.done)) break;
-      // A turn of the event loop between batches: requests waiting on this thread go first.
-      await new Promise((resolve) => setImmediate(resolve));
-    }
+    const end = await runBatches(
+      this.loop,
+      () => this.retention.expireBatch(this.options.keepDays, this.options.batch ?? DEFAULT_BATCH),
+      (batch) => {
+        cutoff = batch.cutoff;
+        removed += batch.removed;
+        if (batch.removed > 0) this.onRemoved(batch.removed);
+      },
+      // Storage unavailable or full: the next sweep tries again; what this one removed stays removed.
+      (error) => this.logger.error({ error, removed, retry_in_ms: this.loop.retryInMs }, 'retention sweep stopped early; the next one goes on'),
+    );
+    if (end === 'failed') return 'failed';
     // complete false: the server is stopping, and the next start goes on from here.
     if (removed > 0 && cutoff !== undefined)
-      this.logger.info({ removed, cutoff: cutoff.toISOString(), complete, ms: Date.now() - began }, 'retention sweep removed old records');
+      this.logger.info({ removed, cutoff: cutoff.toISOString(), complete: end === 'done', ms: Date.now() - began }, 'retention sweep removed old records');
     return 'done';
   }
 }
