@@ -12,7 +12,7 @@ import {
   UserResponse,
 } from '@tracelight/api-schema';
 import * as t from 'io-ts';
-import { type AccessToken, type ApiKeyId, asId, unauthorized } from '@tracelight/domain';
+import { type AccessToken, type ApiKeyId, asId, REFRESH_RACED, unauthorized } from '@tracelight/domain';
 import { IdentityUseCases, type SignedIn } from '@tracelight/use-cases';
 import { pipe } from 'fp-ts/function';
 import type { AppContext } from '../shared/context';
@@ -40,13 +40,18 @@ const writeSignedIn = (ctx: AppContext, s: { access: AccessToken; refresh?: Sign
 const authorizationOf = (header: HeaderReader) => presentedCredentials((name) => (name === 'authorization' ? header(name) : undefined));
 
 /**
- * A 401 to a refresh asked with the refresh cookie (sent, and no Authorization header) expires it, so that
- * a browser stops sending a dead cookie. One sent beside a bearer token, as a browser sends it with every
- * request, was not what was refused: it may be good, and is left alone.
+ * Whether a refusal of a refresh expires the refresh cookie: a 401 to a refresh asked with the cookie
+ * (sent, and no Authorization header), so that a browser stops sending a dead cookie. One sent beside a
+ * bearer token, as a browser sends it with every request, was not what was refused: it may be good, and
+ * is left alone. Nor is one refused because concurrent refreshes kept spending it first: the session
+ * stands, and the browser may already hold the cookie one of them set, which clearing would remove.
  */
+export const expiresRefusedCookie = (error: HttpError, sentAuthorization: boolean, sentCookie: boolean): boolean =>
+  error.status === 401 && !sentAuthorization && sentCookie && error.body.detail !== REFRESH_RACED;
+
 const expireRefusedCookie = (ctx: AppContext, error: HttpError): void => {
   const header = (name: string) => ctx.get(name) || undefined;
-  if (error.status === 401 && authorizationOf(header) === undefined && refreshTokenOf(header('cookie')) !== undefined)
+  if (expiresRefusedCookie(error, authorizationOf(header) !== undefined, refreshTokenOf(header('cookie')) !== undefined))
     ctx.cookies.set(REFRESH_TOKEN_COOKIE, null, refreshCookieOptions(ctx));
 };
 

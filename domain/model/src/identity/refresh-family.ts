@@ -32,6 +32,8 @@ export type RefreshVerdict =
 
 export const SESSION_REVOKED_BY_REUSE = 'refresh token reused: this session is revoked, sign in again';
 export const SESSION_EXPIRED = 'session expired: sign in again';
+/** A refresh whose cookie other refreshes kept spending first: the session stands, and a retry (with the cookie they set) goes through. */
+export const REFRESH_RACED = 'refresh token spent meanwhile: try again';
 
 /**
  * The verdict on a refresh token of `generation` presented to `family` at `now`, with a grace window of

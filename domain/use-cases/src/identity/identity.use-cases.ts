@@ -23,6 +23,7 @@ import {
   mayCreateUser,
   judgeRefresh,
   SESSION_EXPIRED,
+  REFRESH_RACED,
   SESSION_REVOKED_BY_REUSE,
 } from '@tracelight/domain';
 import type {
@@ -275,7 +276,7 @@ export class IdentityUseCases {
               flatMap(
                 O.match(
                   // Another refresh spent it first (or revoked the family): judged again on what it left.
-                  () => (attempts > 1 ? this.spend(user, id, generation, now, attempts - 1) : TE.left(unauthorized('refresh token spent meanwhile: try again'))),
+                  () => (attempts > 1 ? this.spend(user, id, generation, now, attempts - 1) : TE.left(unauthorized(REFRESH_RACED))),
                   (rotated) => TE.right<never, SignedIn>(this.tokensOf(user, rotated, now)),
                 ),
               ),
