@@ -4,10 +4,11 @@ import { type FoundPage, type Json, type LogRecord, type ProjectId, type RecordF
 import type { LogRecordRepository, RecordPosition, RecordQuery, Result } from '@tracelight/ports';
 import * as t from 'io-ts';
 import { inject, injectable } from 'inversify';
-import { BSON, BSONRegExp, DBRef, type ClientSession, type Collection, type Db, type Document, type Filter, type MongoClient } from 'mongodb';
+import { BSON, BSONRegExp, type ClientSession, type Collection, type Db, type Document, type Filter, type MongoClient } from 'mongodb';
+import { parsedJson, withoutDbRefs } from '../shared/json-text';
 import { MongoDatabase, MongoDatabaseToken } from '../shared/mongo-database';
 import { decodeMetricKey, encodeMetricKey, escapeRegex } from './record-fields';
-import { Abort, BsonDate, CorruptDocument, brandedString, fromDoc, inTransaction, isTimeLimit, nullable, oneOf, run, toDoc, type StringIdDoc } from '../shared/run';
+import { Abort, BsonDate, brandedString, fromDoc, inTransaction, isTimeLimit, nullable, oneOf, run, toDoc, type StringIdDoc } from '../shared/run';
 import { runNameTaken } from '../projects-runs/mongo-run.repository';
 import { projectExists, removeRunData, runExists } from '../projects-runs/run-removal';
 
@@ -134,15 +135,6 @@ export const storedSize = (d: Document): number => {
   return BSON.calculateObjectSize(d) - copy('input') - copy('output');
 };
 
-const parsedJson = (text: unknown, field: string): unknown => {
-  if (typeof text !== 'string') throw new CorruptDocument(`${field}: no JSON text`);
-  try {
-    return JSON.parse(text);
-  } catch {
-    throw new CorruptDocument(`${field}: not JSON text`);
-  }
-};
-
 /** An input or output from the stored document, of any form written so far. */
 const storedValue = (d: Document, field: 'input' | 'output'): unknown => {
   const text: unknown = d[`${field}Text`];
@@ -162,11 +154,7 @@ const storedValue = (d: Document, field: 'input' | 'output'): unknown => {
  * one with `$ref` and `$id` reads back as a DBRef, made a map again here (its members in another order;
  * a `$ref` of two dot-separated parts the BSON library splits into `$db` and `$ref`, which stays so).
  */
-const storedMetadata = (v: unknown, field: string): unknown => {
-  if (typeof v === 'string') return parsedJson(v, field);
-  if (!(v instanceof DBRef)) return v;
-  return Object.fromEntries([['$ref', v.collection], ['$id', v.oid], ...(v.db === undefined ? [] : [['$db', v.db]]), ...Object.entries(v.fields)]);
-};
+const storedMetadata = (v: unknown, field: string): unknown => (typeof v === 'string' ? parsedJson(v, field) : withoutDbRefs(v));
 
 export const recordFromDocument = (d: Document): LogRecord => {
   // A document without recordId is of the form before migration 5 (written by a process of an older build).
