@@ -468,6 +468,24 @@ export const describeRepositoryContract = (engine: string, harness: RepositoryHa
         expect(await right(r.scorerVersions.findByNumber(s.id, 3))).toEqual(O.some(v3));
         expect(await right(r.scorerVersions.findByNumber(s.id, 4))).toEqual(O.none);
       });
+      it('keeps a response schema and a vocabulary whatever their keys, and any text, as sent', async () => {
+        const s = await right(r.scorers.insert(aScorer((await someUser()).id)));
+        // The client's JSON: an object shaped like a DBRef (at the top and deep inside), keys with $, a
+        // dot or a NUL, a member named _bsontype, half of a surrogate pair in a key and in a value.
+        const shapes = { $ref: 'users', $id: 1, $db: 'app', nested: [{ $ref: 'a', $id: { 'c\u0000d': 2, 'e.f': '$' } }], _bsontype: 'ObjectId', 'cut\uDC00': 'x\uD800' };
+        const cut = 'cut \uD83D in half';
+        const llm = anLlmVersion(s, 0);
+        const template = { ...llm.chainPollTemplate!, template: cut, responseSchema: shapes };
+        const luna = aLunaVersion(s, 0);
+        const v1 = await right(r.scorerVersions.appendNext(s.id, (n) => ({ ...llm, version: n, chainPollTemplate: template, generatedScorer: { ...llm.generatedScorer!, instructions: cut, chainPollTemplate: template } })));
+        const v2 = await right(r.scorerVersions.appendNext(s.id, (n) => ({ ...luna, version: n, finetunedScorer: { ...luna.finetunedScorer!, prompt: cut, classNameToVocabIx: shapes } })));
+        for (const v of [v1, v2]) {
+          const read = await right(r.scorerVersions.findByNumber(s.id, v.version));
+          expect(read).toEqual(O.some(v));
+          expect(JSON.stringify(read)).toBe(JSON.stringify(O.some(v)));
+        }
+        expect(await right(r.scorerVersions.findLatestOfEach([s.id]))).toEqual(new Map([[s.id, v2]]));
+      });
       it('pages by version ascending, telling whether more follow', async () => {
         const s = await right(r.scorers.insert(aScorer((await someUser()).id)));
         for (let i = 0; i < 5; i++) await right(r.scorerVersions.appendNext(s.id, (n) => anLlmVersion(s, n)));

@@ -1,11 +1,13 @@
-import { type FoundPage, type PageRequest, type ScorerId, type ScorerVersion, type ScorerVersionKind, takePageAsync, versionKind } from '@tracelight/domain';
+// Scorer versions in MongoDB: numbered by a per-scorer counter in the insert's transaction, each stored
+// as its JSON text beside its scorer, number and kind (scorerVersionToDoc).
+import { type FoundPage, type PageRequest, type ScorerId, type ScorerVersion, type ScorerVersionKind, takePageAsync } from '@tracelight/domain';
 import type { Result, ScorerVersionRepository } from '@tracelight/ports';
 import * as O from 'fp-ts/Option';
 import { inject, injectable } from 'inversify';
 import { BSON, type Collection, type MongoClient } from 'mongodb';
-import { scorerVersionFromDoc } from '../shared/codecs';
+import { scorerVersionFromDoc, scorerVersionToDoc } from '../shared/codecs';
 import { MongoDatabase, MongoDatabaseToken } from '../shared/mongo-database';
-import { CorruptDocument, inTransaction, isDuplicateKey, run, toDoc, type StringIdDoc } from '../shared/run';
+import { CorruptDocument, inTransaction, isDuplicateKey, run, type StringIdDoc } from '../shared/run';
 
 @injectable()
 export class MongoScorerVersionRepository implements ScorerVersionRepository {
@@ -50,7 +52,7 @@ export class MongoScorerVersionRepository implements ScorerVersionRepository {
       );
       if (!counter) throw new CorruptDocument('version counter upsert returned nothing');
       const v: ScorerVersion = { ...built, version: counter.last };
-      await this.versions.insertOne({ ...toDoc(v), kind: versionKind(v) }, { session });
+      await this.versions.insertOne(scorerVersionToDoc(v), { session });
       return v;
     });
   }

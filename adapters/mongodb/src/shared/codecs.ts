@@ -25,9 +25,11 @@ import {
   ScorerDisplayCodec,
   scorerVersionCodec,
   USER_ROLES,
+  versionKind,
 } from '@tracelight/domain';
 import * as t from 'io-ts';
-import { BsonDate, brandedString, fromDoc, nullable, nullWhenMissing, oneOf } from './run';
+import { parsedJson, withoutDbRefs } from './json-text';
+import { BsonDate, CorruptDocument, IsoDate, brandedString, decodeOrThrow, fromDoc, nullable, nullWhenMissing, oneOf } from './run';
 
 const stamps = { createdAt: BsonDate, updatedAt: BsonDate };
 
@@ -121,11 +123,31 @@ export const scorerFromDoc = fromDoc<Scorer>(
   }),
 );
 
-const versionCodec = scorerVersionCodec(BsonDate);
-/** Version documents carry a `kind` for indexing; it is derived, so it is dropped on the way back. */
+/** A version as written before its JSON form (migration 11): its fields as BSON, dates as BSON dates. */
+const versionFieldsCodec = scorerVersionCodec(BsonDate);
+/** A version's JSON text: dates as ISO text, as SQLite's scorer_versions.body holds them. */
+const versionJsonCodec = scorerVersionCodec(IsoDate);
+
+/**
+ * A scorer version's document: its JSON text (`body`, what SQLite's scorer_versions.body holds), beside
+ * the fields its indexes and queries read (`scorerId`, `version`, `kind`, derived). Its response schema
+ * and a luna version's class_name_to_vocab_ix are the client's JSON, and every text in it the client's:
+ * as BSON, an object shaped like a DBRef (`$ref` and `$id`, at any depth) came back as a DBRef, a NUL in
+ * a key or a member named `_bsontype` was refused (a 422 on MongoDB only), and half of a surrogate pair
+ * in a prompt came back as U+FFFD. Nothing queries the rest, so nothing needs it as fields.
+ */
+export const scorerVersionToDoc = (v: ScorerVersion) => ({ _id: v.id, scorerId: v.scorerId, version: v.version, kind: versionKind(v), body: JSON.stringify(v) });
+
+/**
+ * A version from its document, of either form: its JSON text, or its fields as BSON (written by an
+ * earlier build), where a response schema or vocabulary shaped like a DBRef read back as a DBRef and is
+ * made an object again (withoutDbRefs). The derived `kind` is not part of the version.
+ */
 export const scorerVersionFromDoc = (doc: unknown): ScorerVersion => {
-  const { kind: _kind, ...rest } = doc as { kind?: unknown };
-  return fromDoc(versionCodec)(rest);
+  if (typeof doc !== 'object' || doc === null) throw new CorruptDocument('not a document');
+  const { kind: _kind, body, ...fields } = doc as { kind?: unknown; body?: unknown };
+  if (body !== undefined) return decodeOrThrow(versionJsonCodec, parsedJson(body, 'body'));
+  return fromDoc(versionFieldsCodec)(withoutDbRefs(fields));
 };
 
 export const runScorersFromDoc = (doc: unknown): RunScorerSettings => {

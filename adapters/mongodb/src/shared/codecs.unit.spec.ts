@@ -1,7 +1,7 @@
 // Document mapping without a server: entity → document → entity is the identity, and a corrupt
 // document is a typed error.
 import { aCodeVersion, aLunaVersion, aScorer, aUser, anApiKey, anIntegration, anLlmVersion } from '@tracelight/testkit';
-import { apiKeyFromDoc, integrationFromDoc, scorerFromDoc, scorerVersionFromDoc, userFromDoc } from './codecs';
+import { apiKeyFromDoc, integrationFromDoc, scorerFromDoc, scorerVersionFromDoc, scorerVersionToDoc, userFromDoc } from './codecs';
 import { CorruptDocument, toDoc } from './run';
 
 describe('document codecs', () => {
@@ -17,7 +17,7 @@ describe('document codecs', () => {
     const bare = aScorer(u.id, { defaults: {}, display: {} });
     expect(scorerFromDoc(toDoc(bare))).toEqual(bare);
     for (const v of [anLlmVersion(s, 1), aCodeVersion(s, 2), aLunaVersion(s, 3)]) {
-      expect(scorerVersionFromDoc({ ...toDoc(v), kind: 'llm' })).toEqual(v);
+      expect(scorerVersionFromDoc(scorerVersionToDoc(v))).toEqual(v);
     }
   });
 

@@ -144,4 +144,11 @@ export const MIGRATIONS: ReadonlyArray<MongoMigration> = [
     // build from before it, which would find such a record's metadata corrupt, refuses the database.
     up: async () => undefined,
   },
+  {
+    version: 11,
+    name: 'a scorer version is stored as its JSON text (body), beside its scorer, number and kind',
+    // Nothing to rewrite: versions stored as fields read as they did. The version marks the new form, so
+    // a build from before it, which would find such a version corrupt, refuses the database.
+    up: async () => undefined,
+  },
 ];
