@@ -850,6 +850,25 @@ export const describeRepositoryContract = (engine: string, harness: RepositoryHa
         expect(stored).toEqual(exact);
       });
 
+      it('keeps metrics whatever their names, _bsontype and __proto__ too, and filters and sorts by them', async () => {
+        const run = await aRunWithRecords();
+        const metrics = (json: string) => JSON.parse(json) as Record<string, number | null>;
+        const one = aRecord(run, { name: 'one', metrics: metrics('{"_bsontype":1,"__proto__":2,"%5Fbsontype":3}') });
+        const two = aRecord(run, { name: 'two', metrics: metrics('{"_bsontype":2,"__proto__":1}') });
+        await right(r.logRecords.ingest(run.id, [one, two], []));
+        const stored = await found(query(run, { sort: { columnId: 'name', ascending: true } }));
+        expect(stored).toEqual([one, two]);
+        expect(stored.map((x) => JSON.stringify(x.metrics))).toEqual([one, two].map((x) => JSON.stringify(x.metrics)));
+        const names = async (filter: RecordQuery['filters'][number], columnId = 'name') =>
+          (await found(query(run, { filters: [filter], sort: { columnId, ascending: true } }))).map((x) => x.name);
+        expect(await names({ type: 'number', columnId: 'metrics/_bsontype', operator: 'eq', value: 1 })).toEqual(['one']);
+        expect(await names({ type: 'number', columnId: 'metrics/__proto__', operator: 'eq', value: 1 })).toEqual(['two']);
+        expect(await names({ type: 'number', columnId: 'metrics/%5Fbsontype', operator: 'gt', value: 0 })).toEqual(['one']);
+        expect(await names({ type: 'text', columnId: 'metrics/_bsontype', operator: 'eq', value: '2', caseSensitive: true })).toEqual(['two']);
+        expect(await names({ type: 'number', columnId: 'metrics/_bsontype', operator: 'gt', value: 0 }, 'metrics/_bsontype')).toEqual(['one', 'two']);
+        expect(await names({ type: 'number', columnId: 'metrics/__proto__', operator: 'gt', value: 0 }, 'metrics/__proto__')).toEqual(['two', 'one']);
+      });
+
       it('ignores case beyond ASCII in a text filter that is not case-sensitive, by the same classes on every engine', async () => {
         const run = await aRunWithRecords();
         const recs = ['Éclair', 'éCLAIR', 'eclair', 'ΟΔΟΣ', 'οδος', 'Straße'].map((name) => aRecord(run, { name }));

@@ -151,4 +151,12 @@ export const MIGRATIONS: ReadonlyArray<MongoMigration> = [
     // a build from before it, which would find such a version corrupt, refuses the database.
     up: async () => undefined,
   },
+  {
+    version: 12,
+    name: 'a metric named _bsontype is stored as metrics.%5Fbsontype',
+    // Nothing to rewrite: no document holds one (BSON refused it), and no name stored before holds `%5F`.
+    // The version marks the new form, so a build from before it, which would read such a metric back
+    // as one named `%5Fbsontype`, refuses the database.
+    up: async () => undefined,
+  },
 ];

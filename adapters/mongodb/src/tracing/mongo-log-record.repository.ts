@@ -46,11 +46,9 @@ const recordFromDoc = fromDoc<LogRecord>(
   ]),
 );
 
-const mapKeys = <V>(o: Readonly<Record<string, V>>, f: (k: string) => string): Record<string, V> => {
-  const out: Record<string, V> = {};
-  for (const [k, v] of Object.entries(o)) out[f(k)] = v;
-  return out;
-};
+/** `o` with each key mapped by `f`. By fromEntries, which defines its keys: assigned, a key `__proto__` was lost. */
+const mapKeys = <V>(o: Readonly<Record<string, V>>, f: (k: string) => string): Record<string, V> =>
+  Object.fromEntries(Object.entries(o).map(([k, v]) => [f(k), v]));
 
 /**
  * A record's `_id`: its id within its run. Ids are the client's, and a record is its run's, so the same

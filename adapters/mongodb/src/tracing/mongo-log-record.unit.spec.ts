@@ -94,6 +94,15 @@ describe('a log record’s document', () => {
     expect(JSON.stringify([read.userMetadata, read.datasetMetadata])).toBe(JSON.stringify([metadata, metadata]));
   });
 
+  it('keeps metrics whatever their names: _bsontype (which BSON takes for a BSON value), __proto__, $, a dot, % and NUL', () => {
+    const metrics = JSON.parse('{"_bsontype":1,"__proto__":2,"$cost":3,"v1.2 judge":null,"100%":4,"a\\u0000b":5,"%5Fbsontype":6}') as Record<string, number | null>;
+    const record = aRecord(run, { metrics });
+    const read = recordFromDocument(throughBson(recordToDocument(record)));
+    expect(Object.keys(read.metrics)).toEqual(Object.keys(metrics));
+    expect(JSON.stringify(read.metrics)).toBe(JSON.stringify(metrics));
+    expect(read).toEqual(record);
+  });
+
   it('keeps the OTLP root key of a trace record made from a root span, and reads a document without one as a record without one', () => {
     const record = aRecord(run, { otelRootKey: '01700000000000000000/1111111111111111' });
     expect(recordFromDocument(throughBson(recordToDocument(record)))).toEqual(record);

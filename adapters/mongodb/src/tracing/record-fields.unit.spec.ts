@@ -3,9 +3,11 @@
 import { decodeMetricKey, encodeMetricKey, escapeRegex } from './record-fields';
 
 describe('metric field names', () => {
-  it.each(['toxicity', 'v1.2 judge', '$cost', 'a%2Eb', '100%', 'nul\u0000here', 'say "hi" \\ now', '...', ''])('round-trip %j', (name) => {
+  it.each(['toxicity', 'v1.2 judge', '$cost', 'a%2Eb', '100%', 'nul\u0000here', 'say "hi" \\ now', '...', '', '_bsontype', '%5Fbsontype', '_bsontype_', '__proto__'])('round-trip %j', (name) => {
     const key = encodeMetricKey(name);
     expect(key).not.toMatch(/[.$\u0000]/);
+    // BSON takes a document with a member of this name for a BSON value of its own, and refuses it.
+    expect(key).not.toBe('_bsontype');
     expect(decodeMetricKey(key)).toBe(name);
   });
 
