@@ -335,9 +335,17 @@ describe.each([
       expect((await w.call('GET', '/healthcheck')).status).toBe(200);
     });
 
-    it('refuses half a surrogate pair in a span\'s name or error message (stored as text, it would come back as U+FFFD) with 400 naming the span, creating no log stream; takes whole pairs, and half of one in an input', async () => {
+    it('refuses half a surrogate pair in a span\'s name, error message, model, finish reason or tool call id (stored as text, it would come back as U+FFFD) with 400 naming the span, creating no log stream; takes whole pairs, and half of one in an input', async () => {
       const cut = 'cut \ud83d in half';
-      for (const [field, span] of [['name', { name: cut }], ['error message', { status: { code: 2, message: cut } }]] as const) {
+      const attribute = (key: string) => ({ attributes: [{ key, value: { stringValue: cut } }] });
+      const cases = [
+        ['name', { name: cut }],
+        ['error message', { status: { code: 2, message: cut } }],
+        ['model', attribute('gen_ai.request.model')],
+        ['finish reason', attribute('ai.response.finishReason')],
+        ['tool call id', attribute('gen_ai.tool.call.id')],
+      ] as const;
+      for (const [field, span] of cases) {
         const body = export1({}, span);
         const { traceId: tid } = body.resourceSpans[0]!.scopeSpans[0]!.spans[0]!;
         const r = await send('cut-pair', body);

@@ -158,17 +158,44 @@ describe.each([
       }
     });
 
-    it('refuses half a surrogate pair in a field stored as text, which would come back changed, and keeps whole pairs and what inputs hold', async () => {
+    it('refuses half a surrogate pair in a field stored as text or compared as a column’s values, which would come back changed, and keeps whole pairs and what inputs hold', async () => {
+      const cut = 'cut \ud83d in half';
       for (const field of ['name', 'external_id', 'dataset_input', 'dataset_output', 'progress_message', 'error_message']) {
-        const r = await ingest({ log_stream_id: logStreamId, traces: [aTrace({ name: 'lone', [field]: 'cut \ud83d in half' })] });
-        expect([field, r.status, r.body.detail]).toEqual([field, 422, [expect.objectContaining({ loc: ['body', 'traces', 0, field], type: 'string_unicode', input: 'cut \ud83d in half' })]]);
+        const r = await ingest({ log_stream_id: logStreamId, traces: [aTrace({ name: 'lone', [field]: cut })] });
+        expect([field, r.status, r.body.detail]).toEqual([field, 422, [expect.objectContaining({ loc: ['body', 'traces', 0, field], type: 'string_unicode', input: cut })]]);
+      }
+      // Tags, typed attributes and metric names are columns: filters compare them, the catalogue lists them.
+      const spanWith = (over: Record<string, unknown>) => aTrace({ name: 'lone', spans: [{ type: 'llm', name: 'lone span', ...over }] });
+      const spanFields: ReadonlyArray<readonly [Record<string, unknown>, ReadonlyArray<string | number>]> = [
+        [{ tags: ['ok', cut] }, ['tags', 1]],
+        [{ metrics: { [cut]: 1 } }, ['metrics', cut, '[key]']],
+        [{ tools: cut }, ['tools']],
+        ...['model', 'finish_reason', 'tool_call_id', 'agent_name', 'evaluator_name', 'selector_path'].map((f) => [{ [f]: cut }, [f]] as const),
+      ];
+      for (const [over, at] of spanFields) {
+        const r = await ingest({ log_stream_id: logStreamId, traces: [spanWith(over)] });
+        expect([at, r.status, r.body.detail]).toEqual([at, 422, [expect.objectContaining({ loc: ['body', 'traces', 0, 'spans', 0, ...at], type: 'string_unicode', input: cut })]]);
       }
       expect(w.ok(await search('traces', { filters: [{ column_id: 'name', type: 'text', operator: 'eq', value: 'lone' }] })).records).toEqual([]);
-      // A whole pair (an emoji) is text like any other; inside an input, kept as JSON, even half of one comes back as sent.
-      const whole = aTrace({ name: 'whole 😀', error_message: 'fine 😀', input: { note: 'cut \ud83d in half' } });
+      // A whole pair (an emoji) is text like any other; inside an input, metadata or tools sent as JSON, kept as JSON text, even half of one comes back as sent.
+      const whole = aTrace({
+        name: 'whole 😀',
+        error_message: 'fine 😀',
+        tags: ['tag 😀'],
+        metrics: { 'judge 😀': 1 },
+        input: { note: cut },
+        user_metadata: { [cut]: cut },
+        spans: [{ type: 'llm', name: 'whole span', model: 'model 😀', tools: [{ name: cut }] }],
+      });
       w.ok(await ingest({ log_stream_id: logStreamId, traces: [whole] }));
       const [stored] = w.ok(await search('traces', { filters: [{ column_id: 'id', type: 'id', operator: 'eq', value: whole.id }] })).records;
-      expect([stored.name, stored.error_message, stored.input]).toEqual(['whole 😀', 'fine 😀', { note: 'cut \ud83d in half' }]);
+      expect([stored.name, stored.error_message, stored.tags, stored.metrics['judge 😀'], stored.input, stored.user_metadata]).toEqual(['whole 😀', 'fine 😀', ['tag 😀'], 1, { note: cut }, { [cut]: cut }]);
+      const [span] = w.ok(await search('spans', { filters: [{ column_id: 'trace_id', type: 'id', operator: 'eq', value: whole.id }] })).records;
+      expect([span.name]).toEqual(['whole span']);
+      const models = w.ok(await search('spans', { filters: [{ column_id: 'model', type: 'text', operator: 'eq', value: 'model 😀' }] })).records;
+      expect(models.map((x: { name: string }) => x.name)).toEqual(['whole span']);
+      const tools = w.ok(await search('spans', { filters: [{ column_id: 'tools', type: 'text', operator: 'eq', value: JSON.stringify([{ name: cut }]) }] })).records;
+      expect(tools.map((x: { name: string }) => x.name)).toEqual(['whole span']);
     });
 
     it('rejects an id used twice in one request, and stores nothing', async () => {

@@ -292,15 +292,24 @@ export const distinctOtelRecordIds = (spans: ReadonlyArray<OtelSpan>): E.Either<
 const LONE_SURROGATE = /\p{Cs}/u;
 
 /**
- * The spans, when no text their records store as text (a record's name, its error message) holds half
- * of a surrogate pair; else Invalid, naming the first span that does. Stored as UTF-8, such text would
- * come back as U+FFFD, changed (the record API refuses it too). Only OTLP/JSON can carry one: protobuf
- * strings are UTF-8 on the wire.
+ * The spans, when no text their records store as text (a record's name, its error message, its model,
+ * finish reason and tool call id, which are columns filters compare) holds half of a surrogate pair;
+ * else Invalid, naming the first span that does. Stored as UTF-8, such text would come back changed
+ * (U+FFFD), and the engines would compare it differently (the record API refuses it too). Only
+ * OTLP/JSON can carry one: protobuf strings are UTF-8 on the wire.
  */
 export const storableOtelText = (spans: ReadonlyArray<OtelSpan>): E.Either<DomainError, ReadonlyArray<OtelSpan>> => {
   for (const s of spans) {
-    const fields: ReadonlyArray<readonly [string, string | null]> = [['name', s.name], ['name', spanNameOf(s)], ['error message', errorMessageOf(s)]];
-    const cut = fields.find(([, text]) => text !== null && LONE_SURROGATE.test(text));
+    const a = s.attributes;
+    const fields: ReadonlyArray<readonly [string, string | null | undefined]> = [
+      ['name', s.name],
+      ['name', spanNameOf(s)],
+      ['error message', errorMessageOf(s)],
+      ['model', OTEL_FIELDS.model(a)],
+      ['finish reason', OTEL_FIELDS.finishReason(a)],
+      ['tool call id', OTEL_FIELDS.toolCallId(a)],
+    ];
+    const cut = fields.find(([, text]) => typeof text === 'string' && LONE_SURROGATE.test(text));
     if (cut) return E.left(invalid([], `span ${s.spanId} of trace ${s.traceId}: its ${cut[0]} holds half of a surrogate pair, which cannot be stored as text`));
   }
   return E.right(spans);

@@ -114,6 +114,21 @@ describe('OpenTelemetry → records', () => {
     expect(refusal(span('2222222222222222', null, {}, 'whole 😀'))).toBeUndefined();
   });
 
+  it('refuses a span whose model, finish reason or tool call id (columns filters compare) holds half of a surrogate pair, naming it', () => {
+    const refusal = (attributes: OtelAttributes) => {
+      const checked = storableOtelText([span('2222222222222222', null, attributes)]);
+      return E.isLeft(checked) && checked.left._tag === 'Invalid' ? checked.left.message : undefined;
+    };
+    const cut = 'cut \udfff in half';
+    expect(refusal({ 'gen_ai.request.model': cut })).toBe(`span 2222222222222222 of trace ${TRACE}: its model holds half of a surrogate pair, which cannot be stored as text`);
+    expect(refusal({ 'gen_ai.response.finish_reasons': [cut] })).toContain('its finish reason holds half');
+    expect(refusal({ 'ai.response.finishReason': cut })).toContain('its finish reason holds half');
+    expect(refusal({ 'gen_ai.tool.call.id': cut })).toContain('its tool call id holds half');
+    // Only what a record stores: a model read from a source of lower priority is not.
+    expect(refusal({ 'llm.model_name': 'gpt-4o', 'gen_ai.request.model': cut })).toBeUndefined();
+    expect(refusal({ 'gen_ai.request.model': 'gpt 😀', 'session.id': cut })).toBeUndefined();
+  });
+
   it('takes a token count only as a whole number, not negative, else reads the next source', () => {
     const metricsOf = (attributes: OtelAttributes) => otelToRecords([span('1111111111111111', null, { 'gen_ai.operation.name': 'chat', ...attributes })], ctx)[1]!.metrics;
     expect(metricsOf({ 'gen_ai.usage.input_tokens': -5, 'gen_ai.usage.output_tokens': 1.5 })).not.toHaveProperty('num_input_tokens');

@@ -283,24 +283,37 @@ export const NonEmptyString = Str({ min: 1, name: 'NonEmptyString' });
  */
 export const Name = Str({ min: 1, max: 255, pattern: /^[^\p{Cc}\p{Cs}\u2028\u2029]*$/u, name: 'Name' });
 
-/**
- * Text stored as text (a record's name, messages, dataset fields): any string but one holding half of a
- * surrogate pair (`string_unicode`), which cannot be stored as UTF-8 and would come back as U+FFFD,
- * changed, where the same string inside an input or metadata (kept as JSON, escaped) comes back as sent.
- */
 /** Half of a surrogate pair with no other half (with the `u` flag, a whole pair is one code point, not Cs). */
 const LONE_SURROGATE = /\p{Cs}/u;
-export const Utf8Text = describeCodec(new t.Type<string, string, unknown>(
-  'Utf8Text',
-  (u): u is string => typeof u === 'string' && !LONE_SURROGATE.test(u),
-  (u, c) => {
-    if (typeof u !== 'string') return fail(u, c, { type: 'string_type', msg: 'Input should be a valid string' });
-    if (LONE_SURROGATE.test(u))
-      return fail(u, c, { type: 'string_unicode', msg: 'Input should be a valid string, unable to parse raw data as a unicode string: it holds half of a surrogate pair' });
-    return t.success(u);
-  },
-  t.identity,
-), { type: 'string' });
+const STRING_UNICODE: FailureInfo = {
+  type: 'string_unicode',
+  msg: 'Input should be a valid string, unable to parse raw data as a unicode string: it holds half of a surrogate pair',
+};
+
+/**
+ * A string as {@link Str} takes it that holds no half of a surrogate pair (`string_unicode`, before the
+ * other checks, as pydantic parses a string first): for text stored as text, or as a name, a label or a
+ * key that is compared and searched. Stored as UTF-8 (MongoDB's BSON, SQLite's text columns), half of a
+ * pair does not come back as sent (U+FFFD on one, three of them on the other), and the engines compare
+ * it differently, so a filter would find different records on each. Text kept inside JSON (an input,
+ * metadata, a scorer's prompt) is stored as JSON text on both, escaped, and needs no such rule.
+ */
+export const Utf8Str = (opts: StrOptions = {}) => {
+  const str = Str(opts);
+  return describeCodec(new t.Type<string, string, unknown>(
+    opts.name ?? 'Utf8Text',
+    (u): u is string => str.is(u) && !LONE_SURROGATE.test(u),
+    (u, c) => (typeof u === 'string' && LONE_SURROGATE.test(u) ? fail(u, c, STRING_UNICODE) : str.validate(u, c)),
+    t.identity,
+  ), (toSchema) => toSchema(str));
+};
+
+/**
+ * Text stored as text (a record's name, messages, dataset fields, tags, typed attributes): any string
+ * but one holding half of a surrogate pair (`string_unicode`, Utf8Str), where the same string inside an
+ * input or metadata (kept as JSON, escaped) comes back as sent.
+ */
+export const Utf8Text = Utf8Str({ name: 'Utf8Text' });
 
 /** A string query parameter (the last one when repeated). */
 export const StrQuery = describeCodec(new t.Type<string, string, unknown>(
@@ -652,8 +665,8 @@ export const Arr = <C extends t.Mixed>(item: C, name?: string): t.ArrayType<C, A
   );
 };
 
-/** `t.record` of string keys (the same DictionaryType) that stops at MAX_DECODE_ERRORS errors. */
-export const Rec = <C extends t.Mixed>(value: C): t.RecordC<t.StringC, C> => {
+/** `t.record` of string keys (the same DictionaryType) that stops at MAX_DECODE_ERRORS errors; `keyCodec`, when given, validates each key. */
+export const Rec = <C extends t.Mixed>(value: C, keyCodec?: t.Decoder<unknown, string>): t.RecordC<t.StringC, C> => {
   const record = t.record(t.string, value);
   return new t.DictionaryType(
     record.name,
@@ -665,7 +678,14 @@ export const Rec = <C extends t.Mixed>(value: C): t.RecordC<t.StringC, C> => {
       let out: Record<string, unknown> = u;
       for (const key of Object.keys(u)) {
         if (errors.length >= MAX_DECODE_ERRORS) break;
-        const r = value.validate(u[key], t.appendContext(c, key, value, u[key]));
+        const at = t.appendContext(c, key, value, u[key]);
+        // A refused key is reported at `[…, key, '[key]']`, as pydantic reports a dict's keys.
+        const k = keyCodec?.validate(key, t.appendContext(at, '[key]', keyCodec, key));
+        if (k?._tag === 'Left') {
+          gather(errors, k.left);
+          continue;
+        }
+        const r = value.validate(u[key], at);
         if (r._tag === 'Left') gather(errors, r.left);
         else if (r.right !== u[key]) {
           if (out === u) out = { ...u };

@@ -20,6 +20,8 @@ import {
   Str,
   StrictBoolean,
   UuidString,
+  Utf8Str,
+  Utf8Text,
 } from './primitives.codec';
 import { MAX_DECODE_ERRORS, type ValidationError } from './validation-error';
 
@@ -315,6 +317,29 @@ describe('Name', () => {
   });
 });
 
+describe('Utf8Text and Utf8Str', () => {
+  const UNICODE = { type: 'string_unicode', msg: 'Input should be a valid string, unable to parse raw data as a unicode string: it holds half of a surrogate pair' };
+
+  it('take any string with no half of a surrogate pair: whole pairs, U+FFFD itself, controls, the empty string', () => {
+    for (const text of ['', 'plain', 'whole 😀', '\uFFFD', 'line\nbreak\u0000']) expect(Utf8Text.decode(text)).toEqual(E.right(text));
+  });
+
+  it('refuse half of a surrogate pair, either half, anywhere, before any bound is checked', () => {
+    for (const text of ['\uD800', 'a\uDBFFb', '\uDC00x', '😀\uD83D']) expect(at(Utf8Text, text)).toEqual([{ loc: ['body', 'v'], ...UNICODE, input: text }]);
+    const Tag = Utf8Str({ min: 1, max: 3, name: 'Tag' });
+    expect(at(Tag, 'toolong\uD800')).toEqual([{ loc: ['body', 'v'], ...UNICODE, input: 'toolong\uD800' }]);
+    expect(at(Tag, 'four')).toEqual([expect.objectContaining({ type: 'string_too_long', ctx: { max_length: 3 } })]);
+    expect(at(Tag, 4)).toEqual([expect.objectContaining({ type: 'string_type' })]);
+    expect(Tag.is('ab')).toBe(true);
+    expect(Tag.is('\uD800')).toBe(false);
+  });
+
+  it('describe the string as Str does', () => {
+    const b = new SchemaBuilder();
+    expect(b.schemaOf(Utf8Str({ min: 1, max: 3 }))).toEqual(b.schemaOf(Str({ min: 1, max: 3 })));
+  });
+});
+
 describe('Arr and Rec: t.array and t.record that stop at MAX_DECODE_ERRORS', () => {
   const Trimmed = new t.Type<string, string, unknown>('Trimmed', t.string.is, (u, c) => (typeof u === 'string' ? t.success(u.trim()) : t.failure(u, c)), t.identity);
 
@@ -331,6 +356,15 @@ describe('Arr and Rec: t.array and t.record that stop at MAX_DECODE_ERRORS', () 
     expect((Arr(Trimmed).decode(same) as { right: unknown }).right).toBe(same);
     expect(Arr(Trimmed)._tag).toBe('ArrayType');
     expect(Rec(Trimmed)._tag).toBe('DictionaryType');
+  });
+
+  it('validate each key by the key codec given, reporting a refused key at […, key, "[key]"] with the key as input', () => {
+    const Metrics = Rec(t.number, Utf8Text);
+    expect(ok(Metrics, { 'v1.2 judge': 1, '😀': 2 })).toEqual({ 'v1.2 judge': 1, '😀': 2 });
+    expect(at(Metrics, { ok: 1, 'cut\uD800': 2, bad: 'x' })).toEqual([
+      expect.objectContaining({ loc: ['body', 'v', 'cut\uD800', '[key]'], type: 'string_unicode', input: 'cut\uD800' }),
+      expect.objectContaining({ loc: ['body', 'v', 'bad'], type: 'float_type', input: 'x' }),
+    ]);
   });
 
   it('gather at most MAX_DECODE_ERRORS errors, however many items fail', () => {

@@ -28,6 +28,23 @@ const NumberOrNull = describeCodec(new t.Type<number | null, number | null, unkn
   t.identity,
 ), { type: ['number', 'null'] });
 
+/**
+ * The tools offered to a model: any JSON, kept as its JSON text (escaped); a string is that text itself,
+ * stored and searched as text, so it is Utf8Text.
+ */
+const ToolsValue = describeCodec(new t.Type<unknown, unknown, unknown>(
+  'ToolsValue',
+  (u): u is unknown => typeof u !== 'string' || Utf8Text.is(u),
+  (u, c) => (typeof u === 'string' ? Utf8Text.validate(u, c) : t.success(u)),
+  t.identity,
+), {});
+
+/**
+ * Text a record stores as text or as a column's values, which filters compare and the catalogue lists,
+ * is Utf8Text: its name, messages and dataset fields, its tags, its typed attributes, its metrics' names
+ * (each a `metrics/<name>` column). Its input, output and metadata are kept as JSON text, escaped, and
+ * take any string.
+ */
 const nodeFields = {
   id: Nullable(UuidString),
   name: Nullable(Utf8Text),
@@ -37,9 +54,9 @@ const nodeFields = {
   redacted_output: JsonValue,
   created_at: Nullable(DateTimeWithOffset),
   user_metadata: Nullable(StringMap),
-  tags: Nullable(Arr(t.string)),
+  tags: Nullable(Arr(Utf8Text)),
   status_code: Nullable(Int()),
-  metrics: Nullable(Rec(NumberOrNull)),
+  metrics: Nullable(Rec(NumberOrNull, Utf8Text)),
   external_id: Nullable(Utf8Text),
   dataset_input: Nullable(Utf8Text),
   dataset_output: Nullable(Utf8Text),
@@ -48,18 +65,18 @@ const nodeFields = {
   progress_message: Nullable(Utf8Text),
   error_message: Nullable(Utf8Text),
   // typed attributes of some span types
-  model: Nullable(t.string),
+  model: Nullable(Utf8Text),
   temperature: Nullable(t.number),
-  finish_reason: Nullable(t.string),
-  tools: JsonValue,
-  tool_call_id: Nullable(t.string),
+  finish_reason: Nullable(Utf8Text),
+  tools: ToolsValue,
+  tool_call_id: Nullable(Utf8Text),
   agent_type: Nullable(Enum(AGENT_TYPES, 'AgentType')),
   control_id: Nullable(Int()),
-  agent_name: Nullable(t.string),
+  agent_name: Nullable(Utf8Text),
   check_stage: Nullable(Enum(CHECK_STAGES, 'CheckStage')),
   applies_to: Nullable(Enum(CONTROL_TARGETS, 'ControlTarget')),
-  evaluator_name: Nullable(t.string),
-  selector_path: Nullable(t.string),
+  evaluator_name: Nullable(Utf8Text),
+  selector_path: Nullable(Utf8Text),
 };
 
 type NodeFields = t.TypeOf<ReturnType<typeof t.partial<typeof nodeFields>>>;

@@ -1,0 +1,38 @@
+// What an ingest body may hold as text: refusals of half a surrogate pair where a record stores text
+// as text or as a column's values, and where it keeps JSON.
+import { decodedOk, detailOf } from '../shared/expect-decode';
+import { LogTracesIngestRequest } from './trace.codec';
+
+const LOG_STREAM = '0f8fad5b-d9cb-469f-a165-70867728950e';
+const body = (trace: Record<string, unknown>) => ({ log_stream_id: LOG_STREAM, traces: [trace] });
+const cut = 'cut \ud83d in half';
+const UNICODE = { type: 'string_unicode', msg: 'Input should be a valid string, unable to parse raw data as a unicode string: it holds half of a surrogate pair' };
+
+describe('LogTracesIngestRequest', () => {
+  it.each(['name', 'external_id', 'dataset_input', 'dataset_output', 'progress_message', 'error_message', 'model', 'finish_reason', 'tool_call_id', 'agent_name', 'evaluator_name', 'selector_path'])(
+    'refuses half of a surrogate pair in %s, stored as text',
+    (field) => {
+      expect(detailOf(LogTracesIngestRequest, body({ [field]: cut }))).toEqual([{ loc: ['body', 'traces', 0, field], ...UNICODE, input: cut }]);
+      expect(detailOf(LogTracesIngestRequest, body({ spans: [{ type: 'llm', [field]: cut }] }))).toEqual([{ loc: ['body', 'traces', 0, 'spans', 0, field], ...UNICODE, input: cut }]);
+    },
+  );
+
+  it('refuses half of a surrogate pair in a tag, a metric’s name and tools sent as their text', () => {
+    expect(detailOf(LogTracesIngestRequest, body({ tags: ['ok', cut] }))).toEqual([{ loc: ['body', 'traces', 0, 'tags', 1], ...UNICODE, input: cut }]);
+    expect(detailOf(LogTracesIngestRequest, body({ metrics: { ok: 1, [cut]: 2 } }))).toEqual([{ loc: ['body', 'traces', 0, 'metrics', cut, '[key]'], ...UNICODE, input: cut }]);
+    expect(detailOf(LogTracesIngestRequest, body({ tools: cut }))).toEqual([{ loc: ['body', 'traces', 0, 'tools'], ...UNICODE, input: cut }]);
+  });
+
+  it('takes whole pairs anywhere, and half of one where the record keeps JSON (input, output, metadata, tools as a list)', () => {
+    const whole = 'whole 😀';
+    decodedOk(LogTracesIngestRequest, body({ name: whole, tags: [whole], metrics: { [whole]: 1 }, model: whole, tools: whole }));
+    decodedOk(LogTracesIngestRequest, body({
+      input: cut,
+      output: { text: cut },
+      user_metadata: { [cut]: cut },
+      dataset_metadata: { note: cut },
+      tools: [{ name: cut }],
+      redacted_input: cut,
+    }));
+  });
+});
