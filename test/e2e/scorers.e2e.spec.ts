@@ -254,3 +254,35 @@ describe('scorer versions', () => {
     expect((await versions()).status).toBe(200);
   });
 });
+
+describe('what a scorer and its versions keep of the client’s text and JSON', () => {
+  const cut = 'cut \ud83d in half';
+
+  it('refuses half a surrogate pair in a scorer’s own text (stored as text and fields) with 422 string_unicode, creating nothing', async () => {
+    for (const [over, at] of [[{ description: cut }, ['description']], [{ tags: [cut] }, ['tags', 0]], [{ label: cut }, ['label']], [{ defaults: { model_name: cut } }, ['defaults', 'model_name']]] as const) {
+      const r = await w.call('POST', '/v2/scorers', { auth: w.admin, json: { name: 'cut-scorer', scorer_type: 'llm', ...over } });
+      expect([at, r.status, r.body.detail]).toEqual([at, 422, [expect.objectContaining({ loc: ['body', ...at], type: 'string_unicode', input: cut })]]);
+    }
+    const named = w.ok(await w.call('GET', '/v2/scorers', { auth: w.admin })) as unknown;
+    expect(JSON.stringify(named)).not.toContain('cut-scorer');
+  });
+
+  it('keeps a version’s response schema and vocabulary whatever their keys, and half a surrogate pair in its prompts, as sent', async () => {
+    const id = w.ok(await w.call('POST', '/v2/scorers', { auth: w.admin, json: { name: `shapes-${randomUUID()}`, scorer_type: 'llm' } })).id;
+    const schema = { $ref: 'users', $id: 1, nested: [{ $ref: 'a', $id: 'b', $db: 'c' }], 'nul\u0000key': 1, _bsontype: 'ObjectId', [cut]: cut };
+    const llm = w.ok(await w.call('POST', `/v2/scorers/${id}/version/llm`, { auth: w.admin, json: { instructions: cut, chain_poll_template: { template: cut, response_schema: schema } } }));
+    const luna = w.ok(await w.call('POST', `/v2/scorers/${id}/version/luna`, { auth: w.admin, json: { lora_task_id: 1, prompt: cut, class_name_to_vocab_ix: schema } }));
+    type Listed = {
+      version: number;
+      chain_poll_template: { response_schema: unknown; template: string } | null;
+      generated_scorer: { instructions: string } | null;
+      finetuned_scorer: { class_name_to_vocab_ix: unknown; prompt: string } | null;
+    };
+    const [llmRead, lunaRead] = w.ok(await versions('', w.admin, id)).versions as [Listed, Listed];
+    expect([llmRead.version, lunaRead.version]).toEqual([llm.version, luna.version]);
+    expect(JSON.stringify(llmRead.chain_poll_template?.response_schema)).toBe(JSON.stringify(schema));
+    expect([llmRead.generated_scorer?.instructions, llmRead.chain_poll_template?.template]).toEqual([cut, cut]);
+    expect(JSON.stringify(lunaRead.finetuned_scorer?.class_name_to_vocab_ix)).toBe(JSON.stringify(schema));
+    expect(lunaRead.finetuned_scorer?.prompt).toBe(cut);
+  });
+});

@@ -22,14 +22,22 @@ import {
   NonEmptyString,
   Nullable,
   Obj,
-  Str,
   UuidString,
+  Utf8Str,
+  Utf8Text,
 } from '../shared/primitives.codec';
 import { fail, valueErrorInfo } from '../shared/validation-error';
 import { atLeastOneOf, WithRule } from '../shared/field-rule';
 import { ColumnThreshold } from '../columns/column.codec';
 
 const Strings = Arr(t.string, 'Strings');
+/**
+ * What a scorer itself stores of the client's text (its description, tags, column labels, defaults)
+ * holds no half of a surrogate pair (Utf8Str): a scorer is stored as text and fields, where such a half
+ * would come back changed (U+FFFD on MongoDB; SQLite's description column too). A version is stored as
+ * its JSON text on both engines, so its prompts and settings take any string.
+ */
+const Texts = Arr(Utf8Text, 'Texts');
 
 export const ScorerType = Enum(SCORER_TYPES, 'ScorerType');
 /** The SDK's ModelType. */
@@ -58,18 +66,18 @@ export const ScorerDefaults = Obj(
   'ScorerDefaults',
   {},
   {
-    model_name: Nullable(t.string),
+    model_name: Nullable(Utf8Text),
     num_judges: Nullable(Int({ min: 1, max: 10 })),
     cot_enabled: Nullable(Bool),
-    output_type: Nullable(t.string),
-    input_type: Nullable(t.string),
-    scoreable_node_types: Nullable(Strings),
+    output_type: Nullable(Utf8Text),
+    input_type: Nullable(Utf8Text),
+    scoreable_node_types: Nullable(Texts),
   },
 );
 
 /** A metric column's threshold: ascending `buckets`, one more display level than buckets. */
 export const ColumnThresholdRequest = Checked(
-  Obj('ColumnThresholdRequest', { buckets: Arr(t.number), display_value_levels: Strings }, { inverted: Bool }, { inverted: false }),
+  Obj('ColumnThresholdRequest', { buckets: Arr(t.number), display_value_levels: Texts }, { inverted: Bool }, { inverted: false }),
   (th) =>
     th.display_value_levels.length !== th.buckets.length + 1
       ? valueErrorInfo('display_value_levels must have exactly one more entry than buckets')
@@ -85,20 +93,20 @@ const CreateScorerFields = Obj(
   { name: Name, scorer_type: ScorerType },
   {
     // Bounded: a scorer is listed whole with the others, so its metadata stays small.
-    description: Str({ max: 10_000, name: 'ScorerDescription' }),
-    tags: List(Str({ max: 255, name: 'Tag' }), { max: 100, name: 'Tags' }),
+    description: Utf8Str({ max: 10_000, name: 'ScorerDescription' }),
+    tags: List(Utf8Str({ max: 255, name: 'Tag' }), { max: 100, name: 'Tags' }),
     defaults: Nullable(ScorerDefaults),
     // How the scorer's metric column is presented (Tracelight's own; the SDK has no such members).
-    label: Nullable(Str({ max: 255 })),
-    group_label: Nullable(Str({ max: 255 })),
-    data_unit: Nullable(Str({ max: 255 })),
+    label: Nullable(Utf8Str({ max: 255 })),
+    group_label: Nullable(Utf8Str({ max: 255 })),
+    data_unit: Nullable(Utf8Str({ max: 255 })),
     threshold: Nullable(ColumnThresholdRequest),
     // Sent by the SDK's createScorer beside `defaults`.
     model_type: Nullable(ModelType),
     default_version_id: Nullable(UuidString),
-    scoreable_node_types: Nullable(Strings),
-    output_type: Nullable(t.string),
-    input_type: Nullable(t.string),
+    scoreable_node_types: Nullable(Texts),
+    output_type: Nullable(Utf8Text),
+    input_type: Nullable(Utf8Text),
     ground_truth: Nullable(Bool),
     user_prompt: Nullable(t.string),
     required_scorers: Nullable(Strings),

@@ -28,6 +28,31 @@ describe('CreateScorerRequest', () => {
     expect(detailOf(CreateScorerRequest, { ...base, label: 'l'.repeat(256) })).toEqual([expect.objectContaining({ loc: ['body', 'label'], type: 'string_too_long' })]);
   });
 
+  it('refuses half of a surrogate pair in what a scorer stores as its own text, and takes it in a version’s prompts and schema (kept as JSON text)', () => {
+    const base = { name: 'toxicity', scorer_type: 'llm' };
+    const cut = 'cut \ud83d in half';
+    const cases: ReadonlyArray<readonly [Record<string, unknown>, ReadonlyArray<string | number>]> = [
+      [{ description: cut }, ['description']],
+      [{ tags: ['ok', cut] }, ['tags', 1]],
+      [{ label: cut }, ['label']],
+      [{ group_label: cut }, ['group_label']],
+      [{ data_unit: cut }, ['data_unit']],
+      [{ threshold: { buckets: [0.5], display_value_levels: ['low', cut] } }, ['threshold', 'display_value_levels', 1]],
+      [{ defaults: { model_name: cut } }, ['defaults', 'model_name']],
+      [{ defaults: { output_type: cut } }, ['defaults', 'output_type']],
+      [{ defaults: { input_type: cut } }, ['defaults', 'input_type']],
+      [{ defaults: { scoreable_node_types: [cut] } }, ['defaults', 'scoreable_node_types', 0]],
+      [{ output_type: cut }, ['output_type']],
+      [{ input_type: cut }, ['input_type']],
+      [{ scoreable_node_types: ['llm', cut] }, ['scoreable_node_types', 1]],
+    ];
+    for (const [over, at] of cases)
+      expect([at, detailOf(CreateScorerRequest, { ...base, ...over })]).toEqual([at, [expect.objectContaining({ loc: ['body', ...at], type: 'string_unicode', input: cut })]]);
+    expect(decodedOk(CreateScorerRequest, { ...base, description: 'whole 😀', tags: ['😀'], label: '😀' })).toMatchObject({ description: 'whole 😀' });
+    expect(decodedOk(CreateLLMScorerVersionRequest, { instructions: cut, chain_poll_template: { template: cut, response_schema: { [cut]: cut } }, model_name: cut })).toMatchObject({ instructions: cut });
+    expect(decodedOk(CreateLunaScorerVersionRequest, { lora_task_id: 1, prompt: cut, class_name_to_vocab_ix: { [cut]: 1 } })).toMatchObject({ prompt: cut });
+  });
+
   it('fills description and tags', () => {
     expect(decodedOk(CreateScorerRequest, { name: 'toxicity', scorer_type: 'llm' })).toEqual({
       name: 'toxicity',
