@@ -92,6 +92,8 @@ describe('gateway integration', () => {
     ['token', { token: 42 }, 'string_type'],
     ['endpoint', { endpoint: 'ftp://gateway.example.com/x' }, undefined],
     ['endpoint', { endpoint: 'not a url' }, undefined],
+    // Half of a surrogate pair: the URL parser would call another address, and stored it would come back changed.
+    ['endpoint', { endpoint: 'https://gateway.example.com/cut\ud83d' }, 'url_parsing'],
     ['use_case', { use_case: 'customer_support' }, undefined],
     ['use_case', { use_case: '1ABC' }, undefined],
   ])('answers 422 naming %s for %j', async (field, over, type) => {

@@ -144,6 +144,14 @@ describe('POST /v2/refresh_token', () => {
 });
 
 describe('API keys', () => {
+  it('refuse half of a surrogate pair in a description (stored as text, it would come back changed) with 422 string_unicode', async () => {
+    const keys = async () => (w.ok(await w.call('GET', '/v2/users/api_keys', { auth: w.admin })) as unknown[]).length;
+    const before = await keys();
+    const r = await w.call('POST', '/v2/users/api_keys', { auth: w.admin, json: { description: 'laptop \ud83d' } });
+    expect([r.status, r.body.detail]).toEqual([422, [expect.objectContaining({ loc: ['body', 'description'], type: 'string_unicode', input: 'laptop \ud83d' })]]);
+    expect(await keys()).toBe(before);
+  });
+
   it('are shown once, listed without the secret, and usable with both spec headers until revoked', async () => {
     const created = await w.call('POST', '/v2/users/api_keys', { auth: w.admin, json: { description: 'ci key' } });
     expect(created.status).toBe(200);

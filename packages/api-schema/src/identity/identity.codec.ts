@@ -2,7 +2,7 @@
 import { isEmail, MAX_EMAIL_LENGTH, MIN_PASSWORD_LENGTH, USER_ROLES } from '@tracelight/domain';
 import * as t from 'io-ts';
 import { describeCodec } from '../shared/json-schema';
-import { DateTimeOut, DateTimeWithOffset, Enum, Nullable, Obj, Str, UuidOut, UuidString } from '../shared/primitives.codec';
+import { DateTimeOut, DateTimeWithOffset, Enum, Nullable, Obj, Str, UuidOut, UuidString, Utf8Str } from '../shared/primitives.codec';
 import { fail } from '../shared/validation-error';
 
 /**
@@ -60,7 +60,8 @@ export const UserResponse = t.type({ id: UuidOut, email: t.string, role: UserRol
 /** `POST /v2/users/api_keys`: `expires_at` absent or null means the key does not expire. */
 export const ApiKeyCreateRequest = Obj(
   'ApiKeyCreateRequest',
-  { description: Str({ min: 1, max: 1024, name: 'NonEmptyString' }) },
+  // Stored as text on both engines: half of a surrogate pair would come back changed (Utf8Str).
+  { description: Utf8Str({ min: 1, max: 1024, name: 'NonEmptyString' }) },
   { expires_at: Nullable(DateTimeWithOffset) },
 );
 export type ApiKeyCreateRequest = t.TypeOf<typeof ApiKeyCreateRequest>;

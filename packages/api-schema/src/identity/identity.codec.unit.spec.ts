@@ -79,6 +79,12 @@ describe('ApiKeyCreateRequest', () => {
     });
     expect(decodedOk(ApiKeyCreateRequest, { description: 'ci', expires_at: null })).toEqual({ description: 'ci', expires_at: null });
   });
+  it('refuses half of a surrogate pair in the description (stored as text), and takes whole pairs', () => {
+    expect(detailOf(ApiKeyCreateRequest, { description: 'laptop \ud83d' })).toEqual([
+      expect.objectContaining({ loc: ['body', 'description'], type: 'string_unicode', input: 'laptop \ud83d' }),
+    ]);
+    expect(decodedOk(ApiKeyCreateRequest, { description: 'laptop 💻' })).toEqual({ description: 'laptop 💻' });
+  });
   it('reports an empty description and a bad date-time', () => {
     expect(detailOf(ApiKeyCreateRequest, { description: '', expires_at: 'tomorrow' })).toEqual([
       { loc: ['body', 'description'], msg: 'String should have at least 1 character', type: 'string_too_short', input: '', ctx: { min_length: 1 } },

@@ -437,6 +437,9 @@ export const HttpUrl = describeCodec(new t.Type<string, string, unknown>(
     // The WHATWG parser drops spaces and control characters at either end, and tabs and line breaks
     // anywhere, and percent-encodes the rest: the URL stored and answered would not be the one it read.
     if (/[\u0000-\u0020\u007f]/.test(u)) return urlParsing(u, c, 'invalid character: spaces and control characters are not part of a URL (write a space as %20)');
+    // Half of a surrogate pair is percent-encoded as U+FFFD's bytes by the parser (another URL than the
+    // one stored), and stored as UTF-8 it would come back changed.
+    if (LONE_SURROGATE.test(u)) return urlParsing(u, c, 'invalid character: half of a surrogate pair (an emoji cut in two) is not part of a URL');
     if (u.length > URL_MAX)
       return fail(u, c, { type: 'url_too_long', msg: `URL should have at most ${URL_MAX} characters`, ctx: { max_length: URL_MAX } });
     let url: URL;

@@ -207,6 +207,7 @@ describe('HttpUrl', () => {
     ['', 'input is empty'],
     ['http://', 'empty host'],
     ['https://gw.example.com:99999999/x', 'invalid port number'],
+    ['https://gw.example.com/cut\ud83d', 'invalid character: half of a surrogate pair (an emoji cut in two) is not part of a URL'],
   ])('refuses %j: url_parsing', (input, error) => {
     expect(at(HttpUrl, input)).toEqual(parsing(input, error));
   });
