@@ -655,6 +655,26 @@ describe('tracelight-admin', () => {
     expect((await admin(dataDir, 'import-project', '--email', 'owner@example.com', '--in', jsonLines(dataDir, 'whole.jsonl', [head, run, ...records]))).stdout).toBe('imported 1 runs, 2 records\n');
   });
 
+  it('refuses a record whose text stored as text holds half of a surrogate pair, as the API does, naming the line and the field; takes it in input and metadata', async () => {
+    const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'tracelight-cli-'));
+    await setUp(dataDir);
+    const { lines } = madeUp(1);
+    const [head, run, line, end] = lines as [unknown, unknown, { record: Record<string, unknown> }, unknown];
+    const cut = 'cut \ud83d in half';
+    const refusedAt = async (name: string, over: Record<string, unknown>, field: RegExp) =>
+      expect(admin(dataDir, 'import-project', '--email', 'owner@example.com', '--in', jsonLines(dataDir, name, [head, run, { record: { ...line.record, ...over } }, end]))).rejects.toMatchObject({
+        code: 1,
+        stderr: expect.stringMatching(field),
+      });
+    await refusedAt('name.jsonl', { name: cut }, /line 3: record\.name: Input should be a valid string, unable to parse raw data as a unicode string/);
+    await refusedAt('tags.jsonl', { tags: ['ok', cut] }, /line 3: record\.tags\.1: .*surrogate pair/);
+    await refusedAt('metric.jsonl', { metrics: { [cut]: 1 } }, /line 3: record\.metrics\.cut . in half\.\[key\]: .*surrogate pair/);
+    await refusedAt('model.jsonl', { attributes: { model: cut } }, /line 3: record\.attributes\.model: .*surrogate pair/);
+    // Nothing was imported; kept as JSON text, an input and metadata take such a string, and come back as sent.
+    const kept = { ...line.record, input: { note: cut }, userMetadata: { [cut]: cut } };
+    expect((await admin(dataDir, 'import-project', '--email', 'owner@example.com', '--in', jsonLines(dataDir, 'whole.jsonl', [head, run, { record: kept }, end]))).stdout).toBe('imported 1 runs, 1 records\n');
+  });
+
   it('refuses a data dir with no database but for create-user’s first set-up, and says which migrations migrate applied', async () => {
     const empty = fs.mkdtempSync(path.join(os.tmpdir(), 'tracelight-cli-'));
     const database = path.join(empty, 'tracelight.db');

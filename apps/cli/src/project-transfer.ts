@@ -22,7 +22,7 @@ import {
   presentColumnsOfAll,
   RUN_KINDS,
 } from '@tracelight/domain';
-import { Name, reportValidationErrors } from '@tracelight/api-schema';
+import { Name, Rec, Utf8Text, reportValidationErrors } from '@tracelight/api-schema';
 import type { RecordPosition, Repositories, Result } from '@tracelight/ports';
 import * as E from 'fp-ts/Either';
 import * as O from 'fp-ts/Option';
@@ -148,33 +148,45 @@ const InsightsC = t.type({
   insights: t.type({ logstream: t.type({ enabled: t.boolean, startTime: orNull(DateText) }) }),
   updatedAt: DateText,
 });
+/** A typed attribute's value: a number, or text held as the API holds it (Utf8Text). */
+const AttributeValue = new t.Type<unknown, unknown, unknown>(
+  'AttributeValue',
+  (u): u is unknown => typeof u !== 'string' || Utf8Text.is(u),
+  (u, c) => (typeof u === 'string' ? Utf8Text.validate(u, c) : t.success(u)),
+  t.identity,
+);
+// What the API stores as text, or as a column's values that filters compare (ids, name, messages,
+// tags, typed attributes, metric names), holds no half of a surrogate pair (Utf8Text), as the API
+// refuses it: an engine stores such text as UTF-8, and it would come back changed. Inputs, outputs and
+// metadata are kept as JSON text, and take any string.
 const RecordC = t.intersection([t.type({
-  id: t.string,
+  id: Utf8Text,
   type: keys(NODE_TYPES),
   projectId: t.string,
   runId: t.string,
-  traceId: orNull(t.string),
-  parentId: orNull(t.string),
-  sessionId: orNull(t.string),
-  name: t.string,
+  traceId: orNull(Utf8Text),
+  parentId: orNull(Utf8Text),
+  sessionId: orNull(Utf8Text),
+  name: Utf8Text,
   input: t.unknown,
   output: t.unknown,
   createdAt: DateText,
   updatedAt: orNull(DateText),
-  tags: t.array(t.string),
+  tags: t.array(Utf8Text),
   userMetadata: Strings,
   statusCode: orNull(t.number),
-  externalId: orNull(t.string),
-  datasetInput: orNull(t.string),
-  datasetOutput: orNull(t.string),
+  externalId: orNull(Utf8Text),
+  datasetInput: orNull(Utf8Text),
+  datasetOutput: orNull(Utf8Text),
   datasetMetadata: Strings,
-  metrics: t.record(t.string, orNull(t.number)),
+  // Rec, not t.record, whose key codec leaves out a key it refuses instead of failing.
+  metrics: Rec(orNull(t.number), Utf8Text),
   isComplete: t.boolean,
   hasChildren: t.boolean,
   stepNumber: orNull(t.number),
-  progressMessage: orNull(t.string),
-  errorMessage: orNull(t.string),
-  attributes: t.record(t.string, t.unknown),
+  progressMessage: orNull(Utf8Text),
+  errorMessage: orNull(Utf8Text),
+  attributes: t.record(t.string, AttributeValue),
 }), t.partial({ otelRootKey: t.string })]);
 const HeaderLine = t.type({ format: t.union([t.literal(FORMAT), t.literal(FORMAT_V2)]), project: ProjectC });
 const RunLine = t.type({ run: RunC, insights: orNull(InsightsC) });

@@ -681,14 +681,14 @@ export const Rec = <C extends t.Mixed>(value: C, keyCodec?: t.Decoder<unknown, s
       let out: Record<string, unknown> = u;
       for (const key of Object.keys(u)) {
         if (errors.length >= MAX_DECODE_ERRORS) break;
-        const at = t.appendContext(c, key, value, u[key]);
-        // A refused key is reported at `[…, key, '[key]']`, as pydantic reports a dict's keys.
-        const k = keyCodec?.validate(key, t.appendContext(at, '[key]', keyCodec, key));
+        // A refused key is reported at `[…, key, '[key]']`, as pydantic reports a dict's keys: under the
+        // key codec, not the value's, whose union branches the reporter passes over.
+        const k = keyCodec?.validate(key, t.appendContext(t.appendContext(c, key, keyCodec, u[key]), '[key]', keyCodec, key));
         if (k?._tag === 'Left') {
           gather(errors, k.left);
           continue;
         }
-        const r = value.validate(u[key], at);
+        const r = value.validate(u[key], t.appendContext(c, key, value, u[key]));
         if (r._tag === 'Left') gather(errors, r.left);
         else if (r.right !== u[key]) {
           if (out === u) out = { ...u };

@@ -366,6 +366,10 @@ describe('Arr and Rec: t.array and t.record that stop at MAX_DECODE_ERRORS', () 
       expect.objectContaining({ loc: ['body', 'v', 'cut\uD800', '[key]'], type: 'string_unicode', input: 'cut\uD800' }),
       expect.objectContaining({ loc: ['body', 'v', 'bad'], type: 'float_type', input: 'x' }),
     ]);
+    // Whatever the value's codec: a union's branches do not hide the key's place.
+    expect(at(Rec(Nullable(t.number), Utf8Text), { 'cut\uD800': null })).toEqual([
+      expect.objectContaining({ loc: ['body', 'v', 'cut\uD800', '[key]'], type: 'string_unicode', input: 'cut\uD800' }),
+    ]);
   });
 
   it('gather at most MAX_DECODE_ERRORS errors, however many items fail', () => {
