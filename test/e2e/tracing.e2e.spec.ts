@@ -177,6 +177,9 @@ describe.each([
         expect([at, r.status, r.body.detail]).toEqual([at, 422, [expect.objectContaining({ loc: ['body', 'traces', 0, 'spans', 0, ...at], type: 'string_unicode', input: cut })]]);
       }
       expect(w.ok(await search('traces', { filters: [{ column_id: 'name', type: 'text', operator: 'eq', value: 'lone' }] })).records).toEqual([]);
+      // Nor is a filter's value: the engines would compare such a half differently.
+      const cutSearch = await search('traces', { filters: [{ column_id: 'tags', type: 'collection', operator: 'contains', value: [cut] }] });
+      expect([cutSearch.status, cutSearch.body.detail]).toEqual([422, [expect.objectContaining({ loc: ['body', 'filters', 0, 'value', 0], type: 'string_unicode', input: cut })]]);
       // A whole pair (an emoji) is text like any other; inside an input, metadata or tools sent as JSON, kept as JSON text, even half of one comes back as sent.
       const whole = aTrace({
         name: 'whole 😀',

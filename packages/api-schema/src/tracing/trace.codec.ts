@@ -2,7 +2,7 @@
 // ToolSpan, RetrieverSpan, WorkflowSpan, AgentSpan and LogRecordsSearchRequest models).
 import { AGENT_TYPES, CHECK_STAGES, CONTROL_TARGETS, NODE_TYPES, SPAN_TYPES } from '@tracelight/domain';
 import * as t from 'io-ts';
-import { Arr, Bool, DateTimeOut, DateTimeWithOffset, Enum, Int, IntegerOut, List, Nullable, Obj, OneOrList, Rec, Str, Utf8Text, UuidOut, UuidString } from '../shared/primitives.codec';
+import { Arr, Bool, DateTimeOut, DateTimeWithOffset, Enum, Int, IntegerOut, List, Nullable, Obj, OneOrList, Rec, Utf8Str, Utf8Text, UuidOut, UuidString } from '../shared/primitives.codec';
 import { describeCodec } from '../shared/json-schema';
 import { fail, valueErrorInfo } from '../shared/validation-error';
 
@@ -149,7 +149,14 @@ export const MAX_FILTERS = 25;
  * engines, so a search that works on one works on the other.
  */
 export const MAX_FILTER_TEXT = 1000;
-const FilterText = Str({ max: MAX_FILTER_TEXT, name: 'FilterText' });
+/**
+ * A text filter's value holds no half of a surrogate pair (`string_unicode`, Utf8Str): MongoDB receives
+ * it as UTF-8, where the half is U+FFFD and matches any half and U+FFFD itself, while SQLite compares
+ * the half's own bytes; one filter would find different records on each engine. Only an input or
+ * output can still hold such a half (the record API refuses it elsewhere), and it is found by any other
+ * part of its text: what is lost is a search for the cut itself.
+ */
+const FilterText = Utf8Str({ max: MAX_FILTER_TEXT, name: 'FilterText' });
 const Strings = OneOrList(FilterText, { max: MAX_FILTER_VALUES });
 const Uuids = OneOrList(UuidString, { max: MAX_FILTER_VALUES });
 const Pair = <C extends t.Mixed>(c: C) => t.tuple([c, c]);

@@ -1,7 +1,7 @@
 // What an ingest body may hold as text: refusals of half a surrogate pair where a record stores text
 // as text or as a column's values, and where it keeps JSON.
 import { decodedOk, detailOf } from '../shared/expect-decode';
-import { LogTracesIngestRequest } from './trace.codec';
+import { LogTracesIngestRequest, RecordSearchRequest } from './trace.codec';
 
 const LOG_STREAM = '0f8fad5b-d9cb-469f-a165-70867728950e';
 const body = (trace: Record<string, unknown>) => ({ log_stream_id: LOG_STREAM, traces: [trace] });
@@ -34,5 +34,22 @@ describe('LogTracesIngestRequest', () => {
       tools: [{ name: cut }],
       redacted_input: cut,
     }));
+  });
+});
+
+describe('RecordSearchRequest', () => {
+  const search = (filter: Record<string, unknown>) => ({ log_stream_id: LOG_STREAM, filters: [filter] });
+
+  it('refuses half of a surrogate pair in a text or collection filter’s value, which the engines would compare differently', () => {
+    expect(detailOf(RecordSearchRequest, search({ type: 'text', column_id: 'input', operator: 'contains', value: cut }))).toEqual([
+      { loc: ['body', 'filters', 0, 'value'], ...UNICODE, input: cut },
+    ]);
+    expect(detailOf(RecordSearchRequest, search({ type: 'collection', column_id: 'tags', operator: 'contains', value: ['ok', cut] }))).toEqual([
+      { loc: ['body', 'filters', 0, 'value', 1], ...UNICODE, input: cut },
+    ]);
+  });
+
+  it('takes whole pairs and U+FFFD itself', () => {
+    for (const value of ['whole 😀', '\uFFFD', ['😀', 'x']]) decodedOk(RecordSearchRequest, search({ type: 'text', column_id: 'name', operator: Array.isArray(value) ? 'one_of' : 'eq', value }));
   });
 });
