@@ -3,7 +3,8 @@
 // the bare endpoint, the server's CPU time per request (all its threads, from /proc: the client shares
 // the machine, so this is the figure that says what a request costs), and p50/p99 at half that rate
 // from an evenly paced open-loop generator (paced-load.mjs: autocannon's own rate limit sends each
-// second's share in a burst). Each target is warmed up for 2 s first. The machine is shared and its speed drifts, so the bare endpoint is
+// second's share in a burst), run in a process of its own: this one, after many autocannon rounds,
+// collects its old generation about once a second, and each pause delayed the answers it read. Each target is warmed up for 2 s first. The machine is shared and its speed drifts, so the bare endpoint is
 // measured again right before each row (half as long) and each ratio is to that run beside it.
 // Calibration rows first: the bare endpoint made to spend a fixed few µs of CPU on each request, which
 // shows what the 70 % aim leaves for a request's own work on the machine at hand. Then memory over a
@@ -15,7 +16,7 @@ import * as os from 'node:os';
 import * as path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import autocannon from 'autocannon';
-import { pacedLoad } from './paced-load.mjs';
+import { pacedLoadInOwnProcess } from './paced-load.mjs';
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 10);
@@ -109,7 +110,7 @@ const measureWithCpu = async (pid, opts) => {
 
 /** p50/p99 at half the rate a target reached, paced evenly. */
 const halfRate = async (name, opts, rps) => {
-  const half = await pacedLoad(opts, { rate: Math.max(1, Math.floor(rps / 2)), connections: CONNECTIONS, seconds: SECONDS });
+  const half = await pacedLoadInOwnProcess(opts, { rate: Math.max(1, Math.floor(rps / 2)), connections: CONNECTIONS, seconds: SECONDS });
   if (half.non2xx > 0) console.log(`  (${name} at half rate: ${half.non2xx} non-2xx)`);
   return `${ms(half.p50)} / ${ms(half.p99)}`;
 };

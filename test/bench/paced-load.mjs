@@ -9,7 +9,9 @@
 // when a connection was free: a request that waits for a connection counts its wait (coordinated
 // omission, as wrk2 measures it), and only the timer's granularity (requests leave in bursts of up to
 // a millisecond's worth, a slightly harsher load than a perfectly even one) is not counted.
+import { fork } from 'node:child_process';
 import * as net from 'node:net';
+import { fileURLToPath } from 'node:url';
 
 const HEADER_END = Buffer.from('\r\n\r\n');
 
@@ -124,3 +126,29 @@ export const pacedLoad = async ({ url, method = 'GET', headers = {}, body }, { r
   const at = (q) => (sorted.length === 0 ? NaN : sorted[Math.min(sorted.length - 1, Math.floor(q * sorted.length))]);
   return { sent, answered, non2xx, p50: at(0.5), p99: at(0.99), max: at(1) };
 };
+
+/**
+ * pacedLoad in a Node process of its own, started for this run: what it measures is then the server's
+ * latency and the machine's, not the garbage the calling process has gathered (a bench that has run
+ * many autocannon rounds collects its old generation every second or so, and each pause of its event
+ * loop delays the answers it reads, counted as latency).
+ */
+export const pacedLoadInOwnProcess = (target, options) =>
+  new Promise((resolve, reject) => {
+    const child = fork(fileURLToPath(import.meta.url), [], { stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
+    let result;
+    child.once('message', (m) => (result = m));
+    child.once('error', reject);
+    child.once('exit', (code) => (code === 0 && result && !result.error ? resolve(result) : reject(new Error(`paced load: ${result?.error ?? `its process exited with ${code}`}`))));
+    child.send({ target, options });
+  });
+
+// Run as a child of pacedLoadInOwnProcess: one run, its figures sent back.
+if (process.send && process.argv[1] === fileURLToPath(import.meta.url)) {
+  process.once('message', ({ target, options }) =>
+    pacedLoad(target, options).then(
+      (r) => process.send(r, () => process.disconnect()),
+      (e) => process.send({ error: String(e?.stack ?? e) }, () => process.disconnect()),
+    ),
+  );
+}
