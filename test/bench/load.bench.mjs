@@ -115,7 +115,37 @@ const halfRate = async (name, opts, rps) => {
   return `${ms(half.p50)} / ${ms(half.p99)}`;
 };
 
+/**
+ * What the disk under the data directory takes to make an append durable: fdatasync (what SQLite calls
+ * to commit its log under synchronous=FULL on Linux) after each of 2,000 appends of 4 KiB, in ms. A
+ * write's answer waits for its commit's fsync, and for the one before it when it came in during one:
+ * the floor under the write rows' tails.
+ */
+const diskSync = () => {
+  const file = path.join(dataDir, 'fsync-probe');
+  const fd = fs.openSync(file, 'w');
+  const page = Buffer.alloc(4096, 1);
+  const took = new Float64Array(2000);
+  try {
+    for (let i = 0; i < took.length; i++) {
+      fs.writeSync(fd, page);
+      const t0 = performance.now();
+      fs.fdatasyncSync(fd);
+      took[i] = performance.now() - t0;
+    }
+  } finally {
+    fs.closeSync(fd);
+    fs.rmSync(file);
+  }
+  took.sort();
+  return { p50: took[took.length >> 1], p99: took[Math.floor(took.length * 0.99)], max: took[took.length - 1] };
+};
+
 console.log(`Tracelight load benchmark — node ${process.version}, ${os.cpus().length} × ${os.cpus()[0]?.model ?? 'cpu'}, SQLite synchronous=FULL, ${CONNECTIONS} connections, ${SECONDS} s each`);
+{
+  const d = diskSync();
+  console.log(`disk under the data directory: fdatasync after a 4 KiB append, p50 ${ms(d.p50)} / p99 ${ms(d.p99)} / max ${ms(d.max)} ms (2,000 in a row)`);
+}
 console.log('operation'.padEnd(34), 'req/s'.padStart(10), 'p50 ms'.padStart(8), 'p99 ms'.padStart(8), 'CPU µs/req'.padStart(11), 'bare beside'.padStart(12), 'vs bare'.padStart(9), '  at half rate, paced: p50 / p99 ms');
 {
   const { full, cpuPerRequest } = await measureWithCpu(bare.child.pid, bareTarget);
