@@ -23,13 +23,14 @@ import {
   SCORER_TYPES,
   ScorerDefaultsCodec,
   ScorerDisplayCodec,
+  IsoDateText,
   scorerVersionCodec,
   USER_ROLES,
   versionKind,
 } from '@tracelight/domain';
 import * as t from 'io-ts';
 import { parsedJson, withoutDbRefs } from './json-text';
-import { BsonDate, CorruptDocument, IsoDate, brandedString, decodeOrThrow, fromDoc, nullable, nullWhenMissing, oneOf } from './run';
+import { BsonDate, CorruptDocument, brandedString, decodeOrThrow, fromDoc, nullable, nullWhenMissing, oneOf } from './run';
 
 const stamps = { createdAt: BsonDate, updatedAt: BsonDate };
 
@@ -126,7 +127,7 @@ export const scorerFromDoc = fromDoc<Scorer>(
 /** A version as written before its JSON form (migration 11): its fields as BSON, dates as BSON dates. */
 const versionFieldsCodec = scorerVersionCodec(BsonDate);
 /** A version's JSON text: dates as ISO text, as SQLite's scorer_versions.body holds them. */
-const versionJsonCodec = scorerVersionCodec(IsoDate);
+const versionJsonCodec = scorerVersionCodec(IsoDateText);
 
 /**
  * A scorer version's document: its JSON text (`body`, what SQLite's scorer_versions.body holds), beside

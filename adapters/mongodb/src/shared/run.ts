@@ -84,18 +84,6 @@ export const BsonDate = new t.Type<Date, Date, unknown>(
   (d) => d,
 );
 
-/** A date as JSON text holds it (ISO 8601), in documents that keep the client's JSON as text. */
-export const IsoDate = new t.Type<Date, string, unknown>(
-  'IsoDate',
-  (u): u is Date => u instanceof Date,
-  (u, c) => {
-    if (typeof u !== 'string') return t.failure(u, c);
-    const d = new Date(u);
-    return Number.isNaN(d.getTime()) ? t.failure(u, c) : t.success(d);
-  },
-  (d) => d.toISOString(),
-);
-
 export const decodeOrThrow = <A>(codec: t.Decoder<unknown, A>, value: unknown): A => {
   const r = codec.decode(value);
   if (E.isLeft(r)) throw new CorruptDocument(PathReporter.report(r).join('; '));

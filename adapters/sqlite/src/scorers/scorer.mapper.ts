@@ -10,10 +10,11 @@ import {
   SCORER_TYPES,
   ScorerDefaultsCodec,
   ScorerDisplayCodec,
+  IsoDateText,
   scorerVersionCodec,
 } from '@tracelight/domain';
 import * as t from 'io-ts';
-import { IdString, IsoDate, MemoJsonText, MsDate, decodeOrThrow, nullable, row } from '../shared/row-codecs';
+import { IdString, MemoJsonText, MsDate, decodeOrThrow, nullable, row } from '../shared/row-codecs';
 
 
 const ScorerRow = row({
@@ -58,7 +59,7 @@ export const scorerToRow = (s: Scorer) => ({
   updated_at: s.updatedAt.getTime(),
 });
 
-export const ScorerVersionJson = scorerVersionCodec(IsoDate);
+export const ScorerVersionJson = scorerVersionCodec(IsoDateText);
 
 // Versions never change once written: the same row is decoded once.
 const VersionRow = row({ body: MemoJsonText(ScorerVersionJson, { name: 'scorer_versions' }) });

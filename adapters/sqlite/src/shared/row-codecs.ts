@@ -12,18 +12,6 @@ export const MsDate = new t.Type<Date, number, unknown>(
   (d) => d.getTime(),
 );
 
-/** ISO string (inside JSON columns) ⇄ Date. */
-export const IsoDate = new t.Type<Date, string, unknown>(
-  'IsoDate',
-  (u): u is Date => u instanceof Date,
-  (u, c) => {
-    if (typeof u !== 'string') return t.failure(u, c);
-    const d = new Date(u);
-    return Number.isNaN(d.getTime()) ? t.failure(u, c) : t.success(d);
-  },
-  (d) => d.toISOString(),
-);
-
 export const SqlBool = new t.Type<boolean, number, unknown>(
   'SqlBool',
   (u): u is boolean => typeof u === 'boolean',

@@ -27,6 +27,18 @@ export const ScorerDisplayCodec: t.Type<ScorerDisplay, unknown, unknown> = t.exa
   t.partial({ label: t.string, groupLabel: t.string, dataUnit: t.string, threshold: ColumnThresholdCodec }),
 ) as unknown as t.Type<ScorerDisplay, unknown, unknown>;
 
+/** A date as JSON text holds it (ISO 8601): for stores that keep a version as its JSON text (both engines do). */
+export const IsoDateText = new t.Type<Date, string, unknown>(
+  'IsoDateText',
+  (u): u is Date => u instanceof Date,
+  (u, c) => {
+    if (typeof u !== 'string') return t.failure(u, c);
+    const d = new Date(u);
+    return Number.isNaN(d.getTime()) ? t.failure(u, c) : t.success(d);
+  },
+  (d) => d.toISOString(),
+);
+
 export const scorerVersionCodec = (date: t.Type<Date, any, unknown>): t.Type<ScorerVersion, any, unknown> => {
   const stamps = { createdAt: date, updatedAt: date, createdBy: brandedString<UserId>() };
   const chainPollTemplate = t.type({
