@@ -1,4 +1,4 @@
-// Cutting text to a length without breaking a character.
+// Cutting text to a length without breaking a character, and finding text that holds half of one.
 
 /**
  * The first `max` UTF-16 code units of `text` (all of it when shorter), one fewer when the last would
@@ -11,3 +11,12 @@ export const prefixOf = (text: string, max: number): string => {
   const last = text.charCodeAt(end - 1);
   return text.slice(0, last >= 0xd800 && last <= 0xdbff ? end - 1 : end);
 };
+
+/**
+ * Whether `text` holds half of a surrogate pair with no other half (an emoji cut in two): text that
+ * cannot be stored as UTF-8 as it is (it comes back as U+FFFD), which the record API, OTLP and the
+ * MongoDB adapter each look for. String.prototype.isWellFormed (Node 20; ES2024, beyond this build's
+ * lib) answers at once for a string of one-byte characters and scans any other several times as fast
+ * as /\p{Cs}/u.
+ */
+export const holdsLoneSurrogate = (text: string): boolean => !(text as unknown as { isWellFormed(): boolean }).isWellFormed();

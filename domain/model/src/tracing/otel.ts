@@ -7,7 +7,7 @@ import type { SpanType } from '../columns/column';
 import { type DomainError, invalid } from '../shared/errors';
 import type { ProjectId, RunId } from '../shared/ids';
 import { MAX_JSON_DEPTH, nestsDeeperThan } from '../shared/json-depth';
-import { prefixOf } from '../shared/text';
+import { holdsLoneSurrogate, prefixOf } from '../shared/text';
 import type { Json, LogRecord, TypedAttributes } from './log-record';
 
 export type OtelValue = string | number | boolean | null | ReadonlyArray<OtelValue> | { readonly [k: string]: OtelValue };
@@ -288,9 +288,6 @@ export const distinctOtelRecordIds = (spans: ReadonlyArray<OtelSpan>): E.Either<
   return E.right(spans);
 };
 
-/** Half of a surrogate pair with no other half (with the `u` flag, a whole pair is one code point, not Cs). */
-const LONE_SURROGATE = /\p{Cs}/u;
-
 /**
  * The spans, when no text their records store as text (a record's name, its error message, its model,
  * finish reason and tool call id, which are columns filters compare) holds half of a surrogate pair;
@@ -309,7 +306,7 @@ export const storableOtelText = (spans: ReadonlyArray<OtelSpan>): E.Either<Domai
       ['finish reason', OTEL_FIELDS.finishReason(a)],
       ['tool call id', OTEL_FIELDS.toolCallId(a)],
     ];
-    const cut = fields.find(([, text]) => typeof text === 'string' && LONE_SURROGATE.test(text));
+    const cut = fields.find(([, text]) => typeof text === 'string' && holdsLoneSurrogate(text));
     if (cut) return E.left(invalid([], `span ${s.spanId} of trace ${s.traceId}: its ${cut[0]} holds half of a surrogate pair, which cannot be stored as text`));
   }
   return E.right(spans);

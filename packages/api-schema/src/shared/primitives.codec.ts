@@ -1,6 +1,7 @@
 // Primitive codecs of the wire format. Each failure carries a pydantic-style error type and sentence
 // (see `fail` in validation-error.ts: the failure message is the JSON of {type, msg, ctx}).
 import * as E from 'fp-ts/Either';
+import { holdsLoneSurrogate } from '@tracelight/domain';
 import * as t from 'io-ts';
 import { describeCodec, type JsonSchema } from './json-schema';
 import { type FailureInfo, MAX_DECODE_ERRORS, fail, valueErrorInfo } from './validation-error';
@@ -283,8 +284,6 @@ export const NonEmptyString = Str({ min: 1, name: 'NonEmptyString' });
  */
 export const Name = Str({ min: 1, max: 255, pattern: /^[^\p{Cc}\p{Cs}\u2028\u2029]*$/u, name: 'Name' });
 
-/** Half of a surrogate pair with no other half (with the `u` flag, a whole pair is one code point, not Cs). */
-const LONE_SURROGATE = /\p{Cs}/u;
 const STRING_UNICODE: FailureInfo = {
   type: 'string_unicode',
   msg: 'Input should be a valid string, unable to parse raw data as a unicode string: it holds half of a surrogate pair',
@@ -302,8 +301,8 @@ export const Utf8Str = (opts: StrOptions = {}) => {
   const str = Str(opts);
   return describeCodec(new t.Type<string, string, unknown>(
     opts.name ?? 'Utf8Text',
-    (u): u is string => str.is(u) && !LONE_SURROGATE.test(u),
-    (u, c) => (typeof u === 'string' && LONE_SURROGATE.test(u) ? fail(u, c, STRING_UNICODE) : str.validate(u, c)),
+    (u): u is string => str.is(u) && !holdsLoneSurrogate(u),
+    (u, c) => (typeof u === 'string' && holdsLoneSurrogate(u) ? fail(u, c, STRING_UNICODE) : str.validate(u, c)),
     t.identity,
   ), (toSchema) => toSchema(str));
 };
@@ -439,7 +438,7 @@ export const HttpUrl = describeCodec(new t.Type<string, string, unknown>(
     if (/[\u0000-\u0020\u007f]/.test(u)) return urlParsing(u, c, 'invalid character: spaces and control characters are not part of a URL (write a space as %20)');
     // Half of a surrogate pair is percent-encoded as U+FFFD's bytes by the parser (another URL than the
     // one stored), and stored as UTF-8 it would come back changed.
-    if (LONE_SURROGATE.test(u)) return urlParsing(u, c, 'invalid character: half of a surrogate pair (an emoji cut in two) is not part of a URL');
+    if (holdsLoneSurrogate(u)) return urlParsing(u, c, 'invalid character: half of a surrogate pair (an emoji cut in two) is not part of a URL');
     if (u.length > URL_MAX)
       return fail(u, c, { type: 'url_too_long', msg: `URL should have at most ${URL_MAX} characters`, ctx: { max_length: URL_MAX } });
     let url: URL;
