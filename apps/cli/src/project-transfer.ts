@@ -22,7 +22,7 @@ import {
   presentColumnsOfAll,
   RUN_KINDS,
 } from '@tracelight/domain';
-import { Name, Rec, Utf8Text, reportValidationErrors } from '@tracelight/api-schema';
+import { JsonOrUtf8Text, Name, Rec, Utf8Text, reportValidationErrors } from '@tracelight/api-schema';
 import type { RecordPosition, Repositories, Result } from '@tracelight/ports';
 import * as E from 'fp-ts/Either';
 import * as O from 'fp-ts/Option';
@@ -148,13 +148,6 @@ const InsightsC = t.type({
   insights: t.type({ logstream: t.type({ enabled: t.boolean, startTime: orNull(DateText) }) }),
   updatedAt: DateText,
 });
-/** A typed attribute's value: a number, or text held as the API holds it (Utf8Text). */
-const AttributeValue = new t.Type<unknown, unknown, unknown>(
-  'AttributeValue',
-  (u): u is unknown => typeof u !== 'string' || Utf8Text.is(u),
-  (u, c) => (typeof u === 'string' ? Utf8Text.validate(u, c) : t.success(u)),
-  t.identity,
-);
 // What the API stores as text, or as a column's values that filters compare (ids, name, messages,
 // tags, typed attributes, metric names), holds no half of a surrogate pair (Utf8Text), as the API
 // refuses it: an engine stores such text as UTF-8, and it would come back changed. Inputs, outputs and
@@ -186,7 +179,7 @@ const RecordC = t.intersection([t.type({
   stepNumber: orNull(t.number),
   progressMessage: orNull(Utf8Text),
   errorMessage: orNull(Utf8Text),
-  attributes: t.record(t.string, AttributeValue),
+  attributes: t.record(t.string, JsonOrUtf8Text),
 }), t.partial({ otelRootKey: t.string })]);
 const HeaderLine = t.type({ format: t.union([t.literal(FORMAT), t.literal(FORMAT_V2)]), project: ProjectC });
 const RunLine = t.type({ run: RunC, insights: orNull(InsightsC) });

@@ -314,6 +314,17 @@ export const Utf8Str = (opts: StrOptions = {}) => {
  */
 export const Utf8Text = Utf8Str({ name: 'Utf8Text' });
 
+/**
+ * Any value, kept as JSON text (escaped, so any string inside it comes back as sent), but a string that
+ * is the value itself, stored and searched as text, is Utf8Text: a record's `tools`, a typed attribute.
+ */
+export const JsonOrUtf8Text = describeCodec(new t.Type<unknown, unknown, unknown>(
+  'JsonOrUtf8Text',
+  (u): u is unknown => typeof u !== 'string' || Utf8Text.is(u),
+  (u, c) => (typeof u === 'string' ? Utf8Text.validate(u, c) : t.success(u)),
+  t.identity,
+), {});
+
 /** A string query parameter (the last one when repeated). */
 export const StrQuery = describeCodec(new t.Type<string, string, unknown>(
   'StrQuery',

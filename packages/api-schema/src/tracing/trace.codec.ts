@@ -2,7 +2,7 @@
 // ToolSpan, RetrieverSpan, WorkflowSpan, AgentSpan and LogRecordsSearchRequest models).
 import { AGENT_TYPES, CHECK_STAGES, CONTROL_TARGETS, NODE_TYPES, SPAN_TYPES } from '@tracelight/domain';
 import * as t from 'io-ts';
-import { Arr, Bool, DateTimeOut, DateTimeWithOffset, Enum, Int, IntegerOut, List, Nullable, Obj, OneOrList, Rec, Utf8Str, Utf8Text, UuidOut, UuidString } from '../shared/primitives.codec';
+import { Arr, Bool, DateTimeOut, DateTimeWithOffset, Enum, Int, IntegerOut, JsonOrUtf8Text, List, Nullable, Obj, OneOrList, Rec, Utf8Str, Utf8Text, UuidOut, UuidString } from '../shared/primitives.codec';
 import { describeCodec } from '../shared/json-schema';
 import { fail, valueErrorInfo } from '../shared/validation-error';
 
@@ -27,17 +27,6 @@ const NumberOrNull = describeCodec(new t.Type<number | null, number | null, unkn
   (u, c) => (u === null || (typeof u === 'number' && Number.isFinite(u)) ? t.success(u) : fail(u, c, { type: 'float_type', msg: 'Input should be a valid number' })),
   t.identity,
 ), { type: ['number', 'null'] });
-
-/**
- * The tools offered to a model: any JSON, kept as its JSON text (escaped); a string is that text itself,
- * stored and searched as text, so it is Utf8Text.
- */
-const ToolsValue = describeCodec(new t.Type<unknown, unknown, unknown>(
-  'ToolsValue',
-  (u): u is unknown => typeof u !== 'string' || Utf8Text.is(u),
-  (u, c) => (typeof u === 'string' ? Utf8Text.validate(u, c) : t.success(u)),
-  t.identity,
-), {});
 
 /**
  * Text a record stores as text or as a column's values, which filters compare and the catalogue lists,
@@ -68,7 +57,8 @@ const nodeFields = {
   model: Nullable(Utf8Text),
   temperature: Nullable(t.number),
   finish_reason: Nullable(Utf8Text),
-  tools: ToolsValue,
+  // The tools offered to a model: any JSON; a string is that text itself.
+  tools: JsonOrUtf8Text,
   tool_call_id: Nullable(Utf8Text),
   agent_type: Nullable(Enum(AGENT_TYPES, 'AgentType')),
   control_id: Nullable(Int()),
