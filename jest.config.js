@@ -6,6 +6,7 @@ const packages = {
   '@tracelight/ports': 'ports',
   '@tracelight/api-schema': 'packages/api-schema',
   '@tracelight/config': 'packages/config',
+  '@tracelight/worker-calls': 'packages/worker-calls',
   '@tracelight/testkit': 'packages/testkit',
   '@tracelight/client': 'packages/client',
   '@tracelight/credentials': 'adapters/credentials',

@@ -14,6 +14,8 @@ const ALLOWED: Record<string, ReadonlyArray<string>> = {
   'packages/api-schema': ['@tracelight/domain', 'fp-ts', 'io-ts'],
   // Read by both apps: it must not pull an adapter (or its driver) into either.
   'packages/config': ['fp-ts'],
+  // Used by an adapter and an app: it imports nothing.
+  'packages/worker-calls': [],
 };
 
 /** No app imports another app, and nothing else imports an app; no adapter may import another adapter. */

@@ -165,6 +165,26 @@ describe('SqliteStorage with a writer thread', () => {
     expect(await right(repos.projects.insert(aProject(owner.id, { name: 'after-the-restart' })))).toMatchObject({ name: 'after-the-restart' });
   });
 
+  it('answers each of many writes in flight together with its own outcome, before and after the writer thread is started again (call ids are given out again)', async () => {
+    const repos = s.repositories;
+    const owner = await right(repos.users.insert(aUser()));
+    const insertMany = (prefix: string) =>
+      Promise.all(Array.from({ length: 60 }, (_, i) => repos.projects.insert(aProject(owner.id, { name: `${prefix}-${i}` }))()));
+    const names = (outcomes: ReadonlyArray<{ _tag: string }>) => outcomes.map((o) => (o._tag === 'Right' ? (o as { right: { name: string } }).right.name : o._tag));
+    expect(names(await insertMany('before'))).toEqual(Array.from({ length: 60 }, (_, i) => `before-${i}`));
+    const worker = (s as unknown as { opened: { writer: { worker: { terminate(): Promise<number> } } } }).opened.writer.worker;
+    // Asked in the same turn as the thread's end: not yet sent to it when it dies.
+    const unsent = repos.projects.insert(aProject(owner.id, { name: 'never-sent' }))();
+    await worker.terminate();
+    const lost = await unsent;
+    expect(lost._tag === 'Left' && lost.left._tag).toBe('Unavailable');
+    for (let i = 0; i < 500 && (await s.ping()())._tag === 'Left'; i++) await new Promise((r) => setTimeout(r, 10));
+    expect(names(await insertMany('after'))).toEqual(Array.from({ length: 60 }, (_, i) => `after-${i}`));
+    const all = await right(repos.projects.listByOwner(owner.id, {}));
+    expect(all.map((p) => p.name)).not.toContain('never-sent');
+    expect(all).toHaveLength(120);
+  });
+
   it('keeps trying to start the writer thread again while it cannot, saying why, and writes once it can', async () => {
     const repos = s.repositories;
     const owner = await right(repos.users.insert(aUser()));

@@ -2,6 +2,7 @@
 // copied) to the least busy worker and answers with its reply. A worker that dies fails only the
 // requests it held (503, their outcome unknown) and is started again.
 import type { OffloadedReply, OffloadedRequest, RouteOffload, StorageTiming } from '@tracelight/http-koa';
+import { PendingCalls } from '@tracelight/worker-calls';
 import * as path from 'node:path';
 import { Worker } from 'node:worker_threads';
 import type { ServerConfig } from './config';
@@ -46,7 +47,8 @@ interface Slot {
   worker: Worker;
   /** Started and not exited: only such a worker is given requests. */
   live: boolean;
-  readonly pending: Map<number, (reply: OffloadedReply) => void>;
+  /** Requests sent to the worker and not yet answered (not a Map: see PendingCalls). */
+  readonly pending: PendingCalls<(reply: OffloadedReply) => void>;
 }
 
 export interface OffloadPoolOptions {
@@ -64,7 +66,6 @@ export interface OffloadPoolOptions {
 
 export class OffloadPool implements RouteOffload {
   private readonly slots: Slot[] = [];
-  private nextId = 1;
   private closing = false;
   private readonly restarts = new Set<NodeJS.Timeout>();
   /** The bytes of the bodies the workers hold, waiting or in hand. */
@@ -103,14 +104,13 @@ export class OffloadPool implements RouteOffload {
     if (!slot) return Promise.resolve(noWorker);
     const bytes = request.body.byteLength;
     if (this.queuedBytes > 0 && this.queuedBytes + bytes > this.options.maxQueueBytes) return Promise.resolve(queueFull);
-    const id = this.nextId++;
     this.queuedBytes += bytes;
     return new Promise((resolve) => {
       const answer = (reply: OffloadedReply) => {
         this.queuedBytes -= bytes;
         resolve(reply);
       };
-      slot.pending.set(id, answer);
+      const id = slot.pending.add(answer);
       // Transferred, not copied; but a small Buffer may sit in Node's shared pool, never to be detached.
       const own = request.body.byteOffset === 0 && request.body.byteLength === request.body.buffer.byteLength;
       const body = own ? request.body : new Uint8Array(request.body);
@@ -139,7 +139,7 @@ export class OffloadPool implements RouteOffload {
   /** Starts a worker for `replacing`'s place (or a new place); resolves once it is ready. */
   private spawn(replacing?: Slot): Promise<void> {
     const worker = new Worker(this.script, { workerData: this.config });
-    const slot: Slot = replacing ?? { worker, live: false, pending: new Map() };
+    const slot: Slot = replacing ?? { worker, live: false, pending: new PendingCalls() };
     slot.worker = worker;
     return new Promise<void>((resolve, reject) => {
       let ready = false;
@@ -157,8 +157,7 @@ export class OffloadPool implements RouteOffload {
         } else if (m.type === 'storage-timing') {
           this.options.onStorageTiming?.(m.timing);
         } else {
-          slot.pending.get(m.id)?.(m.reply);
-          slot.pending.delete(m.id);
+          slot.pending.take(m.id)?.(m.reply);
         }
       });
       worker.on('error', (e) => {
@@ -166,8 +165,7 @@ export class OffloadPool implements RouteOffload {
       });
       worker.on('exit', (code) => {
         slot.live = false;
-        for (const answer of slot.pending.values()) answer(unknownOutcome);
-        slot.pending.clear();
+        for (const answer of slot.pending.takeAll()) answer(unknownOutcome);
         if (!ready) return reject(new Error(`offload worker exited with code ${code} before it was ready`));
         if (!this.closing) this.restart(slot, RESTART_FIRST_MS);
       });

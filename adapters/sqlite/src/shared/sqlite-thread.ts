@@ -4,6 +4,7 @@
 // the calls that were in flight), trying again with growing waits for as long as it cannot start.
 import { type DomainError, invalid, unavailable } from '@tracelight/domain';
 import { NoRoomToStart } from '@tracelight/ports';
+import { PendingCalls } from '@tracelight/worker-calls';
 import * as E from 'fp-ts/Either';
 import * as path from 'node:path';
 import { Worker } from 'node:worker_threads';
@@ -26,8 +27,8 @@ const RESTART_LAST_WAIT_MS = 30_000;
 
 export class SqliteThread {
   private worker: Worker | undefined;
-  private readonly pending = new Map<number, (outcome: WriteOutcome) => void>();
-  private nextId = 1;
+  /** Calls sent and not yet settled (not a Map: see PendingCalls). */
+  private readonly pending = new PendingCalls<(outcome: WriteOutcome) => void>();
   /** Writes requested during this turn of the event loop, sent together at its end. */
   private outbox: WriteRequest[] = [];
   private closing = false;
@@ -80,9 +81,8 @@ export class SqliteThread {
     if (!this.worker || this.closing) return Promise.resolve(E.left(unavailable('storage is closed')));
     const refused = this.guard?.();
     if (refused !== undefined) return Promise.resolve(E.left(unavailable(refused)));
-    const id = this.nextId++;
     return new Promise((resolve) => {
-      this.pending.set(id, resolve as (o: WriteOutcome) => void);
+      const id = this.pending.add(resolve as (o: WriteOutcome) => void);
       // One message per turn, not per write: every message wakes the writer thread and costs both
       // threads far more than its bytes.
       if (this.outbox.length === 0) setImmediate(() => this.send());
@@ -115,8 +115,7 @@ export class SqliteThread {
   }
 
   private settle(id: number, outcome: WriteOutcome): void {
-    this.pending.get(id)?.(outcome);
-    this.pending.delete(id);
+    this.pending.take(id)?.(outcome);
   }
 
   /** Lets queued calls finish, then closes the thread's connection and ends the thread. */
@@ -158,9 +157,11 @@ export class SqliteThread {
       worker.on('exit', (code) => {
         this.worker = undefined;
         // Writes in flight when the thread died may or may not have committed: say so, never guess.
-        for (const resolvePending of this.pending.values())
+        for (const resolvePending of this.pending.takeAll())
           resolvePending(E.left(unavailable(`${this.role.name} stopped; the outcome of this call is unknown`)));
-        this.pending.clear();
+        // Those not sent yet are among them, answered so already: never sent now (to a thread started
+        // again meanwhile), and their ids, given out again, cannot meet an answer meant for another.
+        this.outbox = [];
         if (!ready) return reject(new Error(`${this.role.name} exited with code ${code} before it was ready`));
         if (!this.closing) this.restart(RESTART_FIRST_WAIT_MS, 0);
       });
