@@ -170,7 +170,7 @@ describe('SqliteStorage with a writer thread', () => {
     const owner = await right(repos.users.insert(aUser()));
     const insertMany = (prefix: string) =>
       Promise.all(Array.from({ length: 60 }, (_, i) => repos.projects.insert(aProject(owner.id, { name: `${prefix}-${i}` }))()));
-    const names = (outcomes: ReadonlyArray<{ _tag: string }>) => outcomes.map((o) => (o._tag === 'Right' ? (o as { right: { name: string } }).right.name : o._tag));
+    const names = (outcomes: ReadonlyArray<{ _tag: 'Left' } | { _tag: 'Right'; right: { name: string } }>) => outcomes.map((o) => (o._tag === 'Right' ? o.right.name : o._tag));
     expect(names(await insertMany('before'))).toEqual(Array.from({ length: 60 }, (_, i) => `before-${i}`));
     const worker = (s as unknown as { opened: { writer: { worker: { terminate(): Promise<number> } } } }).opened.writer.worker;
     // Asked in the same turn as the thread's end: not yet sent to it when it dies.
