@@ -19,13 +19,11 @@ export class PendingCalls<T extends object> {
   private held: Array<T | undefined> = [];
   /** Ids whose calls have been answered, to be given out again (last answered, first given). */
   private free: number[] = [];
-  private count = 0;
 
   /** Keeps `waiting` until the call's answer comes; returns the call's id. */
   add(waiting: T): number {
     const id = this.free.pop() ?? this.held.length;
     this.held[id] = waiting;
-    this.count++;
     return id;
   }
 
@@ -39,7 +37,6 @@ export class PendingCalls<T extends object> {
     if (waiting === undefined) return undefined;
     this.held[id] = undefined;
     this.free.push(id);
-    this.count--;
     return waiting;
   }
 
@@ -48,12 +45,11 @@ export class PendingCalls<T extends object> {
     const all = this.held.filter((w): w is T => w !== undefined);
     this.held = [];
     this.free = [];
-    this.count = 0;
     return all;
   }
 
-  /** How many calls are waiting for their answer. */
+  /** How many calls are waiting for their answer: every id given out is either waiting or free. */
   get size(): number {
-    return this.count;
+    return this.held.length - this.free.length;
   }
 }
