@@ -46,12 +46,20 @@ const e2eDatabase = (): Record<string, string> => {
 
 const MAIN = path.resolve(__dirname, '../../apps/server/dist/main.js');
 
-/** `main`: another build of the server to start (a production bundle); this checkout's by default. */
-export const startServer = async (env: Record<string, string> = {}, dataDir?: string, main = MAIN): Promise<RunningServer> => {
+/**
+ * `main`: another build of the server to start (a production bundle); this checkout's by default.
+ * `nodeFlags`: flags for Node and V8, before the script (`--trace-…`).
+ */
+export const startServer = async (
+  env: Record<string, string> = {},
+  dataDir?: string,
+  main = MAIN,
+  nodeFlags: readonly string[] = [],
+): Promise<RunningServer> => {
   if (!fs.existsSync(main)) throw new Error(`${main} is missing: run \`pnpm build\` first (the test scripts do)`);
   const dir = dataDir ?? env['TRACELIGHT_DATA_DIR'] ?? fs.mkdtempSync(path.join(os.tmpdir(), 'tracelight-e2e-'));
   const storageEnv: Record<string, string> = { TRACELIGHT_DATA_DIR: dir, ...e2eDatabase(), ...env };
-  const child: ChildProcess = spawn(process.execPath, [main], {
+  const child: ChildProcess = spawn(process.execPath, [...nodeFlags, main], {
     env: {
       PATH: process.env['PATH'] ?? '',
       TRACELIGHT_HOST: '127.0.0.1',

@@ -86,6 +86,7 @@ export const CONFIG_VARIABLES: ReadonlyArray<readonly [name: string, defaultValu
   ['TRACELIGHT_OFFLOAD_QUEUE_BYTES', '`128mb`', 'The most bytes of bodies the offload workers may hold together, waiting or being handled (at least one body is always taken). A request that would go past it is answered 503 with `Retry-After: 1` at once, its body dropped: without a bound, bodies sent faster than the workers handle them would all be held, up to `TRACELIGHT_BODY_LIMIT` on every connection. `tracelight_held_entries` / `tracelight_held_size{structure="offload_queue"}` show what they hold.'],
   ['TRACELIGHT_OFFLOAD_MIN_BYTES', '`1048576`', 'Ingest bodies and OTLP exports this large or larger go to an offload worker: by their `Content-Length` when they are sent as they are, once read and inflated when compressed or chunked (JSON or protobuf alike).'],
   ['TRACELIGHT_LOG_BUFFER', '`16mb`', 'The most bytes of log lines waiting to be written, to stdout and to stderr each (at least `64kb`). Lines are written asynchronously; when whatever reads the server\'s output stops reading (a log shipper that hangs, a full pipe) or its writes fail (the disk of a log file full: `ENOSPC`, `EDQUOT`, `EFBIG`, `EIO`…), lines past this are dropped rather than held, and requests are answered as ever. Dropped lines (the offload workers\' included: each writes through bounded destinations of its own) are counted in `tracelight_log_dropped_lines_total{stream}`, and once the stream is written again one `warn` line says how many were dropped (`dropped_lines`).'],
+  ['TRACELIGHT_V8_PRETENURING', '`false`', 'Whether V8 may allocate the objects made at a place in the code straight into its old generation once most of them have outlived a young collection (allocation-site pretenuring, on in plain Node). Off here: under load a burst or a lull was enough for V8 to pretenure objects Node\'s HTTP layer makes for each request; each of them, dead but in the old generation, then kept what it pointed to alive through young collections until a full one, and the writes\' p99 at half load was several times what it is without (README, Load). `true` leaves V8 its default. It is process-wide: the writer, search and offload threads follow it too.'],
 ];
 
 /** The smallest body limit: a sign-in's body fits, with room. */
@@ -120,6 +121,9 @@ export const loadConfig = (env: Env): E.Either<ReadonlyArray<string>, ServerConf
   const trustedProxies = trustProxy === 'false' ? 0 : trustProxy === 'true' ? 1 : /^([1-9]|1[0-6])$/.test(trustProxy) ? Number(trustProxy) : undefined;
   if (trustedProxies === undefined)
     problems.push(`TRACELIGHT_TRUST_PROXY must be true, false or a number of proxies from 1 to 16, got ${JSON.stringify(trustProxy)}`);
+  const pretenuring = env['TRACELIGHT_V8_PRETENURING'] || 'false';
+  // Applied before this runs, by ./v8-settings (imported first); checked here with everything else.
+  if (pretenuring !== 'true' && pretenuring !== 'false') problems.push(`TRACELIGHT_V8_PRETENURING must be true or false, got ${JSON.stringify(pretenuring)}`);
   const writer = env['TRACELIGHT_SQLITE_WRITER'] || 'thread';
   if (writer !== 'thread' && writer !== 'inline') problems.push(`TRACELIGHT_SQLITE_WRITER must be thread or inline, got ${JSON.stringify(writer)}`);
   const adminEmail = env['TRACELIGHT_ADMIN_EMAIL'] || undefined;

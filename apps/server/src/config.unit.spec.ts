@@ -6,7 +6,7 @@ import { CONFIG_VARIABLES, loadConfig } from './config';
 describe('the list of configuration variables', () => {
   it('is the README’s configuration table, row for row', () => {
     const readme = fs.readFileSync(path.resolve(__dirname, '../../../README.md'), 'utf8');
-    const rows = [...readme.matchAll(/^\| `(TRACELIGHT_[A-Z_]+)` \| (.*?) \| (.*) \|$/gm)].map((m) => [m[1], m[2], m[3]]);
+    const rows = [...readme.matchAll(/^\| `(TRACELIGHT_[A-Z0-9_]+)` \| (.*?) \| (.*) \|$/gm)].map((m) => [m[1], m[2], m[3]]);
     expect(rows).toEqual(CONFIG_VARIABLES.map((row) => [...row]));
   });
 
@@ -15,9 +15,9 @@ describe('the list of configuration variables', () => {
     const shared = path.resolve(__dirname, '../../../packages/config/src');
     const sources = [__dirname, shared]
       .flatMap((dir) => fs.readdirSync(dir).filter((f) => f.endsWith('.ts') && !f.endsWith('.spec.ts')).map((f) => path.join(dir, f)))
-      .map((f) => fs.readFileSync(f, 'utf8').replace(/^\s*\[?'TRACELIGHT_[A-Z_]+', '.*$/gm, ''))
+      .map((f) => fs.readFileSync(f, 'utf8').replace(/^\s*\[?'TRACELIGHT_[A-Z0-9_]+', '.*$/gm, ''))
       .join('\n');
-    const read = [...new Set(sources.match(/TRACELIGHT_[A-Z_]+/g))].sort();
+    const read = [...new Set(sources.match(/TRACELIGHT_[A-Z0-9_]+/g))].sort();
     expect(read).toEqual(CONFIG_VARIABLES.map(([name]) => name).sort());
   });
 });
@@ -106,6 +106,12 @@ describe('configuration from the environment', () => {
       expect(loadConfig({ TRACELIGHT_TRUST_PROXY: bad })).toEqual(
         E.left([`TRACELIGHT_TRUST_PROXY must be true, false or a number of proxies from 1 to 16, got ${JSON.stringify(bad)}`]),
       );
+  });
+
+  it('takes true or false for V8\'s allocation-site pretenuring, and reports anything else', () => {
+    for (const good of ['true', 'false', '']) expect(E.isRight(loadConfig({ TRACELIGHT_V8_PRETENURING: good }))).toBe(true);
+    for (const bad of ['yes', '1', 'TRUE'])
+      expect(loadConfig({ TRACELIGHT_V8_PRETENURING: bad })).toEqual(E.left([`TRACELIGHT_V8_PRETENURING must be true or false, got ${JSON.stringify(bad)}`]));
   });
 
   it('bounds the bytes the offload workers hold: 128 MB unless told', () => {

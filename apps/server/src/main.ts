@@ -1,4 +1,6 @@
 // Starts the Tracelight server: decode configuration, build the container, migrate, bootstrap the admin, listen.
+// First: V8's settings hold from the first module on.
+import './v8-settings';
 import 'reflect-metadata';
 import { IdentityUseCases, ProjectUseCases, RetentionUseCases } from '@tracelight/use-cases';
 import * as E from 'fp-ts/Either';
