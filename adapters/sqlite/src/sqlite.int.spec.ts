@@ -355,28 +355,6 @@ describe('SqliteDatabase', () => {
     second.close();
   });
 
-  it('turns a new file to WAL while another process is writing it, rather than fail with "database is locked"', async () => {
-    // Another process holds the write lock of a new (rollback-journal) file for 300 ms, as a replica
-    // starting at the same moment does while it turns the file to WAL: opening here must wait for it.
-    const file = tempFile();
-    fs.mkdirSync(path.dirname(file), { recursive: true });
-    const { spawn } = await import('node:child_process');
-    const betterSqlite = require.resolve('better-sqlite3');
-    const child = spawn(process.execPath, ['-e', `
-      const db = new (require(process.argv[1]))(process.argv[2]);
-      db.exec('CREATE TABLE t (x); BEGIN IMMEDIATE; INSERT INTO t VALUES (1)');
-      process.stdout.write('locked\\n');
-      setTimeout(() => { db.exec('COMMIT'); db.close(); }, 300);
-    `, betterSqlite, file], { stdio: ['ignore', 'pipe', 'inherit'] });
-    const exited = new Promise<number | null>((resolve) => child.on('exit', resolve));
-    await new Promise<void>((resolve) => child.stdout!.once('data', () => resolve()));
-    const opened = new SqliteDatabase({ path: file });
-    expect(opened.db.pragma('journal_mode', { simple: true })).toBe('wal');
-    expect(opened.db.prepare('SELECT x FROM t').all()).toEqual([{ x: 1 }]);
-    opened.close();
-    expect(await exited).toBe(0);
-  });
-
   it('refuses to open a database newer than the code', () => {
     const file = tempFile();
     new SqliteDatabase({ path: file }).close();

@@ -63,7 +63,7 @@ export class SqliteDatabase {
   }
 
   private open(options: SqliteOptions, migrations: ReadonlyArray<Migration>): void {
-    turnToWal(this.db);
+    this.db.pragma('journal_mode = WAL');
     this.db.pragma(`synchronous = ${options.synchronous ?? 'FULL'}`);
     this.db.pragma('foreign_keys = ON');
     // What is deleted (a project, records past retention) is overwritten with zeros, not only freed: free
@@ -86,30 +86,6 @@ export class SqliteDatabase {
   }
 }
 export const SqliteDatabaseToken = Symbol.for('tracelight.SqliteDatabase');
-
-/** How long a process opening a new file goes on asking for WAL while another is turning it to WAL. */
-const TURN_TO_WAL_MS = 5_000;
-
-/**
- * `PRAGMA journal_mode = WAL`, asked again while another connection holds the lock to write. Turning a
- * new (rollback-journal) file to WAL reads its header, then writes it: a read turned into a write, which
- * SQLite refuses at once, without its busy handler (waiting could deadlock), when another connection is
- * writing. Two processes starting together on a new database both do it, and the second then failed to
- * start with "database is locked". Asked again once the first is done, the file is WAL already.
- */
-const turnToWal = (db: Database.Database): void => {
-  const until = Date.now() + TURN_TO_WAL_MS;
-  for (let waitMs = 5; ; waitMs = Math.min(waitMs * 2, 100)) {
-    try {
-      db.pragma('journal_mode = WAL');
-      return;
-    } catch (e) {
-      if (!(e instanceof Database.SqliteError && e.code === 'SQLITE_BUSY') || Date.now() >= until) throw e;
-      // Opening is synchronous (a constructor, on the thread that owns the connection): a blocking pause.
-      Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, waitMs);
-    }
-  }
-};
 
 export const migrate = (db: Database.Database, migrations: ReadonlyArray<Migration>): void => {
   db.exec(`CREATE TABLE IF NOT EXISTS schema_migrations (
