@@ -3,9 +3,10 @@ import { describeRepositoryContract, right, left, aUser, aScorer, anLlmVersion, 
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
-import { execFileSync } from 'node:child_process';
+import { execFileSync, spawn } from 'node:child_process';
+import * as readline from 'node:readline';
 import { NoRoomToStart, type RecordQuery } from '@tracelight/ports';
-import { SqliteDatabase, WAL_SIZE_LIMIT_BYTES } from './shared/sqlite-database';
+import { createInWalMode, SqliteDatabase, WAL_SIZE_LIMIT_BYTES } from './shared/sqlite-database';
 import { MIGRATIONS } from './shared/migrations';
 import { SQLITE_REPOSITORIES, SQLITE_WRITES, sqliteRepositories } from './sqlite.module';
 import { SqliteStorage } from './shared/sqlite-storage';
@@ -344,6 +345,98 @@ describe('SqliteDatabase', () => {
     db.close();
   });
 
+  it('makes a new file WAL from the moment it is at its path, 0600, with nothing left beside it', () => {
+    const file = tempFile();
+    fs.mkdirSync(path.dirname(file), { recursive: true });
+    expect(createInWalMode(file)).toBe(true);
+    const header = fs.readFileSync(file);
+    // Bytes 18 and 19 of the header: the file format's write and read versions, 2 for WAL.
+    expect([header.length, header[18], header[19], fs.statSync(file).mode & 0o777]).toEqual([4096, 2, 2, 0o600]);
+    expect(fs.readdirSync(path.dirname(file))).toEqual([path.basename(file)]);
+  });
+
+  it('leaves a file another process made first as it is, and nothing beside it', () => {
+    const file = tempFile();
+    new SqliteDatabase({ path: file }).close();
+    const before = fs.readFileSync(file);
+    expect(createInWalMode(file)).toBe(false);
+    expect(fs.readFileSync(file).equals(before)).toBe(true);
+    expect(fs.readdirSync(path.dirname(file))).toEqual([path.basename(file)]);
+  });
+
+  it('makes an empty file where the file system has no hard links, which opening turns to WAL', () => {
+    const file = tempFile();
+    fs.mkdirSync(path.dirname(file), { recursive: true });
+    const noLink = () => {
+      throw Object.assign(new Error('EPERM: operation not permitted, link'), { code: 'EPERM' });
+    };
+    expect(createInWalMode(file, noLink)).toBe(true);
+    expect([fs.statSync(file).size, fs.statSync(file).mode & 0o777, fs.readdirSync(path.dirname(file))]).toEqual([0, 0o600, [path.basename(file)]]);
+    const opened = new SqliteDatabase({ path: file });
+    expect(opened.db.pragma('journal_mode', { simple: true })).toBe('wal');
+    opened.close();
+  });
+
+  /** Node processes that each open `SqliteDatabase` on every path written to their stdin, answering a line each. */
+  const openers = (count: number) => {
+    if (!fs.existsSync(path.resolve(__dirname, '../dist/index.js'))) execFileSync('npx', ['tsc', '-b', path.resolve(__dirname, '..')]);
+    const script = `
+      const { SqliteDatabase } = require(${JSON.stringify(path.resolve(__dirname, '../dist/index.js'))});
+      require('readline').createInterface({ input: process.stdin }).on('line', (file) => {
+        try {
+          const db = new SqliteDatabase({ path: file });
+          const mode = db.db.pragma('journal_mode', { simple: true });
+          db.close();
+          console.log('opened ' + mode);
+        } catch (e) { console.log('failed: ' + e.code + ' ' + e.message); }
+      });`;
+    return Array.from({ length: count }, () => {
+      const child = spawn(process.execPath, ['-e', script], { stdio: ['pipe', 'pipe', 'inherit'] });
+      const lines = readline.createInterface({ input: child.stdout! });
+      return {
+        open: (file: string) => new Promise<string>((resolve) => { lines.once('line', resolve); child.stdin!.write(`${file}\n`); }),
+        stop: () => child.kill(),
+      };
+    });
+  };
+
+  it('opens in every one of several processes starting together on a new file (none fails with "database is locked")', async () => {
+    // Each turned the file it made or found to WAL: a read turned into a write, which SQLite refuses at
+    // once while another process writes, so one in a few dozen opens failed. Now no process sees the
+    // file in any mode but WAL.
+    const processes = openers(4);
+    try {
+      for (let round = 0; round < 20; round++) {
+        const file = tempFile();
+        const answers = await Promise.all(processes.map((p) => p.open(file)));
+        expect([round, answers]).toEqual([round, answers.map(() => 'opened wal')]);
+        expect(fs.readdirSync(path.dirname(file)).filter((f) => !/^tracelight\.db(-wal|-shm)?$/.test(f))).toEqual([]);
+      }
+    } finally {
+      for (const p of processes) p.stop();
+    }
+  });
+
+  it('turns a rollback-journal file (a backup put back) to WAL while another process writes it, rather than fail with "database is locked"', async () => {
+    // Another process holds the write lock of a rollback-journal file for 300 ms, as a replica starting
+    // at the same moment on a restored backup does while it turns the file to WAL: opening must wait.
+    const file = tempFile();
+    fs.mkdirSync(path.dirname(file), { recursive: true });
+    const child = spawn(process.execPath, ['-e', `
+      const db = new (require(process.argv[1]))(process.argv[2]);
+      db.exec('CREATE TABLE t (x); BEGIN IMMEDIATE; INSERT INTO t VALUES (1)');
+      process.stdout.write('locked\\n');
+      setTimeout(() => { db.exec('COMMIT'); db.close(); }, 300);
+    `, require.resolve('better-sqlite3'), file], { stdio: ['ignore', 'pipe', 'inherit'] });
+    const exited = new Promise<number | null>((resolve) => child.on('exit', resolve));
+    await new Promise<void>((resolve) => child.stdout!.once('data', () => resolve()));
+    const opened = new SqliteDatabase({ path: file });
+    expect(opened.db.pragma('journal_mode', { simple: true })).toBe('wal');
+    expect(opened.db.prepare('SELECT x FROM t').all()).toEqual([{ x: 1 }]);
+    opened.close();
+    expect(await exited).toBe(0);
+  });
+
   it('keeps data across reopening', async () => {
     const file = tempFile();
     const first = new SqliteDatabase({ path: file });
@@ -399,7 +492,6 @@ describe('SqliteDatabase', () => {
         await storage.close();
       })();`;
     if (!fs.existsSync(path.resolve(__dirname, '../dist/index.js'))) execFileSync('npx', ['tsc', '-b', path.resolve(__dirname, '..')]);
-    const { spawn } = await import('node:child_process');
     const runOne = (mode: 'inline' | 'thread') =>
       new Promise<number>((resolve) => spawn(process.execPath, ['-e', worker, file, version, mode], { stdio: 'inherit' }).on('exit', (c) => resolve(c ?? 1)));
     expect(await Promise.all([runOne('inline'), runOne('thread')])).toEqual([0, 0]);
@@ -419,7 +511,6 @@ describe('deleting a project', () => {
     const run = await right(repos.runs.insert(aRun(project)));
     await right(repos.logRecords.ingest(run.id, Array.from({ length: 3 }, () => aRecord(run)), []));
     db.db.exec('CREATE TABLE other_writer (x)');
-    const { spawn } = await import('node:child_process');
     // Another process (the server, when this is the admin CLI) takes the write lock, holds it a while, and
     // commits a change: a transaction of this one that had read before that commit could not write after it.
     const otherWriter = async () => {

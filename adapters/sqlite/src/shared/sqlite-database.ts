@@ -1,5 +1,6 @@
 // Opens the SQLite file in WAL mode and brings its schema up to date, one migration per transaction.
 import Database from 'better-sqlite3';
+import * as crypto from 'node:crypto';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { type Migration, MIGRATIONS } from './migrations';
@@ -49,9 +50,12 @@ export class SqliteDatabase {
     }
     if (options.path !== ':memory:') {
       fs.mkdirSync(path.dirname(path.resolve(options.path)), { recursive: true });
-      // It holds password and key hashes and sealed secrets: owner-only. SQLite gives its -wal and
-      // -shm files the database file's mode, so creating it 0600 covers them too.
-      if (!fs.existsSync(options.path)) fs.closeSync(fs.openSync(options.path, 'a', 0o600));
+      if (!fs.existsSync(options.path))
+        try {
+          createInWalMode(options.path);
+        } catch (e) {
+          throw noRoom(e, `no room to create the database ${options.path}`, 'Nothing was made');
+        }
     }
     this.db = new Database(options.path);
     try {
@@ -63,7 +67,7 @@ export class SqliteDatabase {
   }
 
   private open(options: SqliteOptions, migrations: ReadonlyArray<Migration>): void {
-    this.db.pragma('journal_mode = WAL');
+    turnToWal(this.db);
     this.db.pragma(`synchronous = ${options.synchronous ?? 'FULL'}`);
     this.db.pragma('foreign_keys = ON');
     // What is deleted (a project, records past retention) is overwritten with zeros, not only freed: free
@@ -86,6 +90,98 @@ export class SqliteDatabase {
   }
 }
 export const SqliteDatabaseToken = Symbol.for('tracelight.SqliteDatabase');
+
+/** What `link` fails with on a file system that has no hard links (some network and FAT file systems). */
+const NO_HARD_LINKS = new Set(['EPERM', 'ENOTSUP', 'EOPNOTSUPP', 'ENOSYS']);
+
+/**
+ * Makes a new, empty database file at `file`, in WAL mode from the moment it is there, unless another
+ * process makes one first; true if this call made it.
+ *
+ * Turning a rollback-journal file to WAL reads its header and then writes it: a read turned into a
+ * write, which SQLite refuses at once, without its busy handler, while another connection holds the
+ * write lock. Two replicas starting together on a new database both turned the file they had made (or
+ * found) empty to WAL, and the second could fail to start with "database is locked". So the file is
+ * built under a name of its own beside `file`, turned to WAL there, and linked to `file`: a link never
+ * replaces a file, so the first process to link wins and the others open its file, which no process
+ * ever sees in any mode but WAL. (Where the file system has no hard links, the file is made empty, as
+ * it was before, and turned to WAL when opened.)
+ *
+ * `link` is `fs.linkSync` but in a test of a file system without hard links.
+ *
+ * It holds password and key hashes and sealed secrets: created 0600. SQLite gives the -wal and -shm
+ * files the database file's mode, so that covers them too.
+ */
+export const createInWalMode = (file: string, link: (existing: string, name: string) => void = fs.linkSync): boolean => {
+  // Random, not only the pid: replicas in containers of their own share a volume and often a pid (1).
+  // Never removed by another process (it cannot tell one still building from one killed meanwhile);
+  // only a process killed in those few milliseconds leaves one, an empty database.
+  const building = path.join(path.dirname(file), `.${path.basename(file)}.${process.pid}-${crypto.randomBytes(6).toString('hex')}.new`);
+  try {
+    fs.closeSync(fs.openSync(building, 'wx', 0o600));
+    const db = new Database(building);
+    try {
+      db.pragma('journal_mode = WAL');
+    } finally {
+      db.close();
+    }
+    try {
+      link(building, file);
+    } catch (e) {
+      const code = (e as NodeJS.ErrnoException).code;
+      if (code === 'EEXIST') return false;
+      if (!NO_HARD_LINKS.has(code ?? '')) throw e;
+      // A file system without hard links: an empty file, turned to WAL when opened (`turnToWal`, which
+      // asks again while another process is doing it).
+      try {
+        fs.closeSync(fs.openSync(file, 'wx', 0o600));
+      } catch (e2) {
+        if ((e2 as NodeJS.ErrnoException).code === 'EEXIST') return false;
+        throw e2;
+      }
+    }
+    // The new name is durable before anything is written under it.
+    const dir = fs.openSync(path.dirname(path.resolve(file)), 'r');
+    try {
+      fs.fsyncSync(dir);
+    } finally {
+      fs.closeSync(dir);
+    }
+    return true;
+  } finally {
+    fs.rmSync(building, { force: true });
+  }
+};
+
+/** How long opening a rollback-journal file goes on asking for WAL while another connection writes it. */
+const TURN_TO_WAL_MS = 5_000;
+
+/**
+ * `PRAGMA journal_mode = WAL`, asked again while another connection holds the write lock. A file made
+ * by `createInWalMode` is WAL already and this changes nothing; one that is not (a backup's copy put
+ * back, which `VACUUM INTO` writes in rollback-journal mode; an empty file made by hand) is turned here,
+ * a read of its header turned into a write, which SQLite refuses at once, without its busy handler,
+ * while another process writes the file: replicas starting together on a restored copy. Asked again
+ * once that process is done, the file is WAL already.
+ *
+ * The failure is told by its code, never by `instanceof SqliteError`: better-sqlite3's native part
+ * keeps the error class of the first copy of the module loaded in the process, so in a process that
+ * loads the module more than once (Jest loads it once per test file) the check is false, and the
+ * retry it guarded never ran.
+ */
+const turnToWal = (db: Database.Database): void => {
+  const until = Date.now() + TURN_TO_WAL_MS;
+  for (let waitMs = 5; ; waitMs = Math.min(waitMs * 2, 100)) {
+    try {
+      db.pragma('journal_mode = WAL');
+      return;
+    } catch (e) {
+      if (!/^SQLITE_BUSY/.test((e as { code?: unknown }).code as string) || Date.now() >= until) throw e;
+      // Opening is synchronous (a constructor, on the thread that owns the connection): a blocking pause.
+      Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, waitMs);
+    }
+  }
+};
 
 export const migrate = (db: Database.Database, migrations: ReadonlyArray<Migration>): void => {
   db.exec(`CREATE TABLE IF NOT EXISTS schema_migrations (
