@@ -32,7 +32,16 @@ export const isStorageFull = (e: unknown): boolean =>
 export const storageFailure = (e: unknown): DomainError =>
   isStorageFull(e)
     ? storageFull(`${(e as { code: string }).code}: ${(e as Error).message}`)
-    : unavailable(e instanceof Error ? e.message : String(e));
+    : unavailable(messageOf(e));
+
+/**
+ * An error's message. Told by its shape, not `instanceof Error`: better-sqlite3 throws instances of the
+ * error class of the first copy of the module loaded in the process, which in a process that loads it
+ * more than once (Jest, once per test file) belongs to another realm, so `instanceof Error` is false
+ * and the message came out as `SqliteError: …` there alone.
+ */
+export const messageOf = (e: unknown): string =>
+  typeof e === 'object' && e !== null && typeof (e as { message?: unknown }).message === 'string' ? (e as Error).message : String(e);
 
 /**
  * Runs `work`, a unique violation answering Conflict; a write under a parent (a run under its project,
