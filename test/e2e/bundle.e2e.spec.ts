@@ -57,7 +57,7 @@ describe('production bundles', () => {
   });
 
   it('serve from outside the checkout: probes, docs, sign-in, an ingest through the offload worker and the writer thread, then a clean stop; the admin CLI works on the same data', async () => {
-    const server = await startServer({ TRACELIGHT_OFFLOAD_MIN_BYTES: '0' }, undefined, path.join(out, 'server', 'dist', 'main.js'));
+    const server = await startServer({ TRACELIGHT_OFFLOAD_MIN_BYTES: '0' }, undefined, { main: path.join(out, 'server', 'dist', 'main.js') });
     const call = http(server.baseUrl);
     try {
       expect((await call('GET', '/healthcheck')).status).toBe(200);

@@ -6,7 +6,7 @@ import { startServer } from '../support/server';
 
 /** The lines V8 wrote about pretenuring while the server answered `requests` requests, with young collections kept frequent. */
 const pretenuringReports = async (env: Record<string, string>, requests: number): Promise<string[]> => {
-  const server = await startServer(env, undefined, undefined, ['--trace-pretenuring-statistics', '--max-semi-space-size=1']);
+  const server = await startServer(env, undefined, { nodeFlags: ['--trace-pretenuring-statistics', '--max-semi-space-size=1'] });
   try {
     // Four at a time: some requests are in flight at each young collection, as under any load.
     for (let i = 0; i < requests; i += 4)

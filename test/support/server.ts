@@ -46,15 +46,17 @@ const e2eDatabase = (): Record<string, string> => {
 
 const MAIN = path.resolve(__dirname, '../../apps/server/dist/main.js');
 
-/**
- * `main`: another build of the server to start (a production bundle); this checkout's by default.
- * `nodeFlags`: flags for Node and V8, before the script (`--trace-…`).
- */
+export interface StartOptions {
+  /** Another build of the server to start (a production bundle); this checkout's by default. */
+  readonly main?: string;
+  /** Flags for Node and V8, before the script (`--trace-…`). */
+  readonly nodeFlags?: readonly string[];
+}
+
 export const startServer = async (
   env: Record<string, string> = {},
   dataDir?: string,
-  main = MAIN,
-  nodeFlags: readonly string[] = [],
+  { main = MAIN, nodeFlags = [] }: StartOptions = {},
 ): Promise<RunningServer> => {
   if (!fs.existsSync(main)) throw new Error(`${main} is missing: run \`pnpm build\` first (the test scripts do)`);
   const dir = dataDir ?? env['TRACELIGHT_DATA_DIR'] ?? fs.mkdtempSync(path.join(os.tmpdir(), 'tracelight-e2e-'));
