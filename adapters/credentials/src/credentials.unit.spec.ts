@@ -248,6 +248,14 @@ describe('loadOrCreateSecretKey', () => {
     expect(loadOrCreateSecretKey({ dataDir: path.join(dir, 'nested') }).equals(first)).toBe(true);
     expect(first.length).toBe(32);
   });
+  it("leaves alone the temporary file of another process that has this one's pid (another container on the same volume)", () => {
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'tl-key-'));
+    const theirs = path.join(dir, `secret.key.${process.pid}.tmp`);
+    fs.writeFileSync(theirs, 'being written by the other process\n');
+    loadOrCreateSecretKey({ dataDir: dir });
+    expect(fs.readFileSync(theirs, 'utf8')).toBe('being written by the other process\n');
+    expect(fs.readdirSync(dir).sort()).toEqual(['secret.key', path.basename(theirs)]);
+  });
   it('tightens a readable key file to 0600', () => {
     const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'tl-key-'));
     loadOrCreateSecretKey({ dataDir: dir });

@@ -44,9 +44,11 @@ const NOT_ALLOWED = new Set(['EACCES', 'EPERM', 'EROFS', 'ENOTDIR', 'EEXIST']);
  * neither a crash nor a full disk leaves an empty or partial key, or the temporary file.
  */
 const createKeyFile = (file: string, key: Buffer): void => {
-  const tmp = `${file}.${process.pid}.tmp`;
+  // Random, not only the pid: replicas in containers of their own share a volume and often a pid (1),
+  // and one would truncate, write and remove the other's temporary file while it was being linked.
+  const tmp = `${file}.${process.pid}-${crypto.randomBytes(6).toString('hex')}.tmp`;
   try {
-    const fd = fs.openSync(tmp, 'w', 0o600);
+    const fd = fs.openSync(tmp, 'wx', 0o600);
     try {
       fs.writeFileSync(fd, `${key.toString('base64url')}\n`);
       fs.fsyncSync(fd);
