@@ -40,7 +40,7 @@ export const storageFailure = (e: unknown): DomainError =>
  * more than once (Jest, once per test file) belongs to another realm, so `instanceof Error` is false
  * and the message came out as `SqliteError: …` there alone.
  */
-export const messageOf = (e: unknown): string =>
+const messageOf = (e: unknown): string =>
   typeof e === 'object' && e !== null && typeof (e as { message?: unknown }).message === 'string' ? (e as Error).message : String(e);
 
 /**
