@@ -15,6 +15,13 @@ import { RECORD_COLUMNS, recordToValues } from './tracing/log-record.mapper';
 
 const tempFile = () => path.join(fs.mkdtempSync(path.join(os.tmpdir(), 'tracelight-sqlite-')), 'nested', 'tracelight.db');
 
+/** This adapter's build, for other processes to load (built first where it is missing): its path. */
+const builtAdapter = (): string => {
+  const built = path.resolve(__dirname, '../dist/index.js');
+  if (!fs.existsSync(built)) execFileSync('npx', ['tsc', '-b', path.resolve(__dirname, '..')]);
+  return built;
+};
+
 let database: SqliteDatabase;
 describeRepositoryContract('sqlite', {
   setup: async () => {
@@ -379,9 +386,9 @@ describe('SqliteDatabase', () => {
 
   /** Node processes that each open `SqliteDatabase` on every path written to their stdin, answering a line each. */
   const openers = (count: number) => {
-    if (!fs.existsSync(path.resolve(__dirname, '../dist/index.js'))) execFileSync('npx', ['tsc', '-b', path.resolve(__dirname, '..')]);
+    const built = builtAdapter();
     const script = `
-      const { SqliteDatabase } = require(${JSON.stringify(path.resolve(__dirname, '../dist/index.js'))});
+      const { SqliteDatabase } = require(${JSON.stringify(built)});
       require('readline').createInterface({ input: process.stdin }).on('line', (file) => {
         try {
           const db = new SqliteDatabase({ path: file });
@@ -474,10 +481,11 @@ describe('SqliteDatabase', () => {
     const owner = await right(repos.users.insert(aUser()));
     const scorer = await right(repos.scorers.insert(aScorer(owner.id)));
     const version = JSON.stringify(anLlmVersion(scorer, 0));
+    const built = builtAdapter();
     // Two real processes, each appending 50 versions: one writing inline, one through its writer thread
     // (which numbers each version as it stores it, under the write lock both processes take).
     const worker = `
-      const { SqliteStorage } = require(${JSON.stringify(path.resolve(__dirname, '../dist/index.js'))});
+      const { SqliteStorage } = require(${JSON.stringify(built)});
       const storage = new SqliteStorage({ path: process.argv[1], writer: process.argv[3] });
       const base = JSON.parse(process.argv[2]);
       (async () => {
@@ -491,7 +499,6 @@ describe('SqliteDatabase', () => {
         }
         await storage.close();
       })();`;
-    if (!fs.existsSync(path.resolve(__dirname, '../dist/index.js'))) execFileSync('npx', ['tsc', '-b', path.resolve(__dirname, '..')]);
     const runOne = (mode: 'inline' | 'thread') =>
       new Promise<number>((resolve) => spawn(process.execPath, ['-e', worker, file, version, mode], { stdio: 'inherit' }).on('exit', (c) => resolve(c ?? 1)));
     expect(await Promise.all([runOne('inline'), runOne('thread')])).toEqual([0, 0]);
