@@ -176,7 +176,7 @@ const turnToWal = (db: Database.Database): void => {
       db.pragma('journal_mode = WAL');
       return;
     } catch (e) {
-      if (!/^SQLITE_BUSY/.test((e as { code?: unknown }).code as string) || Date.now() >= until) throw e;
+      if (!/^SQLITE_BUSY/.test(String((e as { code?: unknown }).code)) || Date.now() >= until) throw e;
       // Opening is synchronous (a constructor, on the thread that owns the connection): a blocking pause.
       Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, waitMs);
     }
