@@ -9,6 +9,7 @@ import { promisify } from 'node:util';
 import { MIGRATIONS, SqliteDatabase, sqliteRepositories } from '@tracelight/sqlite';
 import { aProject, aRecord, aRun, aUser, right } from '@tracelight/testkit';
 import { ExportRaced, exportProject } from './project-transfer';
+import { partialName } from './whole-file';
 
 const CLI = path.resolve(__dirname, '../dist/main.js');
 const SERVER = path.resolve(__dirname, '../../server/dist/main.js');
@@ -459,18 +460,29 @@ describe('tracelight-admin', () => {
     const watcher = fs.watch(outDir, () => killed.kill('SIGKILL'));
     await once(killed, 'exit');
     watcher.close();
-    const abandoned = `.export.jsonl.${killed.pid}.partial`;
-    expect(fs.readdirSync(outDir)).toEqual([abandoned]);
-    const running = path.join(outDir, `.export.jsonl.${process.pid}.partial`);
+    const abandoned = String(fs.readdirSync(outDir)[0]);
+    expect(abandoned).toMatch(new RegExp(`^\\.export\\.jsonl\\.[A-Za-z0-9_-]+\\.\\d+\\.${killed.pid}\\.[0-9a-f]{8}\\.partial$`));
+    const unlikeIn = (name: string) => name.slice(0, -'12345678.partial'.length); // its random part left out
+    expect(unlikeIn(path.join(outDir, abandoned))).toBe(unlikeIn(partialName(out, undefined, killed.pid)));
+    const running = partialName(out);
     fs.writeFileSync(running, '');
+    // One of the same pid, whose process is gone, but written on another host (or in another pid
+    // namespace): whether it still runs cannot be told from here, so it is left, and named.
+    const elsewhere = partialName(out, 'another-host.4026531836', Number(killed.pid));
+    fs.writeFileSync(elsewhere, '');
 
     // Whole, it is there under its name and nothing else is; the data dir is as it was.
     const whole = await admin(dataDir, 'export-project', '--email', 'owner@example.com', '--project', project.id, '--out', out);
-    expect(whole).toEqual({
-      stdout: 'exported 1 runs, 1000 records\n',
-      stderr: `tracelight-admin: removed ${path.join(outDir, abandoned)}, the unfinished export of a process (${killed.pid}) that is no longer running\n`,
-    });
+    expect(whole.stdout).toBe('exported 1 runs, 1000 records\n');
+    expect(whole.stderr.split('\n').sort()).toEqual(
+      [
+        '',
+        `tracelight-admin: removed ${path.join(outDir, abandoned)}, the unfinished export of a process (${killed.pid}) that is no longer running`,
+        `tracelight-admin: left ${elsewhere} as it is: the unfinished export of a process (${killed.pid}) on another host or in another container, which this one cannot see; remove it once no export to ${out} is running there`,
+      ].sort(),
+    );
     fs.rmSync(running);
+    fs.rmSync(elsewhere);
     expect(fs.readdirSync(outDir)).toEqual(['export.jsonl']);
     expect(fs.readFileSync(out, 'utf8').endsWith('{"end":{"runs":1,"records":1000}}\n')).toBe(true);
     expect(fs.readdirSync(dataDir).sort()).toEqual(before);
@@ -556,12 +568,13 @@ describe('tracelight-admin', () => {
       const child = spawn(process.execPath, [CLI, 'backup', '--out', out], { env });
       let stderr = '';
       child.stderr.on('data', (c: Buffer) => (stderr += c.toString()));
-      const partial = path.join(outDir, `.backup.db.${child.pid}.partial`);
       let written = 0;
       const watcher = fs.watch(outDir, () => {
         if (written > 0) return;
         try {
-          written = fs.statSync(partial).size;
+          const partial = fs.readdirSync(outDir).find((name) => new RegExp(`\\.${child.pid}\\.[0-9a-f]{8}\\.partial$`).test(name));
+          if (partial === undefined) return;
+          written = fs.statSync(path.join(outDir, partial)).size;
         } catch {
           return; // not made yet, or already removed
         }
@@ -585,9 +598,10 @@ describe('tracelight-admin', () => {
     const killed = await stoppedMidway('SIGKILL');
     stopsAt.push(killed.written);
     expect(killed.killedBy).toBe('SIGKILL');
-    const abandoned = `.backup.db.${killed.pid}.partial`;
+    const abandoned = String(fs.readdirSync(outDir).sort()[0]);
+    expect(abandoned).toMatch(new RegExp(`^\\.backup\\.db\\.[A-Za-z0-9_-]+\\.\\d+\\.${killed.pid}\\.[0-9a-f]{8}\\.partial$`));
     expect(fs.readdirSync(outDir).sort()).toEqual([abandoned, `${abandoned}-journal`]);
-    const running = path.join(outDir, `.backup.db.${process.pid}.partial`);
+    const running = partialName(out);
     fs.writeFileSync(running, '');
 
     const whole = await admin(dataDir, 'backup', '--out', out);
