@@ -17,6 +17,7 @@ import {
   type User,
   type UserId,
   asId,
+  EMPTY_VERSION_FIELDS,
 } from '@tracelight/domain';
 import type { LogRecord } from '@tracelight/domain';
 import type { Clock, IdGenerator } from '@tracelight/ports';
@@ -125,17 +126,7 @@ const versionBase = (scorer: Scorer, version: number) => ({
   createdAt: T0,
   updatedAt: T0,
   createdBy: scorer.createdBy,
-  modelName: null,
-  numJudges: null,
-  scoreableNodeTypes: null,
-  cotEnabled: null,
-  outputType: null,
-  inputType: null,
-  chainPollTemplate: null,
-  allowedModel: null,
-  generatedScorer: null,
-  registeredScorer: null,
-  finetunedScorer: null,
+  ...EMPTY_VERSION_FIELDS,
 });
 
 export const anLlmVersion = (scorer: Scorer, version: number): ScorerVersion => {

@@ -91,6 +91,21 @@ export interface ScorerVersion {
   readonly finetunedScorer: FinetunedScorer | null;
 }
 
+/** The fields of a version that nothing has set yet: a version's kind and settings start from these. */
+export const EMPTY_VERSION_FIELDS = {
+  modelName: null,
+  numJudges: null,
+  scoreableNodeTypes: null,
+  cotEnabled: null,
+  outputType: null,
+  inputType: null,
+  chainPollTemplate: null,
+  allowedModel: null,
+  generatedScorer: null,
+  registeredScorer: null,
+  finetunedScorer: null,
+} as const satisfies Omit<ScorerVersion, 'id' | 'scorerId' | 'version' | 'createdAt' | 'updatedAt' | 'createdBy'>;
+
 export type ScorerVersionKind = 'llm' | 'code' | 'luna';
 
 export const versionKind = (v: ScorerVersion): ScorerVersionKind | null =>

@@ -18,6 +18,7 @@ import {
   type ScorerVersionId,
   type UserId,
   asId,
+  EMPTY_VERSION_FIELDS,
   invalid,
   isSettledVersionPage,
   isValidThreshold,
@@ -106,20 +107,6 @@ export const LLM_VERSION_DEFAULTS = {
   outputType: 'boolean',
   inputType: 'basic',
   scoreableNodeTypes: ['llm'] as ReadonlyArray<string>,
-} as const;
-
-const emptyVersionFields = {
-  modelName: null,
-  numJudges: null,
-  scoreableNodeTypes: null,
-  cotEnabled: null,
-  outputType: null,
-  inputType: null,
-  chainPollTemplate: null,
-  allowedModel: null,
-  generatedScorer: null,
-  registeredScorer: null,
-  finetunedScorer: null,
 } as const;
 
 export class ScorerUseCases {
@@ -244,7 +231,7 @@ export class ScorerUseCases {
           const nodeTypes = input.scoreableNodeTypes ?? scorer.defaults.scoreableNodeTypes ?? ['llm'];
           return {
             ...this.versionHeader(scorerId, version, principal.userId),
-            ...emptyVersionFields,
+            ...EMPTY_VERSION_FIELDS,
             scoreableNodeTypes: nodeTypes,
             outputType: scorer.defaults.outputType ?? null,
             registeredScorer: {
@@ -275,7 +262,7 @@ export class ScorerUseCases {
           const slmOutputType = input.slmOutputType ?? 'float';
           return {
             ...this.versionHeader(scorerId, version, principal.userId),
-            ...emptyVersionFields,
+            ...EMPTY_VERSION_FIELDS,
             modelName: input.modelName ?? scorer.defaults.modelName ?? null,
             scoreableNodeTypes: scorer.defaults.scoreableNodeTypes ?? null,
             outputType: scorer.defaults.outputType ?? slmOutputType,
