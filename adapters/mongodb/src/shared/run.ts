@@ -34,14 +34,22 @@ export const isTimeLimit = (e: unknown): boolean =>
  */
 const unstorable = (e: unknown): string | undefined => {
   if (!(e instanceof Error)) return undefined;
+  const { code, codeName } = e as { code?: unknown; codeName?: unknown };
   if (e.name === 'BSONVersionError') return 'MongoDB cannot store a JSON object with a member named _bsontype (its driver takes such an object for a BSON value)';
-  if (e.name === 'BSONError') return `MongoDB cannot store this value: ${e.message}`;
+  if (e.name === 'BSONError' && !isUnreadable(e)) return `MongoDB cannot store this value: ${e.message}`;
   if (/must not contain null bytes|cannot contain null bytes/.test(e.message))
     return 'MongoDB cannot store a JSON key that contains a NUL character (\\u0000)';
-  if ((e as { code?: unknown }).code === 10334 || /larger than the maximum size|object to insert too large|BSONObjectTooLarge/i.test(e.message))
+  // 17419: an update (a run's column list growing) would take its document past the limit.
+  if (code === 10334 || code === 17419 || /larger than the maximum size|object to insert too large|BSONObjectTooLarge|document after update is larger than/i.test(e.message))
     return 'a record is larger than MongoDB’s 16 MiB document limit';
+  // The server does not retry it (MongoDB 6.2 and later): the same request would fail again.
+  if (codeName === 'TransactionTooLargeForCache' || /TransactionTooLargeForCache/.test(e.message))
+    return 'the request holds more than one MongoDB transaction can write on this server: send its records in smaller requests';
   return undefined;
 };
+
+/** A stored document the driver could not read (its strings are not UTF-8): the document's fault, not the request's. */
+const isUnreadable = (e: Error): boolean => e.name === 'BSONError' && /utf-?8/i.test(e.message);
 
 /** No room for the write: the server's disk (OutOfDiskSpace, code 14031) or an Atlas plan's storage quota. */
 const isStorageFull = (e: unknown): boolean =>
@@ -57,7 +65,7 @@ export const run =
       if (isDuplicateKey(e)) return E.left<DomainError>(conflict(conflictMessage));
       const refused = unstorable(e);
       if (refused !== undefined) return E.left<DomainError>(invalid(['body'], refused));
-      if (e instanceof CorruptDocument) return E.left<DomainError>(unavailable(`corrupt document: ${e.message}`));
+      if (e instanceof CorruptDocument || (e instanceof Error && isUnreadable(e))) return E.left<DomainError>(unavailable(`corrupt document: ${e.message}`));
       if (isStorageFull(e)) return E.left<DomainError>(storageFull(`MongoDB: ${(e as { codeName?: unknown }).codeName ?? 'OutOfDiskSpace'}`));
       return E.left<DomainError>(unavailable(e instanceof Error ? e.message : String(e)));
     }

@@ -1,6 +1,6 @@
 // How `run` answers what the driver throws, for failures that need no server: BSON refuses them
 // before anything is sent.
-import { BSON } from 'mongodb';
+import { BSON, MongoServerError } from 'mongodb';
 import * as E from 'fp-ts/Either';
 import { run } from './run';
 
@@ -17,5 +17,28 @@ describe('run', () => {
   it('answers a NUL in a key as Invalid, and stores what BSON takes', async () => {
     expect(await outcomeOf({ input: { 'a\u0000b': 1 } })).toEqual(E.left(expect.objectContaining({ _tag: 'Invalid' })));
     expect(E.isRight(await outcomeOf({ input: { _bsontypo: 'x', $ref: 'r' } }))).toBe(true);
+  });
+
+  it('answers an update past the 16 MiB limit (17419, as MongoDB 7 names it) and a transaction too large for the cache as Invalid, not Unavailable', async () => {
+    const refused = (error: Record<string, unknown>) =>
+      run(async () => {
+        throw new MongoServerError({ ok: 0, ...error } as never);
+      })();
+    expect(await refused({ code: 17419, codeName: 'Location17419', errmsg: 'Resulting document after update is larger than 16777216' })).toEqual(
+      E.left({ _tag: 'Invalid', path: ['body'], message: 'a record is larger than MongoDB’s 16 MiB document limit' }),
+    );
+    expect(await refused({ codeName: 'TransactionTooLargeForCache', errmsg: 'Transaction exceeded the cache size' })).toEqual(
+      E.left(expect.objectContaining({ _tag: 'Invalid', path: ['body'] })),
+    );
+    expect(await refused({ code: 91, codeName: 'ShutdownInProgress', errmsg: 'The server is in quiesce mode and will shut down' })).toEqual(
+      E.left(expect.objectContaining({ _tag: 'Unavailable' })),
+    );
+  });
+
+  it('answers a stored document that is not UTF-8 (BSON refuses to read it) as a corrupt document, not as the request’s fault', async () => {
+    const stored = Buffer.from(BSON.serialize({ s: 'ab' }));
+    stored[stored.indexOf('ab') + 1] = 0xff; // one byte of the string no longer UTF-8
+    const read = await run(async () => BSON.deserialize(stored, { validation: { utf8: true } }))();
+    expect(read).toEqual(E.left({ _tag: 'Unavailable', message: 'corrupt document: Invalid UTF-8 string in BSON document' }));
   });
 });
