@@ -850,6 +850,26 @@ export const describeRepositoryContract = (engine: string, harness: RepositoryHa
         expect(stored).toEqual(exact);
       });
 
+      it('filters a metric as text by the digits of a whole number of any size, and takes a value starting with $ as text', async () => {
+        const run = await aRunWithRecords();
+        // 3000000000 is outside int32 (MongoDB's driver stores it as a double); 0.25 has two digits.
+        const big = aRecord(run, { name: 'big', metrics: { judge: 3_000_000_000 } });
+        const small = aRecord(run, { name: 'small', metrics: { judge: -7 } });
+        const fraction = aRecord(run, { name: 'fraction', metrics: { judge: 0.25 } });
+        await right(r.logRecords.ingest(run.id, [big, small, fraction], []));
+        const names = async (operator: 'eq' | 'ne' | 'one_of' | 'not_in' | 'contains', value: string | string[]) =>
+          (await found(query(run, { filters: [{ type: 'text', columnId: 'metrics/judge', operator, value, caseSensitive: true }], sort: { columnId: 'name', ascending: true } }))).map((x) => x.name);
+        expect(await names('eq', '3000000000')).toEqual(['big']);
+        expect(await names('one_of', ['-7', '0.25'])).toEqual(['fraction', 'small']);
+        expect(await names('contains', '000000')).toEqual(['big']);
+        // In a MongoDB expression a string starting with $ is a field path ($name, the record's name):
+        // here it is only text, which no metric's text is.
+        expect(await names('eq', '$name')).toEqual([]);
+        expect(await names('one_of', ['$name', '$$ROOT', '$'])).toEqual([]);
+        expect(await names('ne', '$name')).toEqual(['big', 'fraction', 'small']);
+        expect(await names('not_in', ['$judge', '-7'])).toEqual(['big', 'fraction']);
+      });
+
       it('keeps metrics whatever their names, _bsontype and __proto__ too, and filters and sorts by them', async () => {
         const run = await aRunWithRecords();
         const metrics = (json: string) => JSON.parse(json) as Record<string, number | null>;

@@ -191,24 +191,44 @@ const exactly = (s: string, ci: boolean) => (ci ? new BSONRegExp(`^${escapeRegex
 /** An expression: true where the document has no value (missing or null) at `path`. */
 const isAbsent = (path: string) => ({ $eq: [{ $ifNull: [`$${path}`, null] }, null] });
 
+/** Whole numbers below this are made a long before `$toString`: a long holds up to 2^63 (about 9.22e18). */
+const WHOLE_AS_LONG_BELOW = 9e18;
+
+/**
+ * A metric's text, as SQLite's `CAST(… AS TEXT)` gives it. For a whole number, its digits: the driver
+ * stores one outside int32 as a double, and the server's `$toString` of a double keeps six significant
+ * digits (3000000000 would be `3e+09`), so a whole number is made a long first. A fraction is left to
+ * `$toString`, whose text is SQLite's where the fraction has at most six significant digits (README).
+ */
+const metricText = (value: string) => ({
+  $cond: [
+    { $and: [{ $eq: [{ $trunc: [value, 0] }, value] }, { $lt: [{ $abs: value }, WHOLE_AS_LONG_BELOW] }] },
+    { $toString: { $toLong: value } },
+    { $toString: value },
+  ],
+});
+
 /**
  * A text filter on a metric (a categorical scorer's column): metrics are stored as numbers, and SQLite
- * compares their text, so here too the value is compared as `$toString` of it (lower-cased when the
- * filter ignores case). A record without the value is in `ne` and `not_in`, as there.
+ * compares their text, so here too the value is compared as its text (lower-cased when the filter
+ * ignores case). A record without the value is in `ne` and `not_in`, as there. The filter's values
+ * are given as `$literal`s: in an expression, a string that starts with `$` is a field path (`$name`
+ * would compare with the record's name, and `$$x` or `$` be refused as a bad query).
  */
-const metricTextCondition = (path: string, operator: string, values: ReadonlyArray<string>, ci: boolean): Filter<StringIdDoc> => {
+export const metricTextCondition = (path: string, operator: string, values: ReadonlyArray<string>, ci: boolean): Filter<StringIdDoc> => {
   // Null where the value is missing (`$toLower` would make that an empty string), as SQLite's lower(NULL).
   const absent = isAbsent(path);
-  const text = { $cond: [absent, null, ci ? { $toLower: { $toString: `$${path}` } } : { $toString: `$${path}` }] };
+  const text = { $cond: [absent, null, ci ? { $toLower: metricText(`$${path}`) } : metricText(`$${path}`)] };
   const wanted = ci ? values.map((v) => v.toLowerCase()) : [...values];
-  const first = wanted[0] ?? '';
+  const first = { $literal: wanted[0] ?? '' };
   switch (operator) {
     case 'contains':
-      return { $expr: { $and: [{ $not: [absent] }, { $regexMatch: { input: { $ifNull: [text, ''] }, regex: escapeRegex(first) } }] } };
+      // A regular expression's text escapes `$` (escapeRegex), so it is never read as a field path.
+      return { $expr: { $and: [{ $not: [absent] }, { $regexMatch: { input: { $ifNull: [text, ''] }, regex: escapeRegex(wanted[0] ?? '') } }] } };
     case 'one_of':
-      return { $expr: { $in: [text, wanted] } };
+      return { $expr: { $in: [text, { $literal: wanted }] } };
     case 'not_in':
-      return { $expr: { $not: [{ $in: [text, wanted] }] } };
+      return { $expr: { $not: [{ $in: [text, { $literal: wanted }] }] } };
     case 'eq':
       return { $expr: { $eq: [text, first] } };
     default:

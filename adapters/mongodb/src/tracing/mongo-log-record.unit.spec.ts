@@ -4,7 +4,7 @@ import { type Json, type LogRecord, nestsDeeperThan, textOf } from '@tracelight/
 import { aProject, aRecord, aRun, aUser } from '@tracelight/testkit';
 import { BSON } from 'mongodb';
 import { CorruptDocument } from '../shared/run';
-import { recordFromDocument, recordToDocument, storedSize } from './mongo-log-record.repository';
+import { metricTextCondition, recordFromDocument, recordToDocument, storedSize } from './mongo-log-record.repository';
 
 const run = aRun(aProject(aUser().id));
 /** As the driver writes (checkKeys off) and reads a cursor's documents (its default BSON options, UTF-8 validated). */
@@ -173,5 +173,23 @@ describe('a log record’s document', () => {
       const { recordId: _r, ...rest } = recordToDocument(record);
       expect(recordFromDocument(throughBson({ ...rest, _id: record.id }))).toEqual(record);
     });
+  });
+});
+
+describe('a text filter on a metric', () => {
+  /** Every string in an expression that starts with `$`, outside `$literal`s: what the server reads as a field path or variable. */
+  const pathsIn = (e: unknown): string[] => {
+    if (typeof e === 'string') return e.startsWith('$') ? [e] : [];
+    if (Array.isArray(e)) return e.flatMap(pathsIn);
+    if (typeof e === 'object' && e !== null) return Object.entries(e).flatMap(([k, v]) => (k === '$literal' ? [] : pathsIn(v)));
+    return [];
+  };
+
+  it.each(['eq', 'ne', 'one_of', 'not_in', 'contains'])('%s: the filter’s values are never read as field paths, whatever they hold', (operator) => {
+    for (const ci of [false, true])
+      for (const values of [['$name'], ['$$ROOT', '$', 'plain'], ['$metrics.other']]) {
+        const filter = metricTextCondition('metrics.judge', operator, values, ci);
+        expect([...new Set(pathsIn(filter))]).toEqual(['$metrics.judge']);
+      }
   });
 });

@@ -85,8 +85,8 @@ const condition = (f: RecordFilter, params: unknown[]): string => {
     case 'text': {
       const values = list(f.value);
       const ci = !f.caseSensitive;
-      // A metric (a categorical scorer's column) holds a number: compared as its text, case or no case,
-      // as MongoDB's `$toString` of it. Compared as it is, a number never equals a text value in SQLite.
+      // A metric (a categorical scorer's column) holds a number: compared as its text, case or no case
+      // (MongoDB's adapter makes the same text: metricText). Compared as it is, a number never equals a text value in SQLite.
       const text = METRIC.test(f.columnId) ? `CAST(${col} AS TEXT)` : col;
       // SQLite's own lower() folds ASCII letters only (É stayed É): case is folded by the domain's rule.
       // A metric's column carries its JSON path as a parameter, so it is written once (and its text is ASCII).
