@@ -41,8 +41,6 @@ const whereTag = (): string => {
   return `${host}.${ns}`;
 };
 
-/** `.FILE.<host>.<pid namespace>.<pid>.<random>.partial`, and SQLite's `-journal` of one: what each part is. */
-const PARTIAL = /^([A-Za-z0-9_-]+\.\d+)\.(\d+)\.[0-9a-f]{8}\.partial(-journal)?$/;
 
 /**
  * The temporary name of a write to `file` by this process: never one of another process, as the
@@ -67,6 +65,9 @@ const isRunning = (pid: number): boolean => {
  * journal of it (it writes the copy in one transaction). An export leaves none.
  */
 const JOURNAL = '-journal';
+
+/** `.FILE.<host>.<pid namespace>.<pid>.<random>.partial`, and SQLite's journal of one: what each part is. */
+const PARTIAL = new RegExp(`^([A-Za-z0-9_-]+\\.\\d+)\\.(\\d+)\\.[0-9a-f]{8}\\.partial(${JOURNAL})?$`);
 
 /** Removes a temporary file and what SQLite may have left beside it. */
 const discard = (partial: string): void => {
@@ -128,13 +129,14 @@ export const notWritten = (what: Written): string => `the ${what} was not writte
 
 /**
  * Runs `produce`, which writes `partial` (a temporary file beside `file`,
- * `.FILE.<host>.<pid namespace>.<pid>.<random>.partial`, made empty and 0600 before it runs), and then makes it `file`; answers what `produce` answers. `file` is
- * never written over: one that exists is refused, and the temporary file is linked into place (a link
- * refuses a file made meanwhile, where a rename would replace it) only once whole and synced, and the
- * directory synced after. So a write that fails (a full disk) or is stopped (Ctrl-C, SIGTERM, SIGHUP)
- * leaves neither `file` nor the temporary one, and says so: nothing half written sits where a whole
- * file is expected. `produce` settles only once nothing of it writes `partial` any more; `onStop` gives
- * it a way to end what writes there (another process) when a signal stops the write.
+ * `.FILE.<host>.<pid namespace>.<pid>.<random>.partial`, made empty and 0600 before it runs), and
+ * then makes it `file`; answers what `produce` answers. `file` is never written over: one that
+ * exists is refused, and the temporary file is linked into place (a link refuses a file made
+ * meanwhile, where a rename would replace it) only once whole and synced, and the directory synced
+ * after. So a write that fails (a full disk) or is stopped (Ctrl-C, SIGTERM, SIGHUP) leaves neither
+ * `file` nor the temporary one, and says so: nothing half written sits where a whole file is
+ * expected. `produce` settles only once nothing of it writes `partial` any more; `onStop` gives it a
+ * way to end what writes there (another process) when a signal stops the write.
  */
 export const writeWhole = async <A>(
   file: string,
