@@ -3,8 +3,23 @@
 import { CannotStart } from '@tracelight/ports';
 import type { ServerConfig } from './config';
 
-/** A database URL as it may be shown: without its password. */
-export const withoutPassword = (url: string): string => url.replace(/^([a-z+]+:\/\/[^:/@]*:)[^@/]*@/i, '$1****@');
+/**
+ * A database URL's password, as the URL is written: what follows the user's name up to the last `@`
+ * (a password written with an unescaped `/` or `@`, which the driver then refuses, is still all of it).
+ */
+const passwordIn = (url: string): string | undefined => {
+  const start = /^[a-z][a-z0-9+.-]*:\/\//i.exec(url)?.[0].length;
+  if (start === undefined) return undefined;
+  const at = url.lastIndexOf('@');
+  const colon = url.indexOf(':', start);
+  return at > start && colon >= 0 && colon < at ? url.slice(colon + 1, at) : undefined;
+};
+
+/** A database URL, or a message that may quote it, as it may be shown: without the URL's password. */
+export const withoutPassword = (text: string, url = text): string => {
+  const password = passwordIn(url);
+  return password ? text.split(password).join('****') : text;
+};
 
 /** What SQLite says when it cannot open or write the file (the error's code is lost crossing the writer thread: its words are not). */
 const SQLITE_CANNOT_OPEN = /unable to open database file|attempt to write a readonly database|disk I\/O error|not a database|file is not a database/i;
@@ -20,7 +35,7 @@ export const startFailure = (e: unknown, config: ServerConfig | undefined): stri
   if (database?.engine === 'sqlite' && SQLITE_CANNOT_OPEN.test(e.message))
     return `cannot open the SQLite database ${database.path} (${e.message}): it, and the directory it is in, must be a database this process may read and write`;
   if (database?.engine === 'mongodb' && /^Mongo/.test(e.name))
-    return `cannot use the MongoDB database at ${withoutPassword(database.url)} (${e.name}: ${e.message}): check TRACELIGHT_DATABASE_URL and that the server answers (a replica set)`;
+    return `cannot use the MongoDB database at ${withoutPassword(database.url)} (${e.name}: ${withoutPassword(e.message, database.url)}): check TRACELIGHT_DATABASE_URL and that the server answers (a replica set)`;
   const code = (e as NodeJS.ErrnoException).code;
   const where = (e as NodeJS.ErrnoException).path;
   if (where !== undefined && code !== undefined && ['EACCES', 'EPERM', 'EROFS', 'ENOTDIR', 'EEXIST', 'ENOENT'].includes(code))
