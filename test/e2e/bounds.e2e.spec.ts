@@ -96,6 +96,56 @@ describe('client addresses behind two trusted proxies (TRACELIGHT_TRUST_PROXY=2)
   });
 });
 
+describe('failed sign-ins, 3 a minute per address (TRACELIGHT_SIGN_IN_FAILURES_PER_MINUTE=3), behind one trusted proxy', () => {
+  let s: Awaited<ReturnType<typeof startServer>>;
+  beforeAll(async () => {
+    s = await startServer({ TRACELIGHT_SIGN_IN_FAILURES_PER_MINUTE: '3', TRACELIGHT_TRUST_PROXY: '1' });
+  });
+  afterAll(() => s.stop());
+  const from = (address: string) => ({ 'X-Forwarded-For': address });
+  const login = (address: string, password: string) => http(s.baseUrl)('POST', '/login', { json: { username: ADMIN.email, password }, headers: from(address) });
+  const basic = (address: string, password: string) =>
+    http(s.baseUrl)('GET', '/v2/projects', { headers: { ...from(address), Authorization: `Basic ${Buffer.from(`${ADMIN.email}:${password}`).toString('base64')}` } });
+  /** How many times a user was looked up by email: each password check begins so. */
+  const lookups = async () => {
+    const text = (await http(s.baseUrl)('GET', '/metrics')).text;
+    return Number(/tracelight_storage_operation_duration_seconds_count\{repository="users",operation="findByEmail",outcome="ok"\} (\d+)/.exec(text)?.[1] ?? 0);
+  };
+
+  it('answers sign-ins from an address past its failures 429, unchecked, the right password too; other addresses and tokens go on', async () => {
+    const signedIn = await login('198.51.100.30', ADMIN.password);
+    expect(signedIn.status).toBe(200);
+    const token = (signedIn.body as { access_token: string }).access_token;
+    const statuses: number[] = [];
+    for (let i = 0; i < 3; i++) statuses.push((await login('198.51.100.30', `guess-${i}`)).status);
+    expect(statuses).toEqual([401, 401, 401]);
+    const checked = await lookups();
+    const refused = await login('198.51.100.30', 'guess-3');
+    expect([refused.status, refused.body]).toEqual([429, { detail: 'Too many requests' }]);
+    expect(Number(refused.headers.get('retry-after'))).toBeGreaterThanOrEqual(1);
+    expect((await login('198.51.100.30', ADMIN.password)).status).toBe(429);
+    expect((await basic('198.51.100.30', ADMIN.password)).status).toBe(429);
+    expect((await http(s.baseUrl)('POST', '/login/api_key', { json: { api_key: 'not a key' }, headers: from('198.51.100.30') })).status).toBe(429);
+    // None of the refused ones was checked.
+    expect(await lookups()).toBe(checked);
+    // A token from that address is not held back, nor is another address's sign-in.
+    expect((await http(s.baseUrl)('GET', '/v2/projects', { headers: { ...from('198.51.100.30'), Authorization: `Bearer ${token}` } })).status).toBe(200);
+    expect((await login('198.51.100.31', ADMIN.password)).status).toBe(200);
+  });
+
+  it('counts wrong Basic pairs and wrong keys at /login/api_key as failed sign-ins, and never a sign-in that succeeds', async () => {
+    const statuses: number[] = [];
+    statuses.push((await basic('198.51.100.40', 'guess-a')).status);
+    statuses.push((await http(s.baseUrl)('POST', '/login/api_key', { json: { api_key: 'not a key' }, headers: from('198.51.100.40') })).status);
+    statuses.push((await basic('198.51.100.40', 'guess-b')).status);
+    statuses.push((await basic('198.51.100.40', ADMIN.password)).status);
+    expect(statuses).toEqual([401, 401, 401, 429]);
+    const right: number[] = [];
+    for (let i = 0; i < 10; i++) right.push((await login('198.51.100.41', ADMIN.password)).status, (await basic('198.51.100.41', ADMIN.password)).status);
+    expect(right).toEqual(Array(20).fill(200));
+  });
+});
+
 describe('the scheme behind a trusted proxy (TRACELIGHT_TRUST_PROXY=1)', () => {
   it('marks the refresh cookie Secure by the X-Forwarded-Proto entry the proxy wrote, not one a client wrote to its left', async () => {
     const s = await startServer({ TRACELIGHT_TRUST_PROXY: '1' });

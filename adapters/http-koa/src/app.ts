@@ -11,7 +11,7 @@ import { errorMiddleware } from './errors/error.middleware';
 import { accessLog } from './shared/access-log.middleware';
 import { batchResponses } from './shared/batch-responses.middleware';
 import { HttpMetrics } from './shared/metrics';
-import { limitByAddress, RateLimiter } from './shared/rate-limit';
+import { limitByAddress, limitSignInFailures, RateLimiter } from './shared/rate-limit';
 import { openApiDocument } from './openapi/openapi.document';
 import { otlpAnswers } from './otlp/otlp-answers.middleware';
 import { DOCS_HTML, DOCS_INIT, docsAsset } from './openapi/docs.page';
@@ -131,8 +131,13 @@ export class HttpApp {
     // The API's routes are rate-limited (rate-limit.ts); probes, metrics and documentation are not.
     const limiter = this.options.rateLimitPerMinute > 0 ? new RateLimiter(this.options.rateLimitPerMinute) : undefined;
     if (limiter) metrics.watch('rate_limit_buckets', () => limiter.held());
-    const auth = authenticate(this.identity, limiter);
+    // Failed sign-ins have a budget of their own, far smaller: guessing passwords is limited to it.
+    const failuresPerMinute = this.options.signInFailuresPerMinute ?? 0;
+    const signInFailures = failuresPerMinute > 0 ? new RateLimiter(failuresPerMinute) : undefined;
+    if (signInFailures) metrics.watch('sign_in_failure_buckets', () => signInFailures.held());
+    const auth = authenticate(this.identity, limiter, signInFailures);
     const byAddress = limiter ? [limitByAddress(limiter)] : [];
+    const signIn = signInFailures ? [limitSignInFailures(signInFailures)] : [];
     for (const r of this.routes()) {
       const path = koaPath(r.path);
       const handler = (ctx: AppContext) => this.handle(r, ctx);
@@ -140,7 +145,7 @@ export class HttpApp {
       // Wraps everything the route answers, refusals of credentials and limits included.
       const errors = r.errors === 'otlp' ? [otlpAnswers] : [];
       if (r.auth === 'required') api[r.method](`${OPTIONAL_V2}${path}`, label, ...errors, auth, handler);
-      else api[r.method](`${OPTIONAL_V2}${path}`, label, ...errors, ...(r.unlimited ? [] : byAddress), handler);
+      else api[r.method](`${OPTIONAL_V2}${path}`, label, ...errors, ...(r.unlimited ? [] : byAddress), ...(r.checksCredential === 'body' ? signIn : []), handler);
     }
     this.mounted = api.stack.flatMap((layer) =>
       layer.methods

@@ -38,6 +38,7 @@ describe('configuration from the environment', () => {
           bodyLimitBytes: 10 * 1024 * 1024,
           apiBodyLimitBytes: 1024 * 1024,
           rateLimitPerMinute: 6000,
+          signInFailuresPerMinute: 30,
         }),
       ),
     );

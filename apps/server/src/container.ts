@@ -98,6 +98,7 @@ export const buildContainer = async (
         apiBodyLimitBytes: config.apiBodyLimitBytes,
         uploadLimitBytes: config.uploadLimitBytes,
         rateLimitPerMinute: config.rateLimitPerMinute,
+        signInFailuresPerMinute: config.signInFailuresPerMinute,
         trustedProxies: config.trustedProxies,
         bodyBudgetBytes: config.bodyBudgetBytes,
       },

@@ -18,7 +18,7 @@ const unauthorized = (ctx: AppContext, limiter: RateLimiter | undefined, status:
 };
 
 export const authenticate =
-  (identity: IdentityUseCases, limiter?: RateLimiter) =>
+  (identity: IdentityUseCases, limiter?: RateLimiter, signInFailures?: RateLimiter) =>
   async (ctx: AppContext, next: Next): Promise<void> => {
     const credentials = presentedCredentials((name) => ctx.get(name) || undefined);
     if (credentials === undefined) return unauthorized(ctx, limiter, 401, { detail: 'Not authenticated' });
@@ -26,10 +26,13 @@ export const authenticate =
     // Checking a password costs ~50 ms of scrypt on the thread pool that gzip and file reads share, and a
     // failure is charged only once checked: from an address whose failures emptied its bucket, a Basic
     // pair is refused unchecked, or a flood of guesses would still cost a check each.
-    if (credentials.scheme === 'basic' && refusedWhileEmpty(ctx, limiter, () => addressKey(ctx))) return;
+    // A password is also a sign-in: refused unchecked from an address past its failed sign-ins, and counted there when wrong.
+    const password = credentials.scheme === 'basic';
+    if (password && (refusedWhileEmpty(ctx, limiter, () => addressKey(ctx)) || refusedWhileEmpty(ctx, signInFailures, () => addressKey(ctx)))) return;
     const result = await identity.authenticate(credentials)();
     if (E.isLeft(result)) {
       const error = toHttpError(result.left);
+      if (password && error.status === 401) signInFailures?.take(addressKey(ctx));
       return unauthorized(ctx, limiter, error.status, error.body);
     }
     const principal = result.right;

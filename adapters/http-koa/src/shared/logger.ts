@@ -19,6 +19,12 @@ export interface HttpOptions {
   /** Requests per minute per credential (0: no limit). */
   readonly rateLimitPerMinute: number;
   /**
+   * Failed sign-ins (a wrong password at /login or in a Basic pair, a wrong key at /login/api_key) per
+   * minute per client address (0 or absent: no limit of their own); past it, sign-ins from that
+   * address are answered 429 unchecked.
+   */
+  readonly signInFailuresPerMinute?: number;
+  /**
    * How many reverse proxies stand in front of the server (0 or absent: none). With any, X-Forwarded-Proto
    * is believed, and the client address is the X-Forwarded-For entry the outermost proxy added: that many
    * from the right, so that what a client writes there itself is never taken for its address.

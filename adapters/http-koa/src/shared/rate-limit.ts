@@ -149,3 +149,17 @@ export const limitByAddress =
   (limiter: RateLimiter) =>
   (ctx: AppContext, next: Next): Promise<void> | undefined =>
     refusedByLimit(ctx, limiter, () => addressKey(ctx)) ? undefined : next();
+
+/**
+ * For the sign-in routes (a password or key in the body): from an address whose failed sign-ins
+ * emptied its bucket, answered 429 before anything is checked (a password check is ~50 ms of scrypt,
+ * which a flood of guesses would otherwise cost each time); a sign-in answered 401 is charged to it.
+ * Only failures are charged, so a client that signs in right is never held back by its own sign-ins.
+ */
+export const limitSignInFailures =
+  (failures: RateLimiter) =>
+  async (ctx: AppContext, next: Next): Promise<void> => {
+    if (refusedWhileEmpty(ctx, failures, () => addressKey(ctx))) return;
+    await next();
+    if (ctx.status === 401) failures.take(addressKey(ctx));
+  };
