@@ -57,6 +57,12 @@ export class RateLimiter {
     return refused ? Math.max(1, Math.ceil((1 - bucket.tokens) / this.refillPerMs / 1000)) : undefined;
   }
 
+  /** Gives back one request taken from `key`'s bucket (one that turned out not to count). */
+  giveBack(key: string): void {
+    const bucket = this.buckets.get(key);
+    if (bucket !== undefined) bucket.tokens = Math.min(this.perMinute, bucket.tokens + 1);
+  }
+
   /** Takes nothing: the seconds to wait when `key`'s bucket is empty, else undefined. */
   emptyFor(key: string): number | undefined {
     const bucket = this.buckets.get(key);
@@ -153,13 +159,18 @@ export const limitByAddress =
 /**
  * For the sign-in routes (a password or key in the body): from an address whose failed sign-ins
  * emptied its bucket, answered 429 before anything is checked (a password check is ~50 ms of scrypt,
- * which a flood of guesses would otherwise cost each time); a sign-in answered 401 is charged to it.
- * Only failures are charged, so a client that signs in right is never held back by its own sign-ins.
+ * which a flood of guesses would otherwise cost each time). Each sign-in takes from the bucket before
+ * it is checked, so that many sent at once cannot all pass while the first are being checked, and
+ * gives it back unless it is answered 401: a client that signs in right is never held back by it.
  */
 export const limitSignInFailures =
   (failures: RateLimiter) =>
   async (ctx: AppContext, next: Next): Promise<void> => {
-    if (refusedWhileEmpty(ctx, failures, () => addressKey(ctx))) return;
-    await next();
-    if (ctx.status === 401) failures.take(addressKey(ctx));
+    const key = addressKey(ctx);
+    if (refusedByLimit(ctx, failures, () => key)) return;
+    try {
+      await next();
+    } finally {
+      if (ctx.status !== 401) failures.giveBack(key);
+    }
   };
