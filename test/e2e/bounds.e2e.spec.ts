@@ -133,12 +133,9 @@ describe('failed sign-ins, 3 a minute per address (TRACELIGHT_SIGN_IN_FAILURES_P
     expect((await login('198.51.100.31', ADMIN.password)).status).toBe(200);
   });
 
-  it('checks no more than the budget of guesses sent all at once: each takes its share before it is checked', async () => {
+  it('checks no more than the budget of sign-ins guessed all at once: each takes its share before it is checked', async () => {
     const checked = await lookups();
-    const statuses = await Promise.all([
-      ...Array.from({ length: 6 }, (_, i) => login('198.51.100.50', `guess-${i}`).then((r) => r.status)),
-      ...Array.from({ length: 6 }, (_, i) => basic('198.51.100.50', `guess-${i}`).then((r) => r.status)),
-    ]);
+    const statuses = await Promise.all(Array.from({ length: 12 }, (_, i) => login('198.51.100.50', `guess-${i}`).then((r) => r.status)));
     expect(statuses.filter((status) => status === 401)).toHaveLength(3);
     expect(statuses.filter((status) => status === 429)).toHaveLength(9);
     expect((await lookups()) - checked).toBe(3);

@@ -26,16 +26,16 @@ export const authenticate =
     // Checking a password costs ~50 ms of scrypt on the thread pool that gzip and file reads share, and a
     // failure is charged only once checked: from an address whose failures emptied its bucket, a Basic
     // pair is refused unchecked, or a flood of guesses would still cost a check each.
-    // A password is also a sign-in (rate-limit.ts, limitSignInFailures): it takes from the address's
-    // failed sign-ins before it is checked, refused unchecked once they are spent, and gives it back
-    // unless it is wrong.
+    // A password is also a sign-in: refused unchecked from an address past its failed sign-ins, and
+    // counted there once found wrong. Unlike a sign-in route's, a Basic pair takes nothing before its
+    // check: a client sends its pair with every request, many at once, and the right pair (remembered
+    // once checked) must not be held back by how many it sends.
     const password = credentials.scheme === 'basic';
-    if (password && refusedWhileEmpty(ctx, limiter, () => addressKey(ctx))) return;
-    if (password && refusedByLimit(ctx, signInFailures, () => addressKey(ctx))) return;
+    if (password && (refusedWhileEmpty(ctx, limiter, () => addressKey(ctx)) || refusedWhileEmpty(ctx, signInFailures, () => addressKey(ctx)))) return;
     const result = await identity.authenticate(credentials)();
-    if (password && !(E.isLeft(result) && toHttpError(result.left).status === 401)) signInFailures?.giveBack(addressKey(ctx));
     if (E.isLeft(result)) {
       const error = toHttpError(result.left);
+      if (password && error.status === 401) signInFailures?.take(addressKey(ctx));
       return unauthorized(ctx, limiter, error.status, error.body);
     }
     const principal = result.right;
