@@ -198,7 +198,8 @@ const WHOLE_AS_LONG_BELOW = 9e18;
  * A metric's text, as SQLite's `CAST(… AS TEXT)` gives it. For a whole number, its digits: the driver
  * stores one outside int32 as a double, and the server's `$toString` of a double keeps six significant
  * digits (3000000000 would be `3e+09`), so a whole number is made a long first. A fraction is left to
- * `$toString`, whose text is SQLite's where the fraction has at most six significant digits (README).
+ * `$toString`, whose text is SQLite's where the fraction has at most six significant digits and is at
+ * least 0.0001 (below, `%g` writes `1e-05` where SQLite writes `1.0e-05`; README).
  */
 const metricText = (value: string) => ({
   $cond: [
