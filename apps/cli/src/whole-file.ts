@@ -82,8 +82,7 @@ const discard = (partial: string): void => {
  * namespace), whose process this one cannot see: it is named, for the operator to remove once that
  * write is over.
  */
-const removeAbandonedPartials = (file: string, what: Written): void => {
-  const here = whereTag();
+const removeAbandonedPartials = (file: string, what: Written, here: string): void => {
   const prefix = `.${path.basename(file)}.`;
   let names: string[];
   try {
@@ -144,8 +143,9 @@ export const writeWhole = async <A>(
   produce: (partial: string, onStop: (halt: () => Promise<void>) => void) => Promise<A>,
 ): Promise<A> => {
   if (exists(file)) throw new Error(`${file} exists already (EEXIST): ${ONE[what]} is never written over a file`);
-  removeAbandonedPartials(file, what);
-  const partial = partialName(file);
+  const here = whereTag();
+  removeAbandonedPartials(file, what, here);
+  const partial = partialName(file, here);
   let linked = false;
   /** The temporary name no longer holds this write's file: what is there is not this process's to remove. */
   let lost = false;
