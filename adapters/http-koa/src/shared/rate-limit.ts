@@ -6,6 +6,9 @@
 // - a request that fails authentication, and every call of a route without authentication (login),
 //   is charged to the client's address: guessing passwords, keys or tokens is limited there, whatever
 //   the headers say. An IPv6 client is charged by its /64 network, which is what one host is given.
+//
+// Failed sign-ins (a wrong password or sign-in key) have a far smaller budget of their own, per address
+// too (TRACELIGHT_SIGN_IN_FAILURES_PER_MINUTE): see limitSignInFailures, and authenticate for Basic pairs.
 import { createHash } from 'node:crypto';
 import { isIPv4, isIPv6 } from 'node:net';
 import type { Principal, PresentedCredentials } from '@tracelight/domain';
