@@ -141,6 +141,28 @@ describe('failed sign-ins, 3 a minute per address (TRACELIGHT_SIGN_IN_FAILURES_P
     expect((await lookups()) - checked).toBe(3);
   });
 
+  it('checks no more than the budget of Basic pairs guessed all at once: each different pair takes its share before it is checked', async () => {
+    const checked = await lookups();
+    const statuses = await Promise.all(Array.from({ length: 12 }, (_, i) => basic('198.51.100.60', `guess-${i}`).then((r) => r.status)));
+    expect(statuses.filter((status) => status === 401)).toHaveLength(3);
+    expect(statuses.filter((status) => status === 429)).toHaveLength(9);
+    expect((await lookups()) - checked).toBe(3);
+  });
+
+  it('lets the same right Basic pair through however many requests carry it at once, on a budget of 3', async () => {
+    // A user of its own, so that no check of this pair is remembered from an earlier test.
+    const admin = { Authorization: `Bearer ${((await login('198.51.100.62', ADMIN.password)).body as { access_token: string }).access_token}` };
+    const email = `parallel-${Date.now()}@example.com`;
+    expect((await http(s.baseUrl)('POST', '/v2/users', { json: { email, password: 'a parallel password' }, headers: admin })).status).toBe(200);
+    const pair = { ...from('198.51.100.61'), Authorization: `Basic ${Buffer.from(`${email}:a parallel password`).toString('base64')}` };
+    const statuses = await Promise.all(Array.from({ length: 12 }, () => http(s.baseUrl)('GET', '/v2/projects', { headers: pair }).then((r) => r.status)));
+    expect(statuses).toEqual(Array(12).fill(200));
+    // Nothing was kept from the budget: three wrong guesses are still checked, the fourth is not.
+    const after = await Promise.all([1, 2, 3].map((i) => basic('198.51.100.61', `guess-${i}`).then((r) => r.status)));
+    expect(after).toEqual([401, 401, 401]);
+    expect((await basic('198.51.100.61', 'guess-4')).status).toBe(429);
+  });
+
   it('counts wrong Basic pairs and wrong keys at /login/api_key as failed sign-ins, and never a sign-in that succeeds', async () => {
     const statuses: number[] = [];
     statuses.push((await basic('198.51.100.40', 'guess-a')).status);
