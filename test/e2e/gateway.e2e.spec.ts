@@ -74,8 +74,8 @@ describe('gateway integration', () => {
     expect((await w.call('PUT', '/v2/integrations/gateway', { json: body() })).status).toBe(401);
   });
 
-  it('answers a PUT without a body, or with an empty one, as FastAPI does: one missing entry for the whole body', async () => {
-    for (const options of [{}, { raw: '', headers: { 'content-type': 'application/json' } }]) {
+  it('answers a PUT without a body, with an empty one or with JSON null, as FastAPI does: one missing entry for the whole body', async () => {
+    for (const options of [{}, ...['', 'null', ' null\n'].map((raw) => ({ raw, headers: { 'content-type': 'application/json' } }))]) {
       const r = await w.call('PUT', '/v2/integrations/gateway', { auth: w.admin, ...options });
       expect([r.status, r.body]).toEqual([422, { detail: [{ loc: ['body'], msg: 'Field required', type: 'missing', input: null }] }]);
     }

@@ -44,12 +44,13 @@ describe('insights settings', () => {
   });
 
   it.each([
-    ['an absent body', undefined],
-    ['an empty object', {}],
-    ['null insights', { insights: null }],
-  ])('resets to the default for %s', async (_, json) => {
+    ['an absent body', {}],
+    ['an empty object', { json: {} }],
+    ['null insights', { json: { insights: null } }],
+    ['a JSON null body', { raw: 'null', headers: { 'content-type': 'application/json' } }],
+  ])('resets to the default for %s', async (_, body) => {
     await w.call('PATCH', path, { auth: w.admin, json: { insights: { logstream: { enabled: true } } } });
-    const r = await w.call('PATCH', path, { auth: w.admin, ...(json !== undefined ? { json } : {}) });
+    const r = await w.call('PATCH', path, { auth: w.admin, ...body });
     expect(r.status).toBe(200);
     expect(r.body).toEqual({ insights: DEFAULT, run_id: runId });
   });

@@ -313,7 +313,10 @@ export class HttpApp {
     // A body known in size only once read has its room grow as it arrives.
     const grow = growing ? (bytes: number) => room.resize(this.weighed(r, bytes)) : undefined;
     let rawBody: unknown = {};
-    /** No body was sent, or an empty one: a route that requires one answers as FastAPI does. */
+    /**
+     * No body was sent, an empty one, or JSON `null`: a route that requires one answers as FastAPI does
+     * (`missing` at `["body"]`, input null), and one that does not takes its defaults.
+     */
     let absent = true;
     if (kind === 'multipart') {
       if (!isMultipart(ctx)) {
@@ -356,11 +359,11 @@ export class HttpApp {
           if (worker) return this.handleOffloaded(r, ctx, worker, text, 'json');
           const parsed = parseJsonBody(text.toString('utf8'));
           if (!parsed.ok) return sendError(ctx, parsed.error);
-          rawBody = parsed.value;
-          absent = text.length === 0;
+          rawBody = parsed.value ?? {};
+          absent = text.length === 0 || parsed.value === null;
         } else {
           const parsed = await this.parsedBody(ctx, kind === 'form' ? 'form' : 'json', this.jsonLimit(r));
-          absent = parsed === undefined;
+          absent = parsed === undefined || parsed === null;
           rawBody = parsed ?? {};
         }
       }
