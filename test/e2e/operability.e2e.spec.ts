@@ -83,6 +83,44 @@ describe('operability', () => {
   });
 });
 
+describe('metrics behind a token (TRACELIGHT_METRICS_TOKEN)', () => {
+  const token = 'm3trics-token-for-prometheus-scrapes-0123456789';
+  let s: Awaited<ReturnType<typeof startServer>>;
+  beforeAll(async () => {
+    s = await startServer({ TRACELIGHT_METRICS_TOKEN: token });
+  });
+  afterAll(() => s.stop());
+  const scrape = (headers: Record<string, string>) => http(s.baseUrl)('GET', '/metrics', { headers });
+
+  it('are answered to the bearer of the token only, in any spelling of the scheme; the probes stay open', async () => {
+    for (const authorization of [`Bearer ${token}`, `bearer  ${token}`, `BEARER ${token}\t`]) {
+      const r = await scrape({ authorization });
+      expect(r.status).toBe(200);
+      expect(r.text).toMatch(/^# HELP tracelight_http_requests_total /m);
+    }
+    const refusals = [
+      [{}, 'Not authenticated'],
+      [{ authorization: `Bearer ${token.slice(0, -1)}` }, 'Could not validate credentials'],
+      [{ authorization: `Bearer ${token}x` }, 'Could not validate credentials'],
+      [{ authorization: `Basic ${Buffer.from(`metrics:${token}`).toString('base64')}` }, 'Could not validate credentials'],
+      [{ authorization: token }, 'Could not validate credentials'],
+      [{ 'Service-API-Key': token }, 'Not authenticated'],
+    ] as const;
+    for (const [headers, detail] of refusals) {
+      const r = await scrape(headers);
+      expect([r.status, r.body, r.headers.get('www-authenticate')]).toEqual([401, { detail }, 'Bearer realm="metrics"']);
+      expect(r.text).not.toContain('tracelight_');
+    }
+    expect((await http(s.baseUrl)('GET', '/healthcheck')).status).toBe(200);
+    expect((await http(s.baseUrl)('GET', '/readyz')).status).toBe(200);
+    // An API user's credentials are not the token either.
+    const signedIn = await http(s.baseUrl)('POST', '/login', { json: { username: ADMIN.email, password: ADMIN.password } });
+    expect((await scrape({ authorization: `Bearer ${(signedIn.body as { access_token: string }).access_token}` })).status).toBe(401);
+    // The token is in no log line, nor is the scheme's rejected guess.
+    expect(s.output.join('\n')).not.toContain(token.slice(0, 20));
+  });
+});
+
 describe('answers at the edges of HTTP', () => {
   it('405 with Allow for a method a path is not served under, known to the router or not; 404 for what is not there', async () => {
     for (const [method, path, allow] of [

@@ -6,6 +6,7 @@ import { inject, injectable, multiInject, optional } from 'inversify';
 import Koa, { type Middleware } from 'koa';
 import bodyParser from 'koa-bodyparser';
 import type { IncomingMessage } from 'node:http';
+import { createHash, timingSafeEqual } from 'node:crypto';
 import { authenticate } from './auth/authenticate.middleware';
 import { errorMiddleware } from './errors/error.middleware';
 import { accessLog } from './shared/access-log.middleware';
@@ -45,6 +46,21 @@ const routeLabel = (path: string): Middleware => {
   return (ctx, next) => {
     (ctx as { _matchedRoute?: string })._matchedRoute = V2_PREFIXED.test(ctx.path) ? prefixed : path;
     return next();
+  };
+};
+
+/**
+ * What refuses a caller of `/metrics`: nothing without a token; with one, the reason (a 401's detail)
+ * unless the Authorization header is `Bearer <token>`. The two are compared as SHA-256 digests, in
+ * constant time: neither the token's length nor how much of it a guess got right shows in the timing.
+ */
+const metricsCallerCheck = (token: string | undefined): ((authorization: string) => string | undefined) => {
+  if (token === undefined) return () => undefined;
+  const expected = createHash('sha256').update(token).digest();
+  return (authorization) => {
+    const m = /^bearer[ \t]+(\S+)[ \t]*$/i.exec(authorization);
+    if (m === null) return authorization === '' ? 'Not authenticated' : 'Could not validate credentials';
+    return timingSafeEqual(createHash('sha256').update(m[1]!).digest(), expected) ? undefined : 'Could not validate credentials';
   };
 };
 
@@ -157,7 +173,15 @@ export class HttpApp {
     root.get('/openapi.json', (ctx) => {
       ctx.body = document;
     });
+    const metricsCaller = metricsCallerCheck(this.options.metricsToken);
     root.get('/metrics', async (ctx) => {
+      const refusal = metricsCaller(ctx.get('authorization'));
+      if (refusal !== undefined) {
+        ctx.status = 401;
+        ctx.set('WWW-Authenticate', 'Bearer realm="metrics"');
+        ctx.body = { detail: refusal };
+        return;
+      }
       ctx.type = metrics.registry.contentType;
       ctx.body = await metrics.registry.metrics();
     });

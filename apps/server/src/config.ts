@@ -32,6 +32,8 @@ export interface ServerConfig extends StorageConfig {
   readonly uploadLimitBytes: number;
   readonly rateLimitPerMinute: number;
   readonly signInFailuresPerMinute: number;
+  /** TRACELIGHT_METRICS_TOKEN: the bearer token `/metrics` asks for (undefined: it is open). */
+  readonly metricsToken: string | undefined;
   /** TRACELIGHT_TRUST_PROXY: how many reverse proxies stand in front (`true` is one; `false`, none). */
   readonly trustedProxies: number;
   readonly requestTimeoutMs: number;
@@ -77,6 +79,7 @@ export const CONFIG_VARIABLES: ReadonlyArray<readonly [name: string, defaultValu
   ['TRACELIGHT_UPLOAD_LIMIT_BYTES', '`1048576`', 'Largest code-scorer file; larger gets 413, as does an upload whose body is over this and 64 KiB, at once when its stated length says so (the room for the form\'s other fields). Protobuf OTLP exports: 16× this, once inflated; JSON ones are bodies under `TRACELIGHT_BODY_LIMIT`.'],
   ['TRACELIGHT_RATE_LIMIT_PER_MINUTE', '`6000`', 'Requests per minute per credential, per process (0: none); beyond it 429 with `Retry-After`. A caller is charged once known: to its API key, or to the user behind a token or a Basic pair (however the header is spelt, and every refreshed token shares the user\'s bucket). Failed authentications and the sign-in routes are charged to the client\'s address (an IPv6 client\'s /64 network, which one host is given), so guessing passwords or keys is limited whatever each attempt presents; and from an address whose bucket is empty a Basic pair is refused without its password being checked. A bucket is kept only until it has refilled (a minute at most), at most 100,000 of them (past that the least recently used goes first): `tracelight_held_entries{structure="rate_limit_buckets"}` says how many. `/healthcheck`, `/readyz`, `/metrics` and the docs are not limited.'],
   ['TRACELIGHT_SIGN_IN_FAILURES_PER_MINUTE', '`30`', 'Failed sign-ins per minute per client address, per process (0: no limit of their own): a wrong password at `/login` or in a Basic pair, a wrong key at `/login/api_key`. Past it, sign-ins from that address (those routes, and requests with a Basic pair) are answered 429 with `Retry-After` without their password or key being checked, the right one too, until the bucket refills; requests with a token or an API key are not held back, and a sign-in that succeeds costs nothing. Each sign-in, and each different Basic pair an address presents, takes its share before it is checked and gives it back unless wrong, so guesses sent all at once are held to the budget too; a pair already being checked for that address (a client\'s requests in parallel) waits for that check, which it shares, and takes nothing. The address is counted as for `TRACELIGHT_RATE_LIMIT_PER_MINUTE`; `tracelight_held_entries{structure="sign_in_failure_buckets"}` says how many buckets are held.'],
+  ['TRACELIGHT_METRICS_TOKEN', 'unset: `/metrics` is open', 'A bearer token `/metrics` then asks for (`Authorization: Bearer <token>`, Prometheus\'s `authorization` scrape setting; at least 32 characters of `A-Z a-z 0-9 - . _ ~ + /`, e.g. `openssl rand -hex 32`): 401 without it or with another, compared in constant time. Unset, `/metrics` answers anyone who reaches the port: route names, request counts and timings, memory; then firewall it or bind to a private interface.'],
   ['TRACELIGHT_TRUST_PROXY', '`false`', '`true` behind a reverse proxy, or how many stand in a chain before the server (`2`: a CDN, then a load balancer). The client address (for the rate limit) is then the `X-Forwarded-For` entry the outermost proxy added, counted that many from the right, so that what a client writes there itself is never taken for its address (an entry that is no address charges the proxy); the scheme (the refresh cookie\'s `Secure`) from the `X-Forwarded-Proto` entry the outermost proxy wrote, counted from the right likewise (the one entry of a proxy that sets the header whole). Leave it `false` when clients reach the server directly, or they could choose their address, and let them reach it only through the proxies.'],
   ['TRACELIGHT_REQUEST_TIMEOUT_MS', '`30000`', 'Longest time to receive a whole request (past it 408), and, 1.5 s more, longest an answer may wait on a client that stops reading it, counted from when the system last took more of it (the connection is then closed). The system takes an answer in steps, as its client frees room in the buffers of the connection (megabytes between a fast client and the server): a client reading so slowly that no step comes in that time is taken for one that stopped.'],
   ['TRACELIGHT_MAX_CONNECTIONS', 'the open-file limit (`ulimit -n`) less 256; `10000` where it cannot be read', 'Most connections open at once. Past it a new connection is closed at once, unanswered (counted in `tracelight_http_dropped_connections_total`), so that a flood of connections leaves the process the file descriptors its database, logs and workers need, and clients go elsewhere.'],
@@ -106,6 +109,9 @@ const integer =
       : E.left(`${name} must be an integer from ${min} to ${max}, got ${JSON.stringify(raw)}`);
   };
 
+/** A bearer token (RFC 6750's b64token) long enough that guessing it is hopeless. */
+const METRICS_TOKEN = /^[A-Za-z0-9\-._~+/]{32,}=*$/;
+
 /** Collects every problem, not just the first, so one restart fixes them all. */
 export const loadConfig = (env: Env): E.Either<ReadonlyArray<string>, ServerConfig> => {
   const problems: string[] = [];
@@ -131,6 +137,10 @@ export const loadConfig = (env: Env): E.Either<ReadonlyArray<string>, ServerConf
   const adminEmail = env['TRACELIGHT_ADMIN_EMAIL'] || undefined;
   const adminPassword = env['TRACELIGHT_ADMIN_PASSWORD'] || undefined;
   const secretKey = env['TRACELIGHT_SECRET_KEY'] || undefined;
+  const metricsToken = env['TRACELIGHT_METRICS_TOKEN'] || undefined;
+  // Not repeated in the report either: it is a secret.
+  if (metricsToken !== undefined && !METRICS_TOKEN.test(metricsToken))
+    problems.push('TRACELIGHT_METRICS_TOKEN must be at least 32 characters of A-Z, a-z, 0-9 and -._~+/ (a bearer token, e.g. from openssl rand -hex 32)');
   // Checked here, not first when the key is loaded, so that it is reported with everything else (never repeated: it is a secret).
   if (secretKey !== undefined && !isUsableSecretKey(secretKey)) problems.push(SECRET_KEY_RULE);
   if ((adminEmail === undefined) !== (adminPassword === undefined))
@@ -187,6 +197,7 @@ export const loadConfig = (env: Env): E.Either<ReadonlyArray<string>, ServerConf
     rateLimitPerMinute: take(integer('TRACELIGHT_RATE_LIMIT_PER_MINUTE', 0, 10_000_000, 6000)(env), 6000),
     signInFailuresPerMinute: take(integer('TRACELIGHT_SIGN_IN_FAILURES_PER_MINUTE', 0, 10_000_000, 30)(env), 30),
     trustedProxies: trustedProxies ?? 0,
+    metricsToken,
     requestTimeoutMs: take(integer('TRACELIGHT_REQUEST_TIMEOUT_MS', 1000, 3_600_000, 30_000)(env), 30_000),
     ...(env['TRACELIGHT_MAX_CONNECTIONS'] ? { maxConnections: take(integer('TRACELIGHT_MAX_CONNECTIONS', 1, 1_000_000, 1)(env), 1) } : {}),
     maxRecordsPerRequest: take(integer('TRACELIGHT_MAX_RECORDS_PER_REQUEST', 1, 1_000_000, 10_000)(env), 10_000),

@@ -91,6 +91,16 @@ describe('configuration from the environment', () => {
       );
   });
 
+  it('takes a metrics token of at least 32 bearer-token characters, and reports a shorter or odd one without repeating it', () => {
+    expect(loadConfig({})).toEqual(E.right(expect.objectContaining({ metricsToken: undefined })));
+    for (const good of ['ab'.repeat(16), 'A-Z.a_z~0+9/'.repeat(3), `${'x'.repeat(32)}==`])
+      expect(loadConfig({ TRACELIGHT_METRICS_TOKEN: good })).toEqual(E.right(expect.objectContaining({ metricsToken: good })));
+    for (const bad of ['Sh0rtMetrics'.repeat(2), `Sp4ce in a token ${'x'.repeat(32)}`, `Qu0te"${'x'.repeat(32)}`, `${'x'.repeat(32)}=x`]) {
+      const problems = E.isLeft(loadConfig({ TRACELIGHT_METRICS_TOKEN: bad })) ? (loadConfig({ TRACELIGHT_METRICS_TOKEN: bad }) as E.Left<string[]>).left : [];
+      expect(problems).toEqual(['TRACELIGHT_METRICS_TOKEN must be at least 32 characters of A-Z, a-z, 0-9 and -._~+/ (a bearer token, e.g. from openssl rand -hex 32)']);
+    }
+  });
+
   it('never repeats a mistyped database URL, which may hold a password', () => {
     const result = loadConfig({ TRACELIGHT_DATABASE_URL: 'mongodb:/admin:S3cretDbPass@db1/tl' });
     const problems = E.isLeft(result) ? result.left.join('\n') : '';

@@ -101,6 +101,7 @@ export const buildContainer = async (
         signInFailuresPerMinute: config.signInFailuresPerMinute,
         trustedProxies: config.trustedProxies,
         bodyBudgetBytes: config.bodyBudgetBytes,
+        ...(config.metricsToken !== undefined ? { metricsToken: config.metricsToken } : {}),
       },
       logger,
       metrics,

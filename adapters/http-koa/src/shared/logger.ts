@@ -32,5 +32,7 @@ export interface HttpOptions {
   readonly trustedProxies?: number;
   /** The most memory request bodies may take at once, all requests together, as `HttpApp` counts it (absent: no bound but each body's). */
   readonly bodyBudgetBytes?: number;
+  /** The bearer token `/metrics` asks for (absent: `/metrics` answers anyone). */
+  readonly metricsToken?: string;
 }
 export const HttpOptions = Symbol.for('tracelight.HttpOptions');
