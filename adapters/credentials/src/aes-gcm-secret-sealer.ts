@@ -39,9 +39,12 @@ export const unpad = (padded: Buffer): Buffer | undefined => {
 @injectable()
 export class AesGcmSecretSealer implements SecretSealer {
   private readonly key: Buffer;
+  /** The previous master key's, during a rotation: what it sealed still opens. */
+  private readonly previousKey: Buffer | undefined;
 
   constructor(@inject(CredentialsConfig) config: CredentialsConfig) {
     this.key = deriveKey(config.secretKey, 'secret-sealing');
+    this.previousKey = config.previousSecretKey && deriveKey(config.previousSecretKey, 'secret-sealing');
   }
 
   seal(plain: string, context: string): string {
@@ -58,14 +61,17 @@ export class AesGcmSecretSealer implements SecretSealer {
     const aad = version === 'v1' ? AAD_V1 : aadOf(version, context);
     const [iv, data, tag] = parts.slice(1).map((p) => Buffer.from(p, 'base64url')) as [Buffer, Buffer, Buffer];
     if (iv.length !== 12 || tag.length !== 16) return E.left('not a sealed secret');
-    let opened: Buffer;
-    try {
-      const decipher = crypto.createDecipheriv('aes-256-gcm', this.key, iv).setAAD(aad);
-      decipher.setAuthTag(tag);
-      opened = Buffer.concat([decipher.update(data), decipher.final()]);
-    } catch {
-      return E.left('sealed secret failed authentication');
-    }
+    const openWith = (key: Buffer): Buffer | undefined => {
+      try {
+        const decipher = crypto.createDecipheriv('aes-256-gcm', key, iv).setAAD(aad);
+        decipher.setAuthTag(tag);
+        return Buffer.concat([decipher.update(data), decipher.final()]);
+      } catch {
+        return undefined;
+      }
+    };
+    const opened = openWith(this.key) ?? (this.previousKey && openWith(this.previousKey));
+    if (opened === undefined) return E.left('sealed secret failed authentication');
     if (version !== 'v3') return E.right(opened.toString('utf8'));
     const plain = unpad(opened);
     return plain === undefined ? E.left('not a sealed secret') : E.right(plain.toString('utf8'));

@@ -1,6 +1,12 @@
 // What the credential adapters are configured with.
 export interface CredentialsConfig {
   readonly secretKey: Buffer;
+  /**
+   * The master key used before `secretKey`, during a rotation (TRACELIGHT_PREVIOUS_SECRET_KEY): what it
+   * made still verifies and opens, and an API key hashed under it is found (and hashed again under
+   * `secretKey` once used); everything new is made with `secretKey`.
+   */
+  readonly previousSecretKey?: Buffer;
   readonly tokenTtlSeconds: number;
   readonly refreshTokenTtlSeconds: number;
   readonly passwordCacheTtlSeconds: number;

@@ -306,3 +306,44 @@ describe('random pool', () => {
     expect(randomBytes(4096).length).toBe(4096);
   });
 });
+
+describe('a rotation of the master key (previousSecretKey)', () => {
+  const now = new Date('2026-11-23T10:00:00Z');
+  const SESSION = { startedAt: now, apiKeyId: null };
+  const before = config();
+  const during = config({ previousSecretKey: before.secretKey });
+  const after = config({ secretKey: during.secretKey });
+  const stranger = config({ previousSecretKey: crypto.randomBytes(32) });
+
+  it('verifies tokens the previous key signed, signs new ones with the new key only', () => {
+    const old = new JwtTokenSigner(before).issue(USER, now, SESSION).accessToken;
+    const oldRefresh = new JwtTokenSigner(before).issueRefresh(USER, now, SESSION).token;
+    expect(E.isRight(new JwtTokenSigner(during).verify(old, now))).toBe(true);
+    expect(E.isRight(new JwtTokenSigner(during).verifyRefresh(oldRefresh, now))).toBe(true);
+    expect(new JwtTokenSigner(after).verify(old, now)).toEqual(E.left('bad token signature'));
+    expect(new JwtTokenSigner(stranger).verify(old, now)).toEqual(E.left('bad token signature'));
+    const fresh = new JwtTokenSigner(during).issue(USER, now, SESSION).accessToken;
+    expect(E.isRight(new JwtTokenSigner(after).verify(fresh, now))).toBe(true);
+    expect(E.isLeft(new JwtTokenSigner(before).verify(fresh, now))).toBe(true);
+  });
+
+  it('opens what the previous key sealed, seals with the new key only', () => {
+    const CTX = 'integration/gateway/user-1';
+    const old = new AesGcmSecretSealer(before).seal('gateway-token', CTX);
+    expect(new AesGcmSecretSealer(during).open(old, CTX)).toEqual(E.right('gateway-token'));
+    expect(new AesGcmSecretSealer(during).open(old, 'integration/gateway/user-2')).toEqual(E.left('sealed secret failed authentication'));
+    expect(new AesGcmSecretSealer(after).open(old, CTX)).toEqual(E.left('sealed secret failed authentication'));
+    const fresh = new AesGcmSecretSealer(during).seal('gateway-token', CTX);
+    expect(new AesGcmSecretSealer(after).open(fresh, CTX)).toEqual(E.right('gateway-token'));
+    expect(E.isLeft(new AesGcmSecretSealer(before).open(fresh, CTX))).toBe(true);
+  });
+
+  it('gives an API key the hash the previous key gave it, besides the new one; none outside a rotation', () => {
+    const k = new HmacApiKeyMinter(before).mint();
+    const minter = new HmacApiKeyMinter(during);
+    expect(minter.previousHashesOf(k.secret)).toEqual([k.hash]);
+    expect(minter.hashOf(k.secret)).toBe(new HmacApiKeyMinter(after).hashOf(k.secret));
+    expect(minter.hashOf(k.secret)).not.toBe(k.hash);
+    expect(new HmacApiKeyMinter(after).previousHashesOf(k.secret)).toEqual([]);
+  });
+});

@@ -12,9 +12,12 @@ export const API_KEY_PREFIX = 'tl_';
 export class HmacApiKeyMinter implements ApiKeyMinter {
   /** A KeyObject, not a Buffer: an HMAC is keyed on every request with a key, and this skips importing the bytes each time. */
   private readonly key: crypto.KeyObject;
+  /** The previous master key's, during a rotation. */
+  private readonly previousKey: crypto.KeyObject | undefined;
 
   constructor(@inject(CredentialsConfig) config: CredentialsConfig) {
     this.key = crypto.createSecretKey(deriveKey(config.secretKey, 'api-key-hash'));
+    this.previousKey = config.previousSecretKey && crypto.createSecretKey(deriveKey(config.previousSecretKey, 'api-key-hash'));
   }
 
   mint(): MintedApiKey {
@@ -24,6 +27,10 @@ export class HmacApiKeyMinter implements ApiKeyMinter {
 
   hashOf(secret: string): string {
     return crypto.createHmac('sha256', this.key).update(secret, 'utf8').digest('hex');
+  }
+
+  previousHashesOf(secret: string): ReadonlyArray<string> {
+    return this.previousKey ? [crypto.createHmac('sha256', this.previousKey).update(secret, 'utf8').digest('hex')] : [];
   }
 
   sameHash(a: string, b: string): boolean {

@@ -1,7 +1,8 @@
 // Access tokens: compact JWS (HS256) with sub, iat, exp and jti, and the session they continue:
 // auth_time (when the user signed in, as OIDC names it), akid (the API key exchanged, if any) and fid
 // (the session's refresh-token family, if the server keeps one). Any server process holding the same
-// secret key verifies them. A refresh token also says its generation in its family (gen).
+// secret key verifies them (or holding it as its previous key, during a rotation). A refresh token also
+// says its generation in its family (gen).
 import { type AccessToken, type ApiKeyId, type RefreshFamilyId, type Session, type TokenClaims, type UserId, asId } from '@tracelight/domain';
 import { TokenSigner } from '@tracelight/ports';
 import * as E from 'fp-ts/Either';
@@ -56,10 +57,13 @@ const isClaims = (x: unknown): x is Claims => {
 @injectable()
 export class JwtTokenSigner implements TokenSigner {
   private readonly key: Buffer;
+  /** The previous master key's, during a rotation: tokens it signed still verify until they expire. */
+  private readonly previousKey: Buffer | undefined;
   private readonly ttlSeconds: Record<Use, number>;
 
   constructor(@inject(CredentialsConfig) config: CredentialsConfig) {
     this.key = deriveKey(config.secretKey, 'access-token');
+    this.previousKey = config.previousSecretKey && deriveKey(config.previousSecretKey, 'access-token');
     this.ttlSeconds = { access: config.tokenTtlSeconds, refresh: config.refreshTokenTtlSeconds };
   }
 
@@ -106,9 +110,12 @@ export class JwtTokenSigner implements TokenSigner {
     if (parts.length !== 3) return E.left('malformed token');
     const [header, payload, signature] = parts as [string, string, string];
     if (header !== HEADER) return E.left('unsupported token header');
-    const expected = Buffer.from(this.sign(`${header}.${payload}`));
     const given = Buffer.from(signature);
-    if (expected.length !== given.length || !crypto.timingSafeEqual(expected, given)) return E.left('bad token signature');
+    const signedWith = (key: Buffer): boolean => {
+      const expected = Buffer.from(this.sign(`${header}.${payload}`, key));
+      return expected.length === given.length && crypto.timingSafeEqual(expected, given);
+    };
+    if (!signedWith(this.key) && !(this.previousKey !== undefined && signedWith(this.previousKey))) return E.left('bad token signature');
     let claims: unknown;
     try {
       claims = JSON.parse(Buffer.from(payload, 'base64url').toString('utf8'));
@@ -138,7 +145,7 @@ export class JwtTokenSigner implements TokenSigner {
     return crypto.createHmac('sha256', this.key).update(`refresh jti ${family} ${generation}`).digest('base64url').slice(0, 16);
   }
 
-  private sign(input: string): string {
-    return crypto.createHmac('sha256', this.key).update(input).digest('base64url');
+  private sign(input: string, key = this.key): string {
+    return crypto.createHmac('sha256', key).update(input).digest('base64url');
   }
 }

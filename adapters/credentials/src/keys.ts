@@ -101,6 +101,9 @@ const keyOf = (text: string): Buffer | undefined => {
 /** Whether TRACELIGHT_SECRET_KEY's text gives a master key: checked with the rest of the configuration. */
 export const isUsableSecretKey = (text: string): boolean => keyOf(text) !== undefined;
 
+/** The master key a text gives (TRACELIGHT_SECRET_KEY's forms); throws SECRET_KEY_RULE for one too short. */
+export const parseSecretKey = (text: string): Buffer => parseKey(text);
+
 const parseKey = (text: string): Buffer => {
   const key = keyOf(text);
   if (key === undefined) throw new Error(SECRET_KEY_RULE);

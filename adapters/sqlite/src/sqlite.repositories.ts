@@ -34,7 +34,7 @@ export const SQLITE_REPOSITORIES: RepositoryClasses<SqliteDatabase> = {
  */
 export const SQLITE_WRITES: { readonly [K in keyof Repositories]: ReadonlyArray<keyof Repositories[K] & string> } = {
   users: ['insert', 'revokeSessions'],
-  apiKeys: ['insert', 'revoke', 'touch'],
+  apiKeys: ['insert', 'revoke', 'touch', 'rehash'],
   refreshFamilies: ['insert', 'rotate', 'revoke', 'removeEndedBefore'],
   projects: ['insert', 'retire', 'purgeStep'],
   runs: ['insert'],

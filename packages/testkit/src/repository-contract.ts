@@ -151,6 +151,27 @@ export const describeRepositoryContract = (engine: string, harness: RepositoryHa
         expect(await right(r.apiKeys.findByHash(k.keyHash))).toEqual(O.none);
         expect((await left(r.apiKeys.revoke(u.id, k.id)))._tag).toBe('NotFound');
       });
+      it('moves a key to a new hash only from the hash it is stored under (a rotation of the master key)', async () => {
+        const u = await someUser();
+        const k = anApiKey(u.id);
+        await right(r.apiKeys.insert(k));
+        expect(await right(r.apiKeys.rehash(k.id, 'not-its-hash', 'elsewhere'))).toBe(false);
+        expect(await right(r.apiKeys.findByHash(k.keyHash))).toEqual(O.some(k));
+        const to = `${k.keyHash}-rotated`;
+        expect(await right(r.apiKeys.rehash(k.id, k.keyHash, to))).toBe(true);
+        expect(await right(r.apiKeys.findByHash(k.keyHash))).toEqual(O.none);
+        expect(await right(r.apiKeys.findByHash(to))).toEqual(O.some({ ...k, keyHash: to }));
+        // A second process moving it from the old hash finds it gone: nothing changes.
+        expect(await right(r.apiKeys.rehash(k.id, k.keyHash, `${k.keyHash}-again`))).toBe(false);
+        expect(await right(r.apiKeys.findByHash(to))).toEqual(O.some({ ...k, keyHash: to }));
+        // Onto a hash another key holds: Conflict, and neither moves.
+        const other = anApiKey(u.id);
+        await right(r.apiKeys.insert(other));
+        expect((await left(r.apiKeys.rehash(k.id, to, other.keyHash)))._tag).toBe('Conflict');
+        expect(await right(r.apiKeys.findByHash(to))).toEqual(O.some({ ...k, keyHash: to }));
+        await right(r.apiKeys.revoke(u.id, k.id));
+        expect(await right(r.apiKeys.rehash(k.id, to, `${to}-revoked`))).toBe(false);
+      });
       it('records last use', async () => {
         const u = await someUser();
         const k = anApiKey(u.id);

@@ -11,6 +11,11 @@ export interface ApiKeyMinter {
   mint(): MintedApiKey;
   /** The hash under which a presented secret would be stored (deterministic). */
   hashOf(secret: string): string;
+  /**
+   * The hashes a secret would have been stored under by earlier server keys still accepted (during a
+   * rotation of the master key), to look a key up by when `hashOf` finds none; none outside a rotation.
+   */
+  previousHashesOf(secret: string): ReadonlyArray<string>;
   /** Constant-time equality of two hashes. */
   sameHash(a: string, b: string): boolean;
 }

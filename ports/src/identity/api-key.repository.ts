@@ -11,5 +11,11 @@ export interface ApiKeyRepository {
   /** Deletes the key if it belongs to the user; NotFound otherwise. */
   revoke(userId: UserId, id: ApiKeyId): Result<void>;
   touch(id: ApiKeyId, usedAt: Date): Result<void>;
+  /**
+   * Stores the key under the hash `to` if it is still stored under `from` (compare-and-set), for a key
+   * found under an earlier server key's hash; true when it moved it, false when the key is no longer
+   * stored under `from` (another process moved it first, or it was revoked).
+   */
+  rehash(id: ApiKeyId, from: string, to: string): Result<boolean>;
 }
 export const ApiKeyRepository = Symbol.for('tracelight.ApiKeyRepository');

@@ -42,4 +42,8 @@ export class MongoApiKeyRepository implements ApiKeyRepository {
   touch(id: ApiKeyId, usedAt: Date): Result<void> {
     return run(async () => void (await this.keys.updateOne({ _id: id }, { $set: { lastUsedAt: usedAt } })));
   }
+
+  rehash(id: ApiKeyId, from: string, to: string): Result<boolean> {
+    return run(async () => (await this.keys.updateOne({ _id: id, keyHash: from }, { $set: { keyHash: to } })).modifiedCount === 1, 'API key already exists');
+  }
 }

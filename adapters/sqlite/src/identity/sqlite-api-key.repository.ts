@@ -15,6 +15,7 @@ export class SqliteApiKeyRepository implements ApiKeyRepository {
   private readonly byUser;
   private readonly deleteStmt;
   private readonly touchStmt;
+  private readonly rehashStmt;
 
   constructor(@inject(SqliteDatabaseToken) { db }: SqliteDatabase) {
     this.insertStmt = db.prepare(
@@ -25,6 +26,7 @@ export class SqliteApiKeyRepository implements ApiKeyRepository {
     this.byUser = db.prepare('SELECT * FROM api_keys WHERE user_id = ? ORDER BY created_at DESC, id DESC');
     this.deleteStmt = db.prepare('DELETE FROM api_keys WHERE id = ? AND user_id = ?');
     this.touchStmt = db.prepare('UPDATE api_keys SET last_used_at = ? WHERE id = ?');
+    this.rehashStmt = db.prepare('UPDATE api_keys SET key_hash = ? WHERE id = ? AND key_hash = ?');
   }
 
   insert(key: ApiKey): Result<ApiKey> {
@@ -51,5 +53,9 @@ export class SqliteApiKeyRepository implements ApiKeyRepository {
 
   touch(id: ApiKeyId, usedAt: Date): Result<void> {
     return run(() => void this.touchStmt.run(usedAt.getTime(), id));
+  }
+
+  rehash(id: ApiKeyId, from: string, to: string): Result<boolean> {
+    return run(() => this.rehashStmt.run(to, id, from).changes === 1, 'API key already exists');
   }
 }

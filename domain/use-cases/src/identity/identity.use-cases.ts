@@ -483,6 +483,7 @@ export class IdentityUseCases {
     const revocations = this.revocations;
     return pipe(
       this.deps.apiKeys.findByHash(hash),
+      flatMap((found) => (O.isSome(found) ? TE.right(found) : this.apiKeyUnderPreviousHash(secret, hash))),
       flatMap(
         TE.fromPredicate(
           (k): k is O.Some<ApiKey> =>
@@ -501,6 +502,28 @@ export class IdentityUseCases {
           TE.map((user) => ({ key, user })),
         ),
       ),
+    );
+  }
+
+  /**
+   * During a rotation of the server's master key: the key stored under the hash an earlier key gave
+   * `secret`, stored again under `hash` (this key's) as it is found, so that it outlives the rotation.
+   * Another process may move it first (then it is read under `hash`); with storage full it is found all
+   * the same, and moved on a later use.
+   */
+  private apiKeyUnderPreviousHash(secret: string, hash: string, previousHashes = this.deps.minter.previousHashesOf(secret)): UseCase<O.Option<ApiKey>> {
+    const [previous, ...older] = previousHashes;
+    if (previous === undefined) return TE.right(O.none);
+    return pipe(
+      this.deps.apiKeys.findByHash(previous),
+      flatMap((found) => {
+        if (O.isNone(found)) return this.apiKeyUnderPreviousHash(secret, hash, older);
+        return pipe(
+          this.deps.apiKeys.rehash(found.value.id, previous, hash),
+          TE.orElse((e) => (e._tag === 'StorageFull' ? TE.right(true) : TE.left(e))),
+          flatMap((moved) => (moved ? TE.right(O.some({ ...found.value, keyHash: hash })) : this.deps.apiKeys.findByHash(hash))),
+        );
+      }),
     );
   }
 
