@@ -15,6 +15,8 @@ export interface ServerConfig extends StorageConfig {
   /** With the writer thread: threads that run record searches (0: on the request thread). */
   readonly sqliteSearchThreads: number;
   readonly secretKey: string | undefined;
+  /** TRACELIGHT_PREVIOUS_SECRET_KEY: the master key before a rotation, still accepted for what it made. */
+  readonly previousSecretKey: string | undefined;
   readonly tokenTtlSeconds: number;
   readonly refreshTokenTtlSeconds: number;
   /** TRACELIGHT_REFRESH_REUSE_GRACE_MS: for how long a refresh token just spent is answered with its successor again. */
@@ -66,6 +68,7 @@ export const CONFIG_VARIABLES: ReadonlyArray<readonly [name: string, defaultValu
   ['TRACELIGHT_SQLITE_WRITER', '`thread`', '`thread`: every write runs on one writer thread, committed in groups (below); `inline`: on the request thread, one transaction each.'],
   ['TRACELIGHT_SQLITE_SEARCH_THREADS', '`2`', 'With `thread`: how many threads run record searches (`spans/search`, `traces/search`, `sessions/search`), each on a read-only connection of its own, the least busy taking each search (0: on the request thread). A search reads rows until it has a page of matches, and one whose filters match little of a large run reads most of it (seconds for a million spans): on the request thread it held every other request, probes included, as long; here only the searches queued behind it on its thread.'],
   ['TRACELIGHT_SECRET_KEY', 'generated into `<data dir>/secret.key` (mode 0600)', 'Master key (≥ 32 bytes: 64 hex, 43+ base64, or a 32+ character passphrase). Token signing, API-key hashing and secret sealing each use a sub-key derived from it (HKDF). Give every server process sharing a database the same key.'],
+  ['TRACELIGHT_PREVIOUS_SECRET_KEY', 'unset', 'For a rotation of the master key: the key `TRACELIGHT_SECRET_KEY` (or `secret.key`) replaces, in the same forms. What it made stays good (tokens until they expire; gateway tokens it sealed open) and an API key hashed under it is found and hashed again under the new key at its first use; everything new is made with the new key. Unset it once the old tokens have expired and the API keys in use have been used since (a key never used meanwhile stops working then). See the README\'s "Rotating the secret key".'],
   ['TRACELIGHT_TOKEN_TTL_SECONDS', '`3600`', 'Lifetime of access tokens (login, API-key exchange, refresh).'],
   ['TRACELIGHT_REFRESH_TOKEN_TTL_SECONDS', '`604800`', 'Lifetime of the HttpOnly `refresh_token` cookie set at sign-in, and the longest a session lives however often it is refreshed.'],
   ['TRACELIGHT_REFRESH_REUSE_GRACE_MS', '`5000`', 'Refresh cookies are single use: each refresh answers a new one. For this long after a cookie is spent, sending it again is answered with the same new cookie (two tabs refreshing together, a retry after a lost answer); after it, a spent cookie sent again is taken for a stolen one and revokes its session (0: always).'],
@@ -143,6 +146,9 @@ export const loadConfig = (env: Env): E.Either<ReadonlyArray<string>, ServerConf
     problems.push('TRACELIGHT_METRICS_TOKEN must be at least 32 characters of A-Z, a-z, 0-9 and -._~+/ (a bearer token, e.g. from openssl rand -hex 32)');
   // Checked here, not first when the key is loaded, so that it is reported with everything else (never repeated: it is a secret).
   if (secretKey !== undefined && !isUsableSecretKey(secretKey)) problems.push(SECRET_KEY_RULE);
+  const previousSecretKey = env['TRACELIGHT_PREVIOUS_SECRET_KEY'] || undefined;
+  if (previousSecretKey !== undefined && !isUsableSecretKey(previousSecretKey))
+    problems.push(SECRET_KEY_RULE.replace('TRACELIGHT_SECRET_KEY', 'TRACELIGHT_PREVIOUS_SECRET_KEY'));
   if ((adminEmail === undefined) !== (adminPassword === undefined))
     problems.push('TRACELIGHT_ADMIN_EMAIL and TRACELIGHT_ADMIN_PASSWORD must be set together');
   // The first admin is made by the same rules as any user (bootstrapAdmin): a start that would fail at it fails here.
@@ -183,6 +189,7 @@ export const loadConfig = (env: Env): E.Either<ReadonlyArray<string>, ServerConf
     sqliteWriter: writer === 'inline' ? 'inline' : 'thread',
     sqliteSearchThreads: take(integer('TRACELIGHT_SQLITE_SEARCH_THREADS', 0, 64, 2)(env), 2),
     secretKey,
+    previousSecretKey,
     tokenTtlSeconds: take(integer('TRACELIGHT_TOKEN_TTL_SECONDS', 1, 31_536_000, 3600)(env), 3600),
     refreshTokenTtlSeconds: take(integer('TRACELIGHT_REFRESH_TOKEN_TTL_SECONDS', 60, 31_536_000, 604_800)(env), 604_800),
     refreshReuseGraceMs: take(integer('TRACELIGHT_REFRESH_REUSE_GRACE_MS', 0, 300_000, 5000)(env), 5000),

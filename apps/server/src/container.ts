@@ -1,5 +1,5 @@
 // The composition root: configuration → inversify container. Choosing the storage engine is one switch here.
-import { credentialsModule, loadOrCreateSecretKey } from '@tracelight/credentials';
+import { credentialsModule, loadOrCreateSecretKey, parseSecretKey } from '@tracelight/credentials';
 import { type HttpLogger, HttpApp, HttpMetrics, RouteOffload, httpModule } from '@tracelight/http-koa';
 import { REPOSITORY_TOKENS } from '@tracelight/ports';
 import { ScorerUseCases } from '@tracelight/use-cases';
@@ -76,6 +76,7 @@ export const buildContainer = async (
   container.loadSync(
     credentialsModule({
       secretKey,
+      ...(config.previousSecretKey !== undefined ? { previousSecretKey: parseSecretKey(config.previousSecretKey) } : {}),
       tokenTtlSeconds: config.tokenTtlSeconds,
       refreshTokenTtlSeconds: config.refreshTokenTtlSeconds,
       passwordCacheTtlSeconds: config.passwordCacheTtlSeconds,
