@@ -1,8 +1,6 @@
 // HTTP Basic sends the password on every request; scrypt costs ~50 ms. A successful verification
 // is remembered briefly, keyed by an HMAC of (stored hash, password) — never the password itself —
-// so a changed password misses at once, and failures are never cached. The same pair sent many times
-// at once (a client's parallel requests, or a flood of one guess) is checked once: every caller waits
-// for the one check in progress.
+// so a changed password misses at once, and failures are never cached.
 import { PasswordHasher } from '@tracelight/ports';
 import * as crypto from 'node:crypto';
 import { inject, injectable } from 'inversify';
@@ -21,8 +19,6 @@ export class CachingPasswordHasher implements PasswordHasher {
    * longer). Insertion-ordered: the first entry is the oldest, evicted first.
    */
   private readonly verified = new Map<string, number>();
-  /** The checks in progress, by the same key: at most one per pair. */
-  private readonly checking = new Map<string, Promise<boolean>>();
 
   constructor(
     @inject(ScryptPasswordHasher) private readonly inner: ScryptPasswordHasher,
@@ -41,18 +37,6 @@ export class CachingPasswordHasher implements PasswordHasher {
     const until = this.verified.get(id);
     if (until !== undefined && until > performance.now()) return true;
     if (until !== undefined) this.verified.delete(id);
-    const pending = this.checking.get(id);
-    if (pending !== undefined) return pending;
-    const check = this.check(id, password, hash);
-    this.checking.set(id, check);
-    try {
-      return await check;
-    } finally {
-      this.checking.delete(id);
-    }
-  }
-
-  private async check(id: string, password: string, hash: string): Promise<boolean> {
     const ok = await this.inner.verify(password, hash);
     if (ok && this.ttlMs > 0) {
       if (this.verified.size >= MAX_ENTRIES) this.verified.delete(this.verified.keys().next().value!);
