@@ -149,6 +149,17 @@ describe('failed sign-ins, 3 a minute per address (TRACELIGHT_SIGN_IN_FAILURES_P
     expect((await lookups()) - checked).toBe(3);
   });
 
+  it('takes pairs that differ only in where the email ends and the password begins for different guesses', async () => {
+    // "x@example.com" and "\0\0g", "x@example.com\0" and "\0g", …: joined with a NUL between, the same bytes; each a guess of its own.
+    const split = (i: number) => ({
+      ...from('198.51.100.63'),
+      Authorization: `Basic ${Buffer.from(`x@example.com${'\0'.repeat(i)}:${'\0'.repeat(11 - i)}g`).toString('base64')}`,
+    });
+    const statuses = await Promise.all(Array.from({ length: 12 }, (_, i) => http(s.baseUrl)('GET', '/v2/projects', { headers: split(i) }).then((r) => r.status)));
+    expect(statuses.filter((status) => status === 401)).toHaveLength(3);
+    expect(statuses.filter((status) => status === 429)).toHaveLength(9);
+  });
+
   it('lets the same right Basic pair through however many requests carry it at once, on a budget of 3', async () => {
     // A user of its own, so that no check of this pair is remembered from an earlier test.
     const admin = { Authorization: `Bearer ${((await login('198.51.100.62', ADMIN.password)).body as { access_token: string }).access_token}` };
