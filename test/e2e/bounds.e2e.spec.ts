@@ -267,6 +267,11 @@ describe.each([
     ]);
   });
 
+  it('is a body missing when it is JSON null, as FastAPI reads it: an ingest', async () => {
+    const r = await w.call('POST', `/v2/projects/${project}/traces`, { auth: w.admin, raw: 'null', headers: { 'content-type': 'application/json' } });
+    expect([r.status, r.body]).toEqual([422, { detail: [{ loc: ['body'], msg: 'Field required', type: 'missing', input: null }] }]);
+  });
+
   it('is refused on its count before its spans are decoded: an OTLP/JSON export', async () => {
     const span = (i: number) => ({ traceId: i === 0 ? 'not an id' : '5b8efff798038103d269b633813fc60c', spanId: `eee19b7ec3c1b17${i % 10}`, name: 'n' });
     const r = await w.call('POST', '/v1/traces', {

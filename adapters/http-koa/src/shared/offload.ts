@@ -55,8 +55,9 @@ export const serveOffloaded = async (routes: ReadonlyMap<string, Route>, request
   const outcome = await runRoute(r, {
     params: request.params,
     query: request.query,
-    body: parsed.value,
-    bodyAbsent: request.bodyType === 'json' && bytes.length === 0,
+    // JSON `null` is no body, as on the request thread.
+    body: parsed.value ?? {},
+    bodyAbsent: request.bodyType === 'json' && (bytes.length === 0 || parsed.value === null),
     principal: request.principal,
     header: (name) => request.headers[name.toLowerCase()] || undefined,
   });
