@@ -517,7 +517,7 @@ export class IdentityUseCases {
     return pipe(
       this.deps.apiKeys.findByHash(previous),
       flatMap((found) => {
-        if (O.isNone(found)) return this.apiKeyUnderPreviousHash(secret, hash, older);
+        if (O.isNone(found) || !this.deps.minter.sameHash(found.value.keyHash, previous)) return this.apiKeyUnderPreviousHash(secret, hash, older);
         return pipe(
           this.deps.apiKeys.rehash(found.value.id, previous, hash),
           TE.orElse((e) => (e._tag === 'StorageFull' ? TE.right(true) : TE.left(e))),
