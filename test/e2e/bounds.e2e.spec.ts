@@ -133,17 +133,12 @@ describe('failed sign-ins, 3 a minute per address (TRACELIGHT_SIGN_IN_FAILURES_P
     expect((await login('198.51.100.31', ADMIN.password)).status).toBe(200);
   });
 
-  it('checks no more than the budget of sign-ins guessed all at once: each takes its share before it is checked', async () => {
+  it.each([
+    ['sign-ins', (i: number) => login('198.51.100.50', `guess-${i}`)],
+    ['Basic pairs', (i: number) => basic('198.51.100.60', `guess-${i}`)],
+  ])('checks no more than the budget of %s guessed all at once: each different one takes its share before it is checked', async (_what, guess) => {
     const checked = await lookups();
-    const statuses = await Promise.all(Array.from({ length: 12 }, (_, i) => login('198.51.100.50', `guess-${i}`).then((r) => r.status)));
-    expect(statuses.filter((status) => status === 401)).toHaveLength(3);
-    expect(statuses.filter((status) => status === 429)).toHaveLength(9);
-    expect((await lookups()) - checked).toBe(3);
-  });
-
-  it('checks no more than the budget of Basic pairs guessed all at once: each different pair takes its share before it is checked', async () => {
-    const checked = await lookups();
-    const statuses = await Promise.all(Array.from({ length: 12 }, (_, i) => basic('198.51.100.60', `guess-${i}`).then((r) => r.status)));
+    const statuses = await Promise.all(Array.from({ length: 12 }, (_, i) => guess(i).then((r) => r.status)));
     expect(statuses.filter((status) => status === 401)).toHaveLength(3);
     expect(statuses.filter((status) => status === 429)).toHaveLength(9);
     expect((await lookups()) - checked).toBe(3);
