@@ -338,8 +338,8 @@ export class HttpApp {
     const grow = growing ? (bytes: number) => room.resize(this.weighed(r, bytes)) : undefined;
     let rawBody: unknown = {};
     /**
-     * No body was sent, an empty one, or JSON `null`: a route that requires one answers as FastAPI does
-     * (`missing` at `["body"]`, input null), and one that does not takes its defaults.
+     * No body was sent, or an empty one: a route that requires one answers as FastAPI does (and takes
+     * JSON `null` so too: runRoute).
      */
     let absent = true;
     if (kind === 'multipart') {
@@ -383,12 +383,12 @@ export class HttpApp {
           if (worker) return this.handleOffloaded(r, ctx, worker, text, 'json');
           const parsed = parseJsonBody(text.toString('utf8'));
           if (!parsed.ok) return sendError(ctx, parsed.error);
-          rawBody = parsed.value ?? {};
-          absent = text.length === 0 || parsed.value === null;
+          rawBody = parsed.value;
+          absent = text.length === 0;
         } else {
           const parsed = await this.parsedBody(ctx, kind === 'form' ? 'form' : 'json', this.jsonLimit(r));
-          absent = parsed === undefined || parsed === null;
-          rawBody = parsed ?? {};
+          absent = parsed === undefined;
+          rawBody = parsed === undefined ? {} : parsed;
         }
       }
     }

@@ -55,9 +55,8 @@ export const serveOffloaded = async (routes: ReadonlyMap<string, Route>, request
   const outcome = await runRoute(r, {
     params: request.params,
     query: request.query,
-    // JSON `null` is no body, as on the request thread.
-    body: parsed.value ?? {},
-    bodyAbsent: request.bodyType === 'json' && (bytes.length === 0 || parsed.value === null),
+    body: parsed.value,
+    bodyAbsent: request.bodyType === 'json' && bytes.length === 0,
     principal: request.principal,
     header: (name) => request.headers[name.toLowerCase()] || undefined,
   });

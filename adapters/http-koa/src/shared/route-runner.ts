@@ -12,7 +12,7 @@ export interface RouteRequest {
   readonly query: unknown;
   /** The parsed body (`{}` when there was none). */
   readonly body: unknown;
-  /** No JSON or form body was sent, or an empty one. */
+  /** No JSON or form body was sent, or an empty one. A body of JSON `null` is taken as absent too. */
   readonly bodyAbsent?: boolean;
   /** Set on routes behind authentication. */
   readonly principal: Principal | undefined;
@@ -69,12 +69,15 @@ const MISSING_BODY: ValidationError = { loc: ['body'], msg: 'Field required', ty
 
 export const runRoute = async (r: Route, request: RouteRequest): Promise<RouteOutcome> => {
   // Checked before anything walks the body recursively: decoding, an error's `input`, storage.
-  if (nestsDeeperThan(request.body, MAX_JSON_DEPTH)) return unprocessable([tooDeep()]);
-  const refusal = r.admits?.(request.body);
+  // JSON `null` is no body, as FastAPI reads it: a required one is missing, an optional one takes its defaults.
+  const absent = request.bodyAbsent === true || request.body === null;
+  const sent = request.body ?? {};
+  if (nestsDeeperThan(sent, MAX_JSON_DEPTH)) return unprocessable([tooDeep()]);
+  const refusal = r.admits?.(sent);
   if (refusal !== undefined) return { ok: false, error: toHttpError(refusal) };
   const params = decodePart(r.params, request.params, 'path');
   const query = decodePart(r.query, request.query, 'query');
-  const body = request.bodyAbsent === true && requiresBody(r) ? E.left([MISSING_BODY]) : decodePart(r.body, request.body, 'body');
+  const body = absent && requiresBody(r) ? E.left([MISSING_BODY]) : decodePart(r.body, sent, 'body');
   const headers = decodePart(r.headers, r.headers && headersOf(r.headers, request.header), 'header');
   if (E.isLeft(params) || E.isLeft(query) || E.isLeft(body) || E.isLeft(headers)) {
     return unprocessable([params, query, body, headers].flatMap((x) => (E.isLeft(x) ? x.left : [])));
