@@ -15,7 +15,7 @@ const KEY_FILE = 'secret.key';
  * generated on first start with mode 0600.
  */
 export const loadOrCreateSecretKey = (opts: { fromEnv?: string | undefined; dataDir: string }): Buffer => {
-  if (opts.fromEnv !== undefined) return parseKey(opts.fromEnv);
+  if (opts.fromEnv !== undefined) return parseSecretKey(opts.fromEnv);
   try {
     fs.mkdirSync(opts.dataDir, { recursive: true });
   } catch (e) {
@@ -27,10 +27,10 @@ export const loadOrCreateSecretKey = (opts: { fromEnv?: string | undefined; data
   const file = path.join(opts.dataDir, KEY_FILE);
   if (fs.existsSync(file)) {
     if ((fs.statSync(file).mode & 0o077) !== 0) fs.chmodSync(file, 0o600);
-    return parseKey(fs.readFileSync(file, 'utf8').trim());
+    return parseSecretKey(fs.readFileSync(file, 'utf8').trim());
   }
   createKeyFile(file, crypto.randomBytes(32));
-  return parseKey(fs.readFileSync(file, 'utf8').trim());
+  return parseSecretKey(fs.readFileSync(file, 'utf8').trim());
 };
 
 /** Errors that mean the disk (or this process's file-size limit) has no room: the operator's to fix. */
@@ -102,9 +102,7 @@ const keyOf = (text: string): Buffer | undefined => {
 export const isUsableSecretKey = (text: string): boolean => keyOf(text) !== undefined;
 
 /** The master key a text gives (TRACELIGHT_SECRET_KEY's forms); throws SECRET_KEY_RULE for one too short. */
-export const parseSecretKey = (text: string): Buffer => parseKey(text);
-
-const parseKey = (text: string): Buffer => {
+export const parseSecretKey = (text: string): Buffer => {
   const key = keyOf(text);
   if (key === undefined) throw new Error(SECRET_KEY_RULE);
   return key;
