@@ -4,6 +4,7 @@
 // then powers of two. Values sealed before (v2: with a context, unpadded; v1: before contexts) still open.
 import { SecretSealer } from '@tracelight/ports';
 import * as E from 'fp-ts/Either';
+import * as O from 'fp-ts/Option';
 import * as crypto from 'node:crypto';
 import { inject, injectable } from 'inversify';
 import { CredentialsConfig } from './config';
@@ -36,6 +37,13 @@ export const unpad = (padded: Buffer): Buffer | undefined => {
   return end >= 0 && padded[end] === 0x80 ? padded.subarray(0, end) : undefined;
 };
 
+/** A sealed secret opened. */
+interface Opened {
+  readonly plain: string;
+  readonly version: 'v1' | 'v2' | 'v3';
+  readonly underCurrentKey: boolean;
+}
+
 @injectable()
 export class AesGcmSecretSealer implements SecretSealer {
   private readonly key: Buffer;
@@ -55,6 +63,17 @@ export class AesGcmSecretSealer implements SecretSealer {
   }
 
   open(sealed: string, context: string): E.Either<string, string> {
+    return E.map((opened: Opened) => opened.plain)(this.opened(sealed, context));
+  }
+
+  reseal(sealed: string, context: string): E.Either<string, O.Option<string>> {
+    return E.map((opened: Opened) => (opened.version === 'v3' && opened.underCurrentKey ? O.none : O.some(this.seal(opened.plain, context))))(
+      this.opened(sealed, context),
+    );
+  }
+
+  /** The secret in `sealed`, with what sealed it: its format, and whether the current key did. */
+  private opened(sealed: string, context: string): E.Either<string, Opened> {
     const parts = sealed.split('.');
     const version = parts[0];
     if (parts.length !== 4 || (version !== 'v1' && version !== 'v2' && version !== 'v3')) return E.left('not a sealed secret');
@@ -70,10 +89,12 @@ export class AesGcmSecretSealer implements SecretSealer {
         return undefined;
       }
     };
-    const opened = openWith(this.key) ?? (this.previousKey && openWith(this.previousKey));
+    const current = openWith(this.key);
+    const opened = current ?? (this.previousKey && openWith(this.previousKey));
     if (opened === undefined) return E.left('sealed secret failed authentication');
-    if (version !== 'v3') return E.right(opened.toString('utf8'));
+    const underCurrentKey = current !== undefined;
+    if (version !== 'v3') return E.right({ plain: opened.toString('utf8'), version, underCurrentKey });
     const plain = unpad(opened);
-    return plain === undefined ? E.left('not a sealed secret') : E.right(plain.toString('utf8'));
+    return plain === undefined ? E.left('not a sealed secret') : E.right({ plain: plain.toString('utf8'), version, underCurrentKey });
   }
 }

@@ -1,5 +1,6 @@
 import { type ApiKeyId, type RefreshFamilyId, type UserId, asId } from '@tracelight/domain';
 import * as E from 'fp-ts/Either';
+import * as O from 'fp-ts/Option';
 import * as crypto from 'node:crypto';
 import * as fs from 'node:fs';
 import * as os from 'node:os';
@@ -324,6 +325,33 @@ describe('a rotation of the master key (previousSecretKey)', () => {
     const fresh = new AesGcmSecretSealer(during).seal('gateway-token', CTX);
     expect(new AesGcmSecretSealer(after).open(fresh, CTX)).toEqual(E.right('gateway-token'));
     expect(E.isLeft(new AesGcmSecretSealer(before).open(fresh, CTX))).toBe(true);
+  });
+
+  it('seals anew under the new key what the previous key or an earlier format sealed, and nothing else', () => {
+    const CTX = 'integration/gateway/user-1';
+    const sealer = new AesGcmSecretSealer(during);
+    const old = new AesGcmSecretSealer(before).seal('gateway-token', CTX);
+    const resealed = sealer.reseal(old, CTX);
+    if (E.isLeft(resealed) || O.isNone(resealed.right)) throw new Error(`expected a new seal, got ${JSON.stringify(resealed)}`);
+    const fresh = resealed.right.value;
+    expect(fresh.startsWith('v3.')).toBe(true);
+    expect(new AesGcmSecretSealer(after).open(fresh, CTX)).toEqual(E.right('gateway-token'));
+    expect(E.isLeft(new AesGcmSecretSealer(before).open(fresh, CTX))).toBe(true);
+    // What the current key sealed in the current format stays.
+    expect(sealer.reseal(fresh, CTX)).toEqual(E.right(O.none));
+    expect(sealer.reseal(sealer.seal('x', CTX), CTX)).toEqual(E.right(O.none));
+    // An earlier format under the current key is brought to v3 (padded), outside a rotation too.
+    const key = deriveKey(after.secretKey, 'secret-sealing');
+    const iv = crypto.randomBytes(12);
+    const cipher = crypto.createCipheriv('aes-256-gcm', key, iv).setAAD(Buffer.from(`tracelight/sealed-secret/v2\u0000${CTX}`, 'utf8'));
+    const data = Buffer.concat([cipher.update('v2 token', 'utf8'), cipher.final()]);
+    const v2 = ['v2', iv.toString('base64url'), data.toString('base64url'), cipher.getAuthTag().toString('base64url')].join('.');
+    const upgraded = new AesGcmSecretSealer(after).reseal(v2, CTX);
+    expect(E.isRight(upgraded) && O.isSome(upgraded.right) && upgraded.right.value.startsWith('v3.')).toBe(true);
+    if (E.isRight(upgraded) && O.isSome(upgraded.right)) expect(new AesGcmSecretSealer(after).open(upgraded.right.value, CTX)).toEqual(E.right('v2 token'));
+    // Neither key, or another context: Left, as open says.
+    expect(new AesGcmSecretSealer(stranger).reseal(old, CTX)).toEqual(E.left('sealed secret failed authentication'));
+    expect(sealer.reseal(old, 'integration/gateway/user-2')).toEqual(E.left('sealed secret failed authentication'));
   });
 
   it('gives an API key the hash the previous key gave it, besides the new one; none outside a rotation', () => {

@@ -39,7 +39,7 @@ export const SQLITE_WRITES: { readonly [K in keyof Repositories]: ReadonlyArray<
   projects: ['insert', 'retire', 'purgeStep'],
   runs: ['insert'],
   insights: ['replace'],
-  integrations: ['upsert'],
+  integrations: ['upsert', 'replaceSecret'],
   scorers: ['insert'],
   // appendNext takes a function, which cannot cross threads: see routeCalls.
   scorerVersions: ['appendNext'],

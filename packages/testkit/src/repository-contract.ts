@@ -1,6 +1,6 @@
 // The repository contract: written once against the ports, run against every storage adapter.
 // Passing it is what makes adapters interchangeable.
-import { type ApiKeyId, type DomainError, type Json, type LogRecord, type RefreshFamilyId, type UserId, asId } from '@tracelight/domain';
+import { type ApiKeyId, type DomainError, type Integration, type IntegrationId, type Json, type LogRecord, type RefreshFamilyId, type UserId, asId } from '@tracelight/domain';
 
 /** The times concurrent rotations are made at (apart by a millisecond each). */
 const T_ROTATIONS = Date.parse('2026-05-05T12:00:00.000Z');
@@ -453,6 +453,42 @@ export const describeRepositoryContract = (engine: string, harness: RepositoryHa
         const u = await someUser();
         const results = await Promise.all(Array.from({ length: 5 }, () => right(r.integrations.upsert(anIntegration(u.id)))));
         expect(new Set(results.map((x) => x.id)).size).toBe(1);
+      });
+      it('pages through every owner’s integrations in order of id, each once', async () => {
+        const mine = await Promise.all(
+          Array.from({ length: 5 }, async () => right(r.integrations.upsert(anIntegration((await someUser()).id)))),
+        );
+        const seen: Integration[] = [];
+        let after: IntegrationId | undefined;
+        for (;;) {
+          const page = await right(r.integrations.page(after, 2));
+          expect(page.length).toBeLessThanOrEqual(2);
+          const last = page[page.length - 1];
+          if (last === undefined) break;
+          seen.push(...page);
+          after = last.id;
+        }
+        const ids = seen.map((i) => i.id);
+        expect(ids).toEqual([...ids].sort());
+        expect(new Set(ids).size).toBe(ids.length);
+        for (const i of mine) expect(seen).toContainEqual(i);
+        // From the middle: only what comes after.
+        const middle = [...mine].sort((a, b) => (a.id < b.id ? -1 : 1))[2]!;
+        const rest = await right(r.integrations.page(middle.id, 1_000));
+        expect(rest.every((i) => i.id > middle.id)).toBe(true);
+        expect(rest.map((i) => i.id)).toEqual(ids.filter((id) => id > middle.id));
+      });
+      it('replaces a sealed secret only from the one stored, keeping updatedAt (a rotation of the master key)', async () => {
+        const u = await someUser();
+        const stored = await right(r.integrations.upsert(anIntegration(u.id)));
+        expect(await right(r.integrations.replaceSecret(stored.id, 'v3.not.its.secret', 'v3.x.y.z'))).toBe(false);
+        expect(await right(r.integrations.findByOwner(u.id, 'gateway'))).toEqual(O.some(stored));
+        expect(await right(r.integrations.replaceSecret(stored.id, stored.sealedSecret, 'v3.a.b.c'))).toBe(true);
+        expect(await right(r.integrations.findByOwner(u.id, 'gateway'))).toEqual(O.some({ ...stored, sealedSecret: 'v3.a.b.c' }));
+        // A second pass from the secret it replaced changes nothing, nor does one for an id not there.
+        expect(await right(r.integrations.replaceSecret(stored.id, stored.sealedSecret, 'v3.d.e.f'))).toBe(false);
+        expect(await right(r.integrations.replaceSecret(asId<IntegrationId>(randomUUID()), stored.sealedSecret, 'v3.d.e.f'))).toBe(false);
+        expect(await right(r.integrations.findByOwner(u.id, 'gateway'))).toEqual(O.some({ ...stored, sealedSecret: 'v3.a.b.c' }));
       });
     });
 

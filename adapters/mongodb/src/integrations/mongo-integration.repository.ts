@@ -1,4 +1,4 @@
-import type { Integration, Provider, UserId } from '@tracelight/domain';
+import type { Integration, IntegrationId, Provider, UserId } from '@tracelight/domain';
 import type { IntegrationRepository, Result } from '@tracelight/ports';
 import * as O from 'fp-ts/Option';
 import { inject, injectable } from 'inversify';
@@ -47,5 +47,15 @@ export class MongoIntegrationRepository implements IntegrationRepository {
       if (!doc) throw new CorruptDocument('upsert returned no document');
       return integrationFromDoc(doc);
     });
+  }
+
+  page(after: IntegrationId | undefined, limit: number): Result<ReadonlyArray<Integration>> {
+    return run(async () =>
+      (await this.integrations.find(after === undefined ? {} : { _id: { $gt: after } }).sort({ _id: 1 }).limit(limit).toArray()).map(integrationFromDoc),
+    );
+  }
+
+  replaceSecret(id: IntegrationId, from: string, to: string): Result<boolean> {
+    return run(async () => (await this.integrations.updateOne({ _id: id, sealedSecret: from }, { $set: { sealedSecret: to } })).modifiedCount === 1);
   }
 }

@@ -41,6 +41,9 @@ const fromRow = (stored: unknown): Integration => {
 export class SqliteIntegrationRepository implements IntegrationRepository {
   private readonly byOwner;
   private readonly upsertStmt;
+  private readonly firstPage;
+  private readonly pageAfter;
+  private readonly replaceSecretStmt;
 
   constructor(@inject(SqliteDatabaseToken) { db }: SqliteDatabase) {
     this.byOwner = db.prepare('SELECT * FROM integrations WHERE created_by = ? AND provider = ?');
@@ -52,6 +55,9 @@ export class SqliteIntegrationRepository implements IntegrationRepository {
          sealed_secret = excluded.sealed_secret, updated_at = excluded.updated_at
        RETURNING *`,
     );
+    this.firstPage = db.prepare('SELECT * FROM integrations ORDER BY id LIMIT ?');
+    this.pageAfter = db.prepare('SELECT * FROM integrations WHERE id > ? ORDER BY id LIMIT ?');
+    this.replaceSecretStmt = db.prepare('UPDATE integrations SET sealed_secret = ? WHERE id = ? AND sealed_secret = ?');
   }
 
   findByOwner(owner: UserId, provider: Provider): Result<O.Option<Integration>> {
@@ -75,5 +81,13 @@ export class SqliteIntegrationRepository implements IntegrationRepository {
         }),
       ),
     );
+  }
+
+  page(after: IntegrationId | undefined, limit: number): Result<ReadonlyArray<Integration>> {
+    return run(() => (after === undefined ? this.firstPage.all(limit) : this.pageAfter.all(after, limit)).map(fromRow));
+  }
+
+  replaceSecret(id: IntegrationId, from: string, to: string): Result<boolean> {
+    return run(() => this.replaceSecretStmt.run(to, id, from).changes === 1);
   }
 }

@@ -4,6 +4,7 @@ import {
   type Integration,
   type IntegrationId,
   type Principal,
+  type Provider,
   type UserId,
   asId,
   invalid,
@@ -11,6 +12,8 @@ import {
   mayChangeData,
 } from '@tracelight/domain';
 import type { Clock, IdGenerator, IntegrationRepository, SecretSealer } from '@tracelight/ports';
+import * as E from 'fp-ts/Either';
+import * as O from 'fp-ts/Option';
 import * as TE from 'fp-ts/TaskEither';
 import { pipe } from 'fp-ts/function';
 import { type UseCase, flatMap, readOnly } from '../shared/te';
@@ -40,8 +43,23 @@ export const validateGateway = (input: GatewayIntegrationInput): UseCase<Gateway
   return TE.right(input);
 };
 
-/** What a user's gateway token is sealed under (see SecretSealer). */
-export const gatewaySecretContext = (userId: UserId): string => `integration/gateway/${userId}`;
+/** What a user's secret for a provider is sealed under (see SecretSealer). */
+export const secretContext = (provider: Provider, userId: UserId): string => `integration/${provider}/${userId}`;
+
+/** What a user's gateway token is sealed under. */
+export const gatewaySecretContext = (userId: UserId): string => secretContext('gateway', userId);
+
+/** What a pass sealing the stored secrets anew found. */
+export interface ResealReport {
+  /** Sealed anew under the current key. */
+  readonly resealed: number;
+  /** Already sealed under the current key, as it seals now. */
+  readonly current: number;
+  /** Set again by their owners during the pass: theirs is kept. */
+  readonly changedMeanwhile: number;
+  /** Neither key opens them (sealed under a key no longer given): their owners must set them again. */
+  readonly unopenable: ReadonlyArray<IntegrationId>;
+}
 
 export class IntegrationUseCases {
   constructor(private readonly deps: IntegrationDeps) {}
@@ -69,5 +87,37 @@ export class IntegrationUseCases {
         });
       }),
     );
+  }
+
+  /**
+   * Every stored secret, of every user, sealed again under the current master key where an earlier key
+   * (TRACELIGHT_PREVIOUS_SECRET_KEY, during a rotation) or an earlier format sealed it: once done, the
+   * previous key can be dropped without a secret lost. A page of `pageSize` at a time; each secret is
+   * replaced only if it is still the one read (a secret its owner set meanwhile is kept). Run again, it
+   * finds them all current.
+   */
+  resealSecrets(pageSize = 100): UseCase<ResealReport> {
+    return async () => {
+      const report = { resealed: 0, current: 0, changedMeanwhile: 0, unopenable: [] as IntegrationId[] };
+      let after: IntegrationId | undefined;
+      for (;;) {
+        const page = await this.deps.integrations.page(after, pageSize)();
+        if (E.isLeft(page)) return page;
+        for (const integration of page.right) {
+          const resealed = this.deps.sealer.reseal(integration.sealedSecret, secretContext(integration.provider, integration.createdBy));
+          if (E.isLeft(resealed)) report.unopenable.push(integration.id);
+          else if (O.isNone(resealed.right)) report.current += 1;
+          else {
+            const replaced = await this.deps.integrations.replaceSecret(integration.id, integration.sealedSecret, resealed.right.value)();
+            if (E.isLeft(replaced)) return replaced;
+            if (replaced.right) report.resealed += 1;
+            else report.changedMeanwhile += 1;
+          }
+        }
+        const last = page.right[page.right.length - 1];
+        if (last === undefined || page.right.length < pageSize) return E.right(report);
+        after = last.id;
+      }
+    };
   }
 }
