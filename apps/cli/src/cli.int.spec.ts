@@ -1,13 +1,15 @@
 // The admin CLI on a real data dir, as an operator runs it; the keys it mints work on the server.
 import { execFile, spawn } from 'node:child_process';
-import { randomUUID } from 'node:crypto';
+import { randomBytes, randomUUID } from 'node:crypto';
 import { once } from 'node:events';
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { promisify } from 'node:util';
 import { MIGRATIONS, SqliteDatabase, sqliteRepositories } from '@tracelight/sqlite';
-import { aProject, aRecord, aRun, aUser, right } from '@tracelight/testkit';
+import { AesGcmSecretSealer } from '@tracelight/credentials';
+import { type UserId, asId } from '@tracelight/domain';
+import { aProject, aRecord, aRun, aUser, anIntegration, right } from '@tracelight/testkit';
 import { ExportRaced, exportProject } from './project-transfer';
 import { partialName } from './whole-file';
 
@@ -705,6 +707,7 @@ describe('tracelight-admin', () => {
       ['import-project', ...email, '--in', path.join(empty, 'export.jsonl')],
       ['delete-project', ...email, '--project', randomUUID()],
       ['backup', '--out', path.join(empty, 'backup.db')],
+      ['reseal-secrets'],
     ])
       await expect(admin(empty, ...args)).rejects.toMatchObject({ code: 2, stderr: noDatabase(database) });
     // Nothing was made there: no database, no secret key; nor a data dir that is not there at all.
@@ -799,6 +802,83 @@ describe('tracelight-admin', () => {
       server.child.kill('SIGTERM');
     }
     await expect(admin(dataDir, 'delete-project', '--email', 'owner@example.com')).rejects.toMatchObject({ code: 1, stderr: 'tracelight-admin: --project is required\n' });
+  });
+
+  it('seals every gateway token anew under a new secret key, so that the old one can be dropped, keeping what it cannot open and naming its owner', async () => {
+    const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'tracelight-cli-'));
+    const [OLD, NEW, ELSEWHERE] = [randomBytes(32), randomBytes(32), randomBytes(32)];
+    const before = { TRACELIGHT_SECRET_KEY: OLD.toString('hex') };
+    const password = 'owner password!';
+    const ids: Record<string, UserId> = {};
+    for (const email of ['owner@example.com', 'second@example.com', 'lost@example.com'])
+      ids[email] = JSON.parse((await adminWith(before, dataDir, 'create-user', '--email', email, '--password', password)).stdout).id;
+    // Two users set their gateway token on a server under the old key.
+    const server = await serve(dataDir, before);
+    try {
+      for (const email of ['owner@example.com', 'second@example.com']) {
+        const res = await fetch(`${server.base}/v2/integrations/gateway`, {
+          method: 'PUT',
+          headers: { authorization: `Basic ${Buffer.from(`${email}:${password}`).toString('base64')}`, 'content-type': 'application/json' },
+          body: JSON.stringify({ token: `token of ${email}`, endpoint: 'https://gateway.example.com/relay', use_case: 'SUPPORT' }),
+        });
+        expect([email, res.status]).toEqual([email, 200]);
+      }
+    } finally {
+      server.child.kill('SIGTERM');
+      await once(server.child, 'exit');
+    }
+    // A third's was sealed under a key given to neither (a key lost before): written straight into the database.
+    const file = path.join(dataDir, 'tracelight.db');
+    const sealerOf = (secretKey: Buffer) => new AesGcmSecretSealer({ secretKey, tokenTtlSeconds: 60, refreshTokenTtlSeconds: 60, passwordCacheTtlSeconds: 0 });
+    const lostOwner = asId<UserId>(ids['lost@example.com']!);
+    const direct = new SqliteDatabase({ path: file });
+    const lost = await right(
+      sqliteRepositories(direct).integrations.upsert(anIntegration(lostOwner, { sealedSecret: sealerOf(ELSEWHERE).seal('token of lost', `integration/gateway/${lostOwner}`) })),
+    );
+    direct.close();
+    const stored = () => {
+      const db = new SqliteDatabase({ path: file, readonly: true });
+      try {
+        return db.db.prepare('SELECT id, created_by, sealed_secret, updated_at FROM integrations ORDER BY id').all() as Array<{ id: string; created_by: string; sealed_secret: string; updated_at: number }>;
+      } finally {
+        db.close();
+      }
+    };
+    const was = stored();
+    expect(was).toHaveLength(3);
+
+    const rotation = { TRACELIGHT_SECRET_KEY: NEW.toString('hex'), TRACELIGHT_PREVIOUS_SECRET_KEY: OLD.toString('hex') };
+    const lostLine = `tracelight-admin: 1 secrets open under neither key: their owners must set them again (PUT the integration):\n  lost@example.com: gateway integration ${lost.id}\n`;
+    await expect(adminWith(rotation, dataDir, 'reseal-secrets')).rejects.toMatchObject({
+      code: 1,
+      stdout: 'sealed 2 secrets anew under the current key; 0 already were\n',
+      stderr: lostLine,
+    });
+    const now = stored();
+    const onlyNew = sealerOf(NEW);
+    for (const row of now) {
+      const earlier = was.find((w) => w.id === row.id)!;
+      // Nothing the owners set changed, nor when they set it.
+      expect(row.updated_at).toBe(earlier.updated_at);
+      const email = Object.keys(ids).find((e) => ids[e] === row.created_by)!;
+      const context = `integration/gateway/${row.created_by}`;
+      if (email === 'lost@example.com') {
+        expect(row.sealed_secret).toBe(earlier.sealed_secret);
+        continue;
+      }
+      expect(row.sealed_secret).not.toBe(earlier.sealed_secret);
+      // Opens under the new key alone, as a process without the old key will open it; the old key no longer does.
+      expect(onlyNew.open(row.sealed_secret, context)).toEqual({ _tag: 'Right', right: `token of ${email}` });
+      expect(sealerOf(OLD).open(row.sealed_secret, context)._tag).toBe('Left');
+    }
+    // Run again, or with the old key dropped: nothing left to seal anew.
+    await expect(adminWith(rotation, dataDir, 'reseal-secrets')).rejects.toMatchObject({ code: 1, stdout: 'sealed 0 secrets anew under the current key; 2 already were\n', stderr: lostLine });
+    await expect(adminWith({ TRACELIGHT_SECRET_KEY: NEW.toString('hex') }, dataDir, 'reseal-secrets')).rejects.toMatchObject({
+      code: 1,
+      stdout: 'sealed 0 secrets anew under the current key; 2 already were\n',
+      stderr: lostLine.replace('under neither key:', 'under neither key (TRACELIGHT_PREVIOUS_SECRET_KEY is not set):'),
+    });
+    expect(stored()).toEqual(now);
   });
 
   it('reports bad input clearly and exits non-zero', async () => {

@@ -1,24 +1,26 @@
 // The CLI's own composition root: the same domain, ports and storage adapters as the server, no HTTP.
 import * as fs from 'node:fs';
 import { type Env, type StorageConfig, loadStorageConfig } from '@tracelight/config';
-import { credentialsModule, isUsableSecretKey, loadOrCreateSecretKey, SECRET_KEY_RULE } from '@tracelight/credentials';
+import { credentialsModule, isUsableSecretKey, loadOrCreateSecretKey, parseSecretKey, SECRET_KEY_RULE } from '@tracelight/credentials';
 import type { MongoDatabase } from '@tracelight/mongodb';
 import {
   ApiKeyMinter,
   ApiKeyRepository,
   Clock,
   IdGenerator,
+  IntegrationRepository,
   PasswordHasher,
   ProjectRepository,
   RefreshFamilyRepository,
   REPOSITORY_TOKENS,
   type Repositories,
   RunRepository,
+  SecretSealer,
   TokenSigner,
   UserRepository,
 } from '@tracelight/ports';
 import type { SqliteStorage } from '@tracelight/sqlite';
-import { IdentityUseCases, ProjectUseCases } from '@tracelight/use-cases';
+import { IdentityUseCases, IntegrationUseCases, ProjectUseCases } from '@tracelight/use-cases';
 import * as E from 'fp-ts/Either';
 import { Container } from 'inversify';
 
@@ -26,14 +28,21 @@ import { Container } from 'inversify';
 export interface CliEnvironment {
   readonly storage: StorageConfig;
   readonly secretKey: string | undefined;
+  /** TRACELIGHT_PREVIOUS_SECRET_KEY: the master key before a rotation (reseal-secrets seals anew what it sealed). */
+  readonly previousSecretKey: string | undefined;
 }
 
 /** What the CLI reads of the environment, or every problem with it, in the words the server uses. */
 export const environment = (env: Env): E.Either<ReadonlyArray<string>, CliEnvironment> => {
   const storage = loadStorageConfig(env);
   const secretKey = env['TRACELIGHT_SECRET_KEY'] || undefined;
-  const problems = [...(E.isLeft(storage) ? storage.left : []), ...(secretKey !== undefined && !isUsableSecretKey(secretKey) ? [SECRET_KEY_RULE] : [])];
-  return E.isLeft(storage) || problems.length > 0 ? E.left(problems) : E.right({ storage: storage.right, secretKey });
+  const previousSecretKey = env['TRACELIGHT_PREVIOUS_SECRET_KEY'] || undefined;
+  const problems = [
+    ...(E.isLeft(storage) ? storage.left : []),
+    ...(secretKey !== undefined && !isUsableSecretKey(secretKey) ? [SECRET_KEY_RULE] : []),
+    ...(previousSecretKey !== undefined && !isUsableSecretKey(previousSecretKey) ? [SECRET_KEY_RULE.replace('TRACELIGHT_SECRET_KEY', 'TRACELIGHT_PREVIOUS_SECRET_KEY')] : []),
+  ];
+  return E.isLeft(storage) || problems.length > 0 ? E.left(problems) : E.right({ storage: storage.right, secretKey, previousSecretKey });
 };
 
 /** A schema migration as the database keeps it: applied once, in order of version. */
@@ -109,7 +118,13 @@ export const buildCliContainer = async (env: CliEnvironment, options: { readonly
   const before = new Set((await engine.migrations()).map((m) => m.version));
   container.loadSync(
     // The same key as the server's (same data dir or TRACELIGHT_SECRET_KEY), or keys it mints would not work there.
-    credentialsModule({ secretKey: loadOrCreateSecretKey({ fromEnv: env.secretKey, dataDir }), tokenTtlSeconds: 3600, refreshTokenTtlSeconds: 3600, passwordCacheTtlSeconds: 0 }),
+    credentialsModule({
+      secretKey: loadOrCreateSecretKey({ fromEnv: env.secretKey, dataDir }),
+      ...(env.previousSecretKey !== undefined ? { previousSecretKey: parseSecretKey(env.previousSecretKey) } : {}),
+      tokenTtlSeconds: 3600,
+      refreshTokenTtlSeconds: 3600,
+      passwordCacheTtlSeconds: 0,
+    }),
   );
   await engine.open();
   const schema = await engine.migrations();
@@ -133,6 +148,12 @@ export const buildCliContainer = async (env: CliEnvironment, options: { readonly
     clock: container.get(Clock),
     ids: container.get(IdGenerator),
   });
+  const integrations = new IntegrationUseCases({
+    integrations: container.get(IntegrationRepository),
+    sealer: container.get(SecretSealer),
+    clock: container.get(Clock),
+    ids: container.get(IdGenerator),
+  });
   const close = () => engine.close();
   const repositories = Object.fromEntries(
     Object.entries(REPOSITORY_TOKENS).map(([name, token]) => [name, container.get(token)]),
@@ -145,6 +166,7 @@ export const buildCliContainer = async (env: CliEnvironment, options: { readonly
     container,
     identity,
     projects,
+    integrations,
     users: container.get<UserRepository>(UserRepository),
     repositories,
     close,

@@ -27,13 +27,17 @@ const USAGE = `tracelight-admin <command> [--flag value …]
   delete-project --email E --project PROJECT_ID  the project with its runs, their traces, spans, sessions and settings;
                                                no confirmation asked (export-project first to keep a copy)
   backup --out FILE                            SQLite: a consistent copy while the server runs (new file, 0600)
+  reseal-secrets                               after a rotation of the secret key (TRACELIGHT_SECRET_KEY the new one,
+                                               TRACELIGHT_PREVIOUS_SECRET_KEY the old): every user's gateway token
+                                               sealed again under the new key, so that the old one can be dropped;
+                                               exit 1 naming the users whose token neither key opens
 
 Only create-user makes a new database where there is none (a first set-up); every other command refuses
 a data dir or database URL with no database (exit 2), rather than make an empty one there.
 
 The server's variables, read and checked as the server does (its --help says what each does):
   ${STORAGE_VARIABLES.map(([name]) => name).join(', ')}
-  and TRACELIGHT_SECRET_KEY. SQLite writes run on this thread: TRACELIGHT_SQLITE_WRITER does not apply.`;
+  and TRACELIGHT_SECRET_KEY, TRACELIGHT_PREVIOUS_SECRET_KEY. SQLite writes run on this thread: TRACELIGHT_SQLITE_WRITER does not apply.`;
 
 /** Each command and the flags it takes: anything else is refused before the database is opened. */
 const FLAGS: Readonly<Record<string, ReadonlyArray<string>>> = {
@@ -47,6 +51,7 @@ const FLAGS: Readonly<Record<string, ReadonlyArray<string>>> = {
   'import-project': ['email', 'in', 'resume', 'unverified'],
   'delete-project': ['email', 'project'],
   backup: ['out'],
+  'reseal-secrets': [],
 };
 
 /** Flags that take no value: present or not. */
@@ -292,6 +297,22 @@ const main = async (argv: ReadonlyArray<string>): Promise<number> => {
         });
         process.stdout.write(`backed up to ${out} (${fs.statSync(out).size} bytes); keep the secret key (secret.key in the data dir, or TRACELIGHT_SECRET_KEY) safe apart from it: without the key the copy's API keys, tokens and gateway secrets cannot be used\n`);
         return 0;
+      }
+      case 'reseal-secrets': {
+        const done = await app.integrations.resealSecrets()();
+        if (E.isLeft(done)) return fail(done.left);
+        const { resealed, current, changedMeanwhile, unopenable } = done.right;
+        const kept = changedMeanwhile > 0 ? `; ${changedMeanwhile} set again by their owners meanwhile (kept as they set them)` : '';
+        process.stdout.write(`sealed ${resealed} secrets anew under the current key; ${current} already were${kept}\n`);
+        if (unopenable.length === 0) return 0;
+        const previous = settings.right.previousSecretKey === undefined ? ' (TRACELIGHT_PREVIOUS_SECRET_KEY is not set)' : '';
+        process.stderr.write(`tracelight-admin: ${unopenable.length} secrets open under neither key${previous}: their owners must set them again (PUT the integration):\n`);
+        for (const { id, owner, provider } of unopenable) {
+          const user = await app.users.findById(owner)();
+          const email = E.isRight(user) && O.isSome(user.right) ? user.right.value.email : `user ${owner}`;
+          process.stderr.write(`  ${email}: ${provider} integration ${id}\n`);
+        }
+        return 1;
       }
       default:
         process.stderr.write(`unknown command ${command}\n${USAGE}\n`);

@@ -58,7 +58,7 @@ export interface ResealReport {
   /** Set again by their owners during the pass: theirs is kept. */
   readonly changedMeanwhile: number;
   /** Neither key opens them (sealed under a key no longer given): their owners must set them again. */
-  readonly unopenable: ReadonlyArray<IntegrationId>;
+  readonly unopenable: ReadonlyArray<{ readonly id: IntegrationId; readonly owner: UserId; readonly provider: Provider }>;
 }
 
 export class IntegrationUseCases {
@@ -98,14 +98,14 @@ export class IntegrationUseCases {
    */
   resealSecrets(pageSize = 100): UseCase<ResealReport> {
     return async () => {
-      const report = { resealed: 0, current: 0, changedMeanwhile: 0, unopenable: [] as IntegrationId[] };
+      const report = { resealed: 0, current: 0, changedMeanwhile: 0, unopenable: [] as Array<ResealReport['unopenable'][number]> };
       let after: IntegrationId | undefined;
       for (;;) {
         const page = await this.deps.integrations.page(after, pageSize)();
         if (E.isLeft(page)) return page;
         for (const integration of page.right) {
           const resealed = this.deps.sealer.reseal(integration.sealedSecret, secretContext(integration.provider, integration.createdBy));
-          if (E.isLeft(resealed)) report.unopenable.push(integration.id);
+          if (E.isLeft(resealed)) report.unopenable.push({ id: integration.id, owner: integration.createdBy, provider: integration.provider });
           else if (O.isNone(resealed.right)) report.current += 1;
           else {
             const replaced = await this.deps.integrations.replaceSecret(integration.id, integration.sealedSecret, resealed.right.value)();
