@@ -32,6 +32,10 @@ export class CachingPasswordHasher implements PasswordHasher {
     return this.inner.hash(password);
   }
 
+  needsRehash(hash: string): boolean {
+    return this.inner.needsRehash(hash);
+  }
+
   async verify(password: string, hash: string): Promise<boolean> {
     const id = crypto.createHmac('sha256', this.key).update(hash).update('\0').update(password).digest('base64url');
     const until = this.verified.get(id);

@@ -10,5 +10,10 @@ export interface CredentialsConfig {
   readonly tokenTtlSeconds: number;
   readonly refreshTokenTtlSeconds: number;
   readonly passwordCacheTtlSeconds: number;
+  /**
+   * scrypt's cost for new password hashes, as log2 of N (TRACELIGHT_PASSWORD_COST; 15 when not given).
+   * A hash made at another cost still verifies, and is made again at this one at its owner's next sign-in.
+   */
+  readonly passwordCost?: number;
 }
 export const CredentialsConfig = Symbol.for('tracelight.CredentialsConfig');

@@ -11,7 +11,7 @@ import type { CredentialsConfig } from './config';
 import { HmacApiKeyMinter } from './hmac-api-key-minter';
 import { JwtTokenSigner } from './jwt-token-signer';
 import { deriveKey, loadOrCreateSecretKey } from './keys';
-import { ScryptPasswordHasher } from './scrypt-password-hasher';
+import { passwordCostSetting, ScryptPasswordHasher } from './scrypt-password-hasher';
 import { UuidV7IdGenerator } from './system/uuid-v7-id-generator';
 import { randomBytes } from './system/random-pool';
 
@@ -37,6 +37,25 @@ describe('ScryptPasswordHasher', () => {
     for (const bad of ['', 'scrypt$1$2', 'bcrypt$a$b$c$d$e', 'scrypt$abc$8$1$AAAA$BBBB', 'scrypt$2097152$8$1$AAAA$BBBB']) {
       expect(await hasher.verify('x', bad)).toBe(false);
     }
+  });
+  it('hashes at the configured cost, verifies hashes of any cost, and asks for a new hash of another cost only', async () => {
+    const cheaper = new ScryptPasswordHasher({ passwordCost: 14 });
+    const old = await cheaper.hash('correct horse');
+    expect(old.startsWith('scrypt$16384$8$1$')).toBe(true);
+    expect((await hasher.hash('correct horse')).startsWith('scrypt$32768$8$1$')).toBe(true);
+    expect(await hasher.verify('correct horse', old)).toBe(true);
+    expect(hasher.needsRehash(old)).toBe(true);
+    expect(cheaper.needsRehash(old)).toBe(false);
+    expect(hasher.needsRehash(await hasher.hash('correct horse'))).toBe(false);
+    expect(hasher.needsRehash('bcrypt$a$b$c$d$e')).toBe(true);
+    expect(() => new ScryptPasswordHasher({ passwordCost: 19 })).toThrow(RangeError);
+  });
+  it('reads TRACELIGHT_PASSWORD_COST: 15 unset, 14 to 18, and says what is wrong otherwise', () => {
+    expect(passwordCostSetting(undefined)).toEqual({ cost: 15 });
+    expect(passwordCostSetting('')).toEqual({ cost: 15 });
+    expect(passwordCostSetting('17')).toEqual({ cost: 17 });
+    for (const bad of ['13', '19', '0x10', '1e1', ' 15', '15.0'])
+      expect(passwordCostSetting(bad)).toEqual({ problem: `TRACELIGHT_PASSWORD_COST must be an integer from 14 to 18, got ${JSON.stringify(bad)}` });
   });
 });
 

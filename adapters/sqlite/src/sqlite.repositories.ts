@@ -33,7 +33,7 @@ export const SQLITE_REPOSITORIES: RepositoryClasses<SqliteDatabase> = {
  * that every port method is either here or a read.
  */
 export const SQLITE_WRITES: { readonly [K in keyof Repositories]: ReadonlyArray<keyof Repositories[K] & string> } = {
-  users: ['insert', 'revokeSessions'],
+  users: ['insert', 'revokeSessions', 'rehashPassword'],
   apiKeys: ['insert', 'revoke', 'touch', 'rehash'],
   refreshFamilies: ['insert', 'rotate', 'revoke', 'removeEndedBefore'],
   projects: ['insert', 'retire', 'purgeStep'],

@@ -749,12 +749,13 @@ describe('tracelight-admin', () => {
     });
     // Before, a database URL of no known engine was taken for the SQLite file in the data dir.
     // Every problem at once, and never a secret (the URL's password, the key).
-    await expect(adminWith({ TRACELIGHT_DATABASE_URL: 'postgres://u:Pa55word@db/tl', TRACELIGHT_SQLITE_SYNCHRONOUS: 'OFF', TRACELIGHT_SECRET_KEY: 'Sh0rtSecret' }, untouched, 'migrate')).rejects.toMatchObject({
+    await expect(adminWith({ TRACELIGHT_DATABASE_URL: 'postgres://u:Pa55word@db/tl', TRACELIGHT_SQLITE_SYNCHRONOUS: 'OFF', TRACELIGHT_SECRET_KEY: 'Sh0rtSecret', TRACELIGHT_PASSWORD_COST: '12' }, untouched, 'migrate')).rejects.toMatchObject({
       code: 2,
       stderr:
         'tracelight-admin: fix the configuration: TRACELIGHT_DATABASE_URL must start with sqlite:, mongodb:// or mongodb+srv://, got one starting "postgres:"; ' +
         'TRACELIGHT_SQLITE_SYNCHRONOUS must be FULL or NORMAL, got "OFF"; ' +
-        'TRACELIGHT_SECRET_KEY must be at least 32 bytes (64 hex or 43 base64 characters, or a 32+ character passphrase)\n',
+        'TRACELIGHT_SECRET_KEY must be at least 32 bytes (64 hex or 43 base64 characters, or a 32+ character passphrase); ' +
+        'TRACELIGHT_PASSWORD_COST must be an integer from 14 to 18, got "12"\n',
     });
     expect(fs.readdirSync(untouched)).toEqual([]);
   });

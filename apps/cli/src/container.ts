@@ -1,7 +1,7 @@
 // The CLI's own composition root: the same domain, ports and storage adapters as the server, no HTTP.
 import * as fs from 'node:fs';
 import { type Env, type StorageConfig, loadStorageConfig } from '@tracelight/config';
-import { credentialsModule, isUsableSecretKey, loadOrCreateSecretKey, parseSecretKey, SECRET_KEY_RULE } from '@tracelight/credentials';
+import { credentialsModule, isUsableSecretKey, loadOrCreateSecretKey, parseSecretKey, passwordCostSetting, SECRET_KEY_RULE } from '@tracelight/credentials';
 import type { MongoDatabase } from '@tracelight/mongodb';
 import {
   ApiKeyMinter,
@@ -30,6 +30,8 @@ export interface CliEnvironment {
   readonly secretKey: string | undefined;
   /** TRACELIGHT_PREVIOUS_SECRET_KEY: the master key before a rotation (reseal-secrets seals anew what it sealed). */
   readonly previousSecretKey: string | undefined;
+  /** TRACELIGHT_PASSWORD_COST: create-user hashes at the server's cost. */
+  readonly passwordCost: number;
 }
 
 /** What the CLI reads of the environment, or every problem with it, in the words the server uses. */
@@ -37,12 +39,16 @@ export const environment = (env: Env): E.Either<ReadonlyArray<string>, CliEnviro
   const storage = loadStorageConfig(env);
   const secretKey = env['TRACELIGHT_SECRET_KEY'] || undefined;
   const previousSecretKey = env['TRACELIGHT_PREVIOUS_SECRET_KEY'] || undefined;
+  const passwordCost = passwordCostSetting(env['TRACELIGHT_PASSWORD_COST']);
   const problems = [
     ...(E.isLeft(storage) ? storage.left : []),
     ...(secretKey !== undefined && !isUsableSecretKey(secretKey) ? [SECRET_KEY_RULE] : []),
     ...(previousSecretKey !== undefined && !isUsableSecretKey(previousSecretKey) ? [SECRET_KEY_RULE.replace('TRACELIGHT_SECRET_KEY', 'TRACELIGHT_PREVIOUS_SECRET_KEY')] : []),
+    ...('problem' in passwordCost ? [passwordCost.problem] : []),
   ];
-  return E.isLeft(storage) || problems.length > 0 ? E.left(problems) : E.right({ storage: storage.right, secretKey, previousSecretKey });
+  return E.isLeft(storage) || problems.length > 0 || !('cost' in passwordCost)
+    ? E.left(problems)
+    : E.right({ storage: storage.right, secretKey, previousSecretKey, passwordCost: passwordCost.cost });
 };
 
 /** A schema migration as the database keeps it: applied once, in order of version. */
@@ -124,6 +130,7 @@ export const buildCliContainer = async (env: CliEnvironment, options: { readonly
       tokenTtlSeconds: 3600,
       refreshTokenTtlSeconds: 3600,
       passwordCacheTtlSeconds: 0,
+      passwordCost: env.passwordCost,
     }),
   );
   await engine.open();

@@ -37,7 +37,7 @@ a data dir or database URL with no database (exit 2), rather than make an empty 
 
 The server's variables, read and checked as the server does (its --help says what each does):
   ${STORAGE_VARIABLES.map(([name]) => name).join(', ')}
-  and TRACELIGHT_SECRET_KEY, TRACELIGHT_PREVIOUS_SECRET_KEY. SQLite writes run on this thread: TRACELIGHT_SQLITE_WRITER does not apply.`;
+  and TRACELIGHT_SECRET_KEY, TRACELIGHT_PREVIOUS_SECRET_KEY, TRACELIGHT_PASSWORD_COST. SQLite writes run on this thread: TRACELIGHT_SQLITE_WRITER does not apply.`;
 
 /** Each command and the flags it takes: anything else is refused before the database is opened. */
 const FLAGS: Readonly<Record<string, ReadonlyArray<string>>> = {

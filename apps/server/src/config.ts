@@ -1,6 +1,6 @@
 // Configuration from environment variables only, decoded at boot: a bad value stops the process with a report.
 import { byteSize, type Env, type StorageConfig, STORAGE_VARIABLES, loadStorageConfig } from '@tracelight/config';
-import { isUsableSecretKey, SECRET_KEY_RULE } from '@tracelight/credentials';
+import { DEFAULT_PASSWORD_COST, isUsableSecretKey, passwordCostSetting, SECRET_KEY_RULE } from '@tracelight/credentials';
 import { isEmail, MIN_PASSWORD_LENGTH, normaliseEmail } from '@tracelight/domain';
 import * as E from 'fp-ts/Either';
 import { pipe } from 'fp-ts/function';
@@ -22,6 +22,8 @@ export interface ServerConfig extends StorageConfig {
   /** TRACELIGHT_REFRESH_REUSE_GRACE_MS: for how long a refresh token just spent is answered with its successor again. */
   readonly refreshReuseGraceMs: number;
   readonly passwordCacheTtlSeconds: number;
+  /** TRACELIGHT_PASSWORD_COST: scrypt's cost for new password hashes, as log2 of N. */
+  readonly passwordCost: number;
   readonly credentialCacheMs: number;
   readonly adminEmail: string | undefined;
   readonly adminPassword: string | undefined;
@@ -73,6 +75,7 @@ export const CONFIG_VARIABLES: ReadonlyArray<readonly [name: string, defaultValu
   ['TRACELIGHT_REFRESH_TOKEN_TTL_SECONDS', '`604800`', 'Lifetime of the HttpOnly `refresh_token` cookie set at sign-in, and the longest a session lives however often it is refreshed.'],
   ['TRACELIGHT_REFRESH_REUSE_GRACE_MS', '`5000`', 'Refresh cookies are single use: each refresh answers a new one. For this long after a cookie is spent, sending it again is answered with the same new cookie (two tabs refreshing together, a retry after a lost answer); after it, a spent cookie sent again is taken for a stolen one and revokes its session (0: always).'],
   ['TRACELIGHT_PASSWORD_CACHE_TTL_SECONDS', '`60`', 'How long a verified HTTP Basic password is remembered (0 disables).'],
+  ['TRACELIGHT_PASSWORD_COST', '`15`', 'scrypt\'s cost for passwords, as log2 of its N (r = 8, p = 1), from 14 to 18: each check takes 2^cost × 1 KiB of memory (32 MiB at 15, 128 MiB at OWASP\'s 17, 256 MiB at 18) and twice the time for each step up, on one of the 4 threads of Node\'s pool. A password hashed at another cost still verifies, and is hashed again at this one at its owner\'s next successful sign-in or Basic request. See the README\'s "Credentials at rest".'],
   ['TRACELIGHT_CREDENTIAL_CACHE_MS', '`2000`', 'How long a resolved API key (with its user) or the user behind a token is remembered (0 disables). A key revoked through this server stops at once; one revoked by another process (the admin CLI, another server on the same database) works for at most this long. The same bound holds for a project and its runs, remembered once read: one deleted by another process (or read by an offload worker) may still be read here for this long, though nothing can be written under it any more.'],
   ['TRACELIGHT_ADMIN_EMAIL', '—', 'The first admin\'s email: the admin is created on start when no user exists. Set both or neither.'],
   ['TRACELIGHT_ADMIN_PASSWORD', '—', 'That admin\'s password (at least 8 characters); used only on that first start.'],
@@ -149,6 +152,8 @@ export const loadConfig = (env: Env): E.Either<ReadonlyArray<string>, ServerConf
   const previousSecretKey = env['TRACELIGHT_PREVIOUS_SECRET_KEY'] || undefined;
   if (previousSecretKey !== undefined && !isUsableSecretKey(previousSecretKey))
     problems.push(SECRET_KEY_RULE.replace('TRACELIGHT_SECRET_KEY', 'TRACELIGHT_PREVIOUS_SECRET_KEY'));
+  const passwordCost = passwordCostSetting(env['TRACELIGHT_PASSWORD_COST']);
+  if ('problem' in passwordCost) problems.push(passwordCost.problem);
   if ((adminEmail === undefined) !== (adminPassword === undefined))
     problems.push('TRACELIGHT_ADMIN_EMAIL and TRACELIGHT_ADMIN_PASSWORD must be set together');
   // The first admin is made by the same rules as any user (bootstrapAdmin): a start that would fail at it fails here.
@@ -194,6 +199,7 @@ export const loadConfig = (env: Env): E.Either<ReadonlyArray<string>, ServerConf
     refreshTokenTtlSeconds: take(integer('TRACELIGHT_REFRESH_TOKEN_TTL_SECONDS', 60, 31_536_000, 604_800)(env), 604_800),
     refreshReuseGraceMs: take(integer('TRACELIGHT_REFRESH_REUSE_GRACE_MS', 0, 300_000, 5000)(env), 5000),
     passwordCacheTtlSeconds: take(integer('TRACELIGHT_PASSWORD_CACHE_TTL_SECONDS', 0, 3600, 60)(env), 60),
+    passwordCost: 'cost' in passwordCost ? passwordCost.cost : DEFAULT_PASSWORD_COST,
     credentialCacheMs: take(integer('TRACELIGHT_CREDENTIAL_CACHE_MS', 0, 600_000, 2000)(env), 2000),
     adminEmail,
     adminPassword,

@@ -80,6 +80,7 @@ export const buildContainer = async (
       tokenTtlSeconds: config.tokenTtlSeconds,
       refreshTokenTtlSeconds: config.refreshTokenTtlSeconds,
       passwordCacheTtlSeconds: config.passwordCacheTtlSeconds,
+      passwordCost: config.passwordCost,
     }),
     engine.module,
     useCasesModule({

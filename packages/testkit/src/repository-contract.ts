@@ -120,6 +120,18 @@ export const describeRepositoryContract = (engine: string, harness: RepositoryHa
         expect(await right(r.users.findById(u.id))).toEqual(O.some({ ...u, sessionsValidFrom: at, updatedAt: at }));
         expect((await left(r.users.revokeSessions(asId<UserId>(randomUUID()), at)))._tag).toBe('NotFound');
       });
+      it('replaces a password hash only from the one stored, keeping updatedAt (a hash made again at another cost)', async () => {
+        const u = await someUser();
+        expect(await right(r.users.rehashPassword(u.id, 'scrypt$not$its$hash', 'scrypt$x'))).toBe(false);
+        expect(await right(r.users.findById(u.id))).toEqual(O.some(u));
+        const to = `${u.passwordHash}-again`;
+        expect(await right(r.users.rehashPassword(u.id, u.passwordHash, to))).toBe(true);
+        expect(await right(r.users.findByEmail(u.email))).toEqual(O.some({ ...u, passwordHash: to }));
+        // A second sign-in moving it from the same hash finds it moved: nothing changes; nor for an unknown id.
+        expect(await right(r.users.rehashPassword(u.id, u.passwordHash, `${u.passwordHash}-twice`))).toBe(false);
+        expect(await right(r.users.rehashPassword(asId<UserId>(randomUUID()), to, 'scrypt$y'))).toBe(false);
+        expect(await right(r.users.findById(u.id))).toEqual(O.some({ ...u, passwordHash: to }));
+      });
     });
 
     describe('ApiKeyRepository', () => {

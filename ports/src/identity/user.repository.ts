@@ -10,5 +10,11 @@ export interface UserRepository {
   count(): Result<number>;
   /** Sets `sessionsValidFrom`: sessions begun before `from` are refused from then on. NotFound for an unknown id. */
   revokeSessions(id: UserId, from: Date): Result<void>;
+  /**
+   * Stores `to` as the user's password hash only if it is still `from` (a compare-and-set: a hash made
+   * again at another cost by a concurrent sign-in, or any later change, is kept), `updatedAt` as it
+   * was. True when it was replaced.
+   */
+  rehashPassword(id: UserId, from: string, to: string): Result<boolean>;
 }
 export const UserRepository = Symbol.for('tracelight.UserRepository');

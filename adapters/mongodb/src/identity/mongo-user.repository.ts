@@ -42,4 +42,8 @@ export class MongoUserRepository implements UserRepository {
       TE.flatMap((n) => (n === 1 ? TE.right(undefined) : TE.left(notFound('user', id)))),
     );
   }
+
+  rehashPassword(id: UserId, from: string, to: string): Result<boolean> {
+    return run(async () => (await this.users.updateOne({ _id: id, passwordHash: from }, { $set: { passwordHash: to } })).modifiedCount === 1);
+  }
 }

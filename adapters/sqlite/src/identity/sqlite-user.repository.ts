@@ -13,6 +13,7 @@ export class SqliteUserRepository implements UserRepository {
   private readonly byEmail;
   private readonly countStmt;
   private readonly revokeStmt;
+  private readonly rehashStmt;
 
   constructor(@inject(SqliteDatabaseToken) { db }: SqliteDatabase) {
     this.insertStmt = db.prepare(
@@ -22,6 +23,7 @@ export class SqliteUserRepository implements UserRepository {
     this.byEmail = db.prepare('SELECT * FROM users WHERE email = ?');
     this.countStmt = db.prepare('SELECT COUNT(*) AS n FROM users').pluck();
     this.revokeStmt = db.prepare('UPDATE users SET sessions_valid_from = ?, updated_at = ? WHERE id = ?');
+    this.rehashStmt = db.prepare('UPDATE users SET password_hash = ? WHERE id = ? AND password_hash = ?');
   }
 
   insert(user: User): Result<User> {
@@ -47,5 +49,9 @@ export class SqliteUserRepository implements UserRepository {
     return run(() => {
       if (this.revokeStmt.run(from.getTime(), from.getTime(), id).changes === 0) throw new Abort(notFound('user', id));
     });
+  }
+
+  rehashPassword(id: UserId, from: string, to: string): Result<boolean> {
+    return run(() => this.rehashStmt.run(to, id, from).changes === 1);
   }
 }

@@ -457,6 +457,25 @@ export class IdentityUseCases {
         }),
       ),
       flatMap(TE.fromOption(() => unauthorized(WRONG_CREDENTIALS))),
+      flatMap((user) => (this.deps.hasher.needsRehash(user.passwordHash) ? this.rehashPassword(user, password) : TE.right(user))),
+    );
+  }
+
+  /**
+   * The user's password hashed again as the hasher hashes now (its cost raised since, say), now that it
+   * is known to be right: stored only if the stored hash is still the one checked (another sign-in may
+   * have moved it first). Bookkeeping: should it fail, the sign-in stands and the next one tries again.
+   */
+  private rehashPassword(user: User, password: string): UseCase<User> {
+    return pipe(
+      fromPromise(() => this.deps.hasher.hash(password)),
+      flatMap((passwordHash) =>
+        pipe(
+          this.deps.users.rehashPassword(user.id, user.passwordHash, passwordHash),
+          TE.map((moved) => (moved ? { ...user, passwordHash } : user)),
+        ),
+      ),
+      TE.orElse(() => TE.right(user)),
     );
   }
 
