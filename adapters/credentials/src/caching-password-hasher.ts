@@ -32,6 +32,10 @@ export class CachingPasswordHasher implements PasswordHasher {
     return this.inner.hash(password);
   }
 
+  hardenRuntime(password: string, hash: string): Promise<void> {
+    return this.inner.hardenRuntime(password, hash);
+  }
+
   needsRehash(hash: string): boolean {
     return this.inner.needsRehash(hash);
   }

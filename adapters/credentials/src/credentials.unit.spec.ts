@@ -50,6 +50,36 @@ describe('ScryptPasswordHasher', () => {
     expect(hasher.needsRehash('bcrypt$a$b$c$d$e')).toBe(true);
     expect(() => new ScryptPasswordHasher({ passwordCost: 19 })).toThrow(RangeError);
   });
+  it('makes a failed check of a cheaper or unreadable hash as much work as one at the current cost, and adds nothing to others', async () => {
+    const counting = (passwordCost: number) =>
+      new (class extends ScryptPasswordHasher {
+        checks: number[] = [];
+        override verify(password: string, hash: string): Promise<boolean> {
+          this.checks.push(Number(hash.split('$')[1]));
+          return super.verify(password, hash);
+        }
+      })({ passwordCost });
+    const at14 = await new ScryptPasswordHasher({ passwordCost: 14 }).hash('right');
+    const at15 = await new ScryptPasswordHasher({ passwordCost: 15 }).hash('right');
+    const h15 = counting(15);
+    await h15.hardenRuntime('wrong', at14);
+    expect(h15.checks).toEqual([16384]);
+    h15.checks = [];
+    await h15.hardenRuntime('wrong', at15);
+    expect(h15.checks).toEqual([]);
+    // One a cost higher than now takes longer already: nothing is added (the README says so).
+    const h14 = counting(14);
+    await h14.hardenRuntime('wrong', at15);
+    expect(h14.checks).toEqual([]);
+    // Three more at 2^14 for a hash at 2^14 when the cost is 16: four in all, as one at 2^16 takes.
+    const h16 = counting(16);
+    await h16.hardenRuntime('wrong', at14);
+    expect(h16.checks).toEqual([16384, 16384, 16384]);
+    // A hash that cannot be checked fails at once in verify: one check at the current cost instead.
+    h15.checks = [];
+    await h15.hardenRuntime('wrong', 'not a hash');
+    expect(h15.checks).toEqual([32768]);
+  });
   it('reads TRACELIGHT_PASSWORD_COST: 15 unset, 14 to 18, and says what is wrong otherwise', () => {
     expect(passwordCostSetting(undefined)).toEqual({ cost: 15 });
     expect(passwordCostSetting('')).toEqual({ cost: 15 });

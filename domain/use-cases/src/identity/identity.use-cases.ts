@@ -453,6 +453,8 @@ export class IdentityUseCases {
         fromPromise(async () => {
           const hash = O.isSome(found) ? found.value.passwordHash : await this.decoy();
           const ok = await this.deps.hasher.verify(password, hash);
+          // A known user's hash made at a lower cost (or unreadable) fails faster than the decoy: made up.
+          if (!ok && O.isSome(found)) await this.deps.hasher.hardenRuntime(password, hash);
           return ok && O.isSome(found) ? O.some(found.value) : O.none;
         }),
       ),
