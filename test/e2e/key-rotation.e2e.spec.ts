@@ -71,4 +71,13 @@ describe('a rotation of the master key', () => {
     expect(refused).toMatch(/TRACELIGHT_PREVIOUS_SECRET_KEY must be at least 32 bytes/);
     expect(refused).not.toContain('Sh0rt');
   });
+
+  it('refuses to start with the key in use given as the previous one too (a rotation mis-set)', async () => {
+    const refused = await startServer({ ...storage, TRACELIGHT_SECRET_KEY: NEW, TRACELIGHT_PREVIOUS_SECRET_KEY: NEW }, dataDir).then(
+      (s) => s.stop().then(() => 'started'),
+      (e: unknown) => String(e),
+    );
+    expect(refused).toContain('TRACELIGHT_PREVIOUS_SECRET_KEY is the key in use');
+    expect(refused).not.toContain(NEW);
+  });
 });

@@ -14,6 +14,16 @@ const KEY_FILE = 'secret.key';
  * any other string of at least 32 characters is hashed to 32 bytes), else `<dataDir>/secret.key`,
  * generated on first start with mode 0600.
  */
+/**
+ * The master key as loadOrCreateSecretKey finds it, or undefined where there is none yet: for a tool
+ * that must use the servers' key and would be wrong to make one of its own.
+ */
+export const loadSecretKey = (opts: { fromEnv?: string | undefined; dataDir: string }): Buffer | undefined => {
+  if (opts.fromEnv !== undefined) return parseSecretKey(opts.fromEnv);
+  const file = path.join(opts.dataDir, KEY_FILE);
+  return fs.existsSync(file) ? parseSecretKey(fs.readFileSync(file, 'utf8').trim()) : undefined;
+};
+
 export const loadOrCreateSecretKey = (opts: { fromEnv?: string | undefined; dataDir: string }): Buffer => {
   if (opts.fromEnv !== undefined) return parseSecretKey(opts.fromEnv);
   try {

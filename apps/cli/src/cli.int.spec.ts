@@ -739,6 +739,23 @@ describe('tracelight-admin', () => {
     expect(pending.length).toBeGreaterThan(0);
     expect((await admin(earlier, 'migrate')).stdout).toBe(`${pending.map((m) => `applied migration ${m.version}: ${m.name}\n`).join('')}schema up to date at version ${newest} (0 users)\n`);
     expect((await admin(earlier, 'migrate')).stdout).toBe(`no migration needed: schema up to date at version ${newest} (0 users)\n`);
+
+    // A database whose key is elsewhere (the servers' TRACELIGHT_SECRET_KEY, not given here): the commands
+    // that mint or seal with it are refused, and no key of the CLI's own is made; the others need none.
+    expect(fs.readdirSync(earlier).filter((f) => f.startsWith('secret'))).toEqual([]);
+    for (const args of [['create-api-key', ...email, '--description', 'd'], ['reseal-secrets']])
+      await expect(admin(earlier, ...args)).rejects.toMatchObject({
+        code: 2,
+        stderr: `tracelight-admin: no secret key: neither TRACELIGHT_SECRET_KEY nor ${path.join(earlier, 'secret.key')}. ${args[0]} uses the servers' key: run it with their TRACELIGHT_SECRET_KEY, or their data dir (TRACELIGHT_DATA_DIR, where secret.key is)\n`,
+      });
+    expect(fs.readdirSync(earlier).filter((f) => f.startsWith('secret'))).toEqual([]);
+    expect((await adminWith({ TRACELIGHT_SECRET_KEY: randomBytes(32).toString('hex') }, earlier, 'reseal-secrets')).stdout).toBe('sealed 0 secrets anew under the current key; 0 already were\n');
+    // The key being replaced given as the one in use too: a rotation mis-set, refused before anything is sealed.
+    const same = randomBytes(32).toString('hex');
+    await expect(adminWith({ TRACELIGHT_SECRET_KEY: same, TRACELIGHT_PREVIOUS_SECRET_KEY: same }, earlier, 'reseal-secrets')).rejects.toMatchObject({
+      code: 2,
+      stderr: 'tracelight-admin: TRACELIGHT_PREVIOUS_SECRET_KEY is the key in use: give the key being replaced there, and the new one as TRACELIGHT_SECRET_KEY (or in secret.key)\n',
+    });
   });
 
   it('refuses a storage setting the server would refuse, in one sentence, before opening anything', async () => {
@@ -849,7 +866,7 @@ describe('tracelight-admin', () => {
     expect(was).toHaveLength(3);
 
     const rotation = { TRACELIGHT_SECRET_KEY: NEW.toString('hex'), TRACELIGHT_PREVIOUS_SECRET_KEY: OLD.toString('hex') };
-    const lostLine = `tracelight-admin: 1 secrets open under neither key: their owners must set them again (PUT the integration):\n  lost@example.com: gateway integration ${lost.id}\n`;
+    const lostLine = `tracelight-admin: 1 secret opens under neither key: their owners must set them again (PUT the integration):\n  lost@example.com: gateway integration ${lost.id}\n`;
     await expect(adminWith(rotation, dataDir, 'reseal-secrets')).rejects.toMatchObject({
       code: 1,
       stdout: 'sealed 2 secrets anew under the current key; 0 already were\n',

@@ -1,7 +1,9 @@
 // The CLI's own composition root: the same domain, ports and storage adapters as the server, no HTTP.
+import { randomBytes } from 'node:crypto';
 import * as fs from 'node:fs';
+import * as path from 'node:path';
 import { type Env, type StorageConfig, loadStorageConfig } from '@tracelight/config';
-import { credentialsModule, isUsableSecretKey, loadOrCreateSecretKey, parseSecretKey, passwordCostSetting, SECRET_KEY_RULE } from '@tracelight/credentials';
+import { credentialsModule, isUsableSecretKey, loadOrCreateSecretKey, loadSecretKey, parseSecretKey, passwordCostSetting, SECRET_KEY_RULE } from '@tracelight/credentials';
 import type { MongoDatabase } from '@tracelight/mongodb';
 import {
   ApiKeyMinter,
@@ -60,12 +62,18 @@ export interface Migration {
 /** The database the settings name is not there (a mistyped data dir or URL), and the command does not make one. */
 export class NoDatabase extends Error {}
 
+/** A command that uses the servers' secret key finds none (neither TRACELIGHT_SECRET_KEY nor secret.key), and does not make one. */
+export class NoSecretKey extends Error {}
+
+/** TRACELIGHT_PREVIOUS_SECRET_KEY names the key in use: a rotation mis-set (the same key twice, or the two swapped after a start). */
+export class SameSecretKeys extends Error {}
+
 /**
  * The container on the database the settings name. Only with `create` is a database made where there
  * is none (and a secret key with it): any other command on a mistyped data dir or URL would otherwise
  * set up a new, empty database there and go on as if it were the operator's.
  */
-export const buildCliContainer = async (env: CliEnvironment, options: { readonly create: boolean }) => {
+export const buildCliContainer = async (env: CliEnvironment, options: { readonly create: boolean; readonly usesKey: boolean }) => {
   const container = new Container();
   const { database, dataDir, sqliteSynchronous, sqliteMaxBytes } = env.storage;
   // Only the engine in use is loaded: the other one's driver is never required.
@@ -121,12 +129,26 @@ export const buildCliContainer = async (env: CliEnvironment, options: { readonly
     await engine.close();
     throw new NoDatabase(`no database at ${engine.where()}`);
   }
+  // The same key as the server's (same data dir or TRACELIGHT_SECRET_KEY), or keys it mints would not work
+  // there and secrets it seals would not open. Made only by a first set-up: a command that mints or seals
+  // with it and finds none is refused (a key of its own would quietly make API keys no server takes, or
+  // seal every gateway token anew under a key no server has); one that never uses it gets a key of the
+  // moment, kept nowhere.
+  const secretKey = options.create ? loadOrCreateSecretKey({ fromEnv: env.secretKey, dataDir }) : loadSecretKey({ fromEnv: env.secretKey, dataDir });
+  if (secretKey === undefined && options.usesKey) {
+    await engine.close();
+    throw new NoSecretKey(`no secret key: neither TRACELIGHT_SECRET_KEY nor ${path.join(dataDir, 'secret.key')}`);
+  }
+  const previousSecretKey = env.previousSecretKey !== undefined ? parseSecretKey(env.previousSecretKey) : undefined;
+  if (secretKey !== undefined && previousSecretKey?.equals(secretKey)) {
+    await engine.close();
+    throw new SameSecretKeys('TRACELIGHT_PREVIOUS_SECRET_KEY is the key in use: give the key being replaced there, and the new one as TRACELIGHT_SECRET_KEY (or in secret.key)');
+  }
   const before = new Set((await engine.migrations()).map((m) => m.version));
   container.loadSync(
-    // The same key as the server's (same data dir or TRACELIGHT_SECRET_KEY), or keys it mints would not work there.
     credentialsModule({
-      secretKey: loadOrCreateSecretKey({ fromEnv: env.secretKey, dataDir }),
-      ...(env.previousSecretKey !== undefined ? { previousSecretKey: parseSecretKey(env.previousSecretKey) } : {}),
+      secretKey: secretKey ?? randomBytes(32),
+      ...(previousSecretKey !== undefined ? { previousSecretKey } : {}),
       tokenTtlSeconds: 3600,
       refreshTokenTtlSeconds: 3600,
       passwordCacheTtlSeconds: 0,

@@ -6,7 +6,7 @@ import { type ApiKeyId, type Principal, type ProjectId, type UserRole, USER_ROLE
 import * as E from 'fp-ts/Either';
 import * as O from 'fp-ts/Option';
 import * as fs from 'node:fs';
-import { buildCliContainer, environment, NoDatabase } from './container';
+import { buildCliContainer, environment, NoDatabase, NoSecretKey, SameSecretKeys } from './container';
 import * as readline from 'node:readline';
 import { exportProject, importProject } from './project-transfer';
 import { inWords, notWritten, writeWhole } from './whole-file';
@@ -53,6 +53,9 @@ const FLAGS: Readonly<Record<string, ReadonlyArray<string>>> = {
   backup: ['out'],
   'reseal-secrets': [],
 };
+
+/** The commands that mint or seal with the servers' secret key: refused where there is none, never given one of their own. */
+const USES_KEY = new Set(['create-api-key', 'reseal-secrets']);
 
 /** Flags that take no value: present or not. */
 const SWITCHES = new Set(['resume', 'unverified']);
@@ -174,8 +177,16 @@ const main = async (argv: ReadonlyArray<string>): Promise<number> => {
   // does): anything else on a mistyped data dir or URL is refused, leaving nothing there.
   let app: Awaited<ReturnType<typeof buildCliContainer>>;
   try {
-    app = await buildCliContainer(settings.right, { create: command === 'create-user' });
+    app = await buildCliContainer(settings.right, { create: command === 'create-user', usesKey: USES_KEY.has(command) });
   } catch (e) {
+    if (e instanceof NoSecretKey) {
+      process.stderr.write(`tracelight-admin: ${e.message}. ${command} uses the servers' key: run it with their TRACELIGHT_SECRET_KEY, or their data dir (TRACELIGHT_DATA_DIR, where secret.key is)\n`);
+      return 2;
+    }
+    if (e instanceof SameSecretKeys) {
+      process.stderr.write(`tracelight-admin: ${e.message}\n`);
+      return 2;
+    }
     if (!(e instanceof NoDatabase)) throw e;
     process.stderr.write(
       `tracelight-admin: ${e.message}: check TRACELIGHT_DATA_DIR (or TRACELIGHT_DATABASE_URL). Only create-user makes a new database (a first set-up), as the server does on its first start\n`,
@@ -303,10 +314,10 @@ const main = async (argv: ReadonlyArray<string>): Promise<number> => {
         if (E.isLeft(done)) return fail(done.left);
         const { resealed, current, changedMeanwhile, unopenable } = done.right;
         const kept = changedMeanwhile > 0 ? `; ${changedMeanwhile} set again by their owners meanwhile (kept as they set them)` : '';
-        process.stdout.write(`sealed ${resealed} secrets anew under the current key; ${current} already were${kept}\n`);
+        process.stdout.write(`sealed ${resealed} ${resealed === 1 ? 'secret' : 'secrets'} anew under the current key; ${current} already ${current === 1 ? 'was' : 'were'}${kept}\n`);
         if (unopenable.length === 0) return 0;
         const previous = settings.right.previousSecretKey === undefined ? ' (TRACELIGHT_PREVIOUS_SECRET_KEY is not set)' : '';
-        process.stderr.write(`tracelight-admin: ${unopenable.length} secrets open under neither key${previous}: their owners must set them again (PUT the integration):\n`);
+        process.stderr.write(`tracelight-admin: ${unopenable.length} ${unopenable.length === 1 ? 'secret opens' : 'secrets open'} under neither key${previous}: their owners must set them again (PUT the integration):\n`);
         for (const { id, owner, provider } of unopenable) {
           const user = await app.users.findById(owner)();
           const email = E.isRight(user) && O.isSome(user.right) ? user.right.value.email : `user ${owner}`;

@@ -72,5 +72,7 @@ describe('resealSecrets', () => {
       expect(onlyNew.open(sealed, gatewaySecretContext(u.id))).toEqual(E.right(u === racer ? 'set during the pass' : `old token of ${u.email}`));
     }
     expect(await useCases(keys(NEW)).resealSecrets(2)()).toEqual(E.right({ resealed: 0, current: 5, changedMeanwhile: 0, unopenable: [] }));
+    // A page of nothing would read nothing on one engine and everything on the other: refused.
+    expect(await useCases(keys(NEW)).resealSecrets(0)()).toMatchObject(E.left({ _tag: 'Invalid', path: ['pageSize'] }));
   });
 });

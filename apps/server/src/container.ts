@@ -1,7 +1,7 @@
 // The composition root: configuration → inversify container. Choosing the storage engine is one switch here.
 import { credentialsModule, loadOrCreateSecretKey, parseSecretKey } from '@tracelight/credentials';
 import { type HttpLogger, HttpApp, HttpMetrics, RouteOffload, httpModule } from '@tracelight/http-koa';
-import { REPOSITORY_TOKENS } from '@tracelight/ports';
+import { CannotStart, REPOSITORY_TOKENS } from '@tracelight/ports';
 import { ScorerUseCases } from '@tracelight/use-cases';
 import type { MongoDatabase } from '@tracelight/mongodb';
 import type { SqliteStorage } from '@tracelight/sqlite';
@@ -73,6 +73,9 @@ export const buildContainer = async (
     container.onActivation(token, (_context, repository: object) => metrics.instrument(name, repository));
   }
   const secretKey = loadOrCreateSecretKey({ fromEnv: config.secretKey, dataDir: config.dataDir });
+  // The same key twice is a rotation mis-set (the two swapped, or the old one not yet replaced): said, not taken.
+  if (config.previousSecretKey !== undefined && parseSecretKey(config.previousSecretKey).equals(secretKey))
+    throw new CannotStart('TRACELIGHT_PREVIOUS_SECRET_KEY is the key in use: give the key being replaced there, and the new one as TRACELIGHT_SECRET_KEY (or in secret.key)');
   container.loadSync(
     credentialsModule({
       secretKey,

@@ -97,6 +97,8 @@ export class IntegrationUseCases {
    * finds them all current.
    */
   resealSecrets(pageSize = 100): UseCase<ResealReport> {
+    // 0 would read nothing on SQLite (LIMIT 0) and everything at once on MongoDB (limit(0)).
+    if (!Number.isSafeInteger(pageSize) || pageSize < 1) return TE.left(invalid(['pageSize'], 'pageSize must be a whole number of at least 1', pageSize));
     return async () => {
       const report = { resealed: 0, current: 0, changedMeanwhile: 0, unopenable: [] as Array<ResealReport['unopenable'][number]> };
       let after: IntegrationId | undefined;
