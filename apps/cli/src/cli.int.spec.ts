@@ -756,6 +756,9 @@ describe('tracelight-admin', () => {
       code: 2,
       stderr: 'tracelight-admin: TRACELIGHT_PREVIOUS_SECRET_KEY is the key in use: give the key being replaced there, and the new one as TRACELIGHT_SECRET_KEY (or in secret.key)\n',
     });
+    // create-user makes a key only with the database it makes: here the servers' key may be elsewhere.
+    await admin(earlier, 'create-user', '--email', 'late@example.com', '--password', 'owner password!');
+    expect(fs.readdirSync(earlier).filter((f) => f.startsWith('secret'))).toEqual([]);
   });
 
   it('refuses a storage setting the server would refuse, in one sentence, before opening anything', async () => {

@@ -130,11 +130,12 @@ export const buildCliContainer = async (env: CliEnvironment, options: { readonly
     throw new NoDatabase(`no database at ${engine.where()}`);
   }
   // The same key as the server's (same data dir or TRACELIGHT_SECRET_KEY), or keys it mints would not work
-  // there and secrets it seals would not open. Made only by a first set-up: a command that mints or seals
+  // there and secrets it seals would not open. Made only by a first set-up (create-user making the
+  // database; on one that exists, the servers' key may be in TRACELIGHT_SECRET_KEY only): a command that mints or seals
   // with it and finds none is refused (a key of its own would quietly make API keys no server takes, or
   // seal every gateway token anew under a key no server has); one that never uses it gets a key of the
   // moment, kept nowhere.
-  const secretKey = options.create ? loadOrCreateSecretKey({ fromEnv: env.secretKey, dataDir }) : loadSecretKey({ fromEnv: env.secretKey, dataDir });
+  const secretKey = options.create && !existed ? loadOrCreateSecretKey({ fromEnv: env.secretKey, dataDir }) : loadSecretKey({ fromEnv: env.secretKey, dataDir });
   if (secretKey === undefined && options.usesKey) {
     await engine.close();
     throw new NoSecretKey(`no secret key: neither TRACELIGHT_SECRET_KEY nor ${path.join(dataDir, 'secret.key')}`);
