@@ -2,6 +2,7 @@
 // TRACELIGHT_PREVIOUS_SECRET_KEY for a while): sessions and API keys go on through it, an API key used
 // meanwhile is hashed again under the new key and outlives the old one, and what the old key alone
 // made stops working once it is dropped.
+import { keyId } from '@tracelight/credentials';
 import { randomBytes } from 'node:crypto';
 import * as fs from 'node:fs';
 import * as os from 'node:os';
@@ -52,6 +53,11 @@ describe('a rotation of the master key', () => {
     rotatedToken = (refreshed.body as { access_token: string }).access_token;
     expect((await call('GET', '/v2/projects', { headers: { 'Service-API-Key': 'tl_not-a-key' } })).status).toBe(401);
     expect(server.output.join('\n')).not.toContain(OLD);
+    // Which keys it uses, by their ids alone: what an operator compares across processes and with the admin CLI.
+    const listening = server.output.filter((l) => l.includes('"secret_key_id"')).map((l) => JSON.parse(l) as unknown);
+    expect(listening).toHaveLength(1);
+    expect(listening[0]).toMatchObject({ secret_key_id: keyId(Buffer.from(NEW, 'hex')), previous_secret_key_id: keyId(Buffer.from(OLD, 'hex')) });
+    expect(server.output.join('\n')).not.toContain(NEW);
   });
 
   it('after: the API key used meanwhile and the new token work; the unused key and the old token do not', async () => {

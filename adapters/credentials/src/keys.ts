@@ -7,6 +7,12 @@ import * as path from 'node:path';
 export const deriveKey = (master: Buffer, purpose: string): Buffer =>
   Buffer.from(crypto.hkdfSync('sha256', master, Buffer.alloc(0), `tracelight/${purpose}`, 32));
 
+/**
+ * A short name of a master key, for telling which key a process uses without showing it: 48 bits of a
+ * sub-key of its own (HKDF, as every other use of the key), which tells nothing of the key or the others.
+ */
+export const keyId = (master: Buffer): string => deriveKey(master, 'key-id').subarray(0, 6).toString('hex');
+
 const KEY_FILE = 'secret.key';
 
 /**

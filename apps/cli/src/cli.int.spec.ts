@@ -7,7 +7,7 @@ import * as os from 'node:os';
 import * as path from 'node:path';
 import { promisify } from 'node:util';
 import { MIGRATIONS, SqliteDatabase, sqliteRepositories } from '@tracelight/sqlite';
-import { AesGcmSecretSealer } from '@tracelight/credentials';
+import { AesGcmSecretSealer, keyId } from '@tracelight/credentials';
 import { type UserId, asId } from '@tracelight/domain';
 import { aProject, aRecord, aRun, aUser, anIntegration, right } from '@tracelight/testkit';
 import { ExportRaced, exportProject } from './project-transfer';
@@ -749,7 +749,8 @@ describe('tracelight-admin', () => {
         stderr: `tracelight-admin: no secret key: neither TRACELIGHT_SECRET_KEY nor ${path.join(earlier, 'secret.key')}. ${args[0]} uses the servers' key: run it with their TRACELIGHT_SECRET_KEY, or their data dir (TRACELIGHT_DATA_DIR, where secret.key is)\n`,
       });
     expect(fs.readdirSync(earlier).filter((f) => f.startsWith('secret'))).toEqual([]);
-    expect((await adminWith({ TRACELIGHT_SECRET_KEY: randomBytes(32).toString('hex') }, earlier, 'reseal-secrets')).stdout).toBe('sealed 0 secrets anew under the current key; 0 already were\n');
+    const given = randomBytes(32);
+    expect((await adminWith({ TRACELIGHT_SECRET_KEY: given.toString('hex') }, earlier, 'reseal-secrets')).stdout).toBe(`sealed 0 secrets anew under the current key; 0 already were (keys: secret_key_id ${keyId(given)})\n`);
     // The key being replaced given as the one in use too: a rotation mis-set, refused before anything is sealed.
     const same = randomBytes(32).toString('hex');
     await expect(adminWith({ TRACELIGHT_SECRET_KEY: same, TRACELIGHT_PREVIOUS_SECRET_KEY: same }, earlier, 'reseal-secrets')).rejects.toMatchObject({
@@ -869,10 +870,12 @@ describe('tracelight-admin', () => {
     expect(was).toHaveLength(3);
 
     const rotation = { TRACELIGHT_SECRET_KEY: NEW.toString('hex'), TRACELIGHT_PREVIOUS_SECRET_KEY: OLD.toString('hex') };
+    // The keys' ids, as each server's start line gives them.
+    const bothIds = `secret_key_id ${keyId(NEW)}, previous_secret_key_id ${keyId(OLD)}`;
     const lostLine = `tracelight-admin: 1 secret opens under neither key: their owners must set them again (PUT the integration):\n  lost@example.com: gateway integration ${lost.id}\n`;
     await expect(adminWith(rotation, dataDir, 'reseal-secrets')).rejects.toMatchObject({
       code: 1,
-      stdout: 'sealed 2 secrets anew under the current key; 0 already were\n',
+      stdout: `sealed 2 secrets anew under the current key; 0 already were (keys: ${bothIds})\n`,
       stderr: lostLine,
     });
     const now = stored();
@@ -893,10 +896,10 @@ describe('tracelight-admin', () => {
       expect(sealerOf(OLD).open(row.sealed_secret, context)._tag).toBe('Left');
     }
     // Run again, or with the old key dropped: nothing left to seal anew.
-    await expect(adminWith(rotation, dataDir, 'reseal-secrets')).rejects.toMatchObject({ code: 1, stdout: 'sealed 0 secrets anew under the current key; 2 already were\n', stderr: lostLine });
+    await expect(adminWith(rotation, dataDir, 'reseal-secrets')).rejects.toMatchObject({ code: 1, stdout: `sealed 0 secrets anew under the current key; 2 already were (keys: ${bothIds})\n`, stderr: lostLine });
     await expect(adminWith({ TRACELIGHT_SECRET_KEY: NEW.toString('hex') }, dataDir, 'reseal-secrets')).rejects.toMatchObject({
       code: 1,
-      stdout: 'sealed 0 secrets anew under the current key; 2 already were\n',
+      stdout: `sealed 0 secrets anew under the current key; 2 already were (keys: secret_key_id ${keyId(NEW)})\n`,
       stderr: lostLine.replace('under neither key:', 'under neither key (TRACELIGHT_PREVIOUS_SECRET_KEY is not set):'),
     });
     expect(stored()).toEqual(now);

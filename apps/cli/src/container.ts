@@ -3,7 +3,7 @@ import { randomBytes } from 'node:crypto';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { type Env, type StorageConfig, loadStorageConfig } from '@tracelight/config';
-import { credentialsModule, isUsableSecretKey, loadOrCreateSecretKey, loadSecretKey, parseSecretKey, passwordCostSetting, SECRET_KEY_RULE } from '@tracelight/credentials';
+import { credentialsModule, isUsableSecretKey, keyId, loadOrCreateSecretKey, loadSecretKey, parseSecretKey, passwordCostSetting, SECRET_KEY_RULE } from '@tracelight/credentials';
 import type { MongoDatabase } from '@tracelight/mongodb';
 import {
   ApiKeyMinter,
@@ -184,6 +184,11 @@ export const buildCliContainer = async (env: CliEnvironment, options: { readonly
     clock: container.get(Clock),
     ids: container.get(IdGenerator),
   });
+  /** The ids of the keys in use (keyId), as the servers log them at start; undefined for a key of the moment. */
+  const keyIds = {
+    secretKeyId: secretKey !== undefined ? keyId(secretKey) : undefined,
+    previousSecretKeyId: previousSecretKey !== undefined ? keyId(previousSecretKey) : undefined,
+  };
   const close = () => engine.close();
   const repositories = Object.fromEntries(
     Object.entries(REPOSITORY_TOKENS).map(([name, token]) => [name, container.get(token)]),
@@ -197,6 +202,7 @@ export const buildCliContainer = async (env: CliEnvironment, options: { readonly
     identity,
     projects,
     integrations,
+    keyIds,
     users: container.get<UserRepository>(UserRepository),
     repositories,
     close,

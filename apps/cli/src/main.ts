@@ -314,7 +314,10 @@ const main = async (argv: ReadonlyArray<string>): Promise<number> => {
         if (E.isLeft(done)) return fail(done.left);
         const { resealed, current, changedMeanwhile, unopenable } = done.right;
         const kept = changedMeanwhile > 0 ? `; ${changedMeanwhile} set again by their owners meanwhile (kept as they set them)` : '';
-        process.stdout.write(`sealed ${resealed} ${resealed === 1 ? 'secret' : 'secrets'} anew under the current key; ${current} already ${current === 1 ? 'was' : 'were'}${kept}\n`);
+        // The keys by their ids, as each server's start line gives them: a swapped or mistyped key shows here.
+        const { secretKeyId, previousSecretKeyId } = app.keyIds;
+        const keys = `secret_key_id ${secretKeyId}${previousSecretKeyId !== undefined ? `, previous_secret_key_id ${previousSecretKeyId}` : ''}`;
+        process.stdout.write(`sealed ${resealed} ${resealed === 1 ? 'secret' : 'secrets'} anew under the current key; ${current} already ${current === 1 ? 'was' : 'were'}${kept} (keys: ${keys})\n`);
         if (unopenable.length === 0) return 0;
         const previous = settings.right.previousSecretKey === undefined ? ' (TRACELIGHT_PREVIOUS_SECRET_KEY is not set)' : '';
         process.stderr.write(`tracelight-admin: ${unopenable.length} ${unopenable.length === 1 ? 'secret opens' : 'secrets open'} under neither key${previous}: their owners must set them again (PUT the integration):\n`);

@@ -1,5 +1,5 @@
 // The composition root: configuration → inversify container. Choosing the storage engine is one switch here.
-import { credentialsModule, loadOrCreateSecretKey, parseSecretKey } from '@tracelight/credentials';
+import { credentialsModule, keyId, loadOrCreateSecretKey, parseSecretKey } from '@tracelight/credentials';
 import { type HttpLogger, HttpApp, HttpMetrics, RouteOffload, httpModule } from '@tracelight/http-koa';
 import { CannotStart, REPOSITORY_TOKENS } from '@tracelight/ports';
 import { ScorerUseCases } from '@tracelight/use-cases';
@@ -65,7 +65,7 @@ export const buildContainer = async (
   config: ServerConfig,
   logger: HttpLogger,
   metrics: HttpMetrics = new HttpMetrics(),
-): Promise<{ container: Container; storage: Storage }> => {
+): Promise<{ container: Container; storage: Storage; keyIds: { readonly secretKeyId: string; readonly previousSecretKeyId?: string } }> => {
   const engine = await loadEngine(config);
   const container = new Container();
   // Every repository, whichever engine provides it, is timed into /metrics.
@@ -76,6 +76,11 @@ export const buildContainer = async (
   // The same key twice is a rotation mis-set (the two swapped, or the old one not yet replaced): said, not taken.
   if (config.previousSecretKey !== undefined && parseSecretKey(config.previousSecretKey).equals(secretKey))
     throw new CannotStart('TRACELIGHT_PREVIOUS_SECRET_KEY is the key in use: give the key being replaced there, and the new one as TRACELIGHT_SECRET_KEY (or in secret.key)');
+  /** Which keys this process uses, by their ids (keyId): told at start, so that an operator sees every process (and the admin CLI) has the same. */
+  const keyIds = {
+    secretKeyId: keyId(secretKey),
+    ...(config.previousSecretKey !== undefined ? { previousSecretKeyId: keyId(parseSecretKey(config.previousSecretKey)) } : {}),
+  };
   container.loadSync(
     credentialsModule({
       secretKey,
@@ -140,6 +145,6 @@ export const buildContainer = async (
       await engine.close(container);
     },
   };
-  return { container, storage };
+  return { container, storage, keyIds };
 };
 

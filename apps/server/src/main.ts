@@ -58,7 +58,7 @@ const main = async (): Promise<void> => {
   const cfg = config.right;
   startingWith = cfg;
   limitLogBuffer(cfg.logBufferBytes);
-  const { container, storage } = await buildContainer(cfg, logger);
+  const { container, storage, keyIds } = await buildContainer(cfg, logger);
   const metrics = container.get(HttpMetrics);
   countDroppedLogLines((stream, lines) => metrics.droppedLogLines.inc({ stream }, lines));
   await storage.open();
@@ -95,7 +95,16 @@ const main = async (): Promise<void> => {
   server.on('listening', () => {
     const address = server.address();
     const port = typeof address === 'object' && address ? address.port : cfg.port;
-    logger.info({ host: cfg.host, port, engine: cfg.database.engine }, `Tracelight listening on http://${cfg.host}:${port}`);
+    logger.info(
+      {
+        host: cfg.host,
+        port,
+        engine: cfg.database.engine,
+        secret_key_id: keyIds.secretKeyId,
+        ...(keyIds.previousSecretKeyId !== undefined ? { previous_secret_key_id: keyIds.previousSecretKeyId } : {}),
+      },
+      `Tracelight listening on http://${cfg.host}:${port}`,
+    );
     retention.start();
     purge.start();
     endedSessions.start();
