@@ -22,6 +22,7 @@ import { MultipartError, MULTIPART_ENVELOPE_BYTES, parseMultipart } from './shar
 import { BodyBudget, type BodyRoom, UNBOUNDED_ROOM } from './shared/body-budget';
 import { RawBodyError, readRawBody } from './shared/raw-body';
 import { API_KEY_HEADERS } from './auth/presented-credentials';
+import { corsFor } from './shared/cors';
 import { believeForwardedProto } from './shared/forwarded-proto';
 import { RouteOffload } from './shared/offload';
 import { parseJsonBody } from './shared/json-body';
@@ -139,6 +140,9 @@ export class HttpApp {
     app.use(batchResponses());
     app.use(accessLog(this.logger, metrics));
     app.use(errorMiddleware);
+    // Inside the error middleware, so that refusals (401, 413, 429…) carry the CORS headers too and the
+    // calling page can read why; a preflight is answered here, before credentials and limits.
+    if (this.options.corsOrigins !== undefined) app.use(corsFor(this.options.corsOrigins));
     // Bodies are read by the route that takes them (`handle`), as its body kind says: a route without
     // a body never reads one, and a JSON route reads nothing but JSON.
     // Each route is mounted once, under an optional `/v2`: half the layers for the router to match

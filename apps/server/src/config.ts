@@ -38,6 +38,8 @@ export interface ServerConfig extends StorageConfig {
   readonly signInFailuresPerMinute: number;
   /** TRACELIGHT_METRICS_TOKEN: the bearer token `/metrics` asks for (undefined: it is open). */
   readonly metricsToken: string | undefined;
+  /** TRACELIGHT_CORS_ORIGINS: the origins whose pages may call the API from a browser, `*` for any (undefined: none). */
+  readonly corsOrigins: ReadonlyArray<string> | '*' | undefined;
   /** TRACELIGHT_TRUST_PROXY: how many reverse proxies stand in front (`true` is one; `false`, none). */
   readonly trustedProxies: number;
   readonly requestTimeoutMs: number;
@@ -86,6 +88,7 @@ export const CONFIG_VARIABLES: ReadonlyArray<readonly [name: string, defaultValu
   ['TRACELIGHT_RATE_LIMIT_PER_MINUTE', '`6000`', 'Requests per minute per credential, per process (0: none); beyond it 429 with `Retry-After`. A caller is charged once known: to its API key, or to the user behind a token or a Basic pair (however the header is spelt, and every refreshed token shares the user\'s bucket). Failed authentications and the sign-in routes are charged to the client\'s address (an IPv6 client\'s /64 network, which one host is given), so guessing passwords or keys is limited whatever each attempt presents; and from an address whose bucket is empty a Basic pair is refused without its password being checked. A bucket is kept only until it has refilled (a minute at most), at most 100,000 of them (past that the least recently used goes first): `tracelight_held_entries{structure="rate_limit_buckets"}` says how many. `/healthcheck`, `/readyz`, `/metrics` and the docs are not limited.'],
   ['TRACELIGHT_SIGN_IN_FAILURES_PER_MINUTE', '`30`', 'Failed sign-ins per minute per client address, per process (0: no limit of their own): a wrong password at `/login` or in a Basic pair, a wrong key at `/login/api_key`. Past it, sign-ins from that address (those routes, and requests with a Basic pair) are answered 429 with `Retry-After` without their password or key being checked, the right one too, until the bucket refills; requests with a token or an API key are not held back, and a sign-in that succeeds costs nothing. Each sign-in, and each different Basic pair an address presents, takes its share before it is checked and gives it back unless wrong, so guesses sent all at once are held to the budget too; a pair already being checked for that address (a client\'s requests in parallel) waits for that check, which it shares, and takes nothing. The address is counted as for `TRACELIGHT_RATE_LIMIT_PER_MINUTE`; `tracelight_held_entries{structure="sign_in_failure_buckets"}` says how many buckets are held.'],
   ['TRACELIGHT_METRICS_TOKEN', 'unset: `/metrics` is open', 'A bearer token `/metrics` then asks for (`Authorization: Bearer <token>`, Prometheus\'s `authorization` scrape setting; at least 32 characters of `A-Z a-z 0-9 - . _ ~ + /`, e.g. `openssl rand -hex 32`): 401 without it or with another, compared in constant time. Unset, `/metrics` answers anyone who reaches the port: route names, request counts and timings, memory; then firewall it or bind to a private interface.'],
+  ['TRACELIGHT_CORS_ORIGINS', 'unset: no cross-origin calls from browsers', 'The origins whose web pages may call the API from a browser and read its answers (CORS): a comma-separated list of exact origins (`https://app.example.com,https://admin.example.com`: scheme, host and port, as browsers send `Origin`), which may also send credentials (`credentials: "include"`, for the refresh cookie where its `SameSite=Strict` lets it go: a page of the same site), or `*` for any origin, without credentials (a page then sends a token, API key or Basic pair itself). Preflights are answered 204 (kept by the browser 10 minutes) before credentials and rate limits; answers, refusals included, name the origin and expose `Retry-After`, `X-Request-Id`, `WWW-Authenticate` and `Content-Encoding`. An origin not listed gets no CORS headers: its page cannot read the answer (the request itself still reaches the server, as any client\'s can).'],
   ['TRACELIGHT_TRUST_PROXY', '`false`', '`true` behind a reverse proxy, or how many stand in a chain before the server (`2`: a CDN, then a load balancer). The client address (for the rate limit) is then the `X-Forwarded-For` entry the outermost proxy added, counted that many from the right, so that what a client writes there itself is never taken for its address (an entry that is no address charges the proxy); the scheme (the refresh cookie\'s `Secure`) from the `X-Forwarded-Proto` entry the outermost proxy wrote, counted from the right likewise (the one entry of a proxy that sets the header whole). Leave it `false` when clients reach the server directly, or they could choose their address, and let them reach it only through the proxies.'],
   ['TRACELIGHT_REQUEST_TIMEOUT_MS', '`30000`', 'Longest time to receive a whole request (past it 408), and, 1.5 s more, longest an answer may wait on a client that stops reading it, counted from when the system last took more of it (the connection is then closed). The system takes an answer in steps, as its client frees room in the buffers of the connection (megabytes between a fast client and the server): a client reading so slowly that no step comes in that time is taken for one that stopped.'],
   ['TRACELIGHT_MAX_CONNECTIONS', 'the open-file limit (`ulimit -n`) less 256; `10000` where it cannot be read', 'Most connections open at once. Past it a new connection is closed at once, unanswered (counted in `tracelight_http_dropped_connections_total`), so that a flood of connections leaves the process the file descriptors its database, logs and workers need, and clients go elsewhere.'],
@@ -114,6 +117,29 @@ const integer =
       ? E.right(n)
       : E.left(`${name} must be an integer from ${min} to ${max}, got ${JSON.stringify(raw)}`);
   };
+
+/**
+ * TRACELIGHT_CORS_ORIGINS read: unset or empty is none; `*` alone is any origin; otherwise a comma-separated
+ * list of origins, each scheme, host and port as a browser sends it in `Origin` (no path, no trailing slash).
+ */
+const parseCorsOrigins = (raw: string | undefined): { readonly origins: ReadonlyArray<string> | '*' | undefined } | { readonly problem: string } => {
+  if (raw === undefined || raw.trim() === '') return { origins: undefined };
+  if (raw.trim() === '*') return { origins: '*' };
+  const entries = raw.split(',').map((e) => e.trim()).filter((e) => e !== '');
+  const bad = entries.filter((e) => {
+    try {
+      const url = new URL(e);
+      return (url.protocol !== 'http:' && url.protocol !== 'https:') || url.origin !== e;
+    } catch {
+      return true;
+    }
+  });
+  if (bad.length > 0)
+    return {
+      problem: `TRACELIGHT_CORS_ORIGINS must be * or a comma-separated list of origins like https://app.example.com (scheme, host and port only, no path or trailing slash), got ${bad.map((b) => JSON.stringify(b)).join(', ')}`,
+    };
+  return { origins: entries };
+};
 
 /** A bearer token (RFC 6750's b64token) long enough that guessing it is hopeless. */
 const METRICS_TOKEN = /^[A-Za-z0-9\-._~+/]{32,}=*$/;
@@ -154,6 +180,8 @@ export const loadConfig = (env: Env): E.Either<ReadonlyArray<string>, ServerConf
     problems.push(SECRET_KEY_RULE.replace('TRACELIGHT_SECRET_KEY', 'TRACELIGHT_PREVIOUS_SECRET_KEY'));
   const passwordCost = passwordCostSetting(env['TRACELIGHT_PASSWORD_COST']);
   if ('problem' in passwordCost) problems.push(passwordCost.problem);
+  const cors = parseCorsOrigins(env['TRACELIGHT_CORS_ORIGINS']);
+  if ('problem' in cors) problems.push(cors.problem);
   if ((adminEmail === undefined) !== (adminPassword === undefined))
     problems.push('TRACELIGHT_ADMIN_EMAIL and TRACELIGHT_ADMIN_PASSWORD must be set together');
   // The first admin is made by the same rules as any user (bootstrapAdmin): a start that would fail at it fails here.
@@ -211,6 +239,7 @@ export const loadConfig = (env: Env): E.Either<ReadonlyArray<string>, ServerConf
     signInFailuresPerMinute: take(integer('TRACELIGHT_SIGN_IN_FAILURES_PER_MINUTE', 0, 10_000_000, 30)(env), 30),
     trustedProxies: trustedProxies ?? 0,
     metricsToken,
+    corsOrigins: 'origins' in cors ? cors.origins : undefined,
     requestTimeoutMs: take(integer('TRACELIGHT_REQUEST_TIMEOUT_MS', 1000, 3_600_000, 30_000)(env), 30_000),
     ...(env['TRACELIGHT_MAX_CONNECTIONS'] ? { maxConnections: take(integer('TRACELIGHT_MAX_CONNECTIONS', 1, 1_000_000, 1)(env), 1) } : {}),
     maxRecordsPerRequest: take(integer('TRACELIGHT_MAX_RECORDS_PER_REQUEST', 1, 1_000_000, 10_000)(env), 10_000),

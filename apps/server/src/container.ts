@@ -112,6 +112,7 @@ export const buildContainer = async (
         trustedProxies: config.trustedProxies,
         bodyBudgetBytes: config.bodyBudgetBytes,
         ...(config.metricsToken !== undefined ? { metricsToken: config.metricsToken } : {}),
+        ...(config.corsOrigins !== undefined ? { corsOrigins: config.corsOrigins } : {}),
       },
       logger,
       metrics,

@@ -34,5 +34,7 @@ export interface HttpOptions {
   readonly bodyBudgetBytes?: number;
   /** The bearer token `/metrics` asks for (absent: `/metrics` answers anyone). */
   readonly metricsToken?: string;
+  /** The origins whose pages may call the API from a browser (CORS), or `*` for any (absent: none). */
+  readonly corsOrigins?: ReadonlyArray<string> | '*';
 }
 export const HttpOptions = Symbol.for('tracelight.HttpOptions');
