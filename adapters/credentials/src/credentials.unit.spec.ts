@@ -76,9 +76,17 @@ describe('ScryptPasswordHasher', () => {
     await h16.hardenRuntime('wrong', at14);
     expect(h16.checks).toEqual([16384, 16384, 16384]);
     // A hash that cannot be checked fails at once in verify: one check at the current cost instead.
-    h15.checks = [];
-    await h15.hardenRuntime('wrong', 'not a hash');
-    expect(h15.checks).toEqual([32768]);
+    // A hash that cannot be checked (scrypt refuses its parameters, which verify now says at once), or
+    // made with another r or p: one check at the current cost instead, never a loop on its N.
+    const salt = at14.split('$')[4];
+    const key = at14.split('$')[5];
+    for (const odd of ['not a hash', `scrypt$-1$8$1$${salt}$${key}`, `scrypt$3$8$1$${salt}$${key}`, `scrypt$0.5$8$1$${salt}$${key}`, `scrypt$32767$8$1$${salt}$${key}`, `scrypt$32768$1$1$${salt}$${key}`]) {
+      h15.checks = [];
+      expect(await h15.verify('right', odd)).toBe(false);
+      h15.checks = [];
+      await h15.hardenRuntime('wrong', odd);
+      expect([odd, h15.checks]).toEqual([odd, [32768]]);
+    }
   });
   it('reads TRACELIGHT_PASSWORD_COST: 15 unset, 14 to 18, and says what is wrong otherwise', () => {
     expect(passwordCostSetting(undefined)).toEqual({ cost: 15 });

@@ -36,8 +36,10 @@ const scrypt = (password: string, salt: Buffer, n: number, r: number, p: number)
 const parse = (encoded: string) => {
   const parts = encoded.split('$');
   if (parts.length !== 6 || parts[0] !== 'scrypt') return undefined;
-  const [n, r, p] = parts.slice(1, 4).map(Number);
-  if (!n || !r || !p || n > 1 << 20 || r > 32 || p > 16) return undefined;
+  const [n, r, p] = parts.slice(1, 4).map(Number) as [number, number, number];
+  // N a power of two above 1 (as scrypt takes it), r and p whole: anything else scrypt refuses at once.
+  if (!Number.isSafeInteger(n) || n < 2 || n > 1 << 20 || (n & (n - 1)) !== 0) return undefined;
+  if (!Number.isSafeInteger(r) || r < 1 || r > 32 || !Number.isSafeInteger(p) || p < 1 || p > 16) return undefined;
   const salt = Buffer.from(parts[4]!, 'base64url');
   const key = Buffer.from(parts[5]!, 'base64url');
   return key.length === KEY_LENGTH ? { n, r, p, salt, key } : undefined;
@@ -74,13 +76,20 @@ export class ScryptPasswordHasher implements PasswordHasher {
 
   async hardenRuntime(password: string, encoded: string): Promise<void> {
     const parsed = parse(encoded);
-    if (parsed === undefined) {
-      this.filler ??= this.hash('a hash at the current cost, for hashes that cannot be checked');
-      await this.verify(password, await this.filler);
+    // One that cannot be checked, or not made with this r and p (so its time is not N's alone): one check
+    // at the current cost instead.
+    if (parsed === undefined || parsed.r !== R || parsed.p !== P) {
+      const filler = (this.filler ??= this.hash('a hash at the current cost, for hashes that cannot be checked'));
+      try {
+        await this.verify(password, await filler);
+      } catch {
+        this.filler = undefined;
+      }
       return;
     }
-    // scrypt's time grows with N (r and p are fixed): a hash made at N/4 takes three checks more.
-    for (let done = parsed.n; done < this.n; done += parsed.n) await this.verify(password, encoded);
+    // scrypt's time grows with N: a hash made at N/4 takes three checks more (N is a power of two, so
+    // this is a whole number, at most 2^18 / 2 − 1).
+    for (let extra = this.n / parsed.n - 1; extra > 0; extra--) await this.verify(password, encoded);
   }
 
   needsRehash(encoded: string): boolean {
