@@ -12,7 +12,8 @@ describe('CORS for listed origins', () => {
   let s: RunningServer;
   let call: ReturnType<typeof http>;
   beforeAll(async () => {
-    s = await startServer({ TRACELIGHT_CORS_ORIGINS: `${APP}, https://admin.example.com` });
+    // Given as an operator may write it: the default port and upper case are not what browsers send.
+    s = await startServer({ TRACELIGHT_CORS_ORIGINS: 'https://App.Example.com:443, https://admin.example.com' });
     call = http(s.baseUrl);
   });
   afterAll(() => s.stop());
@@ -76,6 +77,11 @@ describe('CORS for any origin', () => {
     try {
       const r = await http(any.baseUrl)('GET', '/v2/projects', { auth: { basic: ADMIN }, headers: { Origin: ELSEWHERE } });
       expect([r.status, r.headers.get('access-control-allow-origin'), r.headers.get('access-control-allow-credentials')]).toEqual([200, '*', null]);
+      // Not /metrics (open without TRACELIGHT_METRICS_TOKEN): no page a visitor opens may read it.
+      const metrics = await http(any.baseUrl)('GET', '/metrics', { headers: { Origin: ELSEWHERE } });
+      expect([metrics.status, metrics.headers.get('access-control-allow-origin')]).toEqual([200, null]);
+      const probe = await http(any.baseUrl)('GET', '/healthcheck', { headers: { Origin: ELSEWHERE } });
+      expect([probe.status, probe.headers.get('access-control-allow-origin')]).toEqual([200, '*']);
     } finally {
       await any.stop();
     }
@@ -96,5 +102,10 @@ describe('CORS for any origin', () => {
       (e: unknown) => String(e),
     );
     expect(refused).toContain(`TRACELIGHT_CORS_ORIGINS must be * or a comma-separated list of origins like https://app.example.com (scheme, host and port only, no path or trailing slash), got "${APP}/", "app.example.com"`);
+    const empty = await startServer({ TRACELIGHT_CORS_ORIGINS: ' , ' }).then(
+      (s) => s.stop().then(() => 'started'),
+      (e: unknown) => String(e),
+    );
+    expect(empty).toContain('TRACELIGHT_CORS_ORIGINS must be * or a comma-separated list of origins');
   });
 });

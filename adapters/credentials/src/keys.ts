@@ -16,20 +16,22 @@ export const keyId = (master: Buffer): string => deriveKey(master, 'key-id').sub
 const KEY_FILE = 'secret.key';
 
 /**
- * The master key: TRACELIGHT_SECRET_KEY when given (base64, base64url or hex of at least 32 bytes;
- * any other string of at least 32 characters is hashed to 32 bytes), else `<dataDir>/secret.key`,
- * generated on first start with mode 0600.
- */
-/**
  * The master key as loadOrCreateSecretKey finds it, or undefined where there is none yet: for a tool
  * that must use the servers' key and would be wrong to make one of its own.
  */
 export const loadSecretKey = (opts: { fromEnv?: string | undefined; dataDir: string }): Buffer | undefined => {
   if (opts.fromEnv !== undefined) return parseSecretKey(opts.fromEnv);
   const file = path.join(opts.dataDir, KEY_FILE);
-  return fs.existsSync(file) ? parseSecretKey(fs.readFileSync(file, 'utf8').trim()) : undefined;
+  if (!fs.existsSync(file)) return undefined;
+  if ((fs.statSync(file).mode & 0o077) !== 0) fs.chmodSync(file, 0o600);
+  return parseSecretKey(fs.readFileSync(file, 'utf8').trim());
 };
 
+/**
+ * The master key: TRACELIGHT_SECRET_KEY when given (base64, base64url or hex of at least 32 bytes;
+ * any other string of at least 32 characters is hashed to 32 bytes), else `<dataDir>/secret.key`,
+ * generated on first start with mode 0600.
+ */
 export const loadOrCreateSecretKey = (opts: { fromEnv?: string | undefined; dataDir: string }): Buffer => {
   if (opts.fromEnv !== undefined) return parseSecretKey(opts.fromEnv);
   try {

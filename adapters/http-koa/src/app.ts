@@ -142,7 +142,11 @@ export class HttpApp {
     app.use(errorMiddleware);
     // Inside the error middleware, so that refusals (401, 413, 429…) carry the CORS headers too and the
     // calling page can read why; a preflight is answered here, before credentials and limits.
-    if (this.options.corsOrigins !== undefined) app.use(corsFor(this.options.corsOrigins));
+    // Not /metrics: with `*`, any page a visitor on the server's network opens could read it through their browser.
+    if (this.options.corsOrigins !== undefined) {
+      const cors = corsFor(this.options.corsOrigins);
+      app.use((ctx, next) => (ctx.path === '/metrics' ? next() : cors(ctx, next)));
+    }
     // Bodies are read by the route that takes them (`handle`), as its body kind says: a route without
     // a body never reads one, and a JSON route reads nothing but JSON.
     // Each route is mounted once, under an optional `/v2`: half the layers for the router to match

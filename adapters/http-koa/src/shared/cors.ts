@@ -1,5 +1,5 @@
 // Cross-origin requests from browsers (CORS), for the origins the operator lists: a web app served from
-// another origin may then call the API and read its answers. None listed, none is mounted, and browsers
+// another origin may then call the API and read its answers (all but /metrics). None listed, none is mounted, and browsers
 // keep other origins from reading anything, as the same-origin policy has it.
 import cors from '@koa/cors';
 import type { Middleware } from 'koa';
@@ -7,7 +7,7 @@ import type { Middleware } from 'koa';
 /** What answers a browser may show the calling page, besides the CORS-safelisted ones. */
 const EXPOSED = ['Retry-After', 'X-Request-Id', 'WWW-Authenticate', 'Content-Encoding'];
 
-/** How long a browser may keep a preflight's answer: ten minutes (Chrome keeps none longer; Firefox a day). */
+/** How long a browser may keep a preflight's answer: ten minutes (Chromium caps it at two hours, Firefox at a day). */
 const PREFLIGHT_MAX_AGE_SECONDS = 600;
 
 /**
@@ -29,6 +29,9 @@ export const corsFor = (origins: ReadonlyArray<string> | '*'): Middleware => {
     allowMethods: ['GET', 'HEAD', 'PUT', 'POST', 'PATCH', 'DELETE'],
     exposeHeaders: EXPOSED,
     maxAge: PREFLIGHT_MAX_AGE_SECONDS,
+    // The headers stay on the context, which the error middleware answers from; @koa/cors would otherwise
+    // also write them onto whatever was thrown (a TypeError, hiding it, for a thrown string).
+    keepHeadersOnError: false,
     // Headers asked for are allowed (the default): every header the API reads is a credential or a
     // content type the route checks anyway.
   }) as Middleware;
