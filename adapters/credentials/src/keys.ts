@@ -105,6 +105,12 @@ const createKeyFile = (file: string, key: Buffer): void => {
 /** What a master key must be; the server's configuration report says it in these words. */
 export const SECRET_KEY_RULE = 'TRACELIGHT_SECRET_KEY must be at least 32 bytes (64 hex or 43 base64 characters, or a 32+ character passphrase)';
 
+/** What is wrong with a rotation whose previous key is the key in use (the two swapped, or the old one not yet replaced); undefined when nothing is. */
+export const sameKeysProblem = (secretKey: Buffer, previousSecretKey: Buffer | undefined): string | undefined =>
+  previousSecretKey?.equals(secretKey)
+    ? 'TRACELIGHT_PREVIOUS_SECRET_KEY is the key in use: give the key being replaced there, and the new one as TRACELIGHT_SECRET_KEY (or in secret.key)'
+    : undefined;
+
 /** The key a text gives, or undefined when it gives none (too short). */
 const keyOf = (text: string): Buffer | undefined => {
   if (/^[0-9a-f]{64,}$/i.test(text)) return Buffer.from(text, 'hex');

@@ -3,7 +3,7 @@ import { randomBytes } from 'node:crypto';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { type Env, type StorageConfig, loadStorageConfig } from '@tracelight/config';
-import { credentialsModule, isUsableSecretKey, keyId, loadOrCreateSecretKey, loadSecretKey, parseSecretKey, passwordCostSetting, SECRET_KEY_RULE } from '@tracelight/credentials';
+import { credentialsModule, isUsableSecretKey, keyId, loadOrCreateSecretKey, loadSecretKey, parseSecretKey, passwordCostSetting, sameKeysProblem, SECRET_KEY_RULE } from '@tracelight/credentials';
 import type { MongoDatabase } from '@tracelight/mongodb';
 import {
   ApiKeyMinter,
@@ -141,9 +141,10 @@ export const buildCliContainer = async (env: CliEnvironment, options: { readonly
     throw new NoSecretKey(`no secret key: neither TRACELIGHT_SECRET_KEY nor ${path.join(dataDir, 'secret.key')}`);
   }
   const previousSecretKey = env.previousSecretKey !== undefined ? parseSecretKey(env.previousSecretKey) : undefined;
-  if (secretKey !== undefined && previousSecretKey?.equals(secretKey)) {
+  const mistake = secretKey && sameKeysProblem(secretKey, previousSecretKey);
+  if (mistake !== undefined) {
     await engine.close();
-    throw new SameSecretKeys('TRACELIGHT_PREVIOUS_SECRET_KEY is the key in use: give the key being replaced there, and the new one as TRACELIGHT_SECRET_KEY (or in secret.key)');
+    throw new SameSecretKeys(mistake);
   }
   const before = new Set((await engine.migrations()).map((m) => m.version));
   container.loadSync(

@@ -1,5 +1,5 @@
 // The composition root: configuration → inversify container. Choosing the storage engine is one switch here.
-import { credentialsModule, keyId, loadOrCreateSecretKey, parseSecretKey } from '@tracelight/credentials';
+import { credentialsModule, keyId, loadOrCreateSecretKey, parseSecretKey, sameKeysProblem } from '@tracelight/credentials';
 import { type HttpLogger, HttpApp, HttpMetrics, RouteOffload, httpModule } from '@tracelight/http-koa';
 import { CannotStart, REPOSITORY_TOKENS } from '@tracelight/ports';
 import { ScorerUseCases } from '@tracelight/use-cases';
@@ -73,18 +73,18 @@ export const buildContainer = async (
     container.onActivation(token, (_context, repository: object) => metrics.instrument(name, repository));
   }
   const secretKey = loadOrCreateSecretKey({ fromEnv: config.secretKey, dataDir: config.dataDir });
-  // The same key twice is a rotation mis-set (the two swapped, or the old one not yet replaced): said, not taken.
-  if (config.previousSecretKey !== undefined && parseSecretKey(config.previousSecretKey).equals(secretKey))
-    throw new CannotStart('TRACELIGHT_PREVIOUS_SECRET_KEY is the key in use: give the key being replaced there, and the new one as TRACELIGHT_SECRET_KEY (or in secret.key)');
+  const previousSecretKey = config.previousSecretKey !== undefined ? parseSecretKey(config.previousSecretKey) : undefined;
+  const mistake = sameKeysProblem(secretKey, previousSecretKey);
+  if (mistake !== undefined) throw new CannotStart(mistake);
   /** Which keys this process uses, by their ids (keyId): told at start, so that an operator sees every process (and the admin CLI) has the same. */
   const keyIds = {
     secretKeyId: keyId(secretKey),
-    ...(config.previousSecretKey !== undefined ? { previousSecretKeyId: keyId(parseSecretKey(config.previousSecretKey)) } : {}),
+    ...(previousSecretKey !== undefined ? { previousSecretKeyId: keyId(previousSecretKey) } : {}),
   };
   container.loadSync(
     credentialsModule({
       secretKey,
-      ...(config.previousSecretKey !== undefined ? { previousSecretKey: parseSecretKey(config.previousSecretKey) } : {}),
+      ...(previousSecretKey !== undefined ? { previousSecretKey } : {}),
       tokenTtlSeconds: config.tokenTtlSeconds,
       refreshTokenTtlSeconds: config.refreshTokenTtlSeconds,
       passwordCacheTtlSeconds: config.passwordCacheTtlSeconds,

@@ -116,9 +116,9 @@ export class IntegrationUseCases {
             else report.changedMeanwhile += 1;
           }
         }
-        const last = page.right[page.right.length - 1];
-        if (last === undefined || page.right.length < pageSize) return E.right(report);
-        after = last.id;
+        // A short page is the last; pageSize ≥ 1, so a full one has a last item to go on after.
+        if (page.right.length < pageSize) return E.right(report);
+        after = page.right[pageSize - 1]!.id;
       }
     };
   }
