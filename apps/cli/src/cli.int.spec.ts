@@ -201,6 +201,11 @@ describe('tracelight-admin', () => {
       stderr: `tracelight-admin: project ${projectId} exists already: run the import again with --resume to complete an import of this file that was stopped midway\n`,
     });
     await admin(stopped, 'create-user', '--email', 'mallory@example.com', '--password', 'mallory password');
+    // Another user is not offered --resume, which could not help them.
+    await expect(admin(stopped, 'import-project', '--email', 'mallory@example.com', '--in', file)).rejects.toMatchObject({
+      code: 1,
+      stderr: `tracelight-admin: project ${projectId} exists and is not the one this file imports (an import keeps every id)\n`,
+    });
     await expect(admin(stopped, 'import-project', '--email', 'mallory@example.com', '--in', file, '--resume')).rejects.toMatchObject({
       code: 1,
       stderr: `tracelight-admin: project ${projectId} exists and is not the one this file imports: not resumed\n`,

@@ -335,8 +335,9 @@ const insertOrResume = async <A extends { readonly id: string }>(
   // Not this id (another of the same name, or this id elsewhere), or not a conflict at all: resuming would not help.
   const found = inserted.left._tag === 'Conflict' ? await must(existing()) : O.none;
   if (O.isNone(found)) throw inserted.left._tag === 'Conflict' ? await clash(inserted.left) : failure(inserted.left);
+  // Another's (or another of that id): resuming could not help, so it is not offered.
+  if (!same(found.value)) throw new Error(`${what} ${item.id} exists and is not the one this file imports${resume ? ': not resumed' : ' (an import keeps every id)'}`);
   if (!resume) throw new Error(`${what} ${item.id} exists already: run the import again with --resume to complete an import of this file that was stopped midway`);
-  if (!same(found.value)) throw new Error(`${what} ${item.id} exists and is not the one this file imports: not resumed`);
   return false;
 };
 
