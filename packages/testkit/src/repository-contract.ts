@@ -568,9 +568,10 @@ export const describeRepositoryContract = (engine: string, harness: RepositoryHa
         expect(await versions(9, 2)).toEqual([[], false]);
         expect(await versions(0, 100)).toEqual([[1, 2, 3, 4, 5], false]);
       });
-      it('ends a page of versions at its byte budget, always holding one', async () => {
+      // Bytes, not characters: 10,000 é take 20,000 bytes in UTF-8 (and in BSON).
+      it.each([['x'.repeat(20_000)], ['é'.repeat(10_000)]])('ends a page of versions at its byte budget, always holding one (%#)', async (instructions) => {
         const s = await right(r.scorers.insert(aScorer((await someUser()).id)));
-        for (let i = 0; i < 5; i++) await right(r.scorerVersions.appendNext(s.id, (n) => ({ ...anLlmVersion(s, n), instructions: 'x'.repeat(20_000) })));
+        for (let i = 0; i < 5; i++) await right(r.scorerVersions.appendNext(s.id, (n) => ({ ...anLlmVersion(s, n), instructions })));
         const versions = async (startingToken: number, maxBytes: number) => {
           const { items: found, more } = await right(r.scorerVersions.listFrom(s.id, { startingToken, limit: 4 }, maxBytes));
           return [found.map((v) => v.version), more];
@@ -975,9 +976,10 @@ export const describeRepositoryContract = (engine: string, harness: RepositoryHa
         expect(await names('eq', 'strasse')).toEqual([]);
       });
 
-      it('ends a page at its byte budget, after the record that reaches it, and always holds one record', async () => {
+      // Bytes, not characters: 5,000 é take 10,000 bytes in UTF-8 (and in BSON).
+      it.each([['x'.repeat(10_000)], ['é'.repeat(5_000)]])('ends a page at its byte budget, after the record that reaches it, and always holds one record (%#)', async (output) => {
         const run = await aRunWithRecords();
-        const recs = [1, 2, 3, 4, 5].map((i) => aRecord(run, { name: `r${i}`, input: 'q', output: 'x'.repeat(10_000) }));
+        const recs = [1, 2, 3, 4, 5].map((i) => aRecord(run, { name: `r${i}`, input: 'q', output }));
         await right(r.logRecords.ingest(run.id, recs, []));
         const page = async (startingToken: number, maxBytes: number) => {
           const { items: records, more } = await right(r.logRecords.search(query(run, { sort: { columnId: 'name', ascending: true }, page: { startingToken, limit: 4 }, maxBytes })));

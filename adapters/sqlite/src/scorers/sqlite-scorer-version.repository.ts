@@ -56,7 +56,7 @@ export class SqliteScorerVersionRepository implements ScorerVersionRepository {
   listFrom(scorerId: ScorerId, page: PageRequest, maxBytes: number): Result<FoundPage<ScorerVersion>> {
     return run(() => {
       const rows = this.page.iterate(scorerId, page.limit + 1, page.startingToken) as IterableIterator<{ body: string }>;
-      return takePage(rows, { limit: page.limit, maxBytes, sizeOf: (row) => row.body.length }, versionFromRow);
+      return takePage(rows, { limit: page.limit, maxBytes, sizeOf: (row) => Buffer.byteLength(row.body) }, versionFromRow);
     });
   }
 

@@ -163,8 +163,12 @@ const keyset = (q: RecordQuery, params: unknown[]): string => {
 
 /** The search's result column giving a row's size against the page budget (RecordQuery.maxBytes). */
 export const SIZE_COLUMN = 'stored_size';
-/** Every column read back counts (a record's name or metadata can be as large as its input). */
-const SELECTED = `${READ_COLUMNS.join(', ')}, ${READ_COLUMNS.map((c) => `coalesce(length(${c}), 0)`).join(' + ')} AS ${SIZE_COLUMN}`;
+/**
+ * Every column read back counts (a record's name or metadata can be as large as its input), in bytes as
+ * stored (UTF-8), as the budget says and MongoDB counts: octet_length, which SQLite reads from the
+ * value's header, where length() would count characters through the whole text.
+ */
+const SELECTED = `${READ_COLUMNS.join(', ')}, ${READ_COLUMNS.map((c) => `coalesce(octet_length(${c}), 0)`).join(' + ')} AS ${SIZE_COLUMN}`;
 
 /**
  * The matching rows in order from the page's start, `limit + 1` at most (one more tells that more
