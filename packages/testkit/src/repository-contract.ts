@@ -131,6 +131,8 @@ export const describeRepositoryContract = (engine: string, harness: RepositoryHa
         expect(await right(r.users.rehashPassword(u.id, u.passwordHash, `${u.passwordHash}-twice`))).toBe(false);
         expect(await right(r.users.rehashPassword(asId<UserId>(randomUUID()), to, 'scrypt$y'))).toBe(false);
         expect(await right(r.users.findById(u.id))).toEqual(O.some({ ...u, passwordHash: to }));
+        // The stored hash, to itself: it is the one stored, so true (as a count of rows matched, not changed).
+        expect(await right(r.users.rehashPassword(u.id, to, to))).toBe(true);
       });
     });
 
@@ -176,6 +178,8 @@ export const describeRepositoryContract = (engine: string, harness: RepositoryHa
         // A second process moving it from the old hash finds it gone: nothing changes.
         expect(await right(r.apiKeys.rehash(k.id, k.keyHash, `${k.keyHash}-again`))).toBe(false);
         expect(await right(r.apiKeys.findByHash(to))).toEqual(O.some({ ...k, keyHash: to }));
+        // To the hash it is stored under: it is there, so true (matched, not changed).
+        expect(await right(r.apiKeys.rehash(k.id, to, to))).toBe(true);
         // Onto a hash another key holds: Conflict, and neither moves.
         const other = anApiKey(u.id);
         await right(r.apiKeys.insert(other));
@@ -501,6 +505,8 @@ export const describeRepositoryContract = (engine: string, harness: RepositoryHa
         expect(await right(r.integrations.replaceSecret(stored.id, stored.sealedSecret, 'v3.d.e.f'))).toBe(false);
         expect(await right(r.integrations.replaceSecret(asId<IntegrationId>(randomUUID()), stored.sealedSecret, 'v3.d.e.f'))).toBe(false);
         expect(await right(r.integrations.findByOwner(u.id, 'gateway'))).toEqual(O.some({ ...stored, sealedSecret: 'v3.a.b.c' }));
+        // The stored secret, to itself: true (matched, not changed).
+        expect(await right(r.integrations.replaceSecret(stored.id, 'v3.a.b.c', 'v3.a.b.c'))).toBe(true);
       });
     });
 

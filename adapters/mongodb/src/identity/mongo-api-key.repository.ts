@@ -44,6 +44,6 @@ export class MongoApiKeyRepository implements ApiKeyRepository {
   }
 
   rehash(id: ApiKeyId, from: string, to: string): Result<boolean> {
-    return run(async () => (await this.keys.updateOne({ _id: id, keyHash: from }, { $set: { keyHash: to } })).modifiedCount === 1, 'API key already exists');
+    return run(async () => (await this.keys.updateOne({ _id: id, keyHash: from }, { $set: { keyHash: to } })).matchedCount === 1, 'API key already exists');
   }
 }

@@ -44,6 +44,6 @@ export class MongoUserRepository implements UserRepository {
   }
 
   rehashPassword(id: UserId, from: string, to: string): Result<boolean> {
-    return run(async () => (await this.users.updateOne({ _id: id, passwordHash: from }, { $set: { passwordHash: to } })).modifiedCount === 1);
+    return run(async () => (await this.users.updateOne({ _id: id, passwordHash: from }, { $set: { passwordHash: to } })).matchedCount === 1);
   }
 }

@@ -56,6 +56,6 @@ export class MongoIntegrationRepository implements IntegrationRepository {
   }
 
   replaceSecret(id: IntegrationId, from: string, to: string): Result<boolean> {
-    return run(async () => (await this.integrations.updateOne({ _id: id, sealedSecret: from }, { $set: { sealedSecret: to } })).modifiedCount === 1);
+    return run(async () => (await this.integrations.updateOne({ _id: id, sealedSecret: from }, { $set: { sealedSecret: to } })).matchedCount === 1);
   }
 }

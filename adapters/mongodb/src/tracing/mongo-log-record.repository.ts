@@ -530,14 +530,19 @@ export class MongoLogRecordRepository implements LogRecordRepository {
       // No budget left: MongoDB checks a time limit only now and then, so a small search would answer.
       if (q.maxMs <= 0) throw new Abort(searchTimedOut(q.maxMs));
       // The server stops the search at its time budget (0 would mean none to MongoDB; Infinity is none).
-      const timeLimit = Number.isFinite(q.maxMs) ? { maxTimeMS: Math.ceil(q.maxMs) } : {};
+      // A sort no index serves is made in memory, where MongoDB before 6.0 refuses one past 100 MB (a deep
+      // page, or large records) unless it may spill to disk, as 6.0 and later do by default.
+      const options = { allowDiskUse: true, ...(Number.isFinite(q.maxMs) ? { maxTimeMS: Math.ceil(q.maxMs) } : {}) };
       // Unsorted: newest first.
       const column = q.sort?.columnId ?? 'created_at';
       const dir = q.sort?.ascending ? 1 : -1;
       const order = sortOf(column, dir);
+      // By id: the run's range of `_id` (`<run id>:<record id>`; `;` follows `:`), so that its index gives
+      // the order, where the runId alone left a scan of the whole index or a sort of the run in memory.
+      if (column === 'id') filter['_id'] = { $gte: `${q.runId}:`, $lt: `${q.runId};` };
       const cursor =
         order !== undefined
-          ? this.records.find(filter, timeLimit).sort(order).skip(q.page.startingToken).limit(q.page.limit + 1)
+          ? this.records.find(filter, options).sort(order).skip(q.page.startingToken).limit(q.page.limit + 1)
           : this.records.aggregate(
               [
                 { $match: filter },
@@ -548,7 +553,7 @@ export class MongoLogRecordRepository implements LogRecordRepository {
                 { $limit: q.page.limit + 1 },
                 { $project: { [MISSING]: 0 } },
               ],
-              timeLimit,
+              options,
             );
       // Document by document (the driver fetches in batches), so a page of large records stops at its
       // budget instead of being read whole.
