@@ -162,6 +162,32 @@ describe('bodies in another charset', () => {
       expect([r.status, r.body.name]).toEqual([200, name]);
     }
   });
+
+  it('a JSON body whose bytes are not UTF-8 is refused 422 json_invalid, gzipped or not, where a decoder would have stored U+FFFD in their place', async () => {
+    const before = (await w.call('GET', '/v2/projects', { auth: w.admin })).body;
+    for (const [bytes, encoding] of [
+      [Buffer.from('{"name":"caf\xe9"}', 'latin1'), undefined],
+      [Buffer.from('{"name":"caf\xe8"}', 'latin1'), undefined],
+      [zlib.gzipSync(Buffer.from('{"name":"caf\xe9 gz"}', 'latin1')), 'gzip'],
+    ] as const) {
+      const r = await w.call('POST', '/v2/projects', { auth: w.admin, raw: bytes, headers: { 'content-type': 'application/json', ...(encoding ? { 'content-encoding': encoding } : {}) } });
+      expect([r.status, r.body]).toEqual([422, { detail: [{ loc: ['body', 12], msg: 'JSON decode error', type: 'json_invalid', input: {}, ctx: { error: 'the body is not valid UTF-8' } }] }]);
+    }
+    // An ingest body, parsed here (small) or by an offload worker (1 MiB and more), too.
+    for (const pad of [0, 1 << 20]) {
+      const r = await w.call('POST', '/v2/projects/00000000-0000-4000-8000-000000000000/traces', {
+        auth: w.admin,
+        raw: Buffer.concat([Buffer.from(`{"x":"${'a'.repeat(pad)}`), Buffer.from([0xff]), Buffer.from('"}')]),
+        headers: { 'content-type': 'application/json' },
+      });
+      expect([pad, r.status, r.body.detail?.[0]?.ctx]).toEqual([pad, 422, { error: 'the body is not valid UTF-8' }]);
+    }
+    expect((await w.call('GET', '/metrics')).text).toMatch(/tracelight_http_offloaded_requests_total\{route="\/v2\/projects\/:project_id\/traces"\} 1\n/);
+    expect((await w.call('GET', '/v2/projects', { auth: w.admin })).body).toEqual(before);
+    // U+FFFD itself, sent as UTF-8, is a character like any other.
+    const kept = await w.call('POST', '/v2/projects', { auth: w.admin, raw: Buffer.from(JSON.stringify({ name: 'caf\uFFFD' })), headers: { 'content-type': 'application/json' } });
+    expect([kept.status, kept.body.name]).toEqual([200, 'caf\uFFFD']);
+  });
 });
 
 describe('slow clients', () => {

@@ -235,18 +235,14 @@ export class HttpApp {
     return app;
   }
 
-  /** koa-bodyparser for each kind and limit in use: JSON only, or JSON and form-encoded (the OAuth2 password flow). */
-  private readonly parsers = new Map<string, Middleware>();
+  /** koa-bodyparser for each limit in use, for form-encoded bodies (the OAuth2 password flow); JSON is read as bytes (parseJsonBody). */
+  private readonly parsers = new Map<number, Middleware>();
 
-  private parser(kind: 'json' | 'form', limitBytes: number): Middleware {
-    const key = `${kind} ${limitBytes}`;
-    let parser = this.parsers.get(key);
+  private parser(limitBytes: number): Middleware {
+    let parser = this.parsers.get(limitBytes);
     if (parser === undefined) {
-      const limit = String(limitBytes);
-      parser = kind === 'json'
-        ? bodyParser({ enableTypes: ['json'], jsonLimit: limit, strict: false })
-        : bodyParser({ enableTypes: ['json', 'form'], jsonLimit: limit, formLimit: limit, strict: false });
-      this.parsers.set(key, parser);
+      parser = bodyParser({ enableTypes: ['form'], formLimit: String(limitBytes) });
+      this.parsers.set(limitBytes, parser);
     }
     return parser;
   }
@@ -261,9 +257,9 @@ export class HttpApp {
     return Math.min(own, this.options.bodyLimitBytes);
   }
 
-  /** A JSON body (or form-encoded on a `form` route) parsed into `ctx.request.body`; undefined when there was none. */
-  private async parsedBody(ctx: AppContext, kind: 'json' | 'form', limitBytes: number): Promise<unknown> {
-    const parse = this.parser(kind, limitBytes)(ctx, async () => undefined);
+  /** A form-encoded body parsed into `ctx.request.body`; undefined when there was none. */
+  private async parsedForm(ctx: AppContext, limitBytes: number): Promise<unknown> {
+    const parse = this.parser(limitBytes)(ctx, async () => undefined);
     // A compressed body is read through an inflater, which a client gone mid-body never ends: without
     // this, the parse would wait for ever, its request neither answered nor logged. (A plain one's
     // parser sees the request abort.)
@@ -278,7 +274,7 @@ export class HttpApp {
         ),
       ]);
     const body: unknown = ctx.request.body;
-    // An empty JSON body is an absent body.
+    // An empty body is an absent body.
     return body === '' ? undefined : body;
   }
 
@@ -381,20 +377,19 @@ export class HttpApp {
         // Anything but JSON (or a form on the login routes) would be read as no body at all: refused.
         if (!json && !(kind === 'form' && ctx.is('urlencoded')))
           return sendError(ctx, bodyFailure(415, kind === 'form' ? 'Expected application/json or application/x-www-form-urlencoded' : 'Expected application/json'));
-        // A large body for a heavy route is not parsed here: an offload worker parses it. A body whose size
-        // is known only once read is read first, then parsed here or there by its size.
-        const offload = json ? this.offloadsAt(r, Number(ctx.req.headers['content-length'])) : undefined;
-        if (grow || offload) {
+        // JSON is read as bytes here (a body that is not UTF-8 is refused, not decoded with U+FFFD in its
+        // place). A large body for a heavy route is not parsed here: an offload worker parses it.
+        if (json) {
           const text = await this.rawBody(ctx, this.jsonLimit(r), grow);
           if (!text) return;
           const worker = this.offloadsAt(r, text.length);
           if (worker) return this.handleOffloaded(r, ctx, worker, text, 'json');
-          const parsed = parseJsonBody(text.toString('utf8'));
+          const parsed = parseJsonBody(text);
           if (!parsed.ok) return sendError(ctx, parsed.error);
           rawBody = parsed.value;
           absent = text.length === 0;
         } else {
-          const parsed = await this.parsedBody(ctx, kind === 'form' ? 'form' : 'json', this.jsonLimit(r));
+          const parsed = await this.parsedForm(ctx, this.jsonLimit(r));
           absent = parsed === undefined;
           rawBody = parsed === undefined ? {} : parsed;
         }

@@ -1,11 +1,21 @@
 // JSON bodies parsed as koa-bodyparser (co-body) parses them, where this adapter reads the bytes itself
-// (offload workers; bodies of no known size): prototype poisoning refused, an empty body is none.
+// (every JSON body): prototype poisoning refused, an empty body is none; and bytes that are not UTF-8
+// refused, where a decoder would have put U+FFFD in their place and stored the text mangled (two
+// different names becoming one).
 import * as bourne from '@hapi/bourne';
+import { isUtf8 } from 'node:buffer';
 import type { HttpError } from '../errors/domain-error.mapper';
 import { malformedJson } from '../errors/malformed-json';
+import { jsonInvalid } from '@tracelight/api-schema';
 
-export const parseJsonBody = (text: string): { ok: true; value: unknown } | { ok: false; error: HttpError } => {
-  if (text === '') return { ok: true, value: {} };
+export const parseJsonBody = (bytes: Buffer): { ok: true; value: unknown } | { ok: false; error: HttpError } => {
+  if (bytes.length === 0) return { ok: true, value: {} };
+  const text = bytes.toString('utf8');
+  if (!isUtf8(bytes)) {
+    // Where the first byte that is not UTF-8 was (or a U+FFFD sent before it, if any).
+    const position = Math.max(0, text.indexOf('\uFFFD'));
+    return { ok: false, error: { status: 422, body: { detail: [jsonInvalid(position, 'the body is not valid UTF-8')] } } };
+  }
   try {
     return { ok: true, value: bourne.parse(text, { protoAction: 'error' }) as unknown };
   } catch (e) {

@@ -50,7 +50,7 @@ export const serveOffloaded = async (routes: ReadonlyMap<string, Route>, request
   const r = routes.get(request.route);
   if (!r) return { status: 404, body: { detail: 'Not Found' } };
   const bytes = Buffer.from(request.body.buffer, request.body.byteOffset, request.body.byteLength);
-  const parsed = request.bodyType === 'bytes' ? { ok: true as const, value: bytes } : parseJsonBody(bytes.toString('utf8'));
+  const parsed = request.bodyType === 'bytes' ? { ok: true as const, value: bytes } : parseJsonBody(bytes);
   if (!parsed.ok) return reply(parsed.error);
   const outcome = await runRoute(r, {
     params: request.params,
