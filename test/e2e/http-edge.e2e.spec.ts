@@ -188,6 +188,26 @@ describe('bodies in another charset', () => {
     const kept = await w.call('POST', '/v2/projects', { auth: w.admin, raw: Buffer.from(JSON.stringify({ name: 'caf\uFFFD' })), headers: { 'content-type': 'application/json' } });
     expect([kept.status, kept.body.name]).toEqual([200, 'caf\uFFFD']);
   });
+
+  it('a JSON number past a double\'s range (1e400, read as Infinity) is refused 422 finite_number where it is, in a typed field or a free-form one, never stored as null', async () => {
+    const refusals: unknown[] = [];
+    for (const [path, text] of [
+      ['/v2/scorers', '{"name":"inf","scorer_type":"llm","threshold":{"buckets":[1e400],"display_value_levels":["a","b"],"inverted":false}}'],
+      ['/v2/projects/00000000-0000-4000-8000-000000000000/traces', '{"log_stream_id":"00000000-0000-4000-8000-000000000001","traces":[{"input":"hi","spans":[{"type":"llm","input":"a","temperature":-1e400}]}]}'],
+      ['/v2/projects/00000000-0000-4000-8000-000000000000/traces', '{"log_stream_id":"00000000-0000-4000-8000-000000000001","traces":[{"input":"hi","user_metadata":{"max":12e999}}]}'],
+    ] as const) {
+      const r = await w.call('POST', path, { auth: w.admin, raw: Buffer.from(text), headers: { 'content-type': 'application/json' } });
+      refusals.push([r.status, r.body]);
+    }
+    const finite = (loc: unknown[], input: string) => [422, { detail: [{ loc: ['body', ...loc], msg: 'Input should be a finite number', type: 'finite_number', input }] }];
+    expect(refusals).toEqual([
+      finite(['threshold', 'buckets', 0], 'Infinity'),
+      finite(['traces', 0, 'spans', 0, 'temperature'], '-Infinity'),
+      finite(['traces', 0, 'user_metadata', 'max'], 'Infinity'),
+    ]);
+    const scorers = await w.call('GET', '/v2/scorers', { auth: w.admin });
+    expect([scorers.status, JSON.stringify(scorers.body).includes('"inf"')]).toEqual([200, false]);
+  });
 });
 
 describe('slow clients', () => {

@@ -152,3 +152,40 @@ export const parseJson = (text: string): E.Either<ValidationError[], unknown> =>
     return E.left([jsonInvalid(why.position, why.error)]);
   }
 };
+
+/**
+ * Whether `text` may hold a number JSON.parse reads as ±Infinity: one past a double's range needs an
+ * exponent of three digits or more (`1e400`) or some 309 digits. Most bodies hold neither, and are not
+ * walked (nonFiniteNumberIn).
+ */
+export const mayOverflowNumbers = (text: string): boolean => /[eE]\+?0*[1-9]\d{2}|\d{309}/.test(text);
+
+/**
+ * The `finite_number` entry for the first number of a parsed JSON value that is not finite (`1e400`,
+ * which JSON.parse reads as Infinity), wherever it is, free-form values included; undefined when there
+ * is none. Such a number cannot be stored as it was sent: written back as JSON it is `null`, and a
+ * field that must be a number would then be unreadable. Refused at the boundary, as pydantic does for
+ * its finite fields.
+ */
+export const nonFiniteNumberIn = (value: unknown, where: 'body' = 'body'): ValidationError | undefined => {
+  // Iterative (a body may nest deeper than the stack allows before its depth is checked); each node
+  // names its parent, and a path is made only for the number refused.
+  interface Node { readonly v: unknown; readonly key: string | number | undefined; readonly parent: Node | undefined }
+  const stack: Node[] = [{ v: value, key: undefined, parent: undefined }];
+  while (stack.length > 0) {
+    const node = stack.pop()!;
+    const v = node.v;
+    if (typeof v === 'number') {
+      if (Number.isFinite(v)) continue;
+      const loc: Array<string | number> = [];
+      for (let n: Node | undefined = node; n?.key !== undefined; n = n.parent) loc.unshift(n.key);
+      return { loc: [where, ...loc], msg: 'Input should be a finite number', type: 'finite_number', input: String(v) };
+    }
+    if (Array.isArray(v)) for (let i = v.length - 1; i >= 0; i--) stack.push({ v: v[i], key: i, parent: node });
+    else if (typeof v === 'object' && v !== null) {
+      const keys = Object.keys(v);
+      for (let i = keys.length - 1; i >= 0; i--) stack.push({ v: (v as Record<string, unknown>)[keys[i]!], key: keys[i]!, parent: node });
+    }
+  }
+  return undefined;
+};

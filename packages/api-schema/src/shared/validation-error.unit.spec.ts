@@ -3,7 +3,7 @@ import * as t from 'io-ts';
 import { TokenResponse } from '../identity/identity.codec';
 import { decodeAt, decodeBody, decodePath, decodeQuery, decodeRequest } from './decode';
 import { Int, NonEmptyString, Nullable, Obj, UuidString } from './primitives.codec';
-import { MAX_JSON_DEPTH, nestsDeeperThan, parseJson } from './json-body';
+import { MAX_JSON_DEPTH, mayOverflowNumbers, nestsDeeperThan, nonFiniteNumberIn, parseJson } from './json-body';
 import { ECHO_BUDGET, ELIDED, jsonInvalid, reportValidationErrors, type ValidationError, valueError, withEchoedInput } from './validation-error';
 
 const report = (codec: t.Decoder<unknown, unknown>, u: unknown, where: 'body' | 'query' | 'path' = 'body'): ValidationError[] => {
@@ -120,6 +120,24 @@ describe('entries built outside codecs', () => {
       input: {},
       ctx: { error: 'Expecting value' },
     });
+  });
+
+  it('nonFiniteNumberIn: the first number JSON.parse read as ±Infinity, wherever it is, with its path', () => {
+    const finite = { loc: ['body', 'threshold', 'buckets', 1], msg: 'Input should be a finite number', type: 'finite_number', input: 'Infinity' };
+    expect(nonFiniteNumberIn(JSON.parse('{"name":"s","threshold":{"buckets":[1,1e400,-1e400]}}'))).toEqual(finite);
+    expect(nonFiniteNumberIn(JSON.parse('[{"a":{"b":[-1e999]}}]'))).toEqual({ ...finite, loc: ['body', 0, 'a', 'b', 0], input: '-Infinity' });
+    expect(nonFiniteNumberIn(JSON.parse('1e400'))).toEqual({ ...finite, loc: ['body'] });
+    // Underflow is 0, as in every JSON reader; the largest double and 308-digit integers are finite.
+    expect(nonFiniteNumberIn(JSON.parse('{"a":[1e-400,1.7976931348623157e308,"1e400",null,true]}'))).toBeUndefined();
+    expect(nonFiniteNumberIn(JSON.parse(`[${'9'.repeat(308)}]`))).toBeUndefined();
+    expect(nonFiniteNumberIn(JSON.parse(`[${'9'.repeat(309)}]`))).toEqual({ ...finite, loc: ['body', 0] });
+    // Deeper than the stack would go, walked all the same.
+    expect(nonFiniteNumberIn(JSON.parse(`${'['.repeat(20_000)}1e400${']'.repeat(20_000)}`))?.loc).toHaveLength(20_001);
+  });
+
+  it('mayOverflowNumbers: false only for text in which no number can be past a double\'s range', () => {
+    for (const text of ['1e400', '1E+400', '1e0400', '-2.5e308', '9'.repeat(309)]) expect([text, mayOverflowNumbers(text)]).toEqual([text, true]);
+    for (const text of ['{"a":1e99}', '1e-400', '1.7976931348623157e3', '9'.repeat(308), '{"id":"4e1"}']) expect([text, mayOverflowNumbers(text)]).toEqual([text, false]);
   });
 
   it('parseJson: a value, or the single json_invalid entry', () => {
