@@ -41,6 +41,6 @@ export interface Scorer {
   readonly updatedAt: Date;
 }
 
-/** A threshold must have one more display level than buckets, and ascending buckets. */
+/** A threshold must have one more display level than buckets, and finite buckets in ascending order (an infinity would be stored as null). */
 export const isValidThreshold = (t: ColumnThreshold): boolean =>
-  t.displayValueLevels.length === t.buckets.length + 1 && t.buckets.every((b, i, a) => i === 0 || a[i - 1]! <= b);
+  t.displayValueLevels.length === t.buckets.length + 1 && t.buckets.every((b, i, a) => Number.isFinite(b) && (i === 0 || a[i - 1]! <= b));

@@ -141,7 +141,7 @@ export class ScorerUseCases {
     if (!mayChangeData(principal)) return readOnly();
     if (input.display.threshold && !isValidThreshold(input.display.threshold))
       return TE.left(
-        invalid(['threshold'], 'display_value_levels must have one more entry than buckets, and buckets must ascend'),
+        invalid(['threshold'], 'display_value_levels must have one more entry than buckets, and buckets must be finite numbers in ascending order'),
       );
     const now = this.deps.clock.now();
     return this.deps.scorers.insert({
