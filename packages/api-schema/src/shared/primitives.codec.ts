@@ -248,6 +248,25 @@ export interface StrOptions {
 const plural = (n: number, word: string) => `${n} ${word}${n === 1 ? '' : 's'}`;
 
 /**
+ * A string's length in characters (code points), as pydantic and JSON Schema's minLength/maxLength
+ * count: an emoji is one, where JavaScript's `length` counts two UTF-16 units (a lone half of a pair, one).
+ */
+const codePoints = (s: string): number => {
+  let n = 0;
+  for (let i = 0; i < s.length; i++, n++) {
+    const c = s.charCodeAt(i);
+    if (c >= 0xd800 && c <= 0xdbff && i + 1 < s.length) {
+      const d = s.charCodeAt(i + 1);
+      if (d >= 0xdc00 && d <= 0xdfff) i++;
+    }
+  }
+  return n;
+};
+// A string of n UTF-16 units holds n/2 to n characters: counted only where that range straddles the bound.
+const shorterThan = (s: string, min: number): boolean => s.length < min || (s.length < 2 * min && codePoints(s) < min);
+const longerThan = (s: string, max: number): boolean => s.length > max && (s.length > 2 * max || codePoints(s) > max);
+
+/**
  * A string (numbers are not coerced): `string_type`; then `string_too_short` / `string_too_long`
  * (ctx min_length / max_length) and `string_pattern_mismatch` (ctx pattern), in that order.
  */
@@ -257,9 +276,9 @@ export const Str = (opts: StrOptions = {}) =>
     (u): u is string => typeof u === 'string',
     (u, c) => {
       if (typeof u !== 'string') return fail(u, c, { type: 'string_type', msg: 'Input should be a valid string' });
-      if (opts.min !== undefined && u.length < opts.min)
+      if (opts.min !== undefined && shorterThan(u, opts.min))
         return fail(u, c, { type: 'string_too_short', msg: `String should have at least ${plural(opts.min, 'character')}`, ctx: { min_length: opts.min } });
-      if (opts.max !== undefined && u.length > opts.max)
+      if (opts.max !== undefined && longerThan(u, opts.max))
         return fail(u, c, { type: 'string_too_long', msg: `String should have at most ${plural(opts.max, 'character')}`, ctx: { max_length: opts.max } });
       if (opts.pattern && !opts.pattern.test(u))
         return fail(u, c, { type: 'string_pattern_mismatch', msg: `String should match pattern '${opts.pattern.source}'`, ctx: { pattern: opts.pattern.source } });

@@ -140,6 +140,16 @@ describe('strings', () => {
       { loc: ['body', 'v'], msg: 'String should have at least 1 character', type: 'string_too_short', input: '', ctx: { min_length: 1 } },
     ]);
   });
+  it('Str: lengths are counted in characters (code points), as pydantic counts, not UTF-16 units', () => {
+    const emoji = (n: number) => '😀'.repeat(n);
+    expect(ok(Str({ max: 255 }), emoji(255))).toBe(emoji(255));
+    expect(at(Str({ max: 255 }), `${emoji(254)}ab`)).toEqual([expect.objectContaining({ type: 'string_too_long' })]);
+    expect(at(Str({ max: 255 }), emoji(256))).toEqual([expect.objectContaining({ type: 'string_too_long' })]);
+    expect(ok(Str({ max: 3 }), `${emoji(2)}\ud800`)).toBe(`${emoji(2)}\ud800`);
+    expect(at(Str({ min: 2 }), emoji(1))).toEqual([expect.objectContaining({ type: 'string_too_short', ctx: { min_length: 2 } })]);
+    expect(ok(Str({ min: 2 }), emoji(2))).toBe(emoji(2));
+    expect(ok(Str({ min: 2 }), `${emoji(1)}a`)).toBe(`${emoji(1)}a`);
+  });
   it('Str: string_too_long, string_pattern_mismatch', () => {
     expect(at(Str({ max: 2 }), 'abc')).toEqual([
       { loc: ['body', 'v'], msg: 'String should have at most 2 characters', type: 'string_too_long', input: 'abc', ctx: { max_length: 2 } },
