@@ -186,7 +186,7 @@ describe('a refresh cookie refused with 401', () => {
       ['tampered', tampered, { detail: 'bad token signature' }],
       ['forged', 'refresh_token=forged', { detail: 'malformed token' }],
       ['of before rotation', `refresh_token=${older}`, { detail: 'refresh token of an earlier version: sign in again' }],
-      ['an access token', `refresh_token=${live.token}`, { detail: 'not an refresh token' }],
+      ['an access token', `refresh_token=${live.token}`, { detail: 'not a refresh token' }],
       ['empty', 'refresh_token=', { detail: 'Not authenticated' }],
     ];
     for (const path of ['/v2/refresh_token', '/refresh_token'])

@@ -123,7 +123,7 @@ export class JwtTokenSigner implements TokenSigner {
       return E.left('malformed token payload');
     }
     if (!isClaims(claims)) return E.left('malformed token claims');
-    if (claims.use !== use) return E.left(`not an ${use} token`);
+    if (claims.use !== use) return E.left(`not ${use === 'access' ? 'an' : 'a'} ${use} token`);
     const nowSeconds = Math.floor(now.getTime() / 1000);
     if (claims.exp <= nowSeconds) return E.left('token expired');
     if (claims.iat > nowSeconds + CLOCK_SKEW_SECONDS) return E.left('token issued in the future');
