@@ -120,6 +120,19 @@ describe.each([
       expect([anonymous.status, anonymous.body.code]).toEqual([401, 16]);
     });
 
+    it('reads the project and logstream headers as UTF-8, as exporters send text, and as Latin-1 only where their bytes are not UTF-8', async () => {
+      const project = w.ok(await w.call('POST', '/v2/projects', { auth: w.admin, json: { name: `projé ☕ ${Date.now()}` } }));
+      // What a client sends as UTF-8 bytes; fetch takes a header value as one byte a character.
+      const asUtf8Bytes = (text: string) => Buffer.from(text, 'utf8').toString('latin1');
+      const streams = async () =>
+        (w.ok(await w.call('GET', `/v2/projects/${project.id}/log_streams`, { auth: w.admin })) as Array<{ name: string }>).map((s) => s.name).sort();
+      for (const [logstream, sent] of [['café ☕', asUtf8Bytes('café ☕')], ['cafè', 'cafè']] as const) {
+        const r = await w.call('POST', '/v1/traces', { auth: { apiKey: key }, json: { resourceSpans: [] }, headers: { project: asUtf8Bytes(project.name), logstream: sent } });
+        expect([logstream, r.status]).toEqual([logstream, 200]);
+      }
+      expect(await streams()).toEqual(['cafè', 'café ☕']);
+    });
+
     it('answers 400 for bytes that are not an OTLP export (a protobuf Status to a protobuf request), and for spans without valid ids', async () => {
       const garbage = await w.call('POST', '/otel/traces', {
         auth: { apiKey: key },

@@ -25,6 +25,7 @@ import { API_KEY_HEADERS } from './auth/presented-credentials';
 import { corsFor } from './shared/cors';
 import { believeForwardedProto } from './shared/forwarded-proto';
 import { RouteOffload } from './shared/offload';
+import { headerText } from './shared/header-text';
 import { parseJsonBody } from './shared/json-body';
 import { PresentedBodies } from './shared/presented-body';
 import { queryOf } from './shared/query-string';
@@ -401,7 +402,10 @@ export class HttpApp {
       body: rawBody,
       bodyAbsent: absent && (kind === 'json' || kind === 'form'),
       principal: ctx.state.principal,
-      header: (name: string) => ctx.get(name) || undefined,
+      header: (name: string) => {
+        const value = ctx.get(name);
+        return value ? headerText(value) : undefined;
+      },
     });
     if (!outcome.ok) {
       sendError(ctx, outcome.error);

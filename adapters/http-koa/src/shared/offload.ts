@@ -4,6 +4,7 @@
 // routes and use cases) does the rest with `serveOffloaded`.
 import type { Principal } from '@tracelight/domain';
 import type { HttpError } from '../errors/domain-error.mapper';
+import { headerText } from './header-text';
 import { parseJsonBody } from './json-body';
 import type { Route } from './route';
 import { runRoute } from './route-runner';
@@ -58,7 +59,10 @@ export const serveOffloaded = async (routes: ReadonlyMap<string, Route>, request
     body: parsed.value,
     bodyAbsent: request.bodyType === 'json' && bytes.length === 0,
     principal: request.principal,
-    header: (name) => request.headers[name.toLowerCase()] || undefined,
+    header: (name) => {
+      const value = request.headers[name.toLowerCase()];
+      return value ? headerText(value) : undefined;
+    },
   });
   return outcome.ok ? { status: outcome.status, body: r.present(outcome.result) } : reply(outcome.error);
 };
