@@ -179,6 +179,12 @@ export const ELIDED = '…';
 
 /** `input` as it may be echoed: every secret member masked, bounded in depth and in size. */
 const echoed = (given: unknown, budget: { left: number }, depth: number): unknown => {
+  // Bytes (an uploaded file's content) are named by their size: JSON would write a Node Buffer as
+  // {"type":"Buffer","data":[…]}, one number a byte, an internal form that says nothing to the caller.
+  if (given instanceof Uint8Array) {
+    budget.left -= 24;
+    return `<${given.byteLength} bytes>`;
+  }
   // What JSON would write for it (a Date its ISO text), as the answer is JSON.
   const toJSON = typeof given === 'object' && given !== null ? (given as { toJSON?: unknown }).toJSON : undefined;
   const value: unknown = typeof toJSON === 'function' ? (toJSON as () => unknown).call(given) : given;

@@ -271,6 +271,14 @@ describe('what an entry echoes as its input', () => {
     expect(() => encodeURIComponent(cut)).not.toThrow();
   });
 
+  it('echoes bytes (an uploaded part) by their size, not as a Node Buffer\'s JSON of one number a byte', () => {
+    const input = { scoreable_node_types: { filename: 'n.json', mimeType: 'application/json', content: Buffer.from('["llm"]') }, note: new Uint8Array(3) };
+    expect(withEchoedInput({ loc: ['body', 'file'], msg: 'Field required', type: 'missing', input }).input).toEqual({
+      scoreable_node_types: { filename: 'n.json', mimeType: 'application/json', content: '<7 bytes>' },
+      note: '<3 bytes>',
+    });
+  });
+
   it('echoes a value as JSON writes it: a Date as its ISO text', () => {
     const at = new Date('2026-01-02T03:04:05.000Z');
     expect(valueError(['body', 'expires_at'], 'in the past', { at }).input).toEqual({ at: '2026-01-02T03:04:05.000Z' });
