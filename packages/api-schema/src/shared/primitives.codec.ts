@@ -480,6 +480,12 @@ export const HttpUrl = describeCodec(new t.Type<string, string, unknown>(
     if (url.protocol !== 'http:' && url.protocol !== 'https:')
       return fail(u, c, { type: 'url_scheme', msg: "URL scheme should be 'http' or 'https'", ctx: { expected_schemes: "'http' or 'https'" } });
     if (!url.hostname) return urlParsing(u, c, 'empty host');
+    // Written as parsers other than WHATWG's read it too (and as the schema's pattern says): `//` and the
+    // host right after the scheme, and no backslash. WHATWG reads `https:///relay`, `https:host/r` and
+    // `https:\\host\\r` as https://relay/ and so on, but the URL is kept as sent, and the gateway's
+    // client may read it otherwise.
+    if (!/^https?:\/\/[^/\\?#]/i.test(u) || u.includes('\\'))
+      return urlParsing(u, c, 'expected the scheme, then // and the host (https://host/path), and no backslash');
     // A credential in the URL would be stored and answered in clear, where the token is sealed and never
     // shown; the refusal echoes the URL with it masked.
     if (url.username !== '' || url.password !== '') {

@@ -208,6 +208,8 @@ describe('HttpUrl', () => {
   it('accepts absolute http and https URLs as sent', () => {
     expect(ok(HttpUrl, 'https://gw.example.com/relay')).toBe('https://gw.example.com/relay');
     expect(ok(HttpUrl, 'http://127.0.0.1:8080/x?y=1')).toBe('http://127.0.0.1:8080/x?y=1');
+    expect(ok(HttpUrl, 'HTTPS://GW.example.com')).toBe('HTTPS://GW.example.com');
+    expect(ok(HttpUrl, 'https://[::1]:8443/r')).toBe('https://[::1]:8443/r');
   });
   const parsing = (input: string, error: string): ValidationError[] => [
     { loc: ['body', 'v'], msg: `Input should be a valid URL, ${error}`, type: 'url_parsing', input, ctx: { error } },
@@ -218,6 +220,12 @@ describe('HttpUrl', () => {
     ['http://', 'empty host'],
     ['https://gw.example.com:99999999/x', 'invalid port number'],
     ['https://gw.example.com/cut\ud83d', 'invalid character: half of a surrogate pair (an emoji cut in two) is not part of a URL'],
+    // What WHATWG's parser reads as https://relay/… and other parsers otherwise: written out, or refused.
+    ['https:///relay', 'expected the scheme, then // and the host (https://host/path), and no backslash'],
+    ['https:gw.example.com/r', 'expected the scheme, then // and the host (https://host/path), and no backslash'],
+    ['https:\\\\gw.example.com\\r', 'expected the scheme, then // and the host (https://host/path), and no backslash'],
+    ['https://gw.example.com\\relay', 'expected the scheme, then // and the host (https://host/path), and no backslash'],
+    ['HTTPS:/gw.example.com/r', 'expected the scheme, then // and the host (https://host/path), and no backslash'],
   ])('refuses %j: url_parsing', (input, error) => {
     expect(at(HttpUrl, input)).toEqual(parsing(input, error));
   });
