@@ -455,6 +455,24 @@ describe('SqliteDatabase', () => {
     second.close();
   });
 
+  it('migration 9: a scorer an earlier build stored with a null bucket (sent as 1e400) is read again, without its threshold; others keep theirs', async () => {
+    const file = tempFile();
+    const before = new SqliteDatabase({ path: file }, MIGRATIONS.filter((m) => m.version < 9));
+    const old = sqliteRepositories(before);
+    const u = await right(old.users.insert(aUser()));
+    const threshold = (buckets: number[]) => ({ buckets, displayValueLevels: ['low', 'mid', 'high'], inverted: false });
+    const broken = await right(old.scorers.insert({ ...aScorer(u.id), display: { label: 'Broken', threshold: threshold([0.2, Infinity]) } }));
+    const sound = await right(old.scorers.insert({ ...aScorer(u.id), display: { label: 'Sound', threshold: threshold([0.2, 0.8]) } }));
+    // What that build then answered for every read of the owner's scorers.
+    expect((await left(old.scorers.listByOwner(u.id)))._tag).toBe('Unavailable');
+    before.close();
+    const after = new SqliteDatabase({ path: file });
+    const repos = sqliteRepositories(after);
+    const found = await right(repos.scorers.listByOwner(u.id));
+    expect(new Map(found.map((s) => [s.id, s.display]))).toEqual(new Map<string, unknown>([[broken.id, { label: 'Broken' }], [sound.id, { label: 'Sound', threshold: threshold([0.2, 0.8]) }]]));
+    after.close();
+  });
+
   it('refuses to open a database newer than the code', () => {
     const file = tempFile();
     new SqliteDatabase({ path: file }).close();

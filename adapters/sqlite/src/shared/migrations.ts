@@ -251,4 +251,16 @@ export const MIGRATIONS: ReadonlyArray<Migration> = [
     // NULL on every record stored before (read as no key: replaced as before) and on every other record.
     up: 'ALTER TABLE log_records ADD COLUMN otel_root_key TEXT;',
   },
+  {
+    version: 9,
+    name: "a scorer stored with a threshold bucket an earlier build kept as null (a number past a double's range) loses that threshold, so it can be read",
+    // Such a bucket (1e400 sent, read as Infinity, written as JSON null) made the row unreadable: every
+    // read of its owner's scorers answered 503. The threshold cannot be known again; the scorer stays.
+    up: `
+      UPDATE scorers SET display = json_remove(display, '$.threshold')
+      WHERE json_valid(display)
+        AND json_type(display, '$.threshold.buckets') = 'array'
+        AND EXISTS (SELECT 1 FROM json_each(display, '$.threshold.buckets') WHERE type = 'null');
+    `,
+  },
 ];
