@@ -163,38 +163,54 @@ describe('bodies in another charset', () => {
     }
   });
 
-  it('a JSON body whose bytes are not UTF-8 is refused 422 json_invalid, gzipped or not, where a decoder would have stored U+FFFD in their place', async () => {
+  it('a JSON body whose bytes are not UTF-8 is refused 422 json_invalid where the first such byte is, gzipped or not, where a decoder would have stored U+FFFD in their place', async () => {
     const before = (await w.call('GET', '/v2/projects', { auth: w.admin })).body;
-    for (const [bytes, encoding] of [
-      [Buffer.from('{"name":"caf\xe9"}', 'latin1'), undefined],
-      [Buffer.from('{"name":"caf\xe8"}', 'latin1'), undefined],
-      [zlib.gzipSync(Buffer.from('{"name":"caf\xe9 gz"}', 'latin1')), 'gzip'],
+    const invalidAt = (position: number) => [422, { detail: [{ loc: ['body', position], msg: 'JSON decode error', type: 'json_invalid', input: {}, ctx: { error: 'the body is not valid UTF-8' } }] }];
+    for (const [bytes, encoding, position] of [
+      [Buffer.from('{"name":"caf\xe9"}', 'latin1'), undefined, 12],
+      [Buffer.from('{"name":"caf\xe8"}', 'latin1'), undefined, 12],
+      [zlib.gzipSync(Buffer.from('{"name":"caf\xe9 gz"}', 'latin1')), 'gzip', 12],
+      // In characters before it, as every json_invalid position: 😀 is two (UTF-16), é one; a U+FFFD sent before it is one more.
+      [Buffer.concat([Buffer.from('{"n":"😀éé'), Buffer.from([0xff]), Buffer.from('"}')]), undefined, 10],
+      [Buffer.concat([Buffer.from('{"n":"\uFFFD'), Buffer.from([0xc3]), Buffer.from('"}')]), undefined, 7],
     ] as const) {
       const r = await w.call('POST', '/v2/projects', { auth: w.admin, raw: bytes, headers: { 'content-type': 'application/json', ...(encoding ? { 'content-encoding': encoding } : {}) } });
-      expect([r.status, r.body]).toEqual([422, { detail: [{ loc: ['body', 12], msg: 'JSON decode error', type: 'json_invalid', input: {}, ctx: { error: 'the body is not valid UTF-8' } }] }]);
+      expect([r.status, r.body]).toEqual(invalidAt(position));
     }
-    // An ingest body, parsed here (small) or by an offload worker (1 MiB and more), too.
+    // An ingest body, parsed here (small) or by an offload worker (1 MiB and more), too: nothing stored.
+    const project = await w.project(w.admin);
+    const stream = await w.run(w.admin, project, 'log_streams');
+    const offloaded = async () => Number(/tracelight_http_offloaded_requests_total\{route="\/v2\/projects\/:project_id\/traces"\} (\d+)/.exec((await w.call('GET', '/metrics')).text)?.[1] ?? 0);
+    const offloadedBefore = await offloaded();
     for (const pad of [0, 1 << 20]) {
-      const r = await w.call('POST', '/v2/projects/00000000-0000-4000-8000-000000000000/traces', {
+      const r = await w.call('POST', `/v2/projects/${project}/traces`, {
         auth: w.admin,
-        raw: Buffer.concat([Buffer.from(`{"x":"${'a'.repeat(pad)}`), Buffer.from([0xff]), Buffer.from('"}')]),
+        raw: Buffer.concat([Buffer.from(`{"log_stream_id":"${stream}","traces":[{"input":"${'a'.repeat(pad)}`), Buffer.from([0xff]), Buffer.from('"}]}')]),
         headers: { 'content-type': 'application/json' },
       });
       expect([pad, r.status, r.body.detail?.[0]?.ctx]).toEqual([pad, 422, { error: 'the body is not valid UTF-8' }]);
     }
-    expect((await w.call('GET', '/metrics')).text).toMatch(/tracelight_http_offloaded_requests_total\{route="\/v2\/projects\/:project_id\/traces"\} 1\n/);
-    expect((await w.call('GET', '/v2/projects', { auth: w.admin })).body).toEqual(before);
-    // U+FFFD itself, sent as UTF-8, is a character like any other.
+    expect(await offloaded()).toBe(offloadedBefore + 1);
+    const traces = await w.call('POST', `/v2/projects/${project}/traces/search`, { auth: w.admin, json: { log_stream_id: stream } });
+    expect([traces.status, traces.body.records]).toEqual([200, []]);
+    expect((await w.call('GET', '/v2/projects', { auth: w.admin })).body).toEqual([...before, expect.objectContaining({ id: project })]);
+    // U+FFFD itself, sent as UTF-8, is a character like any other; a byte order mark first is skipped, as JSON readers do.
     const kept = await w.call('POST', '/v2/projects', { auth: w.admin, raw: Buffer.from(JSON.stringify({ name: 'caf\uFFFD' })), headers: { 'content-type': 'application/json' } });
     expect([kept.status, kept.body.name]).toEqual([200, 'caf\uFFFD']);
+    const marked = await w.call('POST', '/v2/projects', { auth: w.admin, raw: Buffer.concat([Buffer.from([0xef, 0xbb, 0xbf]), Buffer.from('{"name":"bom"}')]), headers: { 'content-type': 'application/json' } });
+    expect([marked.status, marked.body.name]).toEqual([200, 'bom']);
   });
 
-  it('a JSON number past a double\'s range (1e400, read as Infinity) is refused 422 finite_number where it is, in a typed field or a free-form one, never stored as null', async () => {
+  it('a JSON number past a double\'s range (1e400, read as Infinity) is refused 422 finite_number where it is, in a typed field or a free-form one, and nothing is stored', async () => {
+    const project = await w.project(w.admin);
+    const stream = await w.run(w.admin, project, 'log_streams');
     const refusals: unknown[] = [];
     for (const [path, text] of [
       ['/v2/scorers', '{"name":"inf","scorer_type":"llm","threshold":{"buckets":[1e400],"display_value_levels":["a","b"],"inverted":false}}'],
-      ['/v2/projects/00000000-0000-4000-8000-000000000000/traces', '{"log_stream_id":"00000000-0000-4000-8000-000000000001","traces":[{"input":"hi","spans":[{"type":"llm","input":"a","temperature":-1e400}]}]}'],
-      ['/v2/projects/00000000-0000-4000-8000-000000000000/traces', '{"log_stream_id":"00000000-0000-4000-8000-000000000001","traces":[{"input":"hi","user_metadata":{"max":12e999}}]}'],
+      [`/v2/projects/${project}/traces`, `{"log_stream_id":"${stream}","traces":[{"input":"hi","spans":[{"type":"llm","input":"a","temperature":-1e400}]}]}`],
+      [`/v2/projects/${project}/traces`, `{"log_stream_id":"${stream}","traces":[{"input":"hi","user_metadata":{"max":12e999}}]}`],
+      // Past the range with an exponent of two digits: 2 and 209 zeros, e99.
+      [`/v2/projects/${project}/traces`, `{"log_stream_id":"${stream}","traces":[{"input":"hi","user_metadata":{"big":2${'0'.repeat(209)}e99}}]}`],
     ] as const) {
       const r = await w.call('POST', path, { auth: w.admin, raw: Buffer.from(text), headers: { 'content-type': 'application/json' } });
       refusals.push([r.status, r.body]);
@@ -204,9 +220,12 @@ describe('bodies in another charset', () => {
       finite(['threshold', 'buckets', 0], 'Infinity'),
       finite(['traces', 0, 'spans', 0, 'temperature'], '-Infinity'),
       finite(['traces', 0, 'user_metadata', 'max'], 'Infinity'),
+      finite(['traces', 0, 'user_metadata', 'big'], 'Infinity'),
     ]);
     const scorers = await w.call('GET', '/v2/scorers', { auth: w.admin });
     expect([scorers.status, JSON.stringify(scorers.body).includes('"inf"')]).toEqual([200, false]);
+    const traces = await w.call('POST', `/v2/projects/${project}/traces/search`, { auth: w.admin, json: { log_stream_id: stream } });
+    expect([traces.status, traces.body.records]).toEqual([200, []]);
   });
 });
 

@@ -1,22 +1,38 @@
 // JSON bodies parsed as koa-bodyparser (co-body) parses them, where this adapter reads the bytes itself
-// (every JSON body): prototype poisoning refused, an empty body is none, a number past a double's range
-// refused (422 finite_number); and bytes that are not UTF-8
-// refused, where a decoder would have put U+FFFD in their place and stored the text mangled (two
-// different names becoming one).
+// (every JSON body): a byte order mark skipped, prototype poisoning refused, an empty body is none, a
+// number past a double's range refused (422 finite_number); and bytes that are not UTF-8 refused, where
+// a decoder would have put U+FFFD in their place and stored the text mangled (two different names
+// becoming one).
 import * as bourne from '@hapi/bourne';
 import { isUtf8 } from 'node:buffer';
+import { jsonInvalid, mayOverflowNumbers, nonFiniteNumberIn } from '@tracelight/api-schema';
 import type { HttpError } from '../errors/domain-error.mapper';
 import { malformedJson } from '../errors/malformed-json';
-import { jsonInvalid, mayOverflowNumbers, nonFiniteNumberIn } from '@tracelight/api-schema';
 
-export const parseJsonBody = (bytes: Buffer): { ok: true; value: unknown } | { ok: false; error: HttpError } => {
-  if (bytes.length === 0) return { ok: true, value: {} };
-  const text = bytes.toString('utf8');
-  if (!isUtf8(bytes)) {
-    // Where the first byte that is not UTF-8 was (or a U+FFFD sent before it, if any).
-    const position = Math.max(0, text.indexOf('\uFFFD'));
-    return { ok: false, error: { status: 422, body: { detail: [jsonInvalid(position, 'the body is not valid UTF-8')] } } };
+/** UTF-8's byte order mark, which some clients (Windows, .NET) put first, as co-body and Python's json skip it. */
+const BOM = Buffer.from([0xef, 0xbb, 0xbf]);
+
+/**
+ * Where the first byte that is not part of UTF-8 is, in characters of the text before it (UTF-16 units,
+ * as every json_invalid position): only asked of a body isUtf8 refused.
+ */
+const firstNotUtf8 = (bytes: Buffer): number => {
+  let i = 0;
+  while (i < bytes.length) {
+    const b = bytes[i]!;
+    const width = b < 0x80 ? 1 : b >= 0xc2 && b <= 0xdf ? 2 : b >= 0xe0 && b <= 0xef ? 3 : b >= 0xf0 && b <= 0xf4 ? 4 : 0;
+    // isUtf8 of the one sequence judges its continuation bytes, overlong forms and surrogates.
+    if (width === 0 || !isUtf8(bytes.subarray(i, i + width)) || i + width > bytes.length) break;
+    i += width;
   }
+  return bytes.subarray(0, i).toString('utf8').length;
+};
+
+export const parseJsonBody = (sent: Buffer): { ok: true; value: unknown } | { ok: false; error: HttpError } => {
+  const bytes = sent.subarray(0, 3).equals(BOM) ? sent.subarray(3) : sent;
+  if (bytes.length === 0) return { ok: true, value: {} };
+  if (!isUtf8(bytes)) return { ok: false, error: { status: 422, body: { detail: [jsonInvalid(firstNotUtf8(bytes), 'the body is not valid UTF-8')] } } };
+  const text = bytes.toString('utf8');
   let value: unknown;
   try {
     value = bourne.parse(text, { protoAction: 'error' }) as unknown;

@@ -2,6 +2,7 @@
 import * as O from 'fp-ts/Option';
 import { type DomainError, invalid } from '../shared/errors';
 import type { UserId } from '../shared/ids';
+import { shorterThan } from '../shared/text';
 
 export const USER_ROLES = ['admin', 'manager', 'user', 'read_only'] as const;
 export type UserRole = (typeof USER_ROLES)[number];
@@ -42,7 +43,8 @@ export const MIN_PASSWORD_LENGTH = 8;
  */
 export const newUserProblem = (input: { readonly email: string; readonly password: string }): O.Option<DomainError> => {
   if (!isEmail(normaliseEmail(input.email))) return O.some(invalid(['email'], 'value is not a valid email address', input.email));
-  if (input.password.length < MIN_PASSWORD_LENGTH)
+  // Characters, as the HTTP codec counts them (four emoji are four).
+  if (shorterThan(input.password, MIN_PASSWORD_LENGTH))
     return O.some(invalid(['password'], `password must have at least ${MIN_PASSWORD_LENGTH} characters`));
   return O.none;
 };

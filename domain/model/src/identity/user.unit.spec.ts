@@ -1,4 +1,5 @@
-import { isEmail, normaliseEmail } from './user';
+import * as O from 'fp-ts/Option';
+import { isEmail, newUserProblem, normaliseEmail } from './user';
 
 describe('email addresses', () => {
   it('are stored and looked up NFKC-normalised, trimmed and lower-cased: a look-alike in other code points is the same address', () => {
@@ -12,5 +13,12 @@ describe('email addresses', () => {
       expect([invisible, isEmail(normaliseEmail(`adm${invisible}in@example.com`))]).toEqual([invisible, false]);
     expect(isEmail(normaliseEmail('admin@example.com'))).toBe(true);
     expect(isEmail(normaliseEmail('jürgen.o\'neil+tag@bücher.example'))).toBe(true);
+  });
+});
+
+describe('newUserProblem', () => {
+  it('counts a password in characters, as the HTTP codec does: four emoji are four, eight are enough', () => {
+    expect(O.isSome(newUserProblem({ email: 'a@example.com', password: '😀'.repeat(4) }))).toBe(true);
+    expect(newUserProblem({ email: 'a@example.com', password: '😀'.repeat(8) })).toEqual(O.none);
   });
 });

@@ -20,3 +20,25 @@ export const prefixOf = (text: string, max: number): string => {
  * as /\p{Cs}/u.
  */
 export const holdsLoneSurrogate = (text: string): boolean => !(text as unknown as { isWellFormed(): boolean }).isWellFormed();
+
+/**
+ * How many characters (code points) `text` holds, as pydantic and JSON Schema's minLength/maxLength
+ * count: an emoji is one, where `length` counts two UTF-16 units; a lone half of a pair is one.
+ */
+export const codePointLength = (text: string): number => {
+  let n = 0;
+  for (let i = 0; i < text.length; i++, n++) {
+    const c = text.charCodeAt(i);
+    if (c >= 0xd800 && c <= 0xdbff && i + 1 < text.length) {
+      const d = text.charCodeAt(i + 1);
+      if (d >= 0xdc00 && d <= 0xdfff) i++;
+    }
+  }
+  return n;
+};
+
+/** Whether `text` has fewer than `min` characters, counted only where its UTF-16 length (n units hold n/2 to n characters) leaves it open. */
+export const shorterThan = (text: string, min: number): boolean => text.length < min || (text.length < 2 * min && codePointLength(text) < min);
+
+/** Whether `text` has more than `max` characters, counted only where its UTF-16 length leaves it open. */
+export const longerThan = (text: string, max: number): boolean => text.length > max && (text.length > 2 * max || codePointLength(text) > max);

@@ -154,37 +154,52 @@ export const parseJson = (text: string): E.Either<ValidationError[], unknown> =>
 };
 
 /**
- * Whether `text` may hold a number JSON.parse reads as ±Infinity: one past a double's range needs an
- * exponent of three digits or more (`1e400`) or some 309 digits. Most bodies hold neither, and are not
- * walked (nonFiniteNumberIn).
+ * Whether `text` may hold a number JSON.parse reads as ±Infinity: one past a double's range has an
+ * exponent of three digits or more (`1e400`), or some 210 digits or more before an exponent of two
+ * (`1` and 210 zeros, `e99`). A JSON number starts the text or follows `:`, `,` or `[` (and
+ * whitespace), so only those places are tried: ids and hex in strings (`"4e1234"`) are not numbers,
+ * and each place is read once, in time linear in the text.
  */
-export const mayOverflowNumbers = (text: string): boolean => /[eE]\+?0*[1-9]\d{2}|\d{309}/.test(text);
+const MAY_OVERFLOW = /(?:^|[:,[])[ \t\n\r]*-?(?:\d{210}|\d+(?:\.\d*)?[eE]\+?0*[1-9]\d\d)/;
+export const mayOverflowNumbers = (text: string): boolean => MAY_OVERFLOW.test(text);
 
 /**
- * The `finite_number` entry for the first number of a parsed JSON value that is not finite (`1e400`,
+ * The `finite_number` entry for a number of a parsed JSON value that is not finite (`1e400`,
  * which JSON.parse reads as Infinity), wherever it is, free-form values included; undefined when there
  * is none. Such a number cannot be stored as it was sent: written back as JSON it is `null`, and a
  * field that must be a number would then be unreadable. Refused at the boundary, as pydantic does for
  * its finite fields.
  */
 export const nonFiniteNumberIn = (value: unknown, where: 'body' = 'body'): ValidationError | undefined => {
-  // Iterative (a body may nest deeper than the stack allows before its depth is checked); each node
-  // names its parent, and a path is made only for the number refused.
-  interface Node { readonly v: unknown; readonly key: string | number | undefined; readonly parent: Node | undefined }
-  const stack: Node[] = [{ v: value, key: undefined, parent: undefined }];
-  while (stack.length > 0) {
-    const node = stack.pop()!;
-    const v = node.v;
-    if (typeof v === 'number') {
-      if (Number.isFinite(v)) continue;
-      const loc: Array<string | number> = [];
-      for (let n: Node | undefined = node; n?.key !== undefined; n = n.parent) loc.unshift(n.key);
-      return { loc: [where, ...loc], msg: 'Input should be a finite number', type: 'finite_number', input: String(v) };
-    }
-    if (Array.isArray(v)) for (let i = v.length - 1; i >= 0; i--) stack.push({ v: v[i], key: i, parent: node });
-    else if (typeof v === 'object' && v !== null) {
-      const keys = Object.keys(v);
-      for (let i = keys.length - 1; i >= 0; i--) stack.push({ v: (v as Record<string, unknown>)[keys[i]!], key: keys[i]!, parent: node });
+  // Iterative (a body may nest deeper than the stack allows before its depth is checked). Only objects
+  // and arrays are stacked, each naming its parent; numbers are checked where they stand, and a path
+  // is made only for the one refused.
+  interface Frame { readonly v: object; readonly key: string | number | undefined; readonly parent: Frame | undefined }
+  const refused = (n: number, frame: Frame, key: string | number | undefined): ValidationError => {
+    const loc: Array<string | number> = key === undefined ? [] : [key];
+    for (let f: Frame | undefined = frame; f?.key !== undefined; f = f.parent) loc.unshift(f.key);
+    return { loc: [where, ...loc], msg: 'Input should be a finite number', type: 'finite_number', input: String(n) };
+  };
+  if (typeof value === 'number') return Number.isFinite(value) ? undefined : refused(value, { v: {}, key: undefined, parent: undefined }, undefined);
+  if (typeof value !== 'object' || value === null) return undefined;
+  const stack: Frame[] = [{ v: value, key: undefined, parent: undefined }];
+  for (let frame = stack.pop(); frame !== undefined; frame = stack.pop()) {
+    const v = frame.v;
+    if (Array.isArray(v)) {
+      for (let i = 0; i < v.length; i++) {
+        const x: unknown = v[i];
+        if (typeof x === 'number') {
+          if (!Number.isFinite(x)) return refused(x, frame, i);
+        } else if (typeof x === 'object' && x !== null) stack.push({ v: x, key: i, parent: frame });
+      }
+    } else {
+      for (const k in v) {
+        if (!Object.prototype.hasOwnProperty.call(v, k)) continue;
+        const x: unknown = (v as Record<string, unknown>)[k];
+        if (typeof x === 'number') {
+          if (!Number.isFinite(x)) return refused(x, frame, k);
+        } else if (typeof x === 'object' && x !== null) stack.push({ v: x, key: k, parent: frame });
+      }
     }
   }
   return undefined;

@@ -1,7 +1,7 @@
 // Primitive codecs of the wire format. Each failure carries a pydantic-style error type and sentence
 // (see `fail` in validation-error.ts: the failure message is the JSON of {type, msg, ctx}).
 import * as E from 'fp-ts/Either';
-import { holdsLoneSurrogate } from '@tracelight/domain';
+import { holdsLoneSurrogate, longerThan, shorterThan } from '@tracelight/domain';
 import * as t from 'io-ts';
 import { describeCodec, type JsonSchema } from './json-schema';
 import { type FailureInfo, MAX_DECODE_ERRORS, fail, valueErrorInfo } from './validation-error';
@@ -247,24 +247,6 @@ export interface StrOptions {
 
 const plural = (n: number, word: string) => `${n} ${word}${n === 1 ? '' : 's'}`;
 
-/**
- * A string's length in characters (code points), as pydantic and JSON Schema's minLength/maxLength
- * count: an emoji is one, where JavaScript's `length` counts two UTF-16 units (a lone half of a pair, one).
- */
-const codePoints = (s: string): number => {
-  let n = 0;
-  for (let i = 0; i < s.length; i++, n++) {
-    const c = s.charCodeAt(i);
-    if (c >= 0xd800 && c <= 0xdbff && i + 1 < s.length) {
-      const d = s.charCodeAt(i + 1);
-      if (d >= 0xdc00 && d <= 0xdfff) i++;
-    }
-  }
-  return n;
-};
-// A string of n UTF-16 units holds n/2 to n characters: counted only where that range straddles the bound.
-const shorterThan = (s: string, min: number): boolean => s.length < min || (s.length < 2 * min && codePoints(s) < min);
-const longerThan = (s: string, max: number): boolean => s.length > max && (s.length > 2 * max || codePoints(s) > max);
 
 /**
  * A string (numbers are not coerced): `string_type`; then `string_too_short` / `string_too_long`

@@ -136,8 +136,18 @@ describe('entries built outside codecs', () => {
   });
 
   it('mayOverflowNumbers: false only for text in which no number can be past a double\'s range', () => {
-    for (const text of ['1e400', '1E+400', '1e0400', '-2.5e308', '9'.repeat(309)]) expect([text, mayOverflowNumbers(text)]).toEqual([text, true]);
-    for (const text of ['{"a":1e99}', '1e-400', '1.7976931348623157e3', '9'.repeat(308), '{"id":"4e1"}']) expect([text, mayOverflowNumbers(text)]).toEqual([text, false]);
+    const big = (digits: number, exponent = '') => `1${'0'.repeat(digits - 1)}${exponent}`;
+    for (const text of ['1e400', '[1E+400]', '{"a": -1e0400}', '-2.5e308', ` \n${'9'.repeat(309)}`, `[0,${big(210, 'e99')}]`, `{"x":${big(300, 'e9')}}`, `[${big(210, '.5e99')}]`])
+      expect([text, mayOverflowNumbers(text)]).toEqual([text, true]);
+    // Ids and hex in strings are not numbers; a 209-digit number with a two-digit exponent stays below 1e308.
+    for (const text of ['{"a":1e99}', '1e-400', '1.7976931348623157e3', '{"id":"4e1234"}', '{"h":"ab,1e99"}', `[${'9'.repeat(209)}e99]`, `"${'9'.repeat(400)}"`])
+      expect([text.slice(0, 40), mayOverflowNumbers(text)]).toEqual([text.slice(0, 40), false]);
+    // Digit runs in strings are not numbers, however many and however long.
+    expect(mayOverflowNumbers(`[${Array.from({ length: 5_000 }, () => `"${'1'.repeat(208)}"`).join(',')}]`)).toBe(false);
+    // Why 210: 2 and 209 zeros, e99, is 2e308, past the largest double (1.79e308), which JSON.parse reads as Infinity.
+    expect(JSON.parse(`[2${'0'.repeat(209)}e99]`)[0]).toBe(Infinity);
+    expect(mayOverflowNumbers(`[2${'0'.repeat(209)}e99]`)).toBe(true);
+    expect(nonFiniteNumberIn(JSON.parse(`{"t":[2${'0'.repeat(209)}e99]}`))?.loc).toEqual(['body', 't', 0]);
   });
 
   it('parseJson: a value, or the single json_invalid entry', () => {
