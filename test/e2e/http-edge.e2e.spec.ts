@@ -199,6 +199,11 @@ describe('bodies in another charset', () => {
     expect([kept.status, kept.body.name]).toEqual([200, 'caf\uFFFD']);
     const marked = await w.call('POST', '/v2/projects', { auth: w.admin, raw: Buffer.concat([Buffer.from([0xef, 0xbb, 0xbf]), Buffer.from('{"name":"bom"}')]), headers: { 'content-type': 'application/json' } });
     expect([marked.status, marked.body.name]).toEqual([200, 'bom']);
+    // A byte order mark alone is an empty body: a route that needs one says the body is missing, as for none.
+    const empty = await w.call('POST', '/v2/projects', { auth: w.admin, raw: Buffer.alloc(0), headers: { 'content-type': 'application/json' } });
+    const bomOnly = await w.call('POST', '/v2/projects', { auth: w.admin, raw: Buffer.from([0xef, 0xbb, 0xbf]), headers: { 'content-type': 'application/json' } });
+    expect([bomOnly.status, bomOnly.body]).toEqual([422, empty.body]);
+    expect(empty.body.detail).toEqual([expect.objectContaining({ loc: ['body'], type: 'missing' })]);
   });
 
   it('a JSON number past a double\'s range (1e400, read as Infinity) is refused 422 finite_number where it is, in a typed field or a free-form one, and nothing is stored', async () => {

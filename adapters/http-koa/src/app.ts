@@ -388,7 +388,7 @@ export class HttpApp {
           const parsed = parseJsonBody(text);
           if (!parsed.ok) return sendError(ctx, parsed.error);
           rawBody = parsed.value;
-          absent = text.length === 0;
+          absent = parsed.absent;
         } else {
           const parsed = await this.parsedForm(ctx, this.jsonLimit(r));
           absent = parsed === undefined;

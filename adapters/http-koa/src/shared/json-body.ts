@@ -28,9 +28,10 @@ const firstNotUtf8 = (bytes: Buffer): number => {
   return bytes.subarray(0, i).toString('utf8').length;
 };
 
-export const parseJsonBody = (sent: Buffer): { ok: true; value: unknown } | { ok: false; error: HttpError } => {
+/** `absent`: no body, or an empty one (a byte order mark alone included), which a route that needs a body answers as missing. */
+export const parseJsonBody = (sent: Buffer): { ok: true; value: unknown; absent: boolean } | { ok: false; error: HttpError } => {
   const bytes = sent.subarray(0, 3).equals(BOM) ? sent.subarray(3) : sent;
-  if (bytes.length === 0) return { ok: true, value: {} };
+  if (bytes.length === 0) return { ok: true, value: {}, absent: true };
   if (!isUtf8(bytes)) return { ok: false, error: { status: 422, body: { detail: [jsonInvalid(firstNotUtf8(bytes), 'the body is not valid UTF-8')] } } };
   const text = bytes.toString('utf8');
   let value: unknown;
@@ -41,5 +42,5 @@ export const parseJsonBody = (sent: Buffer): { ok: true; value: unknown } | { ok
   }
   // A number past a double's range (1e400) is read as Infinity, which no field keeps: refused, never stored as null.
   const infinite = mayOverflowNumbers(text) ? nonFiniteNumberIn(value) : undefined;
-  return infinite === undefined ? { ok: true, value } : { ok: false, error: { status: 422, body: { detail: [infinite] } } };
+  return infinite === undefined ? { ok: true, value, absent: false } : { ok: false, error: { status: 422, body: { detail: [infinite] } } };
 };

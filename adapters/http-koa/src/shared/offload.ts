@@ -51,13 +51,13 @@ export const serveOffloaded = async (routes: ReadonlyMap<string, Route>, request
   const r = routes.get(request.route);
   if (!r) return { status: 404, body: { detail: 'Not Found' } };
   const bytes = Buffer.from(request.body.buffer, request.body.byteOffset, request.body.byteLength);
-  const parsed = request.bodyType === 'bytes' ? { ok: true as const, value: bytes } : parseJsonBody(bytes);
+  const parsed = request.bodyType === 'bytes' ? { ok: true as const, value: bytes, absent: false } : parseJsonBody(bytes);
   if (!parsed.ok) return reply(parsed.error);
   const outcome = await runRoute(r, {
     params: request.params,
     query: request.query,
     body: parsed.value,
-    bodyAbsent: request.bodyType === 'json' && bytes.length === 0,
+    bodyAbsent: request.bodyType === 'json' && parsed.absent,
     principal: request.principal,
     header: (name) => {
       const value = request.headers[name.toLowerCase()];

@@ -159,4 +159,14 @@ export const MIGRATIONS: ReadonlyArray<MongoMigration> = [
     // as one named `%5Fbsontype`, refuses the database.
     up: async () => undefined,
   },
+  {
+    version: 13,
+    name: "a scorer stored with a threshold bucket past a double's range (infinity) loses that threshold, as on SQLite",
+    // Such a bucket (1e400 sent, now refused 422) was stored as a BSON infinity and answered as null,
+    // where the schema says a number. The threshold cannot be known again; the scorer stays. ($in matches
+    // an element of the array; NaN matches NaN.)
+    up: async (db) => {
+      await db.collection('scorers').updateMany({ 'display.threshold.buckets': { $in: [Infinity, -Infinity, NaN] } }, { $unset: { 'display.threshold': '' } });
+    },
+  },
 ];

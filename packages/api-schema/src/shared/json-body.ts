@@ -164,43 +164,38 @@ const MAY_OVERFLOW = /(?:^|[:,[])[ \t\n\r]*-?(?:\d{210}|\d+(?:\.\d*)?[eE]\+?0*[1
 export const mayOverflowNumbers = (text: string): boolean => MAY_OVERFLOW.test(text);
 
 /**
- * The `finite_number` entry for a number of a parsed JSON value that is not finite (`1e400`,
- * which JSON.parse reads as Infinity), wherever it is, free-form values included; undefined when there
- * is none. Such a number cannot be stored as it was sent: written back as JSON it is `null`, and a
- * field that must be a number would then be unreadable. Refused at the boundary, as pydantic does for
- * its finite fields.
+ * The `finite_number` entry for the first number (in the text's order) of a parsed JSON value that is
+ * not finite (`1e400`, which JSON.parse reads as Infinity), wherever it is, free-form values included;
+ * undefined when there is none. Such a number cannot be stored as it was sent: written back as JSON it
+ * is `null`, and a field that must be a number would then be unreadable. Refused at the boundary, as
+ * pydantic does for its finite fields. Not looked for deeper than MAX_JSON_DEPTH: a body nested deeper
+ * is refused whole (tooDeep), and the walk of a megabyte of `[[[…` stays a walk of 100 levels.
  */
 export const nonFiniteNumberIn = (value: unknown, where: 'body' = 'body'): ValidationError | undefined => {
-  // Iterative (a body may nest deeper than the stack allows before its depth is checked). Only objects
-  // and arrays are stacked, each naming its parent; numbers are checked where they stand, and a path
-  // is made only for the one refused.
-  interface Frame { readonly v: object; readonly key: string | number | undefined; readonly parent: Frame | undefined }
-  const refused = (n: number, frame: Frame, key: string | number | undefined): ValidationError => {
-    const loc: Array<string | number> = key === undefined ? [] : [key];
-    for (let f: Frame | undefined = frame; f?.key !== undefined; f = f.parent) loc.unshift(f.key);
-    return { loc: [where, ...loc], msg: 'Input should be a finite number', type: 'finite_number', input: String(n) };
-  };
-  if (typeof value === 'number') return Number.isFinite(value) ? undefined : refused(value, { v: {}, key: undefined, parent: undefined }, undefined);
+  const refused = (n: number, loc: ReadonlyArray<string | number>): ValidationError => ({ loc: [where, ...loc], msg: 'Input should be a finite number', type: 'finite_number', input: String(n) });
+  if (typeof value === 'number') return Number.isFinite(value) ? undefined : refused(value, []);
   if (typeof value !== 'object' || value === null) return undefined;
-  const stack: Frame[] = [{ v: value, key: undefined, parent: undefined }];
-  for (let frame = stack.pop(); frame !== undefined; frame = stack.pop()) {
-    const v = frame.v;
-    if (Array.isArray(v)) {
-      for (let i = 0; i < v.length; i++) {
-        const x: unknown = v[i];
-        if (typeof x === 'number') {
-          if (!Number.isFinite(x)) return refused(x, frame, i);
-        } else if (typeof x === 'object' && x !== null) stack.push({ v: x, key: i, parent: frame });
-      }
-    } else {
-      for (const k in v) {
-        if (!Object.prototype.hasOwnProperty.call(v, k)) continue;
-        const x: unknown = (v as Record<string, unknown>)[k];
-        if (typeof x === 'number') {
-          if (!Number.isFinite(x)) return refused(x, frame, k);
-        } else if (typeof x === 'object' && x !== null) stack.push({ v: x, key: k, parent: frame });
-      }
+  // Depth first, children in order, without recursion: one frame an open object or array, its keys and
+  // where it is in them; the path is read off the frames only for the number refused.
+  interface Frame { readonly v: object; readonly keys: ReadonlyArray<string> | undefined; readonly length: number; i: number; key: string | number | undefined }
+  const open = (v: object): Frame => {
+    const keys = Array.isArray(v) ? undefined : Object.keys(v);
+    return { v, keys, length: keys === undefined ? (v as unknown[]).length : keys.length, i: 0, key: undefined };
+  };
+  const stack: Frame[] = [open(value)];
+  while (stack.length > 0) {
+    const top = stack[stack.length - 1]!;
+    if (top.i >= top.length) {
+      stack.pop();
+      continue;
     }
+    const key: string | number = top.keys === undefined ? top.i : top.keys[top.i]!;
+    top.i++;
+    top.key = key;
+    const x: unknown = (top.v as Record<string | number, unknown>)[key];
+    if (typeof x === 'number') {
+      if (!Number.isFinite(x)) return refused(x, stack.map((f) => f.key!));
+    } else if (typeof x === 'object' && x !== null && stack.length < MAX_JSON_DEPTH) stack.push(open(x));
   }
   return undefined;
 };

@@ -462,7 +462,7 @@ export const HttpUrl = describeCodec(new t.Type<string, string, unknown>(
     if (url.protocol !== 'http:' && url.protocol !== 'https:')
       return fail(u, c, { type: 'url_scheme', msg: "URL scheme should be 'http' or 'https'", ctx: { expected_schemes: "'http' or 'https'" } });
     if (!url.hostname) return urlParsing(u, c, 'empty host');
-    // Written as parsers other than WHATWG's read it too (and as the schema's pattern says): `//` and the
+    // Written as parsers other than WHATWG's read it too (as the schema's pattern says): `//` and the
     // host right after the scheme, and no backslash. WHATWG reads `https:///relay`, `https:host/r` and
     // `https:\\host\\r` as https://relay/ and so on, but the URL is kept as sent, and the gateway's
     // client may read it otherwise.
@@ -470,14 +470,16 @@ export const HttpUrl = describeCodec(new t.Type<string, string, unknown>(
       return urlParsing(u, c, 'expected the scheme, then // and the host (https://host/path), and no backslash');
     // A credential in the URL would be stored and answered in clear, where the token is sealed and never
     // shown; the refusal echoes the URL with it masked.
-    if (url.username !== '' || url.password !== '') {
+    // An `@` in the authority as written is userinfo, even empty (`https://@host`, `https://:@host`), which
+    // WHATWG drops and other parsers keep.
+    if (url.username !== '' || url.password !== '' || /^[^/?#]*@/.test(u.slice(u.indexOf('//') + 2))) {
       const masked = `${url.protocol}//**********@${url.host}${url.pathname}${url.search}${url.hash}`;
       return fail(masked, c, { type: 'value_error', msg: 'Value error, a URL must not carry credentials (user:password@): a credential goes in its own field' });
     }
     return t.success(u);
   },
   t.identity,
-), { type: 'string', format: 'uri', minLength: 1, maxLength: URL_MAX, pattern: '^[Hh][Tt][Tt][Pp][Ss]?://[^@/?#\\x00-\\x20\\x7f]*(?:[/?#][^\\x00-\\x20\\x7f]*)?$' });
+), { type: 'string', format: 'uri', minLength: 1, maxLength: URL_MAX, pattern: '^[Hh][Tt][Tt][Pp][Ss]?://[^@/?#\\\\\\x00-\\x20\\x7f]+(?:[/?#][^\\\\\\x00-\\x20\\x7f]*)?$' });
 
 // ---------------------------------------------------------------------------------------------
 // Enumerations, nullability, JSON objects

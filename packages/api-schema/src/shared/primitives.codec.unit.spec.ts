@@ -246,6 +246,13 @@ describe('HttpUrl', () => {
     const pattern = new RegExp(new SchemaBuilder().schemaOf(HttpUrl)['pattern'] as string);
     expect(['https://gw.example.com', 'https://gw.example.com/a@b', 'http://h:1/?q=@'].every((u) => pattern.test(u))).toBe(true);
     expect(['https://u:p@gw.example.com/', 'https://u@h'].some((u) => pattern.test(u))).toBe(false);
+    // An empty userinfo is userinfo too (WHATWG drops it, other parsers keep it); and the pattern refuses what the codec does.
+    for (const url of ['https://@gw.example.com/relay', 'https://:@gw.example.com/relay'])
+      expect([url, at(HttpUrl, url)]).toEqual([url, [{ loc: ['body', 'v'], msg, type: 'value_error', input: 'https://**********@gw.example.com/relay' }]]);
+    for (const url of ['https:///relay', 'https://gw.example.com\\relay', 'https://@gw.example.com/', 'https://'])
+      expect([url, pattern.test(url)]).toEqual([url, false]);
+    for (const url of ['https://gw.example.com/relay', 'HTTPS://[::1]:8443/r?x=1#f', 'http://h.example.com./p'])
+      expect([url, pattern.test(url), ok(HttpUrl, url)]).toEqual([url, true, url]);
     expect(ok(HttpUrl, 'https://gw.example.com/a@b')).toBe('https://gw.example.com/a@b');
   });
 });

@@ -131,8 +131,18 @@ describe('entries built outside codecs', () => {
     expect(nonFiniteNumberIn(JSON.parse('{"a":[1e-400,1.7976931348623157e308,"1e400",null,true]}'))).toBeUndefined();
     expect(nonFiniteNumberIn(JSON.parse(`[${'9'.repeat(308)}]`))).toBeUndefined();
     expect(nonFiniteNumberIn(JSON.parse(`[${'9'.repeat(309)}]`))).toEqual({ ...finite, loc: ['body', 0] });
-    // Deeper than the stack would go, walked all the same.
-    expect(nonFiniteNumberIn(JSON.parse(`${'['.repeat(20_000)}1e400${']'.repeat(20_000)}`))?.loc).toHaveLength(20_001);
+    // The first in the text's order, as pydantic reports.
+    expect(nonFiniteNumberIn(JSON.parse('{"a":{"x":1e400},"b":{"y":-1e400}}'))?.loc).toEqual(['body', 'a', 'x']);
+    expect(nonFiniteNumberIn(JSON.parse('[[1e400],[2e400]]'))?.loc).toEqual(['body', 0, 0]);
+    expect(nonFiniteNumberIn(JSON.parse('{"a":[1,{"b":1e400}],"c":-1e400}'))?.loc).toEqual(['body', 'a', 1, 'b']);
+    // Walked to MAX_JSON_DEPTH levels, no deeper: a body nested past them is refused whole (tooDeep), and
+    // a megabyte of [[[… with 1e400 at its heart is not walked (nor its path made) 500,000 levels down.
+    const nested = (levels: number) => JSON.parse(`${'['.repeat(levels)}1e400${']'.repeat(levels)}`) as unknown;
+    expect(nonFiniteNumberIn(nested(MAX_JSON_DEPTH))?.loc).toEqual(['body', ...Array.from({ length: MAX_JSON_DEPTH }, () => 0)]);
+    expect(nestsDeeperThan(nested(MAX_JSON_DEPTH), MAX_JSON_DEPTH)).toBe(false);
+    expect(nonFiniteNumberIn(nested(MAX_JSON_DEPTH + 1))).toBeUndefined();
+    expect(nestsDeeperThan(nested(MAX_JSON_DEPTH + 1), MAX_JSON_DEPTH)).toBe(true);
+    expect(nonFiniteNumberIn(nested(500_000))).toBeUndefined();
   });
 
   it('mayOverflowNumbers: false only for text in which no number can be past a double\'s range', () => {
