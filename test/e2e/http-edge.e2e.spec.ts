@@ -134,6 +134,24 @@ describe('requests refused before they are read', () => {
     await w.server.waitForOutput(/"request refused before it was read".*"status":405/);
     expect(w.server.output.filter((line) => line.includes('request refused before it was read'))).toHaveLength(5);
   });
+
+  it('a request Node cannot read pipelined behind one it read whole: the first is answered as it was handled, then the refusal', async () => {
+    const name = `pipelined-${Date.now()}`;
+    const body = JSON.stringify({ name });
+    const post = `POST /v2/projects HTTP/1.1\r\nHost: x\r\nX-Request-Id: pipelined-1\r\nAuthorization: Bearer ${w.adminToken}\r\nContent-Type: application/json\r\nContent-Length: ${Buffer.byteLength(body)}\r\n\r\n${body}`;
+    const e = await exchange(w.server.baseUrl, `${post}}GARBAGE\r\nX-Request-Id: pipelined-2\r\n\r\n`);
+    const answers = e.text.split(/(?=HTTP\/1\.1 \d{3} )/);
+    expect(answers.map((a) => a.slice(0, a.indexOf('\r\n')))).toEqual(['HTTP/1.1 200 OK', 'HTTP/1.1 400 Bad Request']);
+    expect(JSON.parse(answers[0]!.split('\r\n\r\n')[1]!)).toMatchObject({ name });
+    expect(answers[1]).toContain('Bad request: not a request HTTP/1.1 can read (HPE_INVALID_METHOD)');
+    expect(e.closed).toBe(true);
+    // The project was made, and the line and count of its request say 200, as its client was told.
+    const projects = w.ok(await w.call('GET', '/v2/projects', { auth: w.admin })) as ReadonlyArray<{ name: string }>;
+    expect(projects.filter((p) => p.name === name)).toHaveLength(1);
+    expect(JSON.parse(await w.server.waitForOutput('"request_id":"pipelined-1"'))).toMatchObject({ method: 'POST', status: 200 });
+    // The refusal has its own line, with a made-up id (the refused request's headers were never read).
+    await w.server.waitForOutput(/"request refused before it was read".*"error":"HPE_INVALID_METHOD"/);
+  });
 });
 
 describe('bodies in another charset', () => {

@@ -3,7 +3,7 @@
 // other refusal of the API does (Node's has none), and logged and counted, which Node does not.
 // And connections past the most the server keeps open: closed unanswered, counted, and logged now and then.
 import { answeredOnConnection, type HttpLogger, type HttpMetrics, requestIdOf } from '@tracelight/http-koa';
-import { type IncomingMessage, type Server, STATUS_CODES } from 'node:http';
+import { type IncomingMessage, type Server, type ServerResponse, STATUS_CODES } from 'node:http';
 import * as fs from 'node:fs';
 import type { Socket } from 'node:net';
 import { answerOf } from './connections';
@@ -76,6 +76,8 @@ const givenRequestId = (e: NodeJS.ErrnoException & { rawPacket?: unknown }): str
 };
 
 export const answerRefusals = (server: Server, logger: HttpLogger, metrics: HttpMetrics): void => {
+  /** Connections whose refusal waits for the answer before it. */
+  const refusing = new WeakSet<Socket>();
   server.on('clientError', (e: NodeJS.ErrnoException, socket: Socket) => {
     // A connection reset or broken by its client has no one to answer, and is not a refusal.
     if (e.code === 'ECONNRESET' || e.code === 'EPIPE' || !socket.writable) {
@@ -84,21 +86,22 @@ export const answerRefusals = (server: Server, logger: HttpLogger, metrics: Http
     }
     const status = statusOf(e.code);
     const answer = answerOf(socket);
-    // A request already handed to the application (its body too slow: 408) has its own line and count, which
-    // say it was answered this, and its id; one that never reached it has only these, and an id of its own.
-    const given = answer?.getHeader('x-request-id');
-    const requestId = typeof given === 'string' ? given : requestIdOf(givenRequestId(e));
-    if (answer === null) {
-      metrics.refused.inc({ status: String(status) });
-      logger.info({ request_id: requestId, status, error: e.code ?? e.message }, 'request refused before it was read');
+    // The request being answered arrived whole: what Node cannot read is a later request pipelined behind
+    // it. Its answer goes out first, as it would have; then the refusal, and the connection is closed.
+    // Node's parser, once failed, fails again on whatever else the client sends meanwhile: one refusal a connection.
+    if (refusing.has(socket)) return;
+    if (answer !== null && answer.req.complete && !answer.writableEnded) {
+      refusing.add(socket);
+      socket.pause();
+      const refuseNext = (): void => {
+        if (!refusing.delete(socket)) return;
+        refuse(e, socket, status, null);
+      };
+      answer.once('finish', refuseNext);
+      answer.once('close', refuseNext);
+      return;
     }
-    // As Node does: only where no answer has begun on the connection (a request being answered can time out too).
-    if (!answer?.headersSent) {
-      socket.write(refusal(status, requestId, e.code));
-      // Answered by this, not by what the application makes of its cut-off body.
-      if (answer !== null) answeredOnConnection(answer, status);
-    }
-    socket.destroy();
+    refuse(e, socket, status, answer);
   });
   // Node closes a CONNECT's connection without a word; this server is no proxy, and says so.
   server.on('connect', (req: IncomingMessage, socket: Socket) => {
@@ -108,4 +111,23 @@ export const answerRefusals = (server: Server, logger: HttpLogger, metrics: Http
     socket.write(refusal(405, requestId));
     socket.destroy();
   });
+
+  /** Answers (where no answer has begun on the connection) and closes; `answer` is the request Node cut off, if it had reached the application. */
+  const refuse = (e: NodeJS.ErrnoException, socket: Socket, status: number, answer: ServerResponse | null): void => {
+    // A request already handed to the application (its body too slow: 408) has its own line and count, which
+    // say it was answered this, and its id; one that never reached it has only these, and an id of its own.
+    const given = answer?.getHeader('x-request-id');
+    const requestId = typeof given === 'string' ? given : requestIdOf(givenRequestId(e));
+    if (answer === null) {
+      metrics.refused.inc({ status: String(status) });
+      logger.info({ request_id: requestId, status, error: e.code ?? e.message }, 'request refused before it was read');
+    }
+    // As Node does: only where no answer has begun on the connection (a request being answered can time out too).
+    if (!answer?.headersSent && socket.writable) {
+      socket.write(refusal(status, requestId, e.code));
+      // Answered by this, not by what the application makes of its cut-off body.
+      if (answer !== null) answeredOnConnection(answer, status);
+    }
+    socket.destroy();
+  };
 };
