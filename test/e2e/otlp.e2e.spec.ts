@@ -317,6 +317,27 @@ describe.each([
       expect((await spansOf('odd-events'))![0]).toMatchObject({ status_code: 500, error_message: 'error' });
     });
 
+    it('refuses an export whose resourceSpans, scopeSpans or spans are not lists of objects with 400, storing none of its spans', async () => {
+      const span = export1({}).resourceSpans[0]!.scopeSpans[0]!.spans[0]!;
+      const bad: ReadonlyArray<readonly [unknown, string]> = [
+        [{ resourceSpans: { scopeSpans: [{ spans: [span] }] } }, 'resourceSpans is not a list'],
+        [{ resourceSpans: 'x' }, 'resourceSpans is not a list'],
+        [{ resourceSpans: [5] }, 'resourceSpans entry 0 is not an object'],
+        [{ resourceSpans: [{ scopeSpans: { spans: [span] } }] }, 'resourceSpans[0].scopeSpans is not a list'],
+        [{ resourceSpans: [{ scopeSpans: [{ spans: [span] }, 'x'] }] }, 'resourceSpans[0].scopeSpans entry 1 is not an object'],
+        [{ resourceSpans: [{ scopeSpans: [{ spans: { 0: span } }] }] }, 'resourceSpans[0].scopeSpans[0].spans is not a list'],
+        [{ resourceSpans: [{ scopeSpans: [{ spans: [span, null] }] }] }, 'resourceSpans[0].scopeSpans[0].spans entry 1 is not an object'],
+      ];
+      for (const [i, [body, why]] of bad.entries()) {
+        const r = await send(`bad-containers-${i}`, body);
+        expect([why, r.status, r.body.code, r.body.message]).toEqual([why, 400, 3, expect.stringContaining(why)]);
+        expect(await spansOf(`bad-containers-${i}`)).toBeUndefined();
+      }
+      // Left out or null, a container holds nothing: an empty export, answered as one.
+      for (const body of [{}, { resourceSpans: null }, { resourceSpans: [{ scopeSpans: null }] }, { resourceSpans: [{ scopeSpans: [{}] }] }])
+        expect((await send('empty-containers', body)).status).toBe(200);
+    });
+
     it('keeps an int64 attribute past 2^53 exactly, as its digits, not rounded to the nearest double', async () => {
       const int = (key: string, intValue: string | number) => ({ key, value: { intValue } });
       const r = await send('int64', export1({}, { attributes: [int('gen_ai.operation.name', 0), int('tool_call.id', '12345678901234567891'), int('gen_ai.usage.input_tokens', '-9007199254740993'), int('gen_ai.usage.output_tokens', '42')] }));

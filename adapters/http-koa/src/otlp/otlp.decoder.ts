@@ -10,6 +10,18 @@ type Obj = Record<string, unknown>;
 const isObj = (x: unknown): x is Obj => typeof x === 'object' && x !== null && !Array.isArray(x);
 const arr = (x: unknown): unknown[] => (Array.isArray(x) ? x : []);
 
+/**
+ * The entries of one of the export's containers (`resourceSpans`, `scopeSpans`, `spans`): none when it is
+ * left out, each an object, or the export is bad data. Read leniently, a container of another type was
+ * answered 200 with its spans dropped, and exporters never send again what was answered 200.
+ */
+const entriesOf = (x: unknown, what: string): Obj[] => {
+  if (x === undefined || x === null) return [];
+  if (!Array.isArray(x)) throw new OtlpDecodeFailure(`${what} is not a list`);
+  for (const [i, e] of x.entries()) if (!isObj(e)) throw new OtlpDecodeFailure(`${what} entry ${i} is not an object`);
+  return x as Obj[];
+};
+
 /** Ids: bytes in protobuf, hex strings in OTLP/JSON. */
 const hexOf = (x: unknown): string => {
   if (x instanceof Uint8Array) return Buffer.from(x).toString('hex');
@@ -96,15 +108,12 @@ const HEX_SPAN = /^[0-9a-f]{16}$/;
 export const spansOfRequest = (request: unknown): OtelSpan[] => {
   if (!isObj(request)) throw new OtlpDecodeFailure('expected an ExportTraceServiceRequest object');
   const spans: OtelSpan[] = [];
-  for (const rs of arr(request['resourceSpans'])) {
-    if (!isObj(rs)) continue;
+  for (const [r, rs] of entriesOf(request['resourceSpans'], 'resourceSpans').entries()) {
     const resource = attributes(isObj(rs['resource']) ? rs['resource']['attributes'] : []);
-    for (const ss of arr(rs['scopeSpans'])) {
-      if (!isObj(ss)) continue;
+    for (const [c, ss] of entriesOf(rs['scopeSpans'], `resourceSpans[${r}].scopeSpans`).entries()) {
       const scopeObj = isObj(ss['scope']) ? ss['scope'] : {};
       const scope = { name: textOf(scopeObj['name'], 'a scope name'), version: textOf(scopeObj['version'], 'a scope version') };
-      for (const [i, s] of arr(ss['spans']).entries()) {
-        if (!isObj(s)) throw new OtlpDecodeFailure(`span ${i} is not an object`);
+      for (const [i, s] of entriesOf(ss['spans'], `resourceSpans[${r}].scopeSpans[${c}].spans`).entries()) {
         const traceId = hexOf(s['traceId']);
         const spanId = hexOf(s['spanId']);
         const parent = hexOf(s['parentSpanId']);
