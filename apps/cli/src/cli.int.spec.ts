@@ -727,7 +727,7 @@ describe('tracelight-admin', () => {
       [[...email, '--password', 'short'], 'password must have at least 8 characters'],
       [[...email, '--password', 'owner password!', '--role', 'root'], '--role must be one of admin, manager, user, read_only'],
     ] as const)
-      await expect(admin(empty, 'create-user', ...args)).rejects.toMatchObject({ code: 1, stderr: expect.stringContaining(reason) });
+      await expect(admin(empty, 'create-user', ...args)).rejects.toMatchObject({ code: 2, stderr: expect.stringContaining(reason) });
     expect(fs.readdirSync(empty)).toEqual([]);
 
     // The first set-up makes it, and says so apart from the user it prints.
@@ -828,7 +828,7 @@ describe('tracelight-admin', () => {
     } finally {
       server.child.kill('SIGTERM');
     }
-    await expect(admin(dataDir, 'delete-project', '--email', 'owner@example.com')).rejects.toMatchObject({ code: 1, stderr: 'tracelight-admin: --project is required\n' });
+    await expect(admin(dataDir, 'delete-project', '--email', 'owner@example.com')).rejects.toMatchObject({ code: 2, stderr: 'tracelight-admin: --project is required\n' });
   });
 
   it('seals every gateway token anew under a new secret key, so that the old one can be dropped, keeping what it cannot open and naming its owner', async () => {
@@ -912,15 +912,36 @@ describe('tracelight-admin', () => {
 
   it('reports bad input clearly and exits non-zero', async () => {
     const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'tracelight-cli-'));
-    await expect(admin(dataDir, 'create-user', '--email', 'not-an-email', '--password', 'long enough')).rejects.toMatchObject({ code: 1, stderr: expect.stringMatching(/valid email/) });
+    // What is wrong with the command line exits 2, naming the flag; what fails while acting exits 1.
+    await expect(admin(dataDir, 'create-user', '--email', 'not-an-email', '--password', 'long enough')).rejects.toMatchObject({
+      code: 2,
+      stderr: 'tracelight-admin: --email: value is not a valid email address\n',
+    });
     await admin(dataDir, 'create-user', '--email', 'somebody@example.com', '--password', 'long enough');
     await expect(admin(dataDir, 'create-api-key', '--email', 'nobody@example.com', '--description', 'x')).rejects.toMatchObject({ code: 1, stderr: expect.stringMatching(/no user/) });
+    // A password no sign-in would take (over 1,024 characters) makes no user: it could never sign in at /login.
+    await expect(admin(dataDir, 'create-user', '--email', 'long@example.com', '--password', 'p'.repeat(1025))).rejects.toMatchObject({
+      code: 2,
+      stderr: 'tracelight-admin: --password: password must have at most 1024 characters\n',
+    });
+    // An API key's description and expiry are checked by the API's own codec: nothing it would refuse.
+    const keyOf = (...args: string[]) => admin(dataDir, 'create-api-key', '--email', 'somebody@example.com', ...args);
+    for (const [args, stderr] of [
+      [['--description', 'd', '--expires-at', '2030-01-01T00:00:00'], '--expires-at: Input should have timezone info'],
+      [['--description', 'd', '--expires-at', 'next year'], '--expires-at: Input should be a valid datetime'],
+      [['--description', 'd'.repeat(1025)], '--description: String should have at most 1024 characters'],
+      [['--description', 'd', '--description', 'e'], '--description is given twice'],
+    ] as const)
+      await expect(keyOf(...args)).rejects.toMatchObject({ code: 2, stderr: expect.stringContaining(stderr) });
+    const expiring = JSON.parse((await keyOf('--description', 'd', '--expires-at', '2030-01-01T09:00:00+09:00')).stdout) as { id: string };
+    const listed = (await admin(dataDir, 'list-api-keys', '--email', 'somebody@example.com')).stdout.trim().split('\n').map((l) => JSON.parse(l) as { id: string; expires_at: string });
+    expect(listed).toEqual([expect.objectContaining({ id: expiring.id, expires_at: '2030-01-01T00:00:00.000Z' })]);
     await expect(admin(dataDir, 'frobnicate')).rejects.toMatchObject({ code: 2 });
     // An unknown command or flag is refused before the database is opened: nothing is created.
     const untouched = fs.mkdtempSync(path.join(os.tmpdir(), 'tracelight-cli-'));
     await expect(admin(untouched, 'constructor')).rejects.toMatchObject({ code: 2 });
     await expect(admin(untouched, 'create-user', '--email', 'a@example.com', '--password', 'long enough', '--rol', 'admin')).rejects.toMatchObject({
-      code: 1,
+      code: 2,
       stderr: expect.stringMatching(/create-user takes --email, --password, --role; not --rol/),
     });
     expect(fs.readdirSync(untouched)).toEqual([]);

@@ -1,9 +1,11 @@
 #!/usr/bin/env node
 // tracelight-admin: administer a Tracelight database directly, without the HTTP server.
 import 'reflect-metadata';
+import { ApiKeyCreateRequest, decodeBody } from '@tracelight/api-schema';
 import { STORAGE_VARIABLES } from '@tracelight/config';
 import { type ApiKeyId, type Principal, type ProjectId, type UserRole, USER_ROLES, asId, newUserProblem, normaliseEmail } from '@tracelight/domain';
 import * as E from 'fp-ts/Either';
+import type * as t from 'io-ts';
 import * as O from 'fp-ts/Option';
 import * as fs from 'node:fs';
 import { buildCliContainer, environment, NoDatabase, NoSecretKey, SameSecretKeys } from './container';
@@ -60,34 +62,61 @@ const USES_KEY = new Set(['create-api-key', 'reseal-secrets']);
 /** Flags that take no value: present or not. */
 const SWITCHES = new Set(['resume', 'unverified']);
 
+/**
+ * What is wrong with the command line itself (a flag unknown, missing, given twice, or a value refused
+ * before anything is opened): exit 2, as for an unknown command. Failures while acting exit 1.
+ */
+class UsageError extends Error {}
+
 const flags = (args: ReadonlyArray<string>): Record<string, string> => {
   const out: Record<string, string> = {};
   let i = 0;
   while (i < args.length) {
     const name = args[i] ?? '';
     const value = args[i + 1];
+    // Given twice, one would be dropped unsaid: which one the caller meant is theirs to say.
+    if (name.startsWith('--') && Object.hasOwn(out, name.slice(2))) throw new UsageError(`${name} is given twice`);
     if (name.startsWith('--') && SWITCHES.has(name.slice(2))) {
       out[name.slice(2)] = 'true';
       i += 1;
     } else if (name.startsWith('--') && value !== undefined) {
       out[name.slice(2)] = value;
       i += 2;
-    } else throw new Error(`expected --flag value pairs, got ${JSON.stringify(args.slice(i))}`);
+    } else throw new UsageError(`expected --flag value pairs, got ${JSON.stringify(args.slice(i))}`);
   }
   return out;
 };
 
 const need = (f: Record<string, string>, name: string): string => {
   const v = f[name];
-  if (v === undefined || v === '') throw new Error(`--${name} is required`);
+  if (v === undefined || v === '') throw new UsageError(`--${name} is required`);
   return v;
 };
 
-/** A domain error in words: `NotFound` names what was not found, the others carry a message. */
-const fail = (what: unknown): never => {
-  const e = (typeof what === 'object' && what !== null ? what : {}) as { _tag?: unknown; message?: unknown; entity?: unknown; id?: unknown };
-  if (e._tag === 'NotFound') throw new Error(`no ${String(e.entity)} ${String(e.id)}`);
-  throw new Error(e.message !== undefined ? String(e.message) : JSON.stringify(what));
+/** A flag's name for a field of the request it stands for (`expires_at` is `--expires-at`). */
+const flagOf = (loc: ReadonlyArray<string | number>): string => `--${String(loc[0] ?? '').replace(/_/g, '-')}`;
+
+/**
+ * A domain error in words: `NotFound` names what was not found, the others carry a message, an `Invalid`
+ * one after the flag it is about. `usage`: the error is the command line's (exit 2), not the action's.
+ */
+const fail = (what: unknown, usage = false): never => {
+  const e = (typeof what === 'object' && what !== null ? what : {}) as { _tag?: unknown; message?: unknown; entity?: unknown; id?: unknown; path?: unknown };
+  const Failure = usage ? UsageError : Error;
+  if (e._tag === 'NotFound') throw new Failure(`no ${String(e.entity)} ${String(e.id)}`);
+  const about = e._tag === 'Invalid' && Array.isArray(e.path) && e.path.length > 0 ? `${flagOf(e.path as Array<string | number>)}: ` : '';
+  throw new Failure(e.message !== undefined ? `${about}${String(e.message)}` : JSON.stringify(what));
+};
+
+/**
+ * The flags of a command that stands for an API request, checked by that request's own codec before
+ * anything is opened: the CLI takes nothing the API would refuse (a description over 1,024 characters,
+ * an expiry without its zone, which would be read in this host's).
+ */
+const asRequest = <A>(codec: t.Decoder<unknown, A>, fields: Readonly<Record<string, unknown>>): A => {
+  const decoded = decodeBody(codec, fields);
+  if (E.isRight(decoded)) return decoded.right;
+  throw new UsageError(decoded.left.map((e) => `${flagOf(e.loc.slice(1))}: ${e.msg}`).join('; '));
 };
 
 /** A `write` of lines into `out`, waiting whenever it asks to (its buffer full), and the first error it had. */
@@ -158,7 +187,7 @@ const main = async (argv: ReadonlyArray<string>): Promise<number> => {
   const f = flags(rest);
   // A misspelt flag would otherwise be ignored (`--rol admin` made a plain user).
   const unknown = Object.keys(f).filter((name) => !known.includes(name));
-  if (unknown.length > 0) throw new Error(`${command} takes ${known.map((k) => `--${k}`).join(', ') || 'no flags'}; not ${unknown.map((k) => `--${k}`).join(', ')}`);
+  if (unknown.length > 0) throw new UsageError(`${command} takes ${known.map((k) => `--${k}`).join(', ') || 'no flags'}; not ${unknown.map((k) => `--${k}`).join(', ')}`);
   // Checked before the database is opened, as the server checks them: a quota or URL mistyped is refused, not ignored.
   const settings = environment(process.env);
   if (E.isLeft(settings)) {
@@ -169,10 +198,12 @@ const main = async (argv: ReadonlyArray<string>): Promise<number> => {
   // new, empty database behind.
   if (command === 'create-user') {
     const role = f['role'] ?? 'user';
-    if (!(USER_ROLES as ReadonlyArray<string>).includes(role)) return fail({ message: `--role must be one of ${USER_ROLES.join(', ')}` });
+    if (!(USER_ROLES as ReadonlyArray<string>).includes(role)) return fail({ message: `--role must be one of ${USER_ROLES.join(', ')}` }, true);
     const problem = newUserProblem({ email: need(f, 'email'), password: need(f, 'password') });
-    if (O.isSome(problem)) return fail(problem.value);
+    if (O.isSome(problem)) return fail(problem.value, true);
   }
+  const newApiKey =
+    command === 'create-api-key' ? asRequest(ApiKeyCreateRequest, { description: need(f, 'description'), expires_at: f['expires-at'] ?? null }) : undefined;
   // Only create-user makes a database where there is none (a first set-up, as the server's first start
   // does): anything else on a mistyped data dir or URL is refused, leaving nothing there.
   let app: Awaited<ReturnType<typeof buildCliContainer>>;
@@ -219,10 +250,8 @@ const main = async (argv: ReadonlyArray<string>): Promise<number> => {
         return 0;
       }
       case 'create-api-key': {
-        const expires = f['expires-at'] ? new Date(f['expires-at']) : null;
-        if (expires && (Number.isNaN(expires.getTime()) || expires.getUTCFullYear() > 9999))
-          return fail({ message: '--expires-at must be an ISO 8601 date-time before the year 10000' });
-        const created = await app.identity.createApiKey(await as(need(f, 'email')), { description: need(f, 'description'), expiresAt: expires })();
+        const { description, expires_at } = newApiKey!;
+        const created = await app.identity.createApiKey(await as(need(f, 'email')), { description, expiresAt: expires_at ?? null })();
         if (E.isLeft(created)) return fail(created.left);
         process.stdout.write(`${JSON.stringify({ id: created.right.key.id, api_key: created.right.secret, truncated: created.right.key.truncated })}\n`);
         return 0;
@@ -341,6 +370,6 @@ main(process.argv.slice(2)).then(
   (code) => process.exit(code),
   (e: unknown) => {
     process.stderr.write(`tracelight-admin: ${e instanceof Error ? e.message : String(e)}\n`);
-    process.exit(1);
+    process.exit(e instanceof UsageError ? 2 : 1);
   },
 );

@@ -2,7 +2,7 @@
 import * as O from 'fp-ts/Option';
 import { type DomainError, invalid } from '../shared/errors';
 import type { UserId } from '../shared/ids';
-import { shorterThan } from '../shared/text';
+import { longerThan, shorterThan } from '../shared/text';
 
 export const USER_ROLES = ['admin', 'manager', 'user', 'read_only'] as const;
 export type UserRole = (typeof USER_ROLES)[number];
@@ -36,6 +36,8 @@ export const MAX_EMAIL_LENGTH = 254;
 export const isEmail = (s: string): boolean => s.trim().length <= MAX_EMAIL_LENGTH && EMAIL.test(s.trim()) && !INVISIBLE.test(s.trim());
 
 export const MIN_PASSWORD_LENGTH = 8;
+/** The longest password taken, in characters: a sign-in refuses a longer one, so a user made with one could never sign in. */
+export const MAX_PASSWORD_LENGTH = 1024;
 
 /**
  * What is wrong with a new user's email or password, if anything: checked before anything is stored
@@ -46,5 +48,7 @@ export const newUserProblem = (input: { readonly email: string; readonly passwor
   // Characters, as the HTTP codec counts them (four emoji are four).
   if (shorterThan(input.password, MIN_PASSWORD_LENGTH))
     return O.some(invalid(['password'], `password must have at least ${MIN_PASSWORD_LENGTH} characters`));
+  if (longerThan(input.password, MAX_PASSWORD_LENGTH))
+    return O.some(invalid(['password'], `password must have at most ${MAX_PASSWORD_LENGTH} characters`));
   return O.none;
 };

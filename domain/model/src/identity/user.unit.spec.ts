@@ -1,5 +1,5 @@
 import * as O from 'fp-ts/Option';
-import { isEmail, newUserProblem, normaliseEmail } from './user';
+import { MAX_PASSWORD_LENGTH, isEmail, newUserProblem, normaliseEmail } from './user';
 
 describe('email addresses', () => {
   it('are stored and looked up NFKC-normalised, trimmed and lower-cased: a look-alike in other code points is the same address', () => {
@@ -20,5 +20,10 @@ describe('newUserProblem', () => {
   it('counts a password in characters, as the HTTP codec does: four emoji are four, eight are enough', () => {
     expect(O.isSome(newUserProblem({ email: 'a@example.com', password: '😀'.repeat(4) }))).toBe(true);
     expect(newUserProblem({ email: 'a@example.com', password: '😀'.repeat(8) })).toEqual(O.none);
+    // At most MAX_PASSWORD_LENGTH, as a sign-in takes: 1,024 emoji are 2,048 UTF-16 units and still taken.
+    expect(newUserProblem({ email: 'a@example.com', password: '😀'.repeat(MAX_PASSWORD_LENGTH) })).toEqual(O.none);
+    expect(newUserProblem({ email: 'a@example.com', password: 'p'.repeat(MAX_PASSWORD_LENGTH + 1) })).toEqual(
+      O.some(expect.objectContaining({ _tag: 'Invalid', path: ['password'], message: 'password must have at most 1024 characters' })),
+    );
   });
 });

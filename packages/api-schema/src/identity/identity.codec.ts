@@ -1,5 +1,5 @@
 // Sign-in, tokens, users and API keys.
-import { isEmail, MAX_EMAIL_LENGTH, MIN_PASSWORD_LENGTH, USER_ROLES } from '@tracelight/domain';
+import { isEmail, MAX_EMAIL_LENGTH, MAX_PASSWORD_LENGTH, MIN_PASSWORD_LENGTH, USER_ROLES } from '@tracelight/domain';
 import * as t from 'io-ts';
 import { describeCodec } from '../shared/json-schema';
 import { DateTimeOut, DateTimeWithOffset, Enum, Nullable, Obj, Str, UuidOut, UuidString, Utf8Str } from '../shared/primitives.codec';
@@ -9,7 +9,7 @@ import { fail } from '../shared/validation-error';
  * What a credential field may hold: far more than any address, password or key this server issues or
  * accepts, and little enough that a sign-in attempt cannot hand the password hash megabytes to digest.
  */
-const Credential = Str({ min: 1, max: 1024, name: 'NonEmptyString' });
+const Credential = Str({ min: 1, max: MAX_PASSWORD_LENGTH, name: 'NonEmptyString' });
 /** The OAuth2 password flow's form (`POST /login`, JSON accepted too): `username` is the email. */
 export const LoginRequest = Obj('LoginRequest', { username: Credential, password: Credential });
 export type LoginRequest = t.TypeOf<typeof LoginRequest>;
@@ -51,7 +51,7 @@ export const UserRole = Enum(USER_ROLES, 'UserRole');
 /** `POST /v2/users` (admins): password at least MIN_PASSWORD_LENGTH (8) characters; role defaults to `user` in the use case. */
 export const CreateUserRequest = Obj(
   'CreateUserRequest',
-  { email: Email, password: Str({ min: MIN_PASSWORD_LENGTH, max: 1024 }) },
+  { email: Email, password: Str({ min: MIN_PASSWORD_LENGTH, max: MAX_PASSWORD_LENGTH }) },
   { role: UserRole },
 );
 export type CreateUserRequest = t.TypeOf<typeof CreateUserRequest>;
