@@ -310,5 +310,11 @@ describe('the API reference page', () => {
       expect(asset.text.length).toBeGreaterThan(src.endsWith('init.js') ? 50 : 10_000);
     }
     expect((await w.call('GET', '/docs/../../package.json')).status).toBe(404);
+    // Nor does the page reach out: Swagger UI's online validator badge (an image from its host, sent this
+    // document's URL) is off. The bundle falls back to that host when validatorUrl is not given as null.
+    const init = (await w.call('GET', '/docs/init.js')).text as string;
+    expect(init).toMatch(/\bvalidatorUrl: null\b/);
+    const bundle = sources.find((src) => src.includes('swagger-ui-bundle'));
+    expect((await w.call('GET', bundle!)).text).toContain('validator.swagger.io');
   });
 });

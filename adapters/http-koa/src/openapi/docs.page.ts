@@ -32,6 +32,9 @@ export const DOCS_INIT = `window.ui = SwaggerUIBundle({
   dom_id: '#swagger-ui',
   presets: [SwaggerUIBundle.presets.apis, SwaggerUIStandalonePreset],
   layout: 'StandaloneLayout',
+  // Left unset, Swagger UI shows a badge from its online validator, an image fetched from another host
+  // with this server's document URL in it, whenever the page is opened by a name other than localhost.
+  validatorUrl: null,
 });
 `;
 
