@@ -424,6 +424,33 @@ describe('TracelightClient', () => {
     }
   });
 
+  it('runs where there is no Node Buffer (a browser): Basic with a UTF-8 password, and a login token refreshed only near its expiry', async () => {
+    const password = 'pässwörd 🔑 long enough';
+    const email = `${unique('nobuffer')}@example.com`;
+    await w.client.createUser({ email, password });
+    // A process of its own, where the client's modules see no Buffer (Node's own fetch still needs the global one).
+    const dist = path.join(ROOT, 'packages/client/dist');
+    const script = `
+      const Module = require('node:module');
+      const compile = Module.prototype._compile;
+      Module.prototype._compile = function (content, filename) {
+        return compile.call(this, filename.startsWith(${JSON.stringify(dist + path.sep)}) ? 'var Buffer = undefined; ' + content.replace(/^"use strict";/, '') : content, filename);
+      };
+      const { TracelightClient } = require(${JSON.stringify(path.join(dist, 'index.js'))});
+      const base = ${JSON.stringify(w.server.baseUrl)};
+      const paths = [];
+      const fetchSeen = (url, init) => (paths.push(new URL(url).pathname), fetch(url, init));
+      (async () => {
+        const basic = new TracelightClient(base, { basic: { email: ${JSON.stringify(email)}, password: ${JSON.stringify(password)} } });
+        const me = await basic.currentUser();
+        const login = new TracelightClient(base, { login: { email: ${JSON.stringify(email)}, password: ${JSON.stringify(password)} } }, { fetch: fetchSeen });
+        for (let i = 0; i < 3; i++) await login.currentUser();
+        process.stdout.write(JSON.stringify({ basic: me.email, paths }));
+      })().catch((e) => { process.stderr.write(String(e && e.stack || e)); process.exit(1); });`;
+    const { stdout } = await promisify(execFile)(process.execPath, ['-e', script]);
+    expect(JSON.parse(stdout)).toEqual({ basic: email, paths: ['/login', '/v2/current_user', '/v2/current_user', '/v2/current_user'] });
+  });
+
   it('goes on with the token refreshToken() returns', async () => {
     const rec = recording(w.server.baseUrl);
     const c = new TracelightClient(w.server.baseUrl, { login: ADMIN }, { fetch: rec.fetch });

@@ -203,9 +203,23 @@ const RETRY_MAX_SECONDS = 10;
 /** …unless the server asked for longer with Retry-After (429, 503), which is honoured up to this. */
 const RETRY_AFTER_MAX_SECONDS = 300;
 
+/** `text`'s UTF-8 bytes in base64 (Basic credentials), by the web's built-ins: no Node Buffer, so the client runs in browsers too. */
+const base64OfUtf8 = (text: string): string => {
+  let binary = '';
+  for (const byte of new TextEncoder().encode(text)) binary += String.fromCharCode(byte);
+  return btoa(binary);
+};
+
+/** The UTF-8 text of base64url (a JWT's part), likewise; throws on what is not base64. */
+const utf8OfBase64Url = (part: string): string => {
+  const base64 = part.replace(/-/g, '+').replace(/_/g, '/');
+  const binary = atob(base64 + '='.repeat((4 - (base64.length % 4)) % 4));
+  return new TextDecoder('utf-8', { fatal: true }).decode(Uint8Array.from(binary, (c) => c.charCodeAt(0)));
+};
+
 const claimsOf = (token: string): { exp?: number; iat?: number } => {
   try {
-    return JSON.parse(Buffer.from(token.split('.')[1] ?? '', 'base64url').toString('utf8')) as { exp?: number; iat?: number };
+    return JSON.parse(utf8OfBase64Url(token.split('.')[1] ?? '')) as { exp?: number; iat?: number };
   } catch {
     return {};
   }
@@ -426,7 +440,7 @@ export class TracelightClient {
     if (options.anonymous) return { headers: {} };
     if ('apiKey' in c) return { headers: { [c.header ?? 'Service-API-Key']: c.apiKey } };
     if ('bearer' in c) return { headers: { authorization: `Bearer ${c.bearer}` } };
-    if ('basic' in c) return { headers: { authorization: `Basic ${Buffer.from(`${c.basic.email}:${c.basic.password}`).toString('base64')}` } };
+    if ('basic' in c) return { headers: { authorization: `Basic ${base64OfUtf8(`${c.basic.email}:${c.basic.password}`)}` } };
     return bearer(await this.freshToken(c.login, options.signal));
   }
 
