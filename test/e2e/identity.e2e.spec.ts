@@ -98,6 +98,12 @@ describe('POST /v2/refresh_token', () => {
     expect(r.status).toBe(401);
     expect(r.body).toEqual({ detail: 'session expired: sign in again' });
     expect((await w.call('POST', '/v2/refresh_token', { auth: { bearer: session(new Date(Date.now() - 6 * 86_400_000)) } })).status).toBe(200);
+    // Renewed ten minutes before the session's end, a token lives until that end, not its hour past it.
+    const startedAt = new Date(Date.now() - 604_800_000 + 600_000);
+    const late = w.ok(await w.call('POST', '/v2/refresh_token', { auth: { bearer: session(startedAt) } })).access_token as string;
+    const claims = decodeJwt(late);
+    expect(claims.exp).toBe(Math.floor((startedAt.getTime() + 604_800_000) / 1000));
+    expect(claims.exp - claims.iat).toBeLessThanOrEqual(601);
   });
 
   it('takes a token exchanged for an API key, and its renewals, with the key when it is revoked', async () => {

@@ -170,6 +170,13 @@ describe('JwtTokenSigner', () => {
     );
   });
 
+  it('never lives past notAfter, the end of its session; a later end leaves its lifetime as it is', () => {
+    const end = new Date(now.getTime() + 120_500);
+    expect(signer.issue(USER, now, SESSION, end).expiresAt).toEqual(new Date(now.getTime() + 120_000));
+    expect(signer.issueRefresh(USER, now, SESSION, undefined, end).expiresAt).toEqual(new Date(now.getTime() + 120_000));
+    expect(signer.issue(USER, now, SESSION, new Date(now.getTime() + 3_600_000)).expiresAt).toEqual(new Date(now.getTime() + 600_000));
+  });
+
   it('carries its session on: when it began and with which API key, through a refresh', () => {
     // To the millisecond: a revocation tells apart a sign-in in the same second.
     const began = new Date('2026-11-20T08:00:00.123Z');

@@ -67,13 +67,13 @@ export class JwtTokenSigner implements TokenSigner {
     this.ttlSeconds = { access: config.tokenTtlSeconds, refresh: config.refreshTokenTtlSeconds };
   }
 
-  issue(userId: UserId, now: Date, session: Session): AccessToken {
-    const { token, expiresAt } = this.make(userId, now, session, 'access');
+  issue(userId: UserId, now: Date, session: Session, notAfter?: Date): AccessToken {
+    const { token, expiresAt } = this.make(userId, now, session, 'access', undefined, notAfter);
     return { accessToken: token, tokenType: 'bearer', expiresAt };
   }
 
-  issueRefresh(userId: UserId, now: Date, session: Session, generation?: number): { readonly token: string; readonly expiresAt: Date } {
-    return this.make(userId, now, session, 'refresh', generation);
+  issueRefresh(userId: UserId, now: Date, session: Session, generation?: number, notAfter?: Date): { readonly token: string; readonly expiresAt: Date } {
+    return this.make(userId, now, session, 'refresh', generation, notAfter);
   }
 
   verify(token: string, now: Date): E.Either<string, TokenClaims> {
@@ -84,13 +84,15 @@ export class JwtTokenSigner implements TokenSigner {
     return this.check(token, now, 'refresh');
   }
 
-  private make(userId: UserId, now: Date, session: Session, use: Use, generation?: number): { token: string; expiresAt: Date } {
+  private make(userId: UserId, now: Date, session: Session, use: Use, generation?: number, notAfter?: Date): { token: string; expiresAt: Date } {
     const iat = Math.floor(now.getTime() / 1000);
     const family = session.familyId;
+    const lifetime = iat + this.ttlSeconds[use];
     const claims: Claims = {
       sub: userId,
       iat,
-      exp: iat + this.ttlSeconds[use],
+      // Never past the session's end: a token made near it would otherwise outlive it by up to its lifetime.
+      exp: notAfter === undefined ? lifetime : Math.min(lifetime, Math.floor(notAfter.getTime() / 1000)),
       // A refresh token of a family is the same token whenever it is made again (its iat is its
       // rotation's time): the grace window answers the successor already given, byte for byte.
       jti: use === 'refresh' && family !== undefined && generation !== undefined ? this.refreshJti(family, generation) : randomBytes(12).toString('base64url'),

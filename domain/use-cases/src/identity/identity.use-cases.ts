@@ -229,7 +229,7 @@ export class IdentityUseCases {
       this.deps.refreshFamilies.insert(family),
       TE.map((stored) => this.tokensOf(user, stored, now)),
       TE.orElse((e): UseCase<SignedIn> =>
-        e._tag === 'StorageFull' ? TE.right({ access: this.deps.tokens.issue(user.id, now, { startedAt: now, apiKeyId }) }) : TE.left(e),
+        e._tag === 'StorageFull' ? TE.right({ access: this.deps.tokens.issue(user.id, now, { startedAt: now, apiKeyId }, this.sessionEnd(now)) }) : TE.left(e),
       ),
     );
   }
@@ -241,10 +241,17 @@ export class IdentityUseCases {
    */
   private tokensOf(user: User, family: RefreshFamily, now: Date): Required<SignedIn> {
     const session: Session = { startedAt: family.startedAt, apiKeyId: family.apiKeyId, familyId: family.id };
+    const end = this.sessionEnd(family.startedAt);
     return {
-      access: this.deps.tokens.issue(user.id, now, session),
-      refresh: this.deps.tokens.issueRefresh(user.id, family.rotatedAt ?? family.startedAt, session, family.generation),
+      access: this.deps.tokens.issue(user.id, now, session, end),
+      refresh: this.deps.tokens.issueRefresh(user.id, family.rotatedAt ?? family.startedAt, session, family.generation, end),
     };
+  }
+
+  /** When a session begun at `startedAt` ends, however often renewed (none for embedders that set no longest life). */
+  private sessionEnd(startedAt: Date): Date | undefined {
+    const maxAge = this.deps.sessionMaxAgeSeconds;
+    return maxAge === undefined ? undefined : new Date(startedAt.getTime() + maxAge * 1000);
   }
 
   /**
@@ -321,7 +328,7 @@ export class IdentityUseCases {
     return pipe(
       this.userOfClaims(claims.right, now),
       flatMap((user) => this.continuable(user, claims.right.session, now)),
-      TE.map((user) => this.deps.tokens.issue(user.id, now, claims.right.session)),
+      TE.map((user) => this.deps.tokens.issue(user.id, now, claims.right.session, this.sessionEnd(claims.right.session.startedAt))),
     );
   }
 
