@@ -90,6 +90,12 @@ describe('gateway integration', () => {
     ['use_case', { use_case: undefined }, 'missing'],
     ['token', { token: '' }, 'string_too_short'],
     ['token', { token: 42 }, 'string_type'],
+    // Sealed as UTF-8, half of a surrogate pair would open as U+FFFD: a token other than the one sent, never seen again.
+    ['token', { token: 'A\ud800B' }, 'string_unicode'],
+    // Sent on as a credential: a CR or LF could not go into a header, a blank token is none, and a token has a bound.
+    ['token', { token: 'line1\r\nX-Injected: 1' }, 'string_pattern_mismatch'],
+    ['token', { token: '   ' }, 'string_pattern_mismatch'],
+    ['token', { token: 't'.repeat(8193) }, 'string_too_long'],
     ['endpoint', { endpoint: 'ftp://gateway.example.com/x' }, undefined],
     ['endpoint', { endpoint: 'not a url' }, undefined],
     // Half of a surrogate pair: the URL parser would call another address, and stored it would come back changed.

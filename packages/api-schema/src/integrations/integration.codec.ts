@@ -1,14 +1,22 @@
 // Gateway integration (spec operation 3: Create or update gateway integration).
 import { PROVIDERS, USE_CASE } from '@tracelight/domain';
 import * as t from 'io-ts';
-import { DateTimeOut, Enum, HttpUrl, NonEmptyString, Obj, Str } from '../shared/primitives.codec';
+import { DateTimeOut, Enum, HttpUrl, Obj, Str, Utf8Str } from '../shared/primitives.codec';
 
 /**
- * `PUT /v2/integrations/gateway`: all three required; `endpoint` an absolute http(s) URL;
- * `use_case` an upper-case token `^[A-Z][A-Z0-9_]*$` (`string_pattern_mismatch`, ctx pattern).
+ * The gateway's secret: sent on as a credential (an HTTP header's value), so 1 to 8,192 characters, not
+ * all blank, with no control character (a CR or LF could not be sent, nor a NUL), and no half of a
+ * surrogate pair (`string_unicode`), which sealed as UTF-8 would open as U+FFFD: a token silently other
+ * than the one sent, which its owner could never see, as it is never returned.
+ */
+export const GatewayToken = Utf8Str({ min: 1, max: 8192, pattern: /^(?=[^]*\S)[^\p{Cc}]*$/u, name: 'GatewayToken' });
+
+/**
+ * `PUT /v2/integrations/gateway`: all three required; `token` a GatewayToken; `endpoint` an absolute
+ * http(s) URL; `use_case` an upper-case token `^[A-Z][A-Z0-9_]*$` (`string_pattern_mismatch`, ctx pattern).
  */
 export const GatewayIntegrationCreate = Obj('GatewayIntegrationCreate', {
-  token: NonEmptyString,
+  token: GatewayToken,
   endpoint: HttpUrl,
   use_case: Str({ min: 1, max: 128, pattern: USE_CASE, name: 'UseCase' }),
 });

@@ -50,6 +50,28 @@ describe('GatewayIntegrationCreate', () => {
   });
 });
 
+describe('GatewayIntegrationCreate token', () => {
+  it('takes any printable token up to 8,192 characters, spaces within it and non-ASCII included', () => {
+    for (const token of ['t', 'Bearer-ish token with spaces', 'jéton 🔑', 't'.repeat(8192)])
+      expect(decodedOk(GatewayIntegrationCreate, { ...good, token }).token).toBe(token);
+  });
+
+  it('refuses a token with a control character, a blank one, one over 8,192 characters and half of a surrogate pair, its value masked', () => {
+    for (const [token, type] of [
+      ['a\nb', 'string_pattern_mismatch'],
+      ['a\u0000b', 'string_pattern_mismatch'],
+      ['\t', 'string_pattern_mismatch'],
+      [' \u3000 ', 'string_pattern_mismatch'],
+      ['t'.repeat(8193), 'string_too_long'],
+      ['\udc00', 'string_unicode'],
+    ] as const)
+      expect([JSON.stringify(token).slice(0, 20), detailOf(GatewayIntegrationCreate, { ...good, token })]).toEqual([
+        JSON.stringify(token).slice(0, 20),
+        [expect.objectContaining({ loc: ['body', 'token'], type, input: '**********' })],
+      ]);
+  });
+});
+
 describe('GatewayIntegrationCreate endpoint', () => {
   it('refuses spaces and control characters, which a URL parser would drop or encode, so what is stored is what was read', () => {
     const why = 'invalid character: spaces and control characters are not part of a URL (write a space as %20)';
