@@ -110,6 +110,30 @@ describe('available columns', () => {
     expect(logStream.body.columns).toHaveLength(34);
   });
 
+  it('refuses a scorer listed twice in a run’s settings (422 at the second entry), keeping the settings it had, and gives labels to luna scorers', async () => {
+    const run = await w.run(w.admin, projectId, 'log_streams');
+    const settingsPath = `/v2/projects/${projectId}/runs/${run}/scorer-settings`;
+    const suffix = run.replace(/-/g, '');
+    const labels = w.ok(await w.call('POST', '/v2/scorers', { auth: w.admin, json: { name: `étiquettes ${suffix}`, scorer_type: 'luna' } }));
+    w.ok(await w.call('POST', `/v2/scorers/${labels.id}/version/luna`, { auth: w.admin, json: { lora_task_id: 1, prompt: 'p', slm_output_type: 'string_list' } }));
+    w.ok(await w.call('POST', settingsPath, { auth: w.admin, json: { scorers: [{ scorer_id: labels.id }] } }));
+    // The second entry pins a version that does not exist: merged away, it went unchecked and the pin was lost.
+    for (const scorers of [
+      [{ scorer_id: labels.id, version: 1 }, { scorer_id: labels.id, version: 99 }],
+      [{ scorer_id: labels.id }, { scorer_id: labels.id, version: 1 }],
+    ]) {
+      const r = await w.call('POST', settingsPath, { auth: w.admin, json: { scorers } });
+      expect([r.status, r.body]).toEqual([
+        422,
+        { detail: [{ loc: ['body', 'scorers', 1, 'scorer_id'], msg: 'Value error, scorer listed twice: scorers[0] is the same scorer', type: 'value_error', input: labels.id }] },
+      ]);
+    }
+    expect(w.ok(await w.call('GET', settingsPath, { auth: w.admin })).scorers).toEqual([expect.objectContaining({ scorer_id: labels.id, version: null })]);
+    // A luna version's labels are a collection of several, as an LLM's multilabel output is; its label title-cased in its own script.
+    const column = (w.ok(await columnsOf({ log_stream_id: run })).columns as Array<Record<string, unknown>>).find((c) => c['id'] === `metrics/étiquettes ${suffix}`);
+    expect(column).toMatchObject({ label: `Étiquettes ${suffix}`, data_type: 'string_list', filter_type: 'collection', multi_valued: true });
+  });
+
   it('answers 404 when the id is not a run of that kind in that project', async () => {
     const answer = (r: { status: number; body: unknown }) => [r.status, r.body];
     expect(answer(await columnsOf({ experiment_id: logStreamId }))).toEqual([404, { detail: 'Experiment not found' }]);

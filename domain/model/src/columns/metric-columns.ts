@@ -13,6 +13,9 @@ const DATA_TYPE_BY_OUTPUT: Readonly<Record<string, ColumnDataType>> = {
   multilabel: 'string_list',
   freeform: 'text',
   text: 'text',
+  // A luna (fine-tuned) version's slm_output_type: `float`, above, or labels.
+  string: 'text',
+  string_list: 'string_list',
 };
 
 export const metricDataType = (outputType: string | null | undefined): ColumnDataType =>
@@ -21,8 +24,12 @@ export const metricDataType = (outputType: string | null | undefined): ColumnDat
 const filterTypeOf = (t: ColumnDataType) =>
   t === 'text' ? 'text' : t === 'string_list' ? 'collection' : t === 'boolean' ? 'boolean' : 'number';
 
+/**
+ * `answer_relevance` → `Answer Relevance`: the first character of each word upper-cased, whatever its
+ * script. (`\b\w` knows ASCII letters only: `élégance` became `éLéGance`, `don't` `Don'T`.)
+ */
 const titleCase = (name: string): string =>
-  name.replace(/[_-]+/g, ' ').replace(/\b\w/g, (c) => c.toUpperCase());
+  name.replace(/[_-]+/g, ' ').replace(/(^|\s)(\S)/gu, (_, space: string, first: string) => space + first.toUpperCase());
 
 /**
  * The metric column of one scorer. `outputType` is that of the version in use on the run

@@ -52,6 +52,24 @@ describe('metric columns', () => {
     expect('threshold' in c).toBe(false);
   });
 
+  it('types a luna version’s labels as its own output types say: string_list a collection of several, string text', () => {
+    expect(metricColumn(scorer(), 'string_list')).toMatchObject({ dataType: 'string_list', filterType: 'collection', multiValued: true });
+    expect(metricColumn(scorer(), 'string')).toMatchObject({ dataType: 'text', filterType: 'text', multiValued: false });
+    expect(metricColumn(scorer(), 'float')).toMatchObject({ dataType: 'floating_point', filterType: 'number' });
+  });
+
+  it('labels a scorer without a label by its name title-cased, word by word, in any script', () => {
+    const labelOf = (name: string) => metricColumn(scorer({ name, display: {} }), null).label;
+    expect(['answer_relevance', 'context-adherence', 'élégance naïve don\'t', 'straße', 'v1.2 judge', 'ñandú  doble'].map(labelOf)).toEqual([
+      'Answer Relevance',
+      'Context Adherence',
+      'Élégance Naïve Don\'t',
+      'Straße',
+      'V1.2 Judge',
+      'Ñandú  Doble',
+    ]);
+  });
+
   it('falls back to the scorer defaults’ output type, then to a floating-point score', () => {
     expect(metricColumn(scorer({ defaults: { outputType: 'integer' } }), null).dataType).toBe('integer');
     expect(metricColumn(scorer(), null).dataType).toBe('floating_point');

@@ -314,13 +314,18 @@ export class ScorerUseCases {
     selections: ReadonlyArray<ScorerSelection>,
   ): UseCase<RunScorerSettings> {
     if (!mayChangeData(principal)) return readOnly();
-    const unique = A.uniq({ equals: (a: ScorerSelection, b: ScorerSelection) => a.scorerId === b.scorerId })([
-      ...selections,
-    ]);
+    // A scorer listed twice is refused, not merged: which entry (which pinned version) was meant is the
+    // caller's to say, and a merge would drop the other entry unchecked.
+    const first = new Map<ScorerId, number>();
+    for (const [i, s] of selections.entries()) {
+      const earlier = first.get(s.scorerId);
+      if (earlier !== undefined) return TE.left(invalid(['scorers', i, 'scorer_id'], `scorer listed twice: scorers[${earlier}] is the same scorer`, s.scorerId));
+      first.set(s.scorerId, i);
+    }
     return pipe(
       this.deps.projects.getRun(principal, projectId, runId),
-      flatMap(() => TE.traverseSeqArray((s: ScorerSelection) => this.checkSelection(principal, s))(unique)),
-      flatMap(() => this.deps.runScorers.replace({ runId, scorers: unique, updatedAt: this.deps.clock.now() })),
+      flatMap(() => TE.traverseSeqArray((s: ScorerSelection) => this.checkSelection(principal, s))(selections)),
+      flatMap(() => this.deps.runScorers.replace({ runId, scorers: selections, updatedAt: this.deps.clock.now() })),
     );
   }
 
