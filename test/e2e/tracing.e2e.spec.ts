@@ -432,6 +432,17 @@ describe.each([
       const spans = w.ok(await search('spans', { filters: [{ column_id: 'session_id', type: 'id', operator: 'eq', value: sessionId }] }));
       expect(spans.records).toHaveLength(2);
     });
+
+    it('keep their ids: a trace sent under a session’s id is refused 409, storing nothing of its request, and the session stays', async () => {
+      const run = await w.run(w.admin, projectId, 'log_streams');
+      const sessionId = w.ok(await w.call('POST', `/v2/projects/${projectId}/sessions`, { auth: w.admin, json: { log_stream_id: run, name: 'chat' } })).id as string;
+      const bystander = aTrace({ name: 'bystander' });
+      const r = await ingest({ log_stream_id: run, traces: [bystander, aTrace({ id: sessionId, name: 'turn 2' })] });
+      expect([r.status, r.body]).toEqual([409, { detail: `record ${sessionId} is a session of this run: a trace cannot take its id` }]);
+      const sessions = w.ok(await w.call('POST', `/v2/projects/${projectId}/sessions/search`, { auth: w.admin, json: { log_stream_id: run } }));
+      expect(sessions.records.map((x: { id: string; name: string }) => [x.id, x.name])).toEqual([[sessionId, 'chat']]);
+      expect(w.ok(await search('traces', {}, run)).records).toEqual([]);
+    });
   });
 
   describe('bodies the request thread does not parse itself', () => {

@@ -740,6 +740,32 @@ export const describeRepositoryContract = (engine: string, harness: RepositoryHa
         expect(await right(r.logRecords.presentColumns(run.id))).toEqual(new Set());
       });
 
+      it('refuses a trace or span sent under a stored session’s id, and a session under a trace’s or span’s (Conflict), writing nothing of the ingest', async () => {
+        const run = await aRunWithRecords();
+        const session = aRecord(run, { type: 'session', traceId: null });
+        const trace = aRecord(run, { type: 'trace' });
+        const span = aRecord(run, { type: 'llm', traceId: trace.id, parentId: trace.id });
+        await right(r.logRecords.ingest(run.id, [session, trace, span], []));
+        const bystander = aRecord(run, { name: 'bystander' });
+        for (const [clashing, was, is] of [
+          [{ ...session, type: 'trace', traceId: session.id }, 'session', 'trace'],
+          [{ ...session, type: 'llm', traceId: trace.id, parentId: trace.id }, 'session', 'span'],
+          [{ ...trace, type: 'session', traceId: null }, 'trace', 'session'],
+          [{ ...span, type: 'session', traceId: null, parentId: null }, 'span', 'session'],
+        ] as const) {
+          const refused = await left(r.logRecords.ingest(run.id, [bystander, clashing], ['name']));
+          expect(refused).toEqual({ _tag: 'Conflict', message: `record ${clashing.id} is a ${was} of this run: a ${is} cannot take its id` });
+        }
+        const everything = async () => (await Promise.all((['traces', 'spans', 'sessions'] as const).map((scope) => found(query(run, { scope }))))).flat();
+        expect(await everything()).toEqual(expect.arrayContaining([session, { ...trace, hasChildren: true }, span]));
+        expect(await everything()).toHaveLength(3);
+        expect(await right(r.logRecords.presentColumns(run.id))).toEqual(new Set());
+        // A span sent again may come back as a span of another type (or a trace: the next case).
+        const retyped = { ...span, type: 'tool' as const };
+        await right(r.logRecords.ingest(run.id, [retyped], []));
+        expect(await found(query(run, { scope: 'spans' }))).toEqual([retyped]);
+      });
+
       it('keeps a trace record made from an OTLP root span over one from a root that started later, whichever comes first, and replaces it with its own retry', async () => {
         const run = await aRunWithRecords();
         const name = async () => (await found(query(run))).map((x) => [x.name, x.otelRootKey]);

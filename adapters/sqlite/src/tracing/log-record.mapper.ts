@@ -94,7 +94,12 @@ export const RECORD_COLUMNS = [
 export type RecordValues = ReadonlyArray<string | number | null>;
 
 /** Where `ingest` looks in a row. */
-export const VALUE_INDEX = { id: 0, parentId: 6, hasChildren: 24 } as const;
+export const VALUE_INDEX = {
+  id: RECORD_COLUMNS.indexOf('id'),
+  type: RECORD_COLUMNS.indexOf('type'),
+  parentId: RECORD_COLUMNS.indexOf('parent_id'),
+  hasChildren: RECORD_COLUMNS.indexOf('has_children'),
+} as const;
 
 /** JSON of a small map or list; most are empty, and `{}`/`[]` need no serialiser. */
 const jsonOfMap = (o: object): string => {

@@ -1,4 +1,4 @@
-import { type FoundPage, type LogRecord, type Run, type RunId, foldCase, notFound, searchTimedOut, takePage } from '@tracelight/domain';
+import { type FoundPage, type LogRecord, type NodeType, type Run, type RunId, foldCase, kindClash, notFound, searchTimedOut, takePage } from '@tracelight/domain';
 import type { LogRecordRepository, RecordQuery, Result } from '@tracelight/ports';
 import type Database from 'better-sqlite3';
 import { inject, injectable } from 'inversify';
@@ -20,7 +20,7 @@ export class SqliteLogRecordRepository implements LogRecordRepository {
   private readonly present;
   private readonly markParents;
   private readonly markFoundParents;
-  private readonly parentsOf;
+  private readonly storedOf;
   private readonly unmarkChildless;
   private readonly removeOld;
   private readonly expire: Database.Transaction<(cutoff: number, limit: number) => number>;
@@ -65,11 +65,12 @@ export class SqliteLogRecordRepository implements LogRecordRepository {
     );
     // A record sent again under another parent (or none) leaves its former parent: that one keeps
     // has_children only while another child still names it.
-    this.parentsOf = db
+    // And a record of another kind under one of the ids is refused (kindClash): read together, one lookup an id.
+    this.storedOf = db
       // The ids as the outer loop (CROSS JOIN keeps them there), each found by (run_id, id): left to
       // itself the planner walked the run's children through (run_id, parent_id), the whole run each batch.
-      .prepare('SELECT DISTINCT l.parent_id FROM json_each(@ids) AS j CROSS JOIN log_records AS l ON l.run_id = @run AND l.id = j.value WHERE l.parent_id IS NOT NULL')
-      .pluck();
+      .prepare('SELECT l.id, l.type, l.parent_id FROM json_each(@ids) AS j CROSS JOIN log_records AS l ON l.run_id = @run AND l.id = j.value')
+      .raw();
     this.unmarkChildless = db.prepare(
       `UPDATE log_records SET has_children = 0 WHERE run_id = @run AND has_children = 1 AND id IN (SELECT value FROM json_each(@ids))
          AND NOT EXISTS (SELECT 1 FROM log_records c WHERE c.run_id = @run AND c.parent_id = log_records.id)`,
@@ -137,8 +138,17 @@ export class SqliteLogRecordRepository implements LogRecordRepository {
   /** Stores rows of a run that must exist (NotFound, by Abort, when it is gone or its project retired). */
   private writeRows(runId: RunId, rows: ReadonlyArray<RecordValues>, presentColumns: ReadonlyArray<string>): void {
     this.underLiveRun(runId, () => {
-      // The parents these records had, if they were stored before: read before they are replaced.
-      const formerParents = this.parentsOf.all({ run: runId, ids: JSON.stringify(rows.map((row) => row[VALUE_INDEX.id])) }) as string[];
+      // What these records were, if they were stored before: read before they are replaced.
+      const stored = this.storedOf.all({ run: runId, ids: JSON.stringify(rows.map((row) => row[VALUE_INDEX.id])) }) as Array<[string, NodeType, string | null]>;
+      const formerParents = new Set<string>();
+      if (stored.length > 0) {
+        const sent = new Map(rows.map((row) => [row[VALUE_INDEX.id] as string, row[VALUE_INDEX.type] as NodeType]));
+        for (const [id, type, parentId] of stored) {
+          const clash = kindClash(id, type, sent.get(id)!);
+          if (clash !== undefined) throw new Abort(clash);
+          if (parentId !== null) formerParents.add(parentId);
+        }
+      }
       for (const row of rows) this.upsert.run(row);
       // Out of order: a parent stored earlier learns of its new children; a parent arriving late finds its own.
       const parents = new Set<string>();
@@ -150,7 +160,7 @@ export class SqliteLogRecordRepository implements LogRecordRepository {
       }
       if (parents.size > 0) this.markParents.run(runId, JSON.stringify([...parents]));
       if (childless.length > 0) this.markFoundParents.run({ run: runId, ids: JSON.stringify(childless) });
-      const left = formerParents.filter((p) => !parents.has(p));
+      const left = [...formerParents].filter((p) => !parents.has(p));
       if (left.length > 0) this.unmarkChildless.run({ run: runId, ids: JSON.stringify(left) });
       for (const c of presentColumns) this.mark.run(runId, c);
     });

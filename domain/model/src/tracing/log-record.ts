@@ -1,5 +1,6 @@
 // Traces, spans and sessions as stored: one flat record per node, linked by ids.
 import type { NodeType, SpanType } from '../columns/column';
+import { type DomainError, conflict } from '../shared/errors';
 import type { ProjectId, RunId } from '../shared/ids';
 
 /** JSON as received: text stays text, structured input (messages, documents) stays structured. */
@@ -69,6 +70,22 @@ export const replacesStoredRecord = (incoming: Pick<LogRecord, 'otelRootKey'>, s
   incoming.otelRootKey === undefined || storedRootKey === null || storedRootKey === undefined || incoming.otelRootKey <= storedRootKey;
 
 export const isSpanType = (t: NodeType): t is SpanType => t !== 'trace' && t !== 'session';
+
+/** What a record is: a session, a trace, or a span (of any span type). */
+export type RecordKind = 'session' | 'trace' | 'span';
+export const recordKindOf = (t: NodeType): RecordKind => (isSpanType(t) ? 'span' : t);
+
+/**
+ * Why a record sent under the id of a stored session, or a session under the id of a stored trace or
+ * span, is refused (Conflict): a record sent again replaces itself, and a session is not a node of a
+ * trace. Replaced, a session would be gone from under the traces that name it, a trace from under its
+ * spans. Undefined otherwise: a trace or span sent again may come back as either (a retry that makes
+ * a span a root, or corrects its type), its tree's links kept right by the ingest.
+ */
+export const kindClash = (id: string, stored: NodeType, sent: NodeType): DomainError | undefined =>
+  (stored === 'session') === (sent === 'session')
+    ? undefined
+    : conflict(`record ${id} is a ${recordKindOf(stored)} of this run: a ${recordKindOf(sent)} cannot take its id`);
 
 /** Text of an input or output as the `text` columns see it: strings as they are, anything else as JSON. */
 export const textOf = (value: Json): string | null =>
