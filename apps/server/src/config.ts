@@ -1,6 +1,6 @@
 // Configuration from environment variables only, decoded at boot: a bad value stops the process with a report.
 import { byteSize, type Env, type StorageConfig, STORAGE_VARIABLES, loadStorageConfig } from '@tracelight/config';
-import { DEFAULT_PASSWORD_COST, isUsableSecretKey, passwordCostSetting, SECRET_KEY_RULE } from '@tracelight/credentials';
+import { DEFAULT_PASSWORD_COST, isUsableSecretKey, parseSecretKey, passwordCostSetting, sameKeysProblem, SECRET_KEY_RULE } from '@tracelight/credentials';
 import { isEmail, MIN_PASSWORD_LENGTH, normaliseEmail } from '@tracelight/domain';
 import * as E from 'fp-ts/Either';
 import { pipe } from 'fp-ts/function';
@@ -181,6 +181,11 @@ export const loadConfig = (env: Env): E.Either<ReadonlyArray<string>, ServerConf
   const previousSecretKey = env['TRACELIGHT_PREVIOUS_SECRET_KEY'] || undefined;
   if (previousSecretKey !== undefined && !isUsableSecretKey(previousSecretKey))
     problems.push(SECRET_KEY_RULE.replace('TRACELIGHT_SECRET_KEY', 'TRACELIGHT_PREVIOUS_SECRET_KEY'));
+  // Both given and usable: the same key twice is reported here with the rest (a key in secret.key is compared when it is loaded).
+  else if (previousSecretKey !== undefined && secretKey !== undefined && isUsableSecretKey(secretKey)) {
+    const same = sameKeysProblem(parseSecretKey(secretKey), parseSecretKey(previousSecretKey));
+    if (same !== undefined) problems.push(same);
+  }
   const passwordCost = passwordCostSetting(env['TRACELIGHT_PASSWORD_COST']);
   if ('problem' in passwordCost) problems.push(passwordCost.problem);
   const cors = parseCorsOrigins(env['TRACELIGHT_CORS_ORIGINS']);

@@ -91,6 +91,18 @@ describe('configuration from the environment', () => {
       );
   });
 
+  it('reports the key in use given as the previous one too with the other problems, never repeating it', () => {
+    const key = 'cd'.repeat(32);
+    const result = loadConfig({ TRACELIGHT_PORT: 'eighty', TRACELIGHT_SECRET_KEY: key, TRACELIGHT_PREVIOUS_SECRET_KEY: key });
+    const problems = E.isLeft(result) ? result.left : [];
+    expect(problems).toEqual([
+      'TRACELIGHT_PREVIOUS_SECRET_KEY is the key in use: give the key being replaced there, and the new one as TRACELIGHT_SECRET_KEY (or in secret.key)',
+      'TRACELIGHT_PORT must be an integer from 0 to 65535, got "eighty"',
+    ]);
+    expect(problems.join('\n')).not.toContain(key);
+    expect(loadConfig({ TRACELIGHT_SECRET_KEY: key, TRACELIGHT_PREVIOUS_SECRET_KEY: 'ef'.repeat(32) })).toEqual(E.right(expect.objectContaining({ secretKey: key })));
+  });
+
   it('takes a metrics token of at least 32 bearer-token characters, and reports a shorter or odd one without repeating it', () => {
     expect(loadConfig({})).toEqual(E.right(expect.objectContaining({ metricsToken: undefined })));
     for (const good of ['ab'.repeat(16), 'A-Z.a_z~0+9/'.repeat(3), `${'x'.repeat(32)}==`])
