@@ -7,8 +7,11 @@ import { startWorld, type World } from '../support/world';
 let w: World;
 type Content = Record<string, { schema: object }>;
 let doc: {
-  paths: Record<string, Record<string, { responses: Record<string, { content?: Content }>; requestBody?: { content: Content }; security?: Array<Record<string, unknown>> }>>;
-  components: { securitySchemes: Record<string, { type: string; in?: string; name?: string; scheme?: string; flows?: { password?: { tokenUrl: string } } }> };
+  paths: Record<string, Record<string, { responses: Record<string, { content?: Content; headers?: Record<string, unknown> }>; requestBody?: { content: Content }; security?: Array<Record<string, unknown>> }>>;
+  components: {
+    securitySchemes: Record<string, { type: string; in?: string; name?: string; scheme?: string; flows?: { password?: { tokenUrl: string } } }>;
+    headers: Record<string, unknown>;
+  };
 };
 let ajv: Ajv2020;
 beforeAll(async () => {
@@ -24,14 +27,28 @@ afterAll(() => w.server.stop());
 const compiled = (schema: object) =>
   ajv.compile({ $ref: '#/definitions/s', definitions: { s: JSON.parse(JSON.stringify(schema).replace(/#\/components/g, 'openapi#/components')) } });
 
-/** Validates a reply against the document's schema for that path, method and status. */
-const conforms = (path: string, method: string, reply: { status: number; body: unknown }) => {
+/**
+ * Validates a reply against the document's schema for that path, method and status: its body, and its
+ * headers, each one the document says the answer carries present and of its schema.
+ */
+const conforms = (path: string, method: string, reply: { status: number; body: unknown; headers: Headers }) => {
   const response = doc.paths[path]?.[method]?.responses[String(reply.status)];
   expect(response).toBeDefined();
   const schema = response!.content?.['application/json']?.schema ?? {};
   const validate = compiled(schema);
   const ok = validate(reply.body);
   if (!ok) throw new Error(`${method} ${path} ${reply.status}: ${ajv.errorsText(validate.errors)}\n${JSON.stringify(reply.body).slice(0, 500)}`);
+  for (const [name, declared] of Object.entries(response!.headers ?? {})) {
+    const ref = /^#\/components\/headers\/(.+)$/.exec((declared as { $ref?: string }).$ref ?? '')?.[1];
+    const h = (ref !== undefined ? doc.components.headers[ref] : declared) as { required?: boolean; schema: { type: string } };
+    const value = reply.headers.get(name);
+    if (value === null) {
+      expect([method, path, reply.status, name, h.required ?? false]).toEqual([method, path, reply.status, name, false]);
+      continue;
+    }
+    const checked = compiled(h.schema);
+    expect([method, path, reply.status, name, checked(h.schema.type === 'integer' ? Number(value) : value)]).toEqual([method, path, reply.status, name, true]);
+  }
 };
 
 describe('responses against the OpenAPI document', () => {
@@ -115,23 +132,34 @@ describe('responses against the OpenAPI document', () => {
     expect(doc.paths['/readyz']).toBeDefined();
   });
 
+  it('declares the headers answers carry: X-Request-Id on every one, WWW-Authenticate on a 401, Retry-After on a 429 and a 503', () => {
+    for (const [p, ops] of Object.entries(doc.paths))
+      for (const [m, op] of Object.entries(ops))
+        for (const [status, response] of Object.entries(op.responses)) {
+          const names = Object.keys(response.headers ?? {}).filter((name) => name !== 'Set-Cookie');
+          const expected = ['X-Request-Id', ...({ '401': ['WWW-Authenticate'], '429': ['Retry-After'], '503': ['Retry-After'] } as Record<string, string[]>)[status] ?? []];
+          expect([m, p, status, names.sort()]).toEqual([m, p, status, expected.sort()]);
+        }
+    expect(Object.keys(doc.components.headers).sort()).toEqual(['Retry-After', 'WWW-Authenticate', 'X-Request-Id']);
+  });
+
   it('documents 401, the bearer scheme and the refresh cookie on refresh_token, which checks its own credential', () => {
     const refresh = doc.paths['/v2/refresh_token']!['post'] as unknown as { responses: Record<string, unknown>; security: unknown };
     expect(Object.keys(refresh.responses)).toEqual(expect.arrayContaining(['200', '401', '429', '503']));
     expect(refresh.security).toEqual([{ OAuth2PasswordBearer: [] }, { RefreshTokenCookie: [] }]);
     const patch = doc.paths['/v2/projects/{project_id}/runs/{run_id}/insights-settings']!['patch']!;
-    expect(Object.keys(patch.responses).sort()).toEqual(['200', '401', '403', '404', '413', '415', '422', '429', '503', '507']);
+    expect(Object.keys(patch.responses).sort()).toEqual(['200', '401', '403', '404', '408', '413', '415', '422', '429', '503', '507']);
     // POSTs that only read answer neither 403 (a read-only user may read) nor 507 (nothing is written).
     const columns = doc.paths['/v2/projects/{project_id}/spans/available_columns']!['post']!;
-    expect(Object.keys(columns.responses).sort()).toEqual(['200', '401', '404', '413', '415', '422', '429', '503']);
+    expect(Object.keys(columns.responses).sort()).toEqual(['200', '401', '404', '408', '413', '415', '422', '429', '503']);
     for (const scope of ['spans', 'traces', 'sessions'])
       expect(Object.keys(doc.paths[`/v2/projects/{project_id}/${scope}/search`]!['post']!.responses)).not.toEqual(expect.arrayContaining(['403']));
-    expect(Object.keys(doc.paths['/healthcheck']!['get']!.responses).sort()).toEqual(['200', '404', '422']);
+    expect(Object.keys(doc.paths['/healthcheck']!['get']!.responses).sort()).toEqual(['200', '404', '408', '422']);
   });
 
   it('documents the refresh cookie that signing in sets, on exactly the routes whose answers set it', async () => {
     const documented = Object.entries(doc.paths)
-      .flatMap(([p, ops]) => Object.entries(ops).filter(([, op]) => (op.responses['200'] as { headers?: object } | undefined)?.headers).map(([m]) => `${m} ${p}`))
+      .flatMap(([p, ops]) => Object.entries(ops).filter(([, op]) => (op.responses['200'] as { headers?: Record<string, unknown> } | undefined)?.headers?.['Set-Cookie']).map(([m]) => `${m} ${p}`))
       .sort();
     expect(documented).toEqual(['post /login', 'post /login/api_key', 'post /v2/refresh_token']);
     const signIn = await fetch(`${w.server.baseUrl}/login`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ username: ADMIN.email, password: ADMIN.password }) });
@@ -141,7 +169,7 @@ describe('responses against the OpenAPI document', () => {
 
   it('documents the Set-Cookie that expires a refused refresh cookie on exactly the 401 that sends it', async () => {
     const documented = Object.entries(doc.paths)
-      .flatMap(([p, ops]) => Object.entries(ops).filter(([, op]) => (op.responses['401'] as { headers?: object } | undefined)?.headers).map(([m]) => `${m} ${p}`));
+      .flatMap(([p, ops]) => Object.entries(ops).filter(([, op]) => (op.responses['401'] as { headers?: Record<string, unknown> } | undefined)?.headers?.['Set-Cookie']).map(([m]) => `${m} ${p}`));
     expect(documented).toEqual(['post /v2/refresh_token']);
     const refused = await w.call('POST', '/v2/refresh_token', { headers: { cookie: 'refresh_token=forged' } });
     expect(refused.status).toBe(401);

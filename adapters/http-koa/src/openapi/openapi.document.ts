@@ -45,6 +45,37 @@ const SECURITY_SCHEMES = {
   },
 };
 
+/** The response headers the server sends, by reference from the answers that carry them. */
+const HEADERS = {
+  'X-Request-Id': {
+    description: 'The request’s id, on every answer and on its log line: the caller’s X-Request-Id when it is a plain token of at most 128 characters (A-Z a-z 0-9 . _ -), else a new UUID.',
+    required: true,
+    schema: { type: 'string', pattern: '^[A-Za-z0-9._-]{1,128}$' },
+  },
+  'WWW-Authenticate': { description: 'The schemes the route takes (RFC 9110 §11.6.1).', required: true, schema: { type: 'string' } },
+  'Retry-After': { description: 'Seconds to wait before trying again.', schema: { type: 'integer', minimum: 0 } },
+} as const;
+const header = (name: keyof typeof HEADERS) => ({ $ref: `#/components/headers/${name}` });
+/** What each status says in its headers, beside X-Request-Id: the challenge of a 401, when to come back after a 429 (always) or a 503 (when it says). */
+const HEADERS_OF: Readonly<Record<string, ReadonlyArray<keyof typeof HEADERS>>> = { '401': ['WWW-Authenticate'], '429': ['Retry-After'], '503': ['Retry-After'] };
+const RETRY_AFTER_REQUIRED = { ...HEADERS['Retry-After'], required: true };
+
+/** Each response with the headers its status carries, beside those it declares itself (Set-Cookie). */
+const withHeaders = (responses: Record<string, object>) =>
+  Object.fromEntries(
+    Object.entries(responses).map(([status, response]) => [
+      status,
+      {
+        ...response,
+        headers: {
+          ...(response as { headers?: Record<string, unknown> }).headers,
+          'X-Request-Id': header('X-Request-Id'),
+          ...Object.fromEntries((HEADERS_OF[status] ?? []).map((name) => [name, status === '429' ? RETRY_AFTER_REQUIRED : header(name)])),
+        },
+      },
+    ]),
+  );
+
 /** Alternatives: any one of them will do. */
 const SIGNED_IN = [...API_KEY_SCHEMES.map((s) => s.scheme), 'OAuth2PasswordBearer', 'HTTPBasic'].map((scheme) => ({ [scheme]: [] }));
 const REFRESH = [{ OAuth2PasswordBearer: [] }, { RefreshTokenCookie: [] }];
@@ -88,7 +119,7 @@ export const openApiDocument = (routes: ReadonlyArray<Route>, version: string): 
             },
           }
         : {}),
-      responses: {
+      responses: withHeaders({
         [String(r.status ?? 200)]: {
           description: 'Successful Response',
           ...(r.setsCookie
@@ -131,7 +162,9 @@ export const openApiDocument = (routes: ReadonlyArray<Route>, version: string): 
         ...(r.path === '/healthcheck' ? {} : { '503': error(r.timesOut ? `Storage unavailable: try again; or ${r.timesOut}` : 'Storage unavailable: try again') }),
         // Where data may be written (as for 403): storage full, nothing stored; not to be retried until space is freed.
         ...(r.auth === 'required' && r.method !== 'get' && r.readsOnly !== true ? { '507': error('Insufficient storage: the write was not stored; try again once space has been freed') } : {}),
-      },
+        // Any request can arrive too slowly (its headers, or its body): Node answers it (refusals.ts), as JSON too.
+        '408': apiError('Request timeout: the whole request did not arrive within TRACELIGHT_REQUEST_TIMEOUT_MS'),
+      }),
       ...(r.auth === 'required'
         ? { security: SIGNED_IN }
         : r.checksCredential === 'bearer_or_refresh_cookie'
@@ -152,6 +185,7 @@ export const openApiDocument = (routes: ReadonlyArray<Route>, version: string): 
     components: {
       schemas: schemas.components,
       securitySchemes: SECURITY_SCHEMES,
+      headers: HEADERS,
     },
   };
 };
