@@ -149,8 +149,27 @@ describe('requests refused before they are read', () => {
     const projects = w.ok(await w.call('GET', '/v2/projects', { auth: w.admin })) as ReadonlyArray<{ name: string }>;
     expect(projects.filter((p) => p.name === name)).toHaveLength(1);
     expect(JSON.parse(await w.server.waitForOutput('"request_id":"pipelined-1"'))).toMatchObject({ method: 'POST', status: 200 });
-    // The refusal has its own line, with a made-up id (the refused request's headers were never read).
-    await w.server.waitForOutput(/"request refused before it was read".*"error":"HPE_INVALID_METHOD"/);
+    // The refusal has its own line, with an id of its own, not the one of the request answered before it.
+    const refused = JSON.parse(await w.server.waitForOutput(/"request refused before it was read".*"error":"HPE_INVALID_METHOD"/)) as { request_id: string };
+    expect(refused.request_id).toMatch(/^[0-9a-f-]{36}$/);
+  });
+
+  it('several requests read whole before the one Node cannot read are each answered in turn, a slow one too, before the refusal', async () => {
+    const names = [`first-${Date.now()}`, `second-${Date.now()}`];
+    const post = (name: string) => {
+      const body = JSON.stringify({ name });
+      return `POST /v2/projects HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${w.adminToken}\r\nContent-Type: application/json\r\nContent-Length: ${Buffer.byteLength(body)}\r\n\r\n${body}`;
+    };
+    // The second is a sign-in with a wrong password, checked by hashing it (tens of ms, never cached): still
+    // at work when the first is answered, so the refusal waits for it in turn.
+    const login = 'username=admin%40example.com&password=not+the+password';
+    const slow = `POST /login HTTP/1.1\r\nHost: x\r\nContent-Type: application/x-www-form-urlencoded\r\nContent-Length: ${login.length}\r\n\r\n${login}`;
+    const e = await exchange(w.server.baseUrl, `${post(names[0]!)}${slow}${post(names[1]!)}}GARBAGE\r\n\r\n`);
+    const answers = e.text.split(/(?=HTTP\/1\.1 \d{3} )/);
+    expect(answers.map((a) => a.slice(0, a.indexOf('\r\n')))).toEqual(['HTTP/1.1 200 OK', 'HTTP/1.1 401 Unauthorized', 'HTTP/1.1 200 OK', 'HTTP/1.1 400 Bad Request']);
+    expect(JSON.parse(answers[1]!.split('\r\n\r\n')[1]!)).toEqual({ detail: expect.any(String) });
+    expect(JSON.parse(answers[2]!.split('\r\n\r\n')[1]!)).toMatchObject({ name: names[1] });
+    expect(e.closed).toBe(true);
   });
 });
 

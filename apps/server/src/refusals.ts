@@ -76,7 +76,7 @@ const givenRequestId = (e: NodeJS.ErrnoException & { rawPacket?: unknown }): str
 };
 
 export const answerRefusals = (server: Server, logger: HttpLogger, metrics: HttpMetrics): void => {
-  /** Connections whose refusal waits for the answer before it. */
+  /** Connections refused, or whose refusal waits for the answers before it. */
   const refusing = new WeakSet<Socket>();
   server.on('clientError', (e: NodeJS.ErrnoException, socket: Socket) => {
     // A connection reset or broken by its client has no one to answer, and is not a refusal.
@@ -84,24 +84,10 @@ export const answerRefusals = (server: Server, logger: HttpLogger, metrics: Http
       socket.destroy();
       return;
     }
-    const status = statusOf(e.code);
-    const answer = answerOf(socket);
-    // The request being answered arrived whole: what Node cannot read is a later request pipelined behind
-    // it. Its answer goes out first, as it would have; then the refusal, and the connection is closed.
     // Node's parser, once failed, fails again on whatever else the client sends meanwhile: one refusal a connection.
     if (refusing.has(socket)) return;
-    if (answer !== null && answer.req.complete && !answer.writableEnded) {
-      refusing.add(socket);
-      socket.pause();
-      const refuseNext = (): void => {
-        if (!refusing.delete(socket)) return;
-        refuse(e, socket, status, null);
-      };
-      answer.once('finish', refuseNext);
-      answer.once('close', refuseNext);
-      return;
-    }
-    refuse(e, socket, status, answer);
+    refusing.add(socket);
+    refuseAfterAnswers(e, socket, statusOf(e.code));
   });
   // Node closes a CONNECT's connection without a word; this server is no proxy, and says so.
   server.on('connect', (req: IncomingMessage, socket: Socket) => {
@@ -112,18 +98,46 @@ export const answerRefusals = (server: Server, logger: HttpLogger, metrics: Http
     socket.destroy();
   });
 
+  /**
+   * The requests Node read whole before the one it cannot read (pipelined behind them) are answered first,
+   * each as it was handled, in their order: Node hands the connection to the next answer as each finishes.
+   * Then the refusal, and the connection closes. A request Node cut off (its body too slow: 408; its chunks
+   * malformed) is the one refused. A connection gone meanwhile has no one to answer: no refusal.
+   * `behind`: requests were answered before it, whose bytes (and X-Request-Id) Node's error holds too.
+   */
+  const refuseAfterAnswers = (e: NodeJS.ErrnoException, socket: Socket, status: number, behind = false): void => {
+    if (socket.destroyed || !socket.writable) {
+      socket.destroy();
+      return;
+    }
+    const answer = answerOf(socket);
+    if (answer !== null && answer.req.complete && !answer.writableFinished) {
+      socket.pause();
+      let waited = false;
+      const next = (): void => {
+        if (waited) return;
+        waited = true;
+        refuseAfterAnswers(e, socket, status, true);
+      };
+      answer.once('finish', next).once('close', next);
+      return;
+    }
+    refuse(e, socket, status, answer !== null && !answer.req.complete ? answer : null, behind);
+  };
+
   /** Answers (where no answer has begun on the connection) and closes; `answer` is the request Node cut off, if it had reached the application. */
-  const refuse = (e: NodeJS.ErrnoException, socket: Socket, status: number, answer: ServerResponse | null): void => {
+  const refuse = (e: NodeJS.ErrnoException, socket: Socket, status: number, answer: ServerResponse | null, behind = false): void => {
     // A request already handed to the application (its body too slow: 408) has its own line and count, which
-    // say it was answered this, and its id; one that never reached it has only these, and an id of its own.
+    // say it was answered this, and its id; one that never reached it has only these, and an id of its own
+    // (the caller's, read from what Node had of it, unless requests answered before it hold the first one there).
     const given = answer?.getHeader('x-request-id');
-    const requestId = typeof given === 'string' ? given : requestIdOf(givenRequestId(e));
+    const requestId = typeof given === 'string' ? given : requestIdOf(behind ? undefined : givenRequestId(e));
     if (answer === null) {
       metrics.refused.inc({ status: String(status) });
       logger.info({ request_id: requestId, status, error: e.code ?? e.message }, 'request refused before it was read');
     }
     // As Node does: only where no answer has begun on the connection (a request being answered can time out too).
-    if (!answer?.headersSent && socket.writable) {
+    if (!answer?.headersSent) {
       socket.write(refusal(status, requestId, e.code));
       // Answered by this, not by what the application makes of its cut-off body.
       if (answer !== null) answeredOnConnection(answer, status);
