@@ -439,6 +439,8 @@ describe.each([
       const bystander = aTrace({ name: 'bystander' });
       const r = await ingest({ log_stream_id: run, traces: [bystander, aTrace({ id: sessionId, name: 'turn 2' })] });
       expect([r.status, r.body]).toEqual([409, { detail: `record ${sessionId} is a session of this run: a trace cannot take its id` }]);
+      // As the OpenAPI document says the route can answer.
+      expect(w.ok(await w.call('GET', '/openapi.json')).paths['/v2/projects/{project_id}/traces'].post.responses['409']).toEqual(expect.objectContaining({ description: expect.stringContaining('session') }));
       const sessions = w.ok(await w.call('POST', `/v2/projects/${projectId}/sessions/search`, { auth: w.admin, json: { log_stream_id: run } }));
       expect(sessions.records.map((x: { id: string; name: string }) => [x.id, x.name])).toEqual([[sessionId, 'chat']]);
       expect(w.ok(await search('traces', {}, run)).records).toEqual([]);

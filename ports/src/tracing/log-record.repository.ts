@@ -46,7 +46,9 @@ export interface LogRecordRepository {
    * Stores the records and adds `presentColumns` to the run's column presence, in one transaction:
    * all or nothing. A record whose id exists in the same run replaces it (clients retry), but where
    * replacesStoredRecord says it does not (a trace's record from a later OTLP root span: the stored
-   * one stays, and the record sent is dropped); an id that belongs to another run is a Conflict. `hasChildren` is kept true across requests: a record has
+   * one stays, and the record sent is dropped); an id that belongs to another run is a Conflict, and so
+   * is a session sent under a stored trace's or span's id, or a trace or span under a stored session's
+   * (kindClash: nothing stored). `hasChildren` is kept true across requests: a record has
    * children when any stored record names it as parent, whichever of the two arrived first.
    * NotFound, storing nothing, when the run does not exist (any more).
    */

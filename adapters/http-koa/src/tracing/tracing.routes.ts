@@ -53,6 +53,7 @@ export class TracingRoutes implements RouteGroup {
         summary: 'Ingest traces with their nested spans: every record of the request is stored, or none',
         auth: 'required',
         offload: true,
+        conflict: 'A trace or span of the request has the id of a session stored in the run: nothing was stored',
         params: ProjectPath,
         body: LogTracesIngestRequest,
         response: LogTracesIngestResponse,

@@ -1,6 +1,6 @@
 // Log records in MongoDB: one document per node, written in a multi-document transaction
 // (replica set required), searched with a query compiled from the catalogue's column ids.
-import { type FoundPage, type Json, type LogRecord, type NodeType, type ProjectId, type RecordFilter, type Run, type RunId, NODE_TYPES, holdsLoneSurrogate, kindClash, notFound, replacesStoredRecord, searchTimedOut, takePageAsync } from '@tracelight/domain';
+import { type FoundPage, type Json, type LogRecord, type NodeType, type ProjectId, type RecordFilter, type Run, type RunId, NODE_TYPES, firstKindClash, holdsLoneSurrogate, notFound, replacesStoredRecord, searchTimedOut, takePageAsync } from '@tracelight/domain';
 import type { LogRecordRepository, RecordPosition, RecordQuery, Result } from '@tracelight/ports';
 import * as t from 'io-ts';
 import { inject, injectable } from 'inversify';
@@ -454,7 +454,6 @@ export class MongoLogRecordRepository implements LogRecordRepository {
     return new Map(found.map((d) => [d._id.slice(runId.length + 1), d['otelRootKey'] as string]));
   }
 
-  /** The parents these records had, if they were stored before: read before they are replaced. */
   /**
    * The parents these records had, if they were stored before (read before they are replaced); and a
    * record of another kind stored under one of their ids refuses the ingest (kindClash, thrown as Abort,
@@ -464,17 +463,13 @@ export class MongoLogRecordRepository implements LogRecordRepository {
     const projectId = records[0]?.projectId;
     if (projectId === undefined) return [];
     const keys = records.map((r) => recordKey(runId, r.id));
-    const found = await this.records.find({ projectId, runId, _id: { $in: keys } }, { projection: { recordId: 1, type: 1, parentId: 1 }, session }).toArray();
+    const found = await this.records.find({ projectId, runId, _id: { $in: keys } }, { projection: { type: 1, parentId: 1 }, session }).toArray();
     if (found.length === 0) return [];
-    const sent = new Map(records.map((r) => [r.id, r.type]));
-    const parents = new Set<string>();
-    for (const d of found) {
-      const id = typeof d['recordId'] === 'string' ? d['recordId'] : String(d['_id']);
-      const clash = kindClash(id, d['type'] as NodeType, sent.get(id)!);
-      if (clash !== undefined) throw new Abort(clash);
-      if (typeof d['parentId'] === 'string') parents.add(d['parentId']);
-    }
-    return [...parents];
+    // Found by recordKey: the record's id follows the run's and a colon (as rootKeysOf reads it).
+    const stored = found.map((d) => ({ id: String(d['_id']).slice(runId.length + 1), type: d['type'] as NodeType, parentId: d['parentId'] }));
+    const clash = firstKindClash(stored, new Map(records.map((r) => [r.id, r.type])));
+    if (clash !== undefined) throw new Abort(clash);
+    return [...new Set(stored.flatMap((r) => (typeof r.parentId === 'string' ? [r.parentId] : [])))];
   }
 
   /**

@@ -1,4 +1,4 @@
-import { type FoundPage, type LogRecord, type NodeType, type Run, type RunId, foldCase, kindClash, notFound, searchTimedOut, takePage } from '@tracelight/domain';
+import { type FoundPage, type LogRecord, type NodeType, type Run, type RunId, firstKindClash, foldCase, notFound, searchTimedOut, takePage } from '@tracelight/domain';
 import type { LogRecordRepository, RecordQuery, Result } from '@tracelight/ports';
 import type Database from 'better-sqlite3';
 import { inject, injectable } from 'inversify';
@@ -139,16 +139,14 @@ export class SqliteLogRecordRepository implements LogRecordRepository {
   private writeRows(runId: RunId, rows: ReadonlyArray<RecordValues>, presentColumns: ReadonlyArray<string>): void {
     this.underLiveRun(runId, () => {
       // What these records were, if they were stored before: read before they are replaced.
-      const stored = this.storedOf.all({ run: runId, ids: JSON.stringify(rows.map((row) => row[VALUE_INDEX.id])) }) as Array<[string, NodeType, string | null]>;
-      const formerParents = new Set<string>();
+      const stored = (this.storedOf.all({ run: runId, ids: JSON.stringify(rows.map((row) => row[VALUE_INDEX.id])) }) as Array<[string, NodeType, string | null]>).map(
+        ([id, type, parentId]) => ({ id, type, parentId }),
+      );
       if (stored.length > 0) {
-        const sent = new Map(rows.map((row) => [row[VALUE_INDEX.id] as string, row[VALUE_INDEX.type] as NodeType]));
-        for (const [id, type, parentId] of stored) {
-          const clash = kindClash(id, type, sent.get(id)!);
-          if (clash !== undefined) throw new Abort(clash);
-          if (parentId !== null) formerParents.add(parentId);
-        }
+        const clash = firstKindClash(stored, new Map(rows.map((row) => [row[VALUE_INDEX.id] as string, row[VALUE_INDEX.type] as NodeType])));
+        if (clash !== undefined) throw new Abort(clash);
       }
+      const formerParents = new Set(stored.flatMap((r) => (r.parentId === null ? [] : [r.parentId])));
       for (const row of rows) this.upsert.run(row);
       // Out of order: a parent stored earlier learns of its new children; a parent arriving late finds its own.
       const parents = new Set<string>();

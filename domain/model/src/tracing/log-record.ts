@@ -87,6 +87,19 @@ export const kindClash = (id: string, stored: NodeType, sent: NodeType): DomainE
     ? undefined
     : conflict(`record ${id} is a ${recordKindOf(stored)} of this run: a ${recordKindOf(sent)} cannot take its id`);
 
+/** The first kindClash between records stored under some ids and the types sent under them; undefined when there is none. */
+export const firstKindClash = (
+  stored: Iterable<{ readonly id: string; readonly type: NodeType }>,
+  sent: ReadonlyMap<string, NodeType>,
+): DomainError | undefined => {
+  for (const { id, type } of stored) {
+    const sentType = sent.get(id);
+    const clash = sentType === undefined ? undefined : kindClash(id, type, sentType);
+    if (clash !== undefined) return clash;
+  }
+  return undefined;
+};
+
 /** Text of an input or output as the `text` columns see it: strings as they are, anything else as JSON. */
 export const textOf = (value: Json): string | null =>
   value === null ? null : typeof value === 'string' ? value : JSON.stringify(value);
