@@ -41,3 +41,12 @@ export interface GatewayIntegrationInput {
 }
 
 export const USE_CASE = /^[A-Z][A-Z0-9_]*$/;
+
+/**
+ * A gateway token: sent on as a credential, an HTTP header's value, so what a field value can carry as
+ * text (RFC 9110 §5.5): visible ASCII, with spaces or tabs only between them (a header's ends are
+ * trimmed). No control character (a CR or LF could not be sent), nothing beyond ASCII (a header carries
+ * bytes, read as Latin-1, not UTF-8), not blank.
+ */
+export const GATEWAY_TOKEN = /^[\x21-\x7e](?:[\x20-\x7e\t]*[\x21-\x7e])?$/;
+export const MAX_GATEWAY_TOKEN_LENGTH = 8192;

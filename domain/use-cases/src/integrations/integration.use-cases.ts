@@ -8,6 +8,8 @@ import {
   type UserId,
   asId,
   invalid,
+  GATEWAY_TOKEN,
+  MAX_GATEWAY_TOKEN_LENGTH,
   USE_CASE,
   mayChangeData,
 } from '@tracelight/domain';
@@ -36,7 +38,9 @@ const isHttpUrl = (s: string): boolean => {
 
 /** The domain's own invariants, whatever edge the input came through. */
 export const validateGateway = (input: GatewayIntegrationInput): UseCase<GatewayIntegrationInput> => {
-  if (input.token.length === 0) return TE.left(invalid(['token'], 'token must not be empty'));
+  // The token is never echoed, even refused.
+  if (input.token.length > MAX_GATEWAY_TOKEN_LENGTH || !GATEWAY_TOKEN.test(input.token))
+    return TE.left(invalid(['token'], `token must be 1 to ${MAX_GATEWAY_TOKEN_LENGTH} visible ASCII characters (spaces only between them), as a header carries it`));
   if (!isHttpUrl(input.endpoint)) return TE.left(invalid(['endpoint'], 'endpoint must be an http(s) URL', input.endpoint));
   if (!USE_CASE.test(input.useCase))
     return TE.left(invalid(['use_case'], 'use_case must be an upper-case token', input.useCase));

@@ -1,15 +1,15 @@
 // Gateway integration (spec operation 3: Create or update gateway integration).
-import { PROVIDERS, USE_CASE } from '@tracelight/domain';
+import { GATEWAY_TOKEN, MAX_GATEWAY_TOKEN_LENGTH, PROVIDERS, USE_CASE } from '@tracelight/domain';
 import * as t from 'io-ts';
 import { DateTimeOut, Enum, HttpUrl, Obj, Str, Utf8Str } from '../shared/primitives.codec';
 
 /**
- * The gateway's secret: sent on as a credential (an HTTP header's value), so 1 to 8,192 characters, not
- * all blank, with no control character (a CR or LF could not be sent, nor a NUL), and no half of a
- * surrogate pair (`string_unicode`), which sealed as UTF-8 would open as U+FFFD: a token silently other
- * than the one sent, which its owner could never see, as it is never returned.
+ * The gateway's secret, by the domain's rule (GATEWAY_TOKEN): sent on as a credential, an HTTP header's
+ * value, so 1 to 8,192 visible ASCII characters with spaces only between them. Half of a surrogate pair
+ * is `string_unicode` first, as for any text: sealed as UTF-8 it would open as U+FFFD, a token silently
+ * other than the one sent, which its owner could never see, as it is never returned.
  */
-export const GatewayToken = Utf8Str({ min: 1, max: 8192, pattern: /^(?=[^]*\S)[^\p{Cc}]*$/u, name: 'GatewayToken' });
+export const GatewayToken = Utf8Str({ min: 1, max: MAX_GATEWAY_TOKEN_LENGTH, pattern: GATEWAY_TOKEN, name: 'GatewayToken' });
 
 /**
  * `PUT /v2/integrations/gateway`: all three required; `token` a GatewayToken; `endpoint` an absolute
