@@ -241,10 +241,10 @@ export class IdentityUseCases {
    */
   private tokensOf(user: User, family: RefreshFamily, now: Date): Required<SignedIn> {
     const session: Session = { startedAt: family.startedAt, apiKeyId: family.apiKeyId, familyId: family.id };
-    const end = this.sessionEnd(family.startedAt);
+    // The family's own end, as judgeRefresh reads it (set at sign-in, whatever the settings are now).
     return {
-      access: this.deps.tokens.issue(user.id, now, session, end),
-      refresh: this.deps.tokens.issueRefresh(user.id, family.rotatedAt ?? family.startedAt, session, family.generation, end),
+      access: this.deps.tokens.issue(user.id, now, session, family.expiresAt),
+      refresh: this.deps.tokens.issueRefresh(user.id, family.rotatedAt ?? family.startedAt, session, family.generation, family.expiresAt),
     };
   }
 
@@ -337,8 +337,10 @@ export class IdentityUseCases {
    * with one, still valid) may be renewed: not past its longest life.
    */
   private continuable(user: User, session: Session, now: Date): UseCase<User> {
-    const maxAge = this.deps.sessionMaxAgeSeconds;
-    if (maxAge !== undefined && now.getTime() - session.startedAt.getTime() > maxAge * 1000)
+    const end = this.sessionEnd(session.startedAt);
+    // Ended, or ending within this second: a token made now (its expiry in whole seconds, capped at the
+    // end) would be born expired.
+    if (end !== undefined && Math.floor(end.getTime() / 1000) <= Math.floor(now.getTime() / 1000))
       return TE.left(unauthorized('session expired: sign in again'));
     return TE.right(user);
   }
