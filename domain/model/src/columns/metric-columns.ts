@@ -25,11 +25,15 @@ const filterTypeOf = (t: ColumnDataType) =>
   t === 'text' ? 'text' : t === 'string_list' ? 'collection' : t === 'boolean' ? 'boolean' : 'number';
 
 /**
- * `answer_relevance` → `Answer Relevance`: the first character of each word upper-cased, whatever its
- * script. (`\b\w` knows ASCII letters only: `élégance` became `éLéGance`, `don't` `Don'T`.)
+ * `answer_relevance` → `Answer Relevance`: each letter that starts a word (follows no letter, mark, digit
+ * or apostrophe) upper-cased, whatever its script; one whose capital is two letters (`ß`) kept. (`\b\w`
+ * knows ASCII letters only: `élégance` became `éLéGance`, `don't` `Don'T`.)
  */
 const titleCase = (name: string): string =>
-  name.replace(/[_-]+/g, ' ').replace(/(^|\s)(\S)/gu, (_, space: string, first: string) => space + first.toUpperCase());
+  name.replace(/[_-]+/g, ' ').replace(/(?<![\p{L}\p{M}\p{N}'’])\p{L}/gu, (first) => {
+    const capital = first.toUpperCase();
+    return capital.length === first.length ? capital : first;
+  });
 
 /**
  * The metric column of one scorer. `outputType` is that of the version in use on the run

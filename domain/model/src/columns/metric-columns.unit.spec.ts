@@ -60,13 +60,19 @@ describe('metric columns', () => {
 
   it('labels a scorer without a label by its name title-cased, word by word, in any script', () => {
     const labelOf = (name: string) => metricColumn(scorer({ name, display: {} }), null).label;
-    expect(['answer_relevance', 'context-adherence', 'élégance naïve don\'t', 'straße', 'v1.2 judge', 'ñandú  doble'].map(labelOf)).toEqual([
+    const names = ['answer_relevance', 'context-adherence', 'élégance naïve don\'t', 'straße', 'v1.2 judge', 'ñandú  doble', 'answer/relevance', 'tone.score', '(beta) judge', 'ßeta', 'l’été'];
+    expect(names.map(labelOf)).toEqual([
       'Answer Relevance',
       'Context Adherence',
       'Élégance Naïve Don\'t',
       'Straße',
       'V1.2 Judge',
       'Ñandú  Doble',
+      'Answer/Relevance',
+      'Tone.Score',
+      '(Beta) Judge',
+      'ßeta',
+      'L’été',
     ]);
   });
 
