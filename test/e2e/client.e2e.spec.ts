@@ -434,7 +434,7 @@ describe('TracelightClient', () => {
       const Module = require('node:module');
       const compile = Module.prototype._compile;
       Module.prototype._compile = function (content, filename) {
-        return compile.call(this, filename.startsWith(${JSON.stringify(dist + path.sep)}) ? 'var Buffer = undefined; ' + content.replace(/^"use strict";/, '') : content, filename);
+        return compile.call(this, filename.startsWith(${JSON.stringify(dist + path.sep)}) ? '"use strict";var Buffer = undefined;' + content : content, filename);
       };
       const { TracelightClient } = require(${JSON.stringify(path.join(dist, 'index.js'))});
       const base = ${JSON.stringify(w.server.baseUrl)};

@@ -163,7 +163,7 @@ export const openApiDocument = (routes: ReadonlyArray<Route>, version: string): 
         // Where data may be written (as for 403): storage full, nothing stored; not to be retried until space is freed.
         ...(r.auth === 'required' && r.method !== 'get' && r.readsOnly !== true ? { '507': error('Insufficient storage: the write was not stored; try again once space has been freed') } : {}),
         // Any request can arrive too slowly (its headers, or its body): Node answers it (refusals.ts), as JSON too.
-        '408': apiError('Request timeout: the whole request did not arrive within TRACELIGHT_REQUEST_TIMEOUT_MS'),
+        '408': apiError('Request timeout: the request did not arrive in time (its headers within the shorter of TRACELIGHT_REQUEST_TIMEOUT_MS and 60 s, the whole of it within TRACELIGHT_REQUEST_TIMEOUT_MS)'),
       }),
       ...(r.auth === 'required'
         ? { security: SIGNED_IN }
