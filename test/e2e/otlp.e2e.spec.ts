@@ -338,6 +338,29 @@ describe.each([
         expect((await send('empty-containers', body)).status).toBe(200);
     });
 
+    it('reads a status code by its name as protobuf JSON writes it, and refuses a status or a time it cannot read with 400, where they were read as unset', async () => {
+      const named = await send('status-by-name', export1({}, { status: { code: 'STATUS_CODE_ERROR', message: 'boom' } }));
+      expect(named.status).toBe(200);
+      expect((await spansOf('status-by-name'))![0]).toMatchObject({ status_code: 500, error_message: 'boom' });
+      const bad: ReadonlyArray<readonly [Record<string, unknown>, string]> = [
+        [{ status: { code: 'ERROR' } }, "span 0's status code is not a status code"],
+        [{ status: [] }, 'span 0 has a status that is not an object'],
+        [{ status: 'x' }, 'span 0 has a status that is not an object'],
+        [{ startTimeUnixNano: '-1' }, "span 0's startTimeUnixNano is not a whole number of nanoseconds"],
+        [{ startTimeUnixNano: -5 }, "span 0's startTimeUnixNano is not a whole number of nanoseconds"],
+        [{ startTimeUnixNano: '1.5e18' }, "span 0's startTimeUnixNano is not a whole number of nanoseconds"],
+        [{ endTimeUnixNano: ' 1700000001000000000' }, "span 0's endTimeUnixNano is not a whole number of nanoseconds"],
+        [{ endTimeUnixNano: '0x10' }, "span 0's endTimeUnixNano is not a whole number of nanoseconds"],
+      ];
+      for (const [i, [span, why]] of bad.entries()) {
+        const r = await send(`bad-status-time-${i}`, export1({}, span));
+        expect([why, r.status, r.body.code, r.body.message]).toEqual([why, 400, 3, expect.stringContaining(why)]);
+        expect(await spansOf(`bad-status-time-${i}`)).toBeUndefined();
+      }
+      // A time sent as a whole number (not the string OTLP/JSON asks for) is still read.
+      expect((await send('time-as-number', export1({}, { startTimeUnixNano: 1700000000000000000, endTimeUnixNano: 1700000001000000000 }))).status).toBe(200);
+    });
+
     it('keeps an int64 attribute past 2^53 exactly, as its digits, not rounded to the nearest double', async () => {
       const int = (key: string, intValue: string | number) => ({ key, value: { intValue } });
       const r = await send('int64', export1({}, { attributes: [int('gen_ai.operation.name', 0), int('tool_call.id', '12345678901234567891'), int('gen_ai.usage.input_tokens', '-9007199254740993'), int('gen_ai.usage.output_tokens', '42')] }));

@@ -30,6 +30,35 @@ const hexOf = (x: unknown): string => {
 };
 
 const MAX_FIXED64 = (1n << 64n) - 1n;
+
+/**
+ * A span's start or end time: a whole number of nanoseconds, 0 (or left out) for unset. OTLP/JSON writes a
+ * fixed64 as a string of digits (some exporters as a number); anything else (negative, a fraction, an
+ * exponent, hex, padded) is bad data, refused, where it was read as unset: the span's real time was then
+ * lost without a word, and it sorted and filtered as received now.
+ */
+const timeOf = (x: unknown, what: string): bigint => {
+  if (x === undefined || x === null) return 0n;
+  if (typeof x === 'string' && /^\d+$/.test(x)) return BigInt(x);
+  if (typeof x === 'number' && Number.isInteger(x) && x >= 0) return BigInt(x);
+  if (typeof x === 'bigint' || (isObj(x) && typeof x['low'] === 'number' && typeof x['high'] === 'number')) return nanos(x);
+  throw new OtlpDecodeFailure(`${what} is not a whole number of nanoseconds`);
+};
+
+/** Status codes by number, or by name as protobuf's JSON mapping writes an enum. */
+const STATUS_CODES: Readonly<Record<string, number>> = { STATUS_CODE_UNSET: 0, STATUS_CODE_OK: 1, STATUS_CODE_ERROR: 2 };
+
+/**
+ * A span's status code: its number (an open enum: any whole number), its digits, or its name; unset when
+ * left out. Any other value is bad data, refused: read as unset, a failed span looked successful.
+ */
+const statusCodeOf = (x: unknown, what: string): number => {
+  if (x === undefined || x === null) return 0;
+  if (typeof x === 'number' && Number.isInteger(x)) return x;
+  if (typeof x === 'string' && /^\d+$/.test(x)) return Number(x);
+  if (typeof x === 'string' && Object.hasOwn(STATUS_CODES, x)) return STATUS_CODES[x]!;
+  throw new OtlpDecodeFailure(`${what} is not a status code (0, 1, 2, or STATUS_CODE_UNSET, _OK, _ERROR)`);
+};
 const MAX_SAFE = BigInt(Number.MAX_SAFE_INTEGER);
 const MIN_SAFE = -MAX_SAFE;
 
@@ -119,9 +148,10 @@ export const spansOfRequest = (request: unknown): OtelSpan[] => {
         const parent = hexOf(s['parentSpanId']);
         if (!HEX_TRACE.test(traceId) || /^0+$/.test(traceId)) throw new OtlpDecodeFailure(`span ${i} has no valid traceId`);
         if (!HEX_SPAN.test(spanId) || /^0+$/.test(spanId)) throw new OtlpDecodeFailure(`span ${i} has no valid spanId`);
+        if (s['status'] !== undefined && s['status'] !== null && !isObj(s['status'])) throw new OtlpDecodeFailure(`span ${i} has a status that is not an object`);
         const status = isObj(s['status']) ? s['status'] : {};
-        const startTimeUnixNano = nanos(s['startTimeUnixNano']);
-        const endTimeUnixNano = nanos(s['endTimeUnixNano']);
+        const startTimeUnixNano = timeOf(s['startTimeUnixNano'], `span ${i}'s startTimeUnixNano`);
+        const endTimeUnixNano = timeOf(s['endTimeUnixNano'], `span ${i}'s endTimeUnixNano`);
         // fixed64 in protobuf; OTLP/JSON writes it as a string, which can hold any number of digits.
         if (startTimeUnixNano > MAX_FIXED64 || endTimeUnixNano > MAX_FIXED64) throw new OtlpDecodeFailure(`span ${i} has a timestamp out of range`);
         spans.push({
@@ -133,7 +163,7 @@ export const spansOfRequest = (request: unknown): OtelSpan[] => {
           endTimeUnixNano,
           attributes: attributes(s['attributes']),
           events: eventsOf(s['events'], i),
-          status: { code: Number(scalar(status['code'], 'a status code') ?? 0), message: textOf(status['message'], 'a status message') },
+          status: { code: statusCodeOf(status['code'], `span ${i}'s status code`), message: textOf(status['message'], 'a status message') },
           resource,
           scope,
         });

@@ -173,6 +173,8 @@ export const OTEL_FIELDS = {
   toolCallId: first(str('tool_call.id'), str('gen_ai.tool.call.id'), str('ai.toolCall.id')),
   inputTokens: first(count('llm.token_count.prompt'), count('gen_ai.usage.input_tokens'), count('gen_ai.usage.prompt_tokens'), count('ai.usage.inputTokens'), count('ai.usage.promptTokens')),
   outputTokens: first(count('llm.token_count.completion'), count('gen_ai.usage.output_tokens'), count('gen_ai.usage.completion_tokens'), count('ai.usage.outputTokens'), count('ai.usage.completionTokens')),
+  // Sent, a total is kept as it is (it may count cached or reasoning tokens beside the two); else it is their sum.
+  totalTokens: first(count('llm.token_count.total'), count('ai.usage.totalTokens')),
   sessionId: first(str('session.id'), str('gen_ai.conversation.id'), str('ai.telemetry.metadata.sessionId')),
   name: first(str('gen_ai.tool.name'), str('ai.toolCall.name'), str('ai.telemetry.functionId')),
 } as const;
@@ -361,7 +363,8 @@ export const otelToRecords = (spans: ReadonlyArray<OtelSpan>, ctx: OtelContext):
       started && s.endTimeUnixNano >= s.startTimeUnixNano ? { duration_ns: Number(s.endTimeUnixNano - s.startTimeUnixNano) } : {};
     if (inputTokens !== undefined) metrics['num_input_tokens'] = inputTokens;
     if (outputTokens !== undefined) metrics['num_output_tokens'] = outputTokens;
-    if (inputTokens !== undefined && outputTokens !== undefined) metrics['num_total_tokens'] = inputTokens + outputTokens;
+    const totalTokens = F.totalTokens(a) ?? (inputTokens !== undefined && outputTokens !== undefined ? inputTokens + outputTokens : undefined);
+    if (totalTokens !== undefined) metrics['num_total_tokens'] = totalTokens;
     const attributes: Record<string, string | number> = {};
     const model = F.model(a);
     const temperature = F.temperature(a);

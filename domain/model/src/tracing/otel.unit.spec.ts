@@ -134,6 +134,12 @@ describe('OpenTelemetry → records', () => {
     expect(metricsOf({ 'gen_ai.usage.input_tokens': -5, 'gen_ai.usage.output_tokens': 1.5 })).not.toHaveProperty('num_input_tokens');
     expect(metricsOf({ 'gen_ai.usage.input_tokens': -5, 'gen_ai.usage.output_tokens': 1.5 })).not.toHaveProperty('num_output_tokens');
     expect(metricsOf({ 'llm.token_count.prompt': -1, 'gen_ai.usage.input_tokens': 4, 'gen_ai.usage.output_tokens': '0' })).toMatchObject({ num_input_tokens: 4, num_output_tokens: 0, num_total_tokens: 4 });
+    // A total sent is kept as sent (cached or reasoning tokens may count beside the two), even alone; else it is their sum.
+    expect(metricsOf({ 'llm.token_count.prompt': 10, 'llm.token_count.completion': 5, 'llm.token_count.total': 40 })).toMatchObject({ num_total_tokens: 40 });
+    expect(metricsOf({ 'llm.token_count.total': 33 })).toEqual(expect.objectContaining({ num_total_tokens: 33 }));
+    expect(metricsOf({ 'llm.token_count.total': 33 })).not.toHaveProperty('num_input_tokens');
+    expect(metricsOf({ 'ai.usage.totalTokens': 12 })).toMatchObject({ num_total_tokens: 12 });
+    expect(metricsOf({ 'llm.token_count.total': -1, 'llm.token_count.prompt': 2, 'llm.token_count.completion': 3 })).toMatchObject({ num_total_tokens: 5 });
     // Past 2^53 - 1 a count would not be held exactly (the decoder keeps such an int64 as its digits).
     expect(metricsOf({ 'llm.token_count.prompt': '9007199254740993', 'gen_ai.usage.input_tokens': 9007199254740991 })).toMatchObject({ num_input_tokens: 9007199254740991 });
   });
