@@ -123,6 +123,33 @@ describe('another user', () => {
     expect((await create('manager')).status).toBe(403);
   });
 
+  it('holding only an API key (or a session begun with one) manages no API keys or users: nothing it could leave behind outlives the key', async () => {
+    const email = `keyholder-${Date.now()}@example.com`;
+    w.ok(await w.call('POST', '/v2/users', { auth: w.admin, json: { email, password: 'keyholder password', role: 'admin' } }));
+    const password = { basic: { email, password: 'keyholder password' } };
+    const made = w.ok(await w.call('POST', '/v2/users/api_keys', { auth: password, json: { description: 'ci', expires_at: '2099-01-01T00:00:00Z' } }));
+    const other = w.ok(await w.call('POST', '/v2/users/api_keys', { auth: password, json: { description: 'laptop' } }));
+    const exchanged = w.ok(await w.call('POST', '/login/api_key', { json: { api_key: made.api_key } })).access_token as string;
+    const needsPassword = { detail: 'API keys and users are managed with a password: sign in with one (HTTP Basic or /login), not with an API key or a session begun with one' };
+    for (const auth of [{ apiKey: made.api_key }, { bearer: exchanged }]) {
+      const attempts = [
+        await w.call('POST', '/v2/users/api_keys', { auth, json: { description: 'persist' } }),
+        await w.call('DELETE', `/v2/users/api_keys/${other.id}`, { auth }),
+        await w.call('POST', '/v2/users', { auth, json: { email: `persist-${Date.now()}@example.com`, password: 'long enough', role: 'admin' } }),
+      ];
+      expect(attempts.map((r) => [r.status, r.body])).toEqual([[403, needsPassword], [403, needsPassword], [403, needsPassword]]);
+      // Reading its keys, and everything else, it may.
+      expect((await w.call('GET', '/v2/users/api_keys', { auth })).status).toBe(200);
+      expect((await w.call('POST', '/v2/projects', { auth, json: { name: `by-key-${Date.now()}-${'apiKey' in auth ? 'k' : 't'}` } })).status).toBe(200);
+    }
+    const listed = w.ok(await w.call('GET', '/v2/users/api_keys', { auth: password })) as Array<{ id: string }>;
+    expect(listed.map((k) => k.id).sort()).toEqual([made.id, other.id].sort());
+    // With the password, as before: a bearer token of a password sign-in, and Basic.
+    const signedIn = { bearer: await w.login(email, 'keyholder password') };
+    w.ok(await w.call('DELETE', `/v2/users/api_keys/${other.id}`, { auth: signedIn }));
+    expect((await w.call('POST', '/v2/users/api_keys', { auth: password, json: { description: 'again' } })).status).toBe(200);
+  });
+
   it('cannot use a revoked key, a tampered or foreign token, or another user’s password', async () => {
     const key = w.ok(await w.call('POST', '/v2/users/api_keys', { auth: w.admin, json: { description: 'to revoke' } }));
     // Used first, so the server has resolved (and remembers) it: revoking through the API still stops it at once.

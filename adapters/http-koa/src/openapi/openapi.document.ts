@@ -151,7 +151,7 @@ export const openApiDocument = (routes: ReadonlyArray<Route>, version: string): 
               },
             }
           : {}),
-        ...(r.auth === 'required' && r.method !== 'get' && r.readsOnly !== true ? { '403': error('The caller’s role may not do this (a read-only user changes no data)') } : {}),
+        ...(r.auth === 'required' && r.method !== 'get' && r.readsOnly !== true ? { '403': error('The caller may not do this: its role (a read-only user changes no data), or, for API keys and users, a credential resting on an API key (they are managed with a password)') } : {}),
         '404': error('Not found, or not the caller’s'),
         ...(r.conflict ? { '409': error(r.conflict) } : {}),
         ...(r.body ? { '413': error('Request body too large'), '415': error('A body of another content type than the route takes') } : {}),

@@ -9,6 +9,11 @@ export interface Principal {
   readonly email: string;
   readonly role: UserRole;
   readonly scheme: CredentialScheme;
+  /**
+   * The API key the credential rests on: the key presented, or the one a token's session began with
+   * (`/login/api_key`). Absent for a password: HTTP Basic, or a session signed in with one.
+   */
+  readonly apiKeyId?: ApiKeyId;
 }
 
 /**
@@ -20,6 +25,13 @@ export interface Principal {
  * - `read_only` reads, signs in and manages its API keys, and changes no data.
  */
 export const mayChangeData = (p: Principal): boolean => p.role !== 'read_only';
+/**
+ * API keys and users are managed with a password (HTTP Basic, or a session signed in with one), never
+ * with an API key or a session begun with one: a key that made keys or users could otherwise leave
+ * credentials behind that outlive its own revocation or expiry.
+ */
+export const mayManageCredentials = (p: Principal): boolean => p.apiKeyId === undefined;
+export const NEEDS_PASSWORD = 'API keys and users are managed with a password: sign in with one (HTTP Basic or /login), not with an API key or a session begun with one';
 export const mayCreateUser = (actor: Principal, role: UserRole): boolean =>
   actor.role === 'admin' || (actor.role === 'manager' && (role === 'user' || role === 'read_only'));
 

@@ -21,6 +21,8 @@ import {
   normaliseEmail,
   unauthorized,
   mayCreateUser,
+  mayManageCredentials,
+  NEEDS_PASSWORD,
   judgeRefresh,
   SESSION_EXPIRED,
   REFRESH_RACED,
@@ -167,6 +169,7 @@ export class IdentityUseCases {
 
   /** An admin creates users of any role; a manager, users and read-only users (mayCreateUser). */
   createUser(actor: Principal, input: NewUser): UseCase<User> {
+    if (!mayManageCredentials(actor)) return TE.left(forbidden(NEEDS_PASSWORD));
     if (mayCreateUser(actor, input.role)) return this.register(input);
     return TE.left(forbidden(actor.role === 'manager' ? `A manager cannot create a user with the role ${input.role}` : 'Only an admin or a manager can create users'));
   }
@@ -383,19 +386,31 @@ export class IdentityUseCases {
   }
 
   authenticate(credentials: PresentedCredentials): UseCase<Principal> {
-    const user =
-      credentials.scheme === 'api_key'
-        ? this.userOfApiKey(credentials.apiKey)
-        : credentials.scheme === 'bearer'
-          ? this.userOfToken(credentials.token)
-          : this.verifyPassword(credentials.email, credentials.password);
+    const principal = (u: User, apiKeyId: ApiKeyId | null | undefined): Principal =>
+      apiKeyId == null
+        ? { userId: u.id, email: u.email, role: u.role, scheme: credentials.scheme }
+        : { userId: u.id, email: u.email, role: u.role, scheme: credentials.scheme, apiKeyId };
+    if (credentials.scheme === 'api_key')
+      return pipe(
+        this.apiKeyOf(credentials.apiKey),
+        TE.map(({ key, user }) => principal(user, key.id)),
+      );
+    if (credentials.scheme === 'basic')
+      return pipe(
+        this.verifyPassword(credentials.email, credentials.password),
+        TE.map((u) => principal(u, undefined)),
+      );
+    const now = this.deps.clock.now();
+    const claims = this.deps.tokens.verify(credentials.token, now);
+    if (E.isLeft(claims)) return TE.left(unauthorized(claims.left));
     return pipe(
-      user,
-      TE.map((u) => ({ userId: u.id, email: u.email, role: u.role, scheme: credentials.scheme })),
+      this.userOfClaims(claims.right, now),
+      TE.map((u) => principal(u, claims.right.session.apiKeyId)),
     );
   }
 
   createApiKey(principal: Principal, input: NewApiKey): UseCase<CreatedApiKey> {
+    if (!mayManageCredentials(principal)) return TE.left(forbidden(NEEDS_PASSWORD));
     const now = this.deps.clock.now();
     if (input.expiresAt !== null && input.expiresAt.getTime() <= now.getTime())
       return TE.left(invalid(['expires_at'], 'expires_at must be in the future', input.expiresAt.toISOString()));
@@ -420,6 +435,7 @@ export class IdentityUseCases {
   }
 
   revokeApiKey(principal: Principal, id: ApiKeyId): UseCase<void> {
+    if (!mayManageCredentials(principal)) return TE.left(forbidden(NEEDS_PASSWORD));
     return pipe(
       this.deps.apiKeys.revoke(principal.userId, id),
       tap(() => {
@@ -487,13 +503,6 @@ export class IdentityUseCases {
         ),
       ),
       TE.orElse(() => TE.right(user)),
-    );
-  }
-
-  private userOfApiKey(secret: string): UseCase<User> {
-    return pipe(
-      this.apiKeyOf(secret),
-      TE.map(({ user }) => user),
     );
   }
 
@@ -569,13 +578,6 @@ export class IdentityUseCases {
       this.deps.apiKeys.touch(key.id, now),
       TE.orElse((e) => (e._tag === 'StorageFull' ? TE.right(undefined) : TE.left(e))),
     );
-  }
-
-  private userOfToken(token: string): UseCase<User> {
-    const now = this.deps.clock.now();
-    const claims = this.deps.tokens.verify(token, now);
-    if (E.isLeft(claims)) return TE.left(unauthorized(claims.left));
-    return this.userOfClaims(claims.right, now);
   }
 
   /**
