@@ -62,7 +62,8 @@ describe('scorer versions', () => {
     });
 
     const form = new FormData();
-    form.append('file', new Blob(['def scorer_fn(*, response: str, **kwargs) -> float:\n    return 1.0\n']), 'scorer.py');
+    // A file name in UTF-8, as browsers and curl send it, comes back as sent.
+    form.append('file', new Blob(['def scorer_fn(*, response: str, **kwargs) -> float:\n    return 1.0\n']), 'évaluation €.py');
     const code = await w.call('POST', `/v2/scorers/${scorerId}/version/code`, { auth: w.admin, multipart: form });
     expect(code.status).toBe(200);
     expect(code.body).toMatchObject({ version: 2, generated_scorer: null, finetuned_scorer: null, registered_scorer: expect.objectContaining({ name: 'groundedness', data_type: 'unknown' }) });
@@ -70,6 +71,7 @@ describe('scorer versions', () => {
     const source = await w.call('GET', `/v2/scorers/${scorerId}/version/code`, { auth: w.admin });
     expect(source.status).toBe(200);
     expect(source.text).toBe('def scorer_fn(*, response: str, **kwargs) -> float:\n    return 1.0\n');
+    expect(source.headers.get('content-disposition')).toContain("filename*=UTF-8''%C3%A9valuation%20%E2%82%AC.py");
 
     const luna = await w.call('POST', `/v2/scorers/${scorerId}/version/luna`, {
       auth: w.admin,

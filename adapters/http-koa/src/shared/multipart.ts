@@ -1,5 +1,6 @@
 // Parses a multipart/form-data request into its fields and one uploaded file, within a byte limit.
 import busboy from 'busboy';
+import { headerText } from './header-text';
 import type { IncomingMessage } from 'node:http';
 
 export interface UploadedFile {
@@ -62,7 +63,9 @@ export const parseMultipart = (
         failure ??= malformed(e);
       });
       stream.on('close', () => {
-        files[name] = { filename: info.filename ?? '', mimeType: info.mimeType, content: Buffer.concat(chunks) };
+        // busboy reads a part's filename as Latin-1 (its default for parameters without a charset), where
+        // browsers and curl send UTF-8: `€.py` came back as `â\u0082¬.py`. Read as a header's text is.
+        files[name] = { filename: headerText(info.filename ?? ''), mimeType: info.mimeType, content: Buffer.concat(chunks) };
       });
     });
     bb.on('error', (e) => reject(failure ?? malformed(e)));
