@@ -330,6 +330,11 @@ describe('the API reference page', () => {
     const page = await w.call('GET', '/docs');
     expect(page.status).toBe(200);
     expect(page.headers.get('content-type')).toMatch(/text\/html/);
+    // Framed by no other page; and like every answer, read as no other type than it says.
+    expect(page.headers.get('content-security-policy')).toBe("frame-ancestors 'none'");
+    expect(page.headers.get('x-content-type-options')).toBe('nosniff');
+    expect((await w.call('GET', '/openapi.json')).headers.get('x-content-type-options')).toBe('nosniff');
+    expect((await w.call('GET', '/v2/projects')).headers.get('x-content-type-options')).toBe('nosniff');
     const sources = [...page.text.matchAll(/(?:src|href)="([^"]+)"/g)].map((m) => m[1]!);
     expect(sources.length).toBeGreaterThanOrEqual(4);
     for (const src of sources) {

@@ -196,6 +196,8 @@ export class HttpApp {
     });
     root.get('/docs', (ctx) => {
       ctx.type = 'text/html; charset=utf-8';
+      // Not to be framed by another page (clickjacking the Try-it-out forms, which send credentials).
+      ctx.set('Content-Security-Policy', "frame-ancestors 'none'");
       ctx.body = DOCS_HTML;
     });
     root.get('/docs/init.js', (ctx) => {

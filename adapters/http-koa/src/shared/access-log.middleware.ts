@@ -19,6 +19,8 @@ export const accessLog =
     const started = process.hrtime.bigint();
     const requestId = requestIdOf(ctx.get('x-request-id'));
     ctx.set('X-Request-Id', requestId);
+    // No answer is to be read by a browser as another type than it says (an uploaded scorer's code, say).
+    ctx.set('X-Content-Type-Options', 'nosniff');
     try {
       await next();
     } finally {
