@@ -190,11 +190,14 @@ describe('credential schemes: every one the server takes is in the document, and
       HTTPBasic: 'http',
       RefreshTokenCookie: 'cookie:refresh_token',
     });
-    // Every operation behind authentication offers every header scheme and the two Authorization ones.
+    // Every operation behind authentication offers every header scheme and the two Authorization ones,
+    // but those that manage API keys and users, which offer the two Authorization ones alone (a password).
     const signedIn = Object.keys(doc.components.securitySchemes).filter((name) => name !== 'RefreshTokenCookie').sort();
+    const managing = new Set(['post /v2/users', 'post /v2/users/api_keys', 'delete /v2/users/api_keys/{api_key_id}']);
     for (const [p, ops] of Object.entries(doc.paths))
       for (const [m, op] of Object.entries(ops))
-        if (op.security && p !== '/v2/refresh_token') expect([m, p, op.security.flatMap((alt) => Object.keys(alt)).sort()]).toEqual([m, p, signedIn]);
+        if (op.security && p !== '/v2/refresh_token')
+          expect([m, p, op.security.flatMap((alt) => Object.keys(alt)).sort()]).toEqual([m, p, managing.has(`${m} ${p}`) ? ['HTTPBasic', 'OAuth2PasswordBearer'] : signedIn]);
   });
 
   /** Headers carrying a valid credential of `scheme`, built from its definition in the document alone. */
@@ -213,6 +216,14 @@ describe('credential schemes: every one the server takes is in the document, and
   /** The same credential, spoilt. */
   const spoilt = (headers: Record<string, string>) =>
     Object.fromEntries(Object.entries(headers).map(([k, v]) => [k, k === 'authorization' && v.startsWith('Basic ') ? `Basic ${Buffer.from(`${ADMIN.email}:wrong`).toString('base64')}` : `${v}x`]));
+
+  it('offers only the password schemes where API keys and users are managed, which an API key is refused', async () => {
+    for (const [method, path] of [['post', '/v2/users'], ['post', '/v2/users/api_keys'], ['delete', '/v2/users/api_keys/{api_key_id}']] as const)
+      expect([method, path, doc.paths[path]![method]!.security]).toEqual([method, path, [{ OAuth2PasswordBearer: [] }, { HTTPBasic: [] }]]);
+    const apiKey = await w.apiKey(w.admin);
+    expect((await w.call('POST', '/v2/users/api_keys', { auth: { apiKey }, json: { description: 'by a key' } })).status).toBe(403);
+    expect(doc.paths['/v2/users/api_keys']!['get']!.security).toEqual(expect.arrayContaining([{ ClassicAPIKeyHeader: [] }]));
+  });
 
   it('each scheme, presented as the document describes it, is accepted where the document offers it, and a wrong one is not', async () => {
     const apiKey = await w.apiKey(w.admin);

@@ -130,8 +130,10 @@ describe('another user', () => {
     const made = w.ok(await w.call('POST', '/v2/users/api_keys', { auth: password, json: { description: 'ci', expires_at: '2099-01-01T00:00:00Z' } }));
     const other = w.ok(await w.call('POST', '/v2/users/api_keys', { auth: password, json: { description: 'laptop' } }));
     const exchanged = w.ok(await w.call('POST', '/login/api_key', { json: { api_key: made.api_key } })).access_token as string;
+    // Renewed, a session begun with the key still rests on it.
+    const renewed = w.ok(await w.call('POST', '/v2/refresh_token', { auth: { bearer: exchanged } })).access_token as string;
     const needsPassword = { detail: 'API keys and users are managed with a password: sign in with one (HTTP Basic or /login), not with an API key or a session begun with one' };
-    for (const auth of [{ apiKey: made.api_key }, { bearer: exchanged }]) {
+    for (const auth of [{ apiKey: made.api_key }, { bearer: exchanged }, { bearer: renewed }]) {
       const attempts = [
         await w.call('POST', '/v2/users/api_keys', { auth, json: { description: 'persist' } }),
         await w.call('DELETE', `/v2/users/api_keys/${other.id}`, { auth }),
@@ -140,7 +142,7 @@ describe('another user', () => {
       expect(attempts.map((r) => [r.status, r.body])).toEqual([[403, needsPassword], [403, needsPassword], [403, needsPassword]]);
       // Reading its keys, and everything else, it may.
       expect((await w.call('GET', '/v2/users/api_keys', { auth })).status).toBe(200);
-      expect((await w.call('POST', '/v2/projects', { auth, json: { name: `by-key-${Date.now()}-${'apiKey' in auth ? 'k' : 't'}` } })).status).toBe(200);
+      expect((await w.call('POST', '/v2/projects', { auth, json: { name: `by-key-${Date.now()}-${Math.random()}` } })).status).toBe(200);
     }
     const listed = w.ok(await w.call('GET', '/v2/users/api_keys', { auth: password })) as Array<{ id: string }>;
     expect(listed.map((k) => k.id).sort()).toEqual([made.id, other.id].sort());

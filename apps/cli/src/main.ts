@@ -232,7 +232,7 @@ const main = async (argv: ReadonlyArray<string>): Promise<number> => {
       if (E.isLeft(found)) return fail(found.left);
       if (O.isNone(found.right)) return fail({ message: `no user ${email}` });
       const u = found.right.value;
-      return { userId: u.id, email: u.email, role: u.role, scheme: 'basic' };
+      return { userId: u.id, email: u.email, role: u.role, scheme: 'basic', apiKeyId: null };
     };
     switch (command) {
       case 'migrate': {

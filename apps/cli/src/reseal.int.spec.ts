@@ -38,7 +38,7 @@ describe('resealSecrets', () => {
   it('keeps a token its owner sets again between the read and the write, and seals the others anew, over several pages', async () => {
     const repos = sqliteRepositories(db);
     const users = await Promise.all(Array.from({ length: 5 }, () => right(repos.users.insert(aUser()))));
-    const as = (u: (typeof users)[number]): Principal => ({ userId: u.id, email: u.email, role: u.role, scheme: 'basic' });
+    const as = (u: (typeof users)[number]): Principal => ({ userId: u.id, email: u.email, role: u.role, scheme: 'basic', apiKeyId: null });
     const before = useCases(keys(OLD));
     for (const u of users) await right(before.upsertGateway(as(u), { token: `old token of ${u.email}`, endpoint: 'https://gateway.example.com/relay', useCase: 'SUPPORT' }));
 

@@ -29,7 +29,7 @@ it('a key revoked by another process stops working once the cache time has passe
   try {
     const identity = container.get(IdentityUseCases);
     const user = await right(identity.register({ email: 'cached@example.com', password: 'long enough', role: 'user' }));
-    const principal: Principal = { userId: user.id, email: user.email, role: user.role, scheme: 'bearer' };
+    const principal: Principal = { userId: user.id, email: user.email, role: user.role, scheme: 'bearer', apiKeyId: null };
     const { key, secret } = await right(identity.createApiKey(principal, { description: 'cached', expiresAt: null }));
     const presented = { scheme: 'api_key', apiKey: secret } as const;
     expect((await right(identity.authenticate(presented))).userId).toBe(user.id);

@@ -31,7 +31,7 @@ it('moves a key once when two processes take it at once, and never brings back o
 
   const before = await open({ TRACELIGHT_SECRET_KEY: OLD });
   const user = await right(before.identity.register({ email: 'rotating@example.com', password: 'long enough', role: 'user' }));
-  const principal: Principal = { userId: user.id, email: user.email, role: user.role, scheme: 'bearer' };
+  const principal: Principal = { userId: user.id, email: user.email, role: user.role, scheme: 'bearer', apiKeyId: null };
   const used = await right(before.identity.createApiKey(principal, { description: 'used', expiresAt: null }));
   const revoked = await right(before.identity.createApiKey(principal, { description: 'revoked', expiresAt: null }));
   await before.storage.close();

@@ -29,7 +29,7 @@ describe('ProjectPurge', () => {
   /** A stored user, and the principal it acts as. */
   const anOwner = async () => {
     const owner = await right(storage.repositories.users.insert(aUser()));
-    return { owner, principal: { userId: owner.id, email: owner.email, role: owner.role, scheme: 'api_key' } as const };
+    return { owner, principal: { userId: owner.id, email: owner.email, role: owner.role, scheme: 'bearer', apiKeyId: null } as const };
   };
   /** A project of the owner with one run of `records` records. */
   const aProjectWith = async (owner: ReturnType<typeof aUser>, records: number) => {

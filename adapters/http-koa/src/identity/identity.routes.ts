@@ -137,6 +137,7 @@ export class IdentityRoutes implements RouteGroup {
         path: '/users',
         summary: 'Create a user (admins; managers for the roles user and read_only)',
         auth: 'required',
+        needsPassword: true,
         conflict: 'A user with that email exists',
         body: CreateUserRequest,
         response: UserResponse,
@@ -149,6 +150,7 @@ export class IdentityRoutes implements RouteGroup {
         path: '/users/api_keys',
         summary: 'Create an API key; the key is returned once, in `api_key`',
         auth: 'required',
+        needsPassword: true,
         body: ApiKeyCreateRequest,
         response: ApiKeyCreateResponse,
         handle: ({ principal, body }) =>
@@ -170,6 +172,7 @@ export class IdentityRoutes implements RouteGroup {
         path: '/users/api_keys/{api_key_id}',
         summary: 'Revoke an API key: it is rejected at once afterwards',
         auth: 'required',
+        needsPassword: true,
         params: ApiKeyPath,
         response: MessageResponse,
         handle: ({ principal, params }) => identity.revokeApiKey(principal, asId<ApiKeyId>(params.api_key_id)),

@@ -79,6 +79,8 @@ const withHeaders = (responses: Record<string, object>) =>
 /** Alternatives: any one of them will do. */
 const SIGNED_IN = [...API_KEY_SCHEMES.map((s) => s.scheme), 'OAuth2PasswordBearer', 'HTTPBasic'].map((scheme) => ({ [scheme]: [] }));
 const REFRESH = [{ OAuth2PasswordBearer: [] }, { RefreshTokenCookie: [] }];
+/** Where API keys and users are managed: a password only, as HTTP Basic or a password sign-in's bearer token (not one exchanged for an API key). */
+const PASSWORD = [{ OAuth2PasswordBearer: [] }, { HTTPBasic: [] }];
 
 export const openApiDocument = (routes: ReadonlyArray<Route>, version: string): JsonSchema => {
   const schemas = new SchemaBuilder();
@@ -166,7 +168,7 @@ export const openApiDocument = (routes: ReadonlyArray<Route>, version: string): 
         '408': apiError('Request timeout: the request did not arrive in time (its headers within the shorter of TRACELIGHT_REQUEST_TIMEOUT_MS and 60 s, the whole of it within TRACELIGHT_REQUEST_TIMEOUT_MS)'),
       }),
       ...(r.auth === 'required'
-        ? { security: SIGNED_IN }
+        ? { security: r.needsPassword ? PASSWORD : SIGNED_IN }
         : r.checksCredential === 'bearer_or_refresh_cookie'
           ? { security: REFRESH }
           : {}),

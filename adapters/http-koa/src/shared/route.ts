@@ -52,6 +52,11 @@ export interface Route<P = unknown, Q = unknown, B = unknown, A = unknown> {
    * column catalogue): it answers neither 403 for a read-only user nor 507 for full storage.
    */
   readonly readsOnly?: boolean;
+  /**
+   * For documentation: the route manages credentials (API keys, users), which its use case allows only
+   * a password principal (mayManageCredentials): documented with the password schemes alone.
+   */
+  readonly needsPassword?: boolean;
   /** For documentation: when the route answers 409. */
   readonly conflict?: string;
   /** For documentation: when the route's work has a time budget, what its 503 then says besides storage being unavailable. */

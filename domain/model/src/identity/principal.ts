@@ -11,9 +11,10 @@ export interface Principal {
   readonly scheme: CredentialScheme;
   /**
    * The API key the credential rests on: the key presented, or the one a token's session began with
-   * (`/login/api_key`). Absent for a password: HTTP Basic, or a session signed in with one.
+   * (`/login/api_key`); null for a password (HTTP Basic, or a session signed in with one). Required, so
+   * that whoever builds a principal (an embedder's own authentication, say) says which it is.
    */
-  readonly apiKeyId?: ApiKeyId;
+  readonly apiKeyId: ApiKeyId | null;
 }
 
 /**
@@ -30,7 +31,7 @@ export const mayChangeData = (p: Principal): boolean => p.role !== 'read_only';
  * with an API key or a session begun with one: a key that made keys or users could otherwise leave
  * credentials behind that outlive its own revocation or expiry.
  */
-export const mayManageCredentials = (p: Principal): boolean => p.apiKeyId === undefined;
+export const mayManageCredentials = (p: Principal): boolean => p.apiKeyId === null && p.scheme !== 'api_key';
 export const NEEDS_PASSWORD = 'API keys and users are managed with a password: sign in with one (HTTP Basic or /login), not with an API key or a session begun with one';
 export const mayCreateUser = (actor: Principal, role: UserRole): boolean =>
   actor.role === 'admin' || (actor.role === 'manager' && (role === 'user' || role === 'read_only'));

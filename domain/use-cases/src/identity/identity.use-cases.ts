@@ -386,10 +386,7 @@ export class IdentityUseCases {
   }
 
   authenticate(credentials: PresentedCredentials): UseCase<Principal> {
-    const principal = (u: User, apiKeyId: ApiKeyId | null | undefined): Principal =>
-      apiKeyId == null
-        ? { userId: u.id, email: u.email, role: u.role, scheme: credentials.scheme }
-        : { userId: u.id, email: u.email, role: u.role, scheme: credentials.scheme, apiKeyId };
+    const principal = (u: User, apiKeyId: ApiKeyId | null): Principal => ({ userId: u.id, email: u.email, role: u.role, scheme: credentials.scheme, apiKeyId });
     if (credentials.scheme === 'api_key')
       return pipe(
         this.apiKeyOf(credentials.apiKey),
@@ -398,7 +395,7 @@ export class IdentityUseCases {
     if (credentials.scheme === 'basic')
       return pipe(
         this.verifyPassword(credentials.email, credentials.password),
-        TE.map((u) => principal(u, undefined)),
+        TE.map((u) => principal(u, null)),
       );
     const now = this.deps.clock.now();
     const claims = this.deps.tokens.verify(credentials.token, now);
