@@ -124,7 +124,7 @@ describe('requests refused before they are read', () => {
       const id = /\r\nX-Request-Id: ([^\r]+)\r\n/.exec(head ?? '')?.[1] ?? '';
       expect(id).toMatch(given ?? /^[0-9a-f-]{36}$/);
       ids.push(id);
-      expect([head, body, e.closed]).toEqual([`${statusLine}\r\nContent-Type: application/json\r\nContent-Length: ${Buffer.byteLength(json)}\r\nX-Request-Id: ${id}\r\nConnection: close`, json, true]);
+      expect([head, body, e.closed]).toEqual([`${statusLine}\r\nContent-Type: application/json\r\nContent-Length: ${Buffer.byteLength(json)}\r\nX-Content-Type-Options: nosniff\r\nX-Request-Id: ${id}\r\nConnection: close`, json, true]);
     }
     for (const id of ids) expect(JSON.parse(await w.server.waitForOutput(`"request_id":"${id}"`))).toMatchObject({ message: 'request refused before it was read' });
     const metrics = (await w.call('GET', '/metrics')).text as string;

@@ -359,6 +359,7 @@ describe.each([
       }
       // A time sent as a whole number (not the string OTLP/JSON asks for) is still read.
       expect((await send('time-as-number', export1({}, { startTimeUnixNano: 1700000000000000000, endTimeUnixNano: 1700000001000000000 }))).status).toBe(200);
+      expect((await spansOf('time-as-number'))![0]).toMatchObject({ created_at: '2023-11-14T22:13:20.000Z', metrics: { duration_ns: 1_000_000_000 } });
     });
 
     it('keeps an int64 attribute past 2^53 exactly, as its digits, not rounded to the nearest double', async () => {

@@ -62,7 +62,7 @@ const detailOf = (status: number, code: unknown): string => {
 /** The status line, the request's id, and a JSON body saying why, on a connection then closed. */
 const refusal = (status: number, requestId: string, code?: unknown): string => {
   const body = JSON.stringify({ detail: detailOf(status, code) });
-  return `HTTP/1.1 ${status} ${STATUS_CODES[status] ?? ''}\r\nContent-Type: application/json\r\nContent-Length: ${Buffer.byteLength(body)}\r\nX-Request-Id: ${requestId}\r\nConnection: close\r\n\r\n${body}`;
+  return `HTTP/1.1 ${status} ${STATUS_CODES[status] ?? ''}\r\nContent-Type: application/json\r\nContent-Length: ${Buffer.byteLength(body)}\r\nX-Content-Type-Options: nosniff\r\nX-Request-Id: ${requestId}\r\nConnection: close\r\n\r\n${body}`;
 };
 
 /**

@@ -33,15 +33,15 @@ const MAX_FIXED64 = (1n << 64n) - 1n;
 
 /**
  * A span's start or end time: a whole number of nanoseconds, 0 (or left out) for unset. OTLP/JSON writes a
- * fixed64 as a string of digits (some exporters as a number); anything else (negative, a fraction, an
- * exponent, hex, padded) is bad data, refused, where it was read as unset: the span's real time was then
- * lost without a word, and it sorted and filtered as received now.
+ * fixed64 as a string of digits, and protobuf's decoding here does too (longs: String); some exporters
+ * write a number, read as the double it is (past 2^53, within a few hundred nanoseconds). Anything else
+ * (negative, a fraction, an exponent, hex, padded) is bad data, refused, where it was read as unset: the
+ * span's real time was then lost without a word, and it sorted and filtered as received now.
  */
 const timeOf = (x: unknown, what: string): bigint => {
   if (x === undefined || x === null) return 0n;
   if (typeof x === 'string' && /^\d+$/.test(x)) return BigInt(x);
   if (typeof x === 'number' && Number.isInteger(x) && x >= 0) return BigInt(x);
-  if (typeof x === 'bigint' || (isObj(x) && typeof x['low'] === 'number' && typeof x['high'] === 'number')) return nanos(x);
   throw new OtlpDecodeFailure(`${what} is not a whole number of nanoseconds`);
 };
 
@@ -55,7 +55,7 @@ const STATUS_CODES: Readonly<Record<string, number>> = { STATUS_CODE_UNSET: 0, S
 const statusCodeOf = (x: unknown, what: string): number => {
   if (x === undefined || x === null) return 0;
   if (typeof x === 'number' && Number.isInteger(x)) return x;
-  if (typeof x === 'string' && /^\d+$/.test(x)) return Number(x);
+  if (typeof x === 'string' && /^-?\d+$/.test(x)) return Number(x);
   if (typeof x === 'string' && Object.hasOwn(STATUS_CODES, x)) return STATUS_CODES[x]!;
   throw new OtlpDecodeFailure(`${what} is not a status code (0, 1, 2, or STATUS_CODE_UNSET, _OK, _ERROR)`);
 };

@@ -1,6 +1,5 @@
 // Parses a multipart/form-data request into its fields and one uploaded file, within a byte limit.
 import busboy from 'busboy';
-import { headerText } from './header-text';
 import type { IncomingMessage } from 'node:http';
 
 export interface UploadedFile {
@@ -38,7 +37,9 @@ export const parseMultipart = (
     try {
       // busboy calls a file that reaches `fileSize` over it (it cannot tell whether more follows): one byte
       // more, so that a file of exactly `limitBytes` is taken and only a larger one is refused.
-      bb = busboy({ headers: req.headers, limits: { fileSize: limitBytes + 1, files: 4, fields: 50, fieldSize: 64 * 1024 } });
+      // A part's plain `filename` read as UTF-8, as browsers and curl send it (busboy's default, Latin-1,
+      // made `€.py` come back as `â\u0082¬.py`); a `filename*` says its own charset.
+      bb = busboy({ headers: req.headers, defParamCharset: 'utf8', limits: { fileSize: limitBytes + 1, files: 4, fields: 50, fieldSize: 64 * 1024 } });
     } catch (e) {
       reject(new MultipartError(e instanceof Error ? e.message : 'Malformed multipart body', 415));
       return;
@@ -63,9 +64,7 @@ export const parseMultipart = (
         failure ??= malformed(e);
       });
       stream.on('close', () => {
-        // busboy reads a part's filename as Latin-1 (its default for parameters without a charset), where
-        // browsers and curl send UTF-8: `€.py` came back as `â\u0082¬.py`. Read as a header's text is.
-        files[name] = { filename: headerText(info.filename ?? ''), mimeType: info.mimeType, content: Buffer.concat(chunks) };
+        files[name] = { filename: info.filename ?? '', mimeType: info.mimeType, content: Buffer.concat(chunks) };
       });
     });
     bb.on('error', (e) => reject(failure ?? malformed(e)));
