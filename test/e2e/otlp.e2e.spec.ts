@@ -69,7 +69,7 @@ describe.each([
         model: 'gpt-4o-mini',
         temperature: 0.3,
         finish_reason: 'tool_calls',
-        input: [{ role: 'user', parts: [{ type: 'text', content: 'Plan a trip to Paris' }] }],
+        input: [{ role: 'user', content: 'Plan a trip to Paris' }],
         metrics: expect.objectContaining({ num_input_tokens: 42, num_output_tokens: 7, num_total_tokens: 49 }),
       });
       expect(byType.tool).toMatchObject({
@@ -99,7 +99,7 @@ describe.each([
       expect(byName['chat']).toMatchObject({
         type: 'llm',
         input: [{ role: 'user', content: 'Plan a trip to Paris' }],
-        output: [{ role: 'assistant', content: 'Booked.' }],
+        output: { role: 'assistant', content: 'Booked.' },
         status_code: null,
         user_metadata: { 'otel.scope.name': 'tracelight-e2e', 'service.name': expect.any(String) },
       });
