@@ -103,6 +103,19 @@ describe.each([
       expect((await w.call('POST', '/v2/users/api_keys', { auth: { bearer: key }, json: { description: 'by a bearer key' } })).status).toBe(403);
     });
 
+    it('creates one project and one log stream when exports naming the same new project arrive at once, and stores every one', async () => {
+      const name = `racing-${tag}`;
+      const sends = Array.from({ length: 6 }, (_, i) =>
+        w.call('POST', '/v1/traces', { auth: { bearer: key }, json: exportOf({ 'openinference.project.name': name }, (i + 1).toString(16).padStart(16, '0')) }),
+      );
+      expect((await Promise.all(sends)).map((r) => r.status)).toEqual([200, 200, 200, 200, 200, 200]);
+      const projects = w.ok(await w.call('GET', `/v2/projects?project_name=${name}`, { auth: w.admin })) as Rec[];
+      expect(projects).toHaveLength(1);
+      const streams = await logStreams(projects[0]!['id']);
+      expect(streams.map((s) => s['name'])).toEqual(['default']);
+      expect(await search(projects[0]!['id'], 'spans', streams[0]!['id'])).toHaveLength(6);
+    });
+
     it('takes the project header over the resource attribute (that project must exist), and refuses an export whose resources name two projects, storing nothing', async () => {
       const named = `named-${tag}`;
       const projectId = await w.project(w.admin, named);
