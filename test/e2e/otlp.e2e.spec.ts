@@ -263,6 +263,16 @@ describe.each([
       expect((await spansOf('inherited'))!.map((s) => s['type'])).toEqual(['workflow', 'workflow', 'workflow', 'workflow']);
     });
 
+    it('takes a span kind or operation sent as a map or a list (a kvlistValue, an arrayValue) as none, where reading it as text threw (500)', async () => {
+      const map = { kvlistValue: { values: [{ key: 'k', value: { stringValue: 'LLM' } }] } };
+      const attributes = [
+        { key: 'openinference.span.kind', value: map },
+        { key: 'gen_ai.operation.name', value: { arrayValue: { values: [map] } } },
+      ];
+      expect((await send('kind-as-map', export1({}, { attributes }))).status).toBe(200);
+      expect((await spansOf('kind-as-map'))!.map((s) => s['type'])).toEqual(['workflow']);
+    });
+
     it('takes an attribute named __proto__ as an attribute like any other, which answers for no other key', async () => {
       const kvlist = (entries: Record<string, string>) => ({ kvlistValue: { values: Object.entries(entries).map(([k, v]) => ({ key: k, value: { stringValue: v } })) } });
       const attributes = [

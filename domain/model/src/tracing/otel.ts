@@ -154,9 +154,9 @@ const VERCEL_OPERATIONS: ReadonlyArray<readonly [RegExp, SpanType]> = [
 const own = <V>(table: Readonly<Record<string, V>>, key: string): V | undefined => (Object.hasOwn(table, key) ? table[key] : undefined);
 
 const typeOf: Reader<SpanType> = first<SpanType>(
-  (a) => own(OPENINFERENCE_KINDS, String(a['openinference.span.kind'] ?? '').toUpperCase()),
-  (a) => own(LANGFUSE_TYPES, String(a['langfuse.observation.type'] ?? '').toLowerCase()),
-  (a) => own(GENAI_OPERATIONS, String(a['gen_ai.operation.name'] ?? '')),
+  (a) => own(OPENINFERENCE_KINDS, (str('openinference.span.kind')(a) ?? '').toUpperCase()),
+  (a) => own(LANGFUSE_TYPES, (str('langfuse.observation.type')(a) ?? '').toLowerCase()),
+  (a) => own(GENAI_OPERATIONS, (str('gen_ai.operation.name')(a) ?? '')),
   (a) => {
     const op = str('ai.operationId')(a);
     return op ? VERCEL_OPERATIONS.find(([re]) => re.test(op))?.[1] : undefined;
@@ -172,7 +172,7 @@ const isVercelModelCall = (a: OtelAttributes): boolean => {
 
 /** Whether a Langfuse observation is a model call, whose input and output are read as chat messages. */
 const isLangfuseModelCall = (a: OtelAttributes): boolean => {
-  const type = String(a['langfuse.observation.type'] ?? '').toLowerCase();
+  const type = (str('langfuse.observation.type')(a) ?? '').toLowerCase();
   return type === 'generation' || type === 'embedding';
 };
 /**
@@ -465,7 +465,7 @@ const exceptionOf = (events: ReadonlyArray<OtelEvent>): string | undefined => {
 };
 
 /** Whether Langfuse says the observation failed (langfuse.observation.level ERROR): its SDK sets no OTel status. */
-const failedInLangfuse = (a: OtelAttributes): boolean => String(a['langfuse.observation.level'] ?? '').toUpperCase() === 'ERROR';
+const failedInLangfuse = (a: OtelAttributes): boolean => (str('langfuse.observation.level')(a) ?? '').toUpperCase() === 'ERROR';
 
 /**
  * A failed span's error: its status message, else Langfuse's status message, else its recorded

@@ -465,6 +465,13 @@ describe('OpenTelemetry → records', () => {
     expect(E.isLeft(refused) && refused.left._tag === 'Invalid' && refused.left.message).toBe(`span 1111111111111111 of trace ${TRACE}: its tag holds half of a surrogate pair, which cannot be stored as text`);
   });
 
+  it('reads a kind, type, operation or level sent as a list or a map (as OTLP\'s kvlist decodes, without a prototype) as none, without throwing', () => {
+    const map = Object.create(null) as Record<string, string>;
+    map['x'] = 'LLM';
+    const odd = { 'openinference.span.kind': map, 'langfuse.observation.type': [map], 'gen_ai.operation.name': map, 'langfuse.observation.level': map };
+    expect(otelToRecords([span('1111111111111111', 'aaaaaaaaaaaaaaaa', odd)], ctx).map((r) => [r.type, r.statusCode])).toEqual([['workflow', null]]);
+  });
+
   it('stores a status UNSET as unset (null), OK as 200 and ERROR as 500, on the trace\'s record as on the span\'s', () => {
     const statuses = (code: number) => otelToRecords([{ ...span('1111111111111111', null, {}), status: { code, message: '' } }], ctx).map((r) => r.statusCode);
     expect([statuses(0), statuses(1), statuses(2), statuses(7)]).toEqual([[null, null], [200, 200], [500, 500], [null, null]]);
