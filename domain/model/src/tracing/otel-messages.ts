@@ -51,13 +51,23 @@ const indexed = (a: Attributes, prefix: string): ReadonlyArray<Attributes> => {
   const byIndex = new Map<number, Record<string, Value>>();
   for (const key of Object.keys(a)) {
     if (!key.startsWith(start)) continue;
-    const m = /^(\d{1,9})\.(.+)$/.exec(key.slice(start.length));
+    // `<digits>.<rest>`, read without a regular expression: this runs for every attribute of every span.
+    const dot = key.indexOf('.', start.length);
     const v = a[key];
-    if (m === null || v === undefined || v === null) continue;
-    const index = Number(m[1]);
+    if (dot <= start.length || dot - start.length > 9 || dot === key.length - 1 || v === undefined || v === null) continue;
+    let index = 0;
+    for (let i = start.length; i < dot; i++) {
+      const digit = key.charCodeAt(i) - 48;
+      if (digit < 0 || digit > 9) {
+        index = -1;
+        break;
+      }
+      index = index * 10 + digit;
+    }
+    if (index < 0) continue;
     let entry = byIndex.get(index);
     if (entry === undefined) byIndex.set(index, (entry = Object.create(null) as Record<string, Value>));
-    entry[m[2]!] = v;
+    entry[key.slice(dot + 1)] = v;
   }
   return [...byIndex.entries()].sort(([x], [y]) => x - y).map(([, entry]) => entry);
 };
