@@ -188,21 +188,31 @@ describe('credential schemes: every one the server takes is in the document, and
       SplunkAPIKeyHeader: 'header:Splunk-AO-API-Key',
       OAuth2PasswordBearer: 'oauth2',
       HTTPBasic: 'http',
+      APIKeyBearer: 'http',
+      APIKeyBasicPair: 'http',
       RefreshTokenCookie: 'cookie:refresh_token',
     });
     // Every operation behind authentication offers every header scheme and the two Authorization ones,
     // but those that manage API keys and users, which offer the two Authorization ones alone (a password).
-    const signedIn = Object.keys(doc.components.securitySchemes).filter((name) => name !== 'RefreshTokenCookie').sort();
+    // Langfuse's path takes its Basic pair (a project and an API key) in place of an email and a password.
+    const signedIn = Object.keys(doc.components.securitySchemes).filter((name) => name !== 'RefreshTokenCookie' && name !== 'APIKeyBasicPair').sort();
+    const pairs = [...signedIn.filter((name) => name !== 'HTTPBasic'), 'APIKeyBasicPair'].sort();
     const managing = new Set(['post /v2/users', 'post /v2/users/api_keys', 'delete /v2/users/api_keys/{api_key_id}']);
     for (const [p, ops] of Object.entries(doc.paths))
       for (const [m, op] of Object.entries(ops))
         if (op.security && p !== '/v2/refresh_token')
-          expect([m, p, op.security.flatMap((alt) => Object.keys(alt)).sort()]).toEqual([m, p, managing.has(`${m} ${p}`) ? ['HTTPBasic', 'OAuth2PasswordBearer'] : signedIn]);
+          expect([m, p, op.security.flatMap((alt) => Object.keys(alt)).sort()]).toEqual([
+            m,
+            p,
+            managing.has(`${m} ${p}`) ? ['HTTPBasic', 'OAuth2PasswordBearer'] : p === '/v2/api/public/otel/v1/traces' ? pairs : signedIn,
+          ]);
   });
 
   /** Headers carrying a valid credential of `scheme`, built from its definition in the document alone. */
-  const credentialOf = async (scheme: (typeof doc.components.securitySchemes)[string], apiKey: string): Promise<Record<string, string>> => {
+  const credentialOf = async (name: string, scheme: (typeof doc.components.securitySchemes)[string], apiKey: string): Promise<Record<string, string>> => {
     if (scheme.type === 'apiKey' && scheme.in === 'header') return { [scheme.name!]: apiKey };
+    if (name === 'APIKeyBasicPair') return { authorization: `Basic ${Buffer.from(`langfuse-project:${apiKey}`).toString('base64')}` };
+    if (scheme.type === 'http' && scheme.scheme === 'bearer') return { authorization: `Bearer ${apiKey}` };
     if (scheme.type === 'http' && scheme.scheme === 'basic') return { authorization: `Basic ${Buffer.from(`${ADMIN.email}:${ADMIN.password}`).toString('base64')}` };
     const signIn = await w.call('POST', `/${scheme.flows?.password?.tokenUrl ?? 'login'}`, { form: { username: ADMIN.email, password: ADMIN.password } });
     if (scheme.type === 'oauth2') return { authorization: `Bearer ${w.ok(signIn).access_token}` };
@@ -230,12 +240,15 @@ describe('credential schemes: every one the server takes is in the document, and
     // Beside the spec's four, the ones the server takes too (the SDKs' API-key headers, the refresh cookie).
     expect(Object.keys(doc.components.securitySchemes)).toEqual(expect.arrayContaining(['GalileoAPIKeyHeader', 'SplunkAPIKeyHeader', 'RefreshTokenCookie']));
     // A read-only operation of each kind: one behind authentication, and refresh_token.
-    const probes: Array<[string, string]> = [['get', '/v2/current_user'], ['post', '/v2/refresh_token']];
+    // Langfuse's OTLP path too, with an empty export, where its Basic pair is offered (the header names the project).
+    const probes: Array<[string, string]> = [['get', '/v2/current_user'], ['post', '/v2/refresh_token'], ['post', '/v2/api/public/otel/v1/traces']];
+    await w.project(w.admin, 'langfuse-project');
+    const otlpHeaders = (path: string): Record<string, string> => (path.includes('/otel/') ? { project: 'langfuse-project' } : {});
     for (const [name, scheme] of Object.entries(doc.components.securitySchemes)) {
       const offered = probes.filter(([m, p]) => doc.paths[p]![m]!.security?.some((alt) => name in alt));
       expect([name, offered.length]).not.toEqual([name, 0]);
       for (const [method, path] of offered) {
-        const headers = await credentialOf(scheme, apiKey);
+        const headers = { ...(await credentialOf(name, scheme, apiKey)), ...otlpHeaders(path) };
         const ok = await w.call(method.toUpperCase(), path, { headers });
         expect([name, path, ok.status]).toEqual([name, path, 200]);
         const refused = await w.call(method.toUpperCase(), path, { headers: spoilt(headers) });

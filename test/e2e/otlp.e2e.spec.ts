@@ -69,7 +69,10 @@ describe.each([
         model: 'gpt-4o-mini',
         temperature: 0.3,
         finish_reason: 'tool_calls',
-        input: [{ role: 'user', parts: [{ type: 'text', content: 'Plan a trip to Paris' }] }],
+        // The GenAI conventions 1.37's messages, in the shape the origin's SDKs send: the system instructions first.
+        input: [{ role: 'system', content: 'You plan trips.' }, { role: 'user', content: 'Plan a trip to Paris' }],
+        output: { role: 'assistant', content: '', tool_calls: [{ id: `call-${tag}`, function: { name: 'book_hotel', arguments: '{"city":"Paris"}' } }] },
+        tools: '[{"type":"function","function":{"name":"book_hotel","parameters":{"type":"object","properties":{"city":{"type":"string"}}}}}]',
         metrics: expect.objectContaining({ num_input_tokens: 42, num_output_tokens: 7, num_total_tokens: 49 }),
       });
       expect(byType.tool).toMatchObject({
@@ -99,7 +102,7 @@ describe.each([
       expect(byName['chat']).toMatchObject({
         type: 'llm',
         input: [{ role: 'user', content: 'Plan a trip to Paris' }],
-        output: [{ role: 'assistant', content: 'Booked.' }],
+        output: { role: 'assistant', content: 'Booked.' },
         status_code: null,
         user_metadata: { 'otel.scope.name': 'tracelight-e2e', 'service.name': expect.any(String) },
       });
@@ -108,11 +111,14 @@ describe.each([
   });
 
   describe('OTLP errors', () => {
-    it('answers as OTLP/HTTP asks, with a google.rpc.Status: 400 without the project and logstream headers, 404 for an unknown project, 401 without a key', async () => {
+    it('answers as OTLP/HTTP asks, with a google.rpc.Status: 400 when no project is named, 404 for an unknown project, 401 without a key', async () => {
       const body = { resourceSpans: [] };
       const noHeaders = await w.call('POST', '/v1/traces', { auth: { apiKey: key }, json: body });
       expect(noHeaders.status).toBe(400);
-      expect(noHeaders.body).toEqual({ code: 3, message: 'header.project: Field required; header.logstream: Field required' });
+      expect(noHeaders.body).toEqual({
+        code: 3,
+        message: "body: Value error, no project named: send the `project` header, or the resource attribute openinference.project.name (Phoenix's projectName)",
+      });
       const unknown = await w.call('POST', '/v1/traces', { auth: { apiKey: key }, json: body, headers: { project: 'no-such-project', logstream: 'x' } });
       expect(unknown.status).toBe(404);
       expect(unknown.body).toEqual({ code: 5, message: 'Project not found' });
@@ -255,6 +261,16 @@ describe.each([
       }
       expect((await w.call('GET', '/healthcheck')).status).toBe(200);
       expect((await spansOf('inherited'))!.map((s) => s['type'])).toEqual(['workflow', 'workflow', 'workflow', 'workflow']);
+    });
+
+    it('takes a span kind or operation sent as a map or a list (a kvlistValue, an arrayValue) as none, where reading it as text threw (500)', async () => {
+      const map = { kvlistValue: { values: [{ key: 'k', value: { stringValue: 'LLM' } }] } };
+      const attributes = [
+        { key: 'openinference.span.kind', value: map },
+        { key: 'gen_ai.operation.name', value: { arrayValue: { values: [map] } } },
+      ];
+      expect((await send('kind-as-map', export1({}, { attributes }))).status).toBe(200);
+      expect((await spansOf('kind-as-map'))!.map((s) => s['type'])).toEqual(['workflow']);
     });
 
     it('takes an attribute named __proto__ as an attribute like any other, which answers for no other key', async () => {

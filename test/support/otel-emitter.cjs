@@ -27,7 +27,12 @@ const RUNS = {
           'gen_ai.usage.input_tokens': 42,
           'gen_ai.usage.output_tokens': 7,
           'gen_ai.response.finish_reasons': ['tool_calls'],
+          'gen_ai.system_instructions': JSON.stringify([{ type: 'text', content: 'You plan trips.' }]),
           'gen_ai.input.messages': JSON.stringify([{ role: 'user', parts: [{ type: 'text', content: 'Plan a trip to Paris' }] }]),
+          'gen_ai.output.messages': JSON.stringify([
+            { role: 'assistant', parts: [{ type: 'tool_call', id: `call-${tag}`, name: 'book_hotel', arguments: { city: 'Paris' } }], finish_reason: 'tool_call' },
+          ]),
+          'gen_ai.tool.definitions': JSON.stringify([{ type: 'function', name: 'book_hotel', parameters: { type: 'object', properties: { city: { type: 'string' } } } }]),
         },
       }, ctx)
       .end();

@@ -21,7 +21,7 @@ import { HttpLogger, HttpOptions } from './shared/logger';
 import { MultipartError, MULTIPART_ENVELOPE_BYTES, parseMultipart } from './shared/multipart';
 import { BodyBudget, type BodyRoom, UNBOUNDED_ROOM } from './shared/body-budget';
 import { RawBodyError, readRawBody } from './shared/raw-body';
-import { API_KEY_HEADERS } from './auth/presented-credentials';
+import { API_KEY_HEADERS, basicNameOf, presentedApiKeyPair } from './auth/presented-credentials';
 import { corsFor } from './shared/cors';
 import { believeForwardedProto } from './shared/forwarded-proto';
 import { RouteOffload } from './shared/offload';
@@ -161,6 +161,7 @@ export class HttpApp {
     const signInFailures = failuresPerMinute > 0 ? new RateLimiter(failuresPerMinute) : undefined;
     if (signInFailures) metrics.watch('sign_in_failure_buckets', () => signInFailures.held());
     const auth = authenticate(this.identity, limiter, signInFailures);
+    const apiKeyPairAuth = authenticate(this.identity, limiter, signInFailures, presentedApiKeyPair);
     const byAddress = limiter ? [limitByAddress(limiter)] : [];
     const signIn = signInFailures ? [limitSignInFailures(signInFailures)] : [];
     for (const r of this.routes()) {
@@ -169,7 +170,7 @@ export class HttpApp {
       const label = routeLabel(path);
       // Wraps everything the route answers, refusals of credentials and limits included.
       const errors = r.errors === 'otlp' ? [otlpAnswers] : [];
-      if (r.auth === 'required') api[r.method](`${OPTIONAL_V2}${path}`, label, ...errors, auth, handler);
+      if (r.auth === 'required') api[r.method](`${OPTIONAL_V2}${path}`, label, ...errors, r.basicApiKey ? apiKeyPairAuth : auth, handler);
       else api[r.method](`${OPTIONAL_V2}${path}`, label, ...errors, ...(r.unlimited ? [] : byAddress), ...(r.checksCredential === 'body' ? signIn : []), handler);
     }
     this.mounted = api.stack.flatMap((layer) =>
@@ -408,6 +409,7 @@ export class HttpApp {
         const value = ctx.get(name);
         return value ? headerText(value) : undefined;
       },
+      ...this.basicNameFor(r, ctx),
     });
     if (!outcome.ok) {
       sendError(ctx, outcome.error);
@@ -440,6 +442,12 @@ export class HttpApp {
     }
   }
 
+  /** The name half of the request's Basic pair, for a route whose Basic pair is a name and an API key. */
+  private basicNameFor(r: Route, ctx: AppContext): { basicName?: string } {
+    const name = r.basicApiKey ? basicNameOf(ctx.get('authorization')) : undefined;
+    return name === undefined ? {} : { basicName: name };
+  }
+
   /** The body goes, unparsed, to an offload worker, which answers as this thread would have. */
   private async handleOffloaded(r: Route, ctx: AppContext, offload: RouteOffload, body: Buffer, bodyType: 'json' | 'bytes'): Promise<void> {
     const headers: Record<string, string> = {};
@@ -455,6 +463,7 @@ export class HttpApp {
       bodyType,
       principal: ctx.state.principal,
       headers,
+      ...this.basicNameFor(r, ctx),
     });
     ctx.status = reply.status;
     for (const [name, value] of Object.entries(reply.headers ?? {})) ctx.set(name, value);

@@ -8,7 +8,7 @@ import type { Next } from 'koa';
 import { toHttpError } from '../errors/domain-error.mapper';
 import type { AppContext } from '../shared/context';
 import { addressKey, credentialKey, type RateLimiter, refusedByLimit, refusedWhileEmpty } from '../shared/rate-limit';
-import { presentedCredentials } from './presented-credentials';
+import { type HeaderReader, presentedCredentials } from './presented-credentials';
 
 const CHALLENGE = 'Bearer, Basic realm="tracelight"';
 
@@ -21,7 +21,16 @@ const unauthorized = (ctx: AppContext, limiter: RateLimiter | undefined, status:
 
 type Checked = E.Either<DomainError, Principal>;
 
-export const authenticate = (identity: IdentityUseCases, limiter?: RateLimiter, signInFailures?: RateLimiter) => {
+/**
+ * `read` takes the credentials out of the headers: the schemes every route takes, unless a route reads
+ * its own (Langfuse's route, whose Basic pair is a name and an API key: presentedApiKeyPair).
+ */
+export const authenticate = (
+  identity: IdentityUseCases,
+  limiter?: RateLimiter,
+  signInFailures?: RateLimiter,
+  read: (header: HeaderReader) => PresentedCredentials | 'malformed' | undefined = presentedCredentials,
+) => {
   /**
    * The checks of Basic pairs in progress, by address and pair: `${address} ${HMAC of the pair}`. Keyed
    * under a key of this process's, of the pair encoded unambiguously (no split of one string into
@@ -51,7 +60,7 @@ export const authenticate = (identity: IdentityUseCases, limiter?: RateLimiter, 
     return check;
   };
   return async (ctx: AppContext, next: Next): Promise<void> => {
-    const credentials = presentedCredentials((name) => ctx.get(name) || undefined);
+    const credentials = read((name) => ctx.get(name) || undefined);
     if (credentials === undefined) return unauthorized(ctx, limiter, 401, { detail: 'Not authenticated' });
     if (credentials === 'malformed') return unauthorized(ctx, limiter, 401, { detail: 'Could not validate credentials' });
     // Checking a password costs ~50 ms of scrypt on the thread pool that gzip and file reads share, and a

@@ -52,16 +52,48 @@ export const presentedCredentials = (header: HeaderReader): PresentedCredentials
   const value = rest.join(' ');
   switch (scheme?.toLowerCase()) {
     case 'bearer':
-      return value ? { scheme: 'bearer', token: value } : 'malformed';
+      if (!value) return 'malformed';
+      // A token is a JWT (three dot-separated parts); an API key has no dot. OTLP exporters (Phoenix's
+      // register({apiKey}), an OTel Collector's bearertokenauth) send an API key as `Bearer <key>`.
+      return value.includes('.') ? { scheme: 'bearer', token: value } : { scheme: 'api_key', apiKey: value };
     case 'basic': {
-      // Standard base64 (RFC 7617), whole: Node's decoder skips what is not base64 (spaces, `!`) and
-      // takes the URL alphabet too, so a credential spelt many ways would all be the same one.
-      if (!BASE64.test(value)) return 'malformed';
-      const decoded = Buffer.from(value, 'base64').toString('utf8');
-      const colon = decoded.indexOf(':');
-      return colon > 0 ? { scheme: 'basic', email: decoded.slice(0, colon), password: decoded.slice(colon + 1) } : 'malformed';
+      const pair = basicPairOf(value);
+      return pair === undefined ? 'malformed' : { scheme: 'basic', email: pair.name, password: pair.secret };
     }
     default:
       return 'malformed';
   }
+};
+
+/** The two halves of a Basic credential's value, or undefined when it is no `<name>:<secret>` in base64. */
+const basicPairOf = (value: string): { readonly name: string; readonly secret: string } | undefined => {
+  // Standard base64 (RFC 7617), whole: Node's decoder skips what is not base64 (spaces, `!`) and
+  // takes the URL alphabet too, so a credential spelt many ways would all be the same one.
+  if (!BASE64.test(value)) return undefined;
+  const decoded = Buffer.from(value, 'base64').toString('utf8');
+  const colon = decoded.indexOf(':');
+  return colon > 0 ? { name: decoded.slice(0, colon), secret: decoded.slice(colon + 1) } : undefined;
+};
+
+const basicValueOf = (authorization: string | undefined): string | undefined => {
+  const m = /^\s*basic\s+(\S+)\s*$/i.exec(authorization ?? '');
+  return m?.[1];
+};
+
+/**
+ * The credentials of a route whose HTTP Basic pair is `<name>:<API key>` (Langfuse's
+ * `publicKey:secretKey`): the API key is the credential, the name is not one (basicNameOf). The other
+ * schemes read as on any route.
+ */
+export const presentedApiKeyPair = (header: HeaderReader): PresentedCredentials | 'malformed' | undefined => {
+  const value = basicValueOf(header('authorization'));
+  if (value === undefined || API_KEY_HEADERS.some((name) => header(name))) return presentedCredentials(header);
+  const pair = basicPairOf(value);
+  return pair === undefined || pair.secret === '' ? 'malformed' : { scheme: 'api_key', apiKey: pair.secret };
+};
+
+/** The name half of a Basic credential (Langfuse's public key), when the Authorization header holds one. */
+export const basicNameOf = (authorization: string | undefined): string | undefined => {
+  const value = basicValueOf(authorization);
+  return value === undefined ? undefined : basicPairOf(value)?.name;
 };

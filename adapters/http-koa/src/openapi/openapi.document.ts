@@ -36,6 +36,17 @@ const SECURITY_SCHEMES = {
   ...Object.fromEntries(API_KEY_SCHEMES.map(({ scheme, header }) => [scheme, { type: 'apiKey', in: 'header', name: header }])),
   OAuth2PasswordBearer: { type: 'oauth2', flows: { password: { scopes: {}, tokenUrl: 'login' } } },
   HTTPBasic: { type: 'http', scheme: 'basic' },
+  APIKeyBearer: {
+    type: 'http',
+    scheme: 'bearer',
+    description: 'An API key as a bearer credential, `Authorization: Bearer <API key>`, as OTLP exporters send one (Phoenix); a token from sign-in (a JWT, which has dots) is OAuth2PasswordBearer.',
+  },
+  APIKeyBasicPair: {
+    type: 'http',
+    scheme: 'basic',
+    description:
+      "On Langfuse's OTLP path only, in place of HTTPBasic: `<project>:<API key>`, as Langfuse's exporters send publicKey:secretKey. The API key authenticates; the name is the project the export goes to, created on first use.",
+  },
   RefreshTokenCookie: {
     type: 'apiKey',
     in: 'cookie',
@@ -77,7 +88,9 @@ const withHeaders = (responses: Record<string, object>) =>
   );
 
 /** Alternatives: any one of them will do. */
-const SIGNED_IN = [...API_KEY_SCHEMES.map((s) => s.scheme), 'OAuth2PasswordBearer', 'HTTPBasic'].map((scheme) => ({ [scheme]: [] }));
+const SIGNED_IN = [...API_KEY_SCHEMES.map((s) => s.scheme), 'OAuth2PasswordBearer', 'HTTPBasic', 'APIKeyBearer'].map((scheme) => ({ [scheme]: [] }));
+/** A route whose Basic pair is a name and an API key (`basicApiKey`): no email and password there. */
+const API_KEY_PAIR = [...API_KEY_SCHEMES.map((s) => s.scheme), 'OAuth2PasswordBearer', 'APIKeyBearer', 'APIKeyBasicPair'].map((scheme) => ({ [scheme]: [] }));
 const REFRESH = [{ OAuth2PasswordBearer: [] }, { RefreshTokenCookie: [] }];
 /** Where API keys and users are managed: a password only, as HTTP Basic or a password sign-in's bearer token (not one exchanged for an API key). */
 const PASSWORD = [{ OAuth2PasswordBearer: [] }, { HTTPBasic: [] }];
@@ -168,7 +181,7 @@ export const openApiDocument = (routes: ReadonlyArray<Route>, version: string): 
         '408': apiError('Request timeout: the request did not arrive in time (its headers within the shorter of TRACELIGHT_REQUEST_TIMEOUT_MS and 60 s, the whole of it within TRACELIGHT_REQUEST_TIMEOUT_MS)'),
       }),
       ...(r.auth === 'required'
-        ? { security: r.needsPassword ? PASSWORD : SIGNED_IN }
+        ? { security: r.needsPassword ? PASSWORD : r.basicApiKey ? API_KEY_PAIR : SIGNED_IN }
         : r.checksCredential === 'bearer_or_refresh_cookie'
           ? { security: REFRESH }
           : {}),

@@ -1,9 +1,14 @@
-// OTLP/HTTP trace ingestion: the origin's path (/otel/traces) and the standard one (/v1/traces),
-// protobuf or JSON, gzip accepted. The project and log stream come from the `project` and
-// `logstream` headers, as the origin's SDKs send them.
+// OTLP/HTTP trace ingestion: the origin's path (/otel/traces), the standard one (/v1/traces) and
+// Langfuse's (/api/public/otel/v1/traces), protobuf or JSON, gzip accepted. Where an export goes: the
+// project named by the `project` header (as the origin's SDKs send it), else by the exporter's own
+// configuration (Langfuse's public key, Phoenix's resource attribute openinference.project.name),
+// created on first use; the log stream named by the `logstream` header, else `default`.
 import { Name, OtlpExportResponse, describeCodec } from '@tracelight/api-schema';
-import type { OtelSpan } from '@tracelight/domain';
-import { TracingUseCases } from '@tracelight/use-cases';
+import { type DomainError, type OtelSpan, OTEL_PROJECT_ATTRIBUTE, invalid, otelProjectName } from '@tracelight/domain';
+import { type OtelDestination, TracingUseCases } from '@tracelight/use-cases';
+import * as E from 'fp-ts/Either';
+import * as TE from 'fp-ts/TaskEither';
+import { pipe } from 'fp-ts/function';
 import * as t from 'io-ts';
 import { inject, injectable } from 'inversify';
 import { type Route, type RouteGroup, route } from '../shared/route';
@@ -28,11 +33,44 @@ const OtlpExport = describeCodec(new t.Type<OtelSpan[], unknown, unknown>(
 });
 
 /**
- * Where an export goes: `project` names an existing project (its name or id); `logstream` names a log
- * stream created on first use, so it follows the rules of a name given to POST …/log_streams (1 to
- * 255 characters, no control characters).
+ * Where an export goes, when the request says: `project` names an existing project (its name or id);
+ * `logstream` names a log stream created on first use, so it follows the rules of a name given to
+ * POST …/log_streams (1 to 255 characters, no control characters). Both may be left out (see otlpDestination).
  */
-const OtlpHeaders = t.type({ project: t.string, logstream: Name }, 'OtlpHeaders');
+const OtlpHeaders = t.partial({ project: t.string, logstream: Name }, 'OtlpHeaders');
+
+/** The log stream of an export whose request names none. */
+export const DEFAULT_OTLP_LOG_STREAM = 'default';
+
+/** A project name an exporter gives, when it is one a project may have (POST /projects' rule). */
+const projectNamed = (name: string, where: string): E.Either<DomainError, string> =>
+  E.isRight(Name.decode(name)) ? E.right(name) : E.left(invalid([], `${where} is no project name (1 to 255 characters, no control characters)`, name));
+
+/**
+ * Where an export goes. The project: the `project` header's (which must exist); else the one the
+ * exporter's configuration names, created on first use: Langfuse's public key (the name of its Basic
+ * pair), else the spans' resource attribute openinference.project.name (Phoenix's projectName). The
+ * log stream: the `logstream` header's, else DEFAULT_OTLP_LOG_STREAM.
+ */
+export const otlpDestination = (
+  headers: { readonly project: string | undefined; readonly logstream: string | undefined },
+  publicKey: string | undefined,
+  spans: ReadonlyArray<OtelSpan>,
+): E.Either<DomainError, OtelDestination> => {
+  const logStream = headers.logstream ?? DEFAULT_OTLP_LOG_STREAM;
+  if (headers.project !== undefined) return E.right({ project: headers.project, createsProject: false, logStream });
+  const created = (project: string): OtelDestination => ({ project, createsProject: true, logStream });
+  if (publicKey !== undefined) return pipe(projectNamed(publicKey, 'the public key (the name of the Basic pair)'), E.map(created));
+  return pipe(
+    otelProjectName(spans),
+    E.flatMap((name) =>
+      name === undefined
+        ? E.left(invalid([], `no project named: send the \`project\` header, or the resource attribute ${OTEL_PROJECT_ATTRIBUTE} (Phoenix's projectName)`))
+        : projectNamed(name, `the resource attribute ${OTEL_PROJECT_ATTRIBUTE}`),
+    ),
+    E.map(created),
+  );
+};
 
 @injectable()
 export class OtlpRoutes implements RouteGroup {
@@ -40,12 +78,13 @@ export class OtlpRoutes implements RouteGroup {
 
   routes(): ReadonlyArray<Route> {
     const tracing = this.tracing;
-    const otlp = (path: string) =>
+    const otlp = (path: string, summary: string, langfuse = false) =>
       route({
         method: 'post',
         path,
-        summary: 'OTLP/HTTP trace export (protobuf or JSON, gzip accepted); headers `project` and `logstream` name where it goes',
+        summary,
         auth: 'required',
+        ...(langfuse ? { basicApiKey: true as const } : {}),
         bodyKind: 'bytes',
         errors: 'otlp',
         body: OtlpExport,
@@ -56,12 +95,25 @@ export class OtlpRoutes implements RouteGroup {
           const spans = spansInExport(body);
           return spans === undefined ? undefined : tracing.refusesExportOf(spans);
         },
-        handle: ({ principal, header, body }) => tracing.ingestOtel(principal, header('project')!, header('logstream')!, body),
+        handle: ({ principal, header, body, basicName }) =>
+          pipe(
+            TE.fromEither(otlpDestination({ project: header('project'), logstream: header('logstream') }, langfuse ? basicName : undefined, body)),
+            TE.flatMap((destination) => tracing.ingestOtel(principal, destination, body)),
+          ),
         // Full success; a protobuf request gets it as an empty ExportTraceServiceResponse (otlp-answers.middleware.ts).
         present: () => ({}),
         // A 10,000-span export costs about a second of decoding and mapping: not on the request thread.
         offload: true,
       });
-    return [otlp('/otel/traces'), otlp('/v1/traces')];
+    const standard = 'OTLP/HTTP trace export (protobuf or JSON, gzip accepted); headers `project` and `logstream` name where it goes (else the resource attribute openinference.project.name, and the log stream `default`)';
+    return [
+      otlp('/otel/traces', standard),
+      otlp('/v1/traces', standard),
+      otlp(
+        '/api/public/otel/v1/traces',
+        "Langfuse's OTLP/HTTP trace export path: HTTP Basic `<project>:<API key>` (Langfuse's publicKey:secretKey), the project created on first use; the log stream `default` unless the `logstream` header names one",
+        true,
+      ),
+    ];
   }
 }

@@ -21,6 +21,8 @@ export interface OffloadedRequest {
   readonly principal: Principal | undefined;
   /** Request headers, lower-case, without credentials. */
   readonly headers: Readonly<Record<string, string>>;
+  /** On a route with `basicApiKey`: the name half of its Basic pair (not a credential; the key is not sent). */
+  readonly basicName?: string;
 }
 
 export interface OffloadedReply {
@@ -63,6 +65,7 @@ export const serveOffloaded = async (routes: ReadonlyMap<string, Route>, request
       const value = request.headers[name.toLowerCase()];
       return value ? headerText(value) : undefined;
     },
+    ...(request.basicName === undefined ? {} : { basicName: request.basicName }),
   });
   return outcome.ok ? { status: outcome.status, body: r.present(outcome.result) } : reply(outcome.error);
 };

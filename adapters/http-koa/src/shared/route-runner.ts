@@ -17,6 +17,8 @@ export interface RouteRequest {
   /** Set on routes behind authentication. */
   readonly principal: Principal | undefined;
   readonly header: (name: string) => string | undefined;
+  /** The name half of a Basic pair, on a route with `basicApiKey`. */
+  readonly basicName?: string;
 }
 
 export type RouteOutcome =
@@ -88,6 +90,7 @@ export const runRoute = async (r: Route, request: RouteRequest): Promise<RouteOu
     body: body.right,
     principal: request.principal!,
     header: request.header,
+    ...(request.basicName === undefined ? {} : { basicName: request.basicName }),
   };
   if (r.bodyRule && !ruleHolds(r.bodyRule, input.body)) return unprocessable([valueError(['body'], r.bodyRule.message, input.body)]);
   const result = await r.handle(input)();

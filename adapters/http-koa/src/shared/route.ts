@@ -22,6 +22,8 @@ export interface RouteInput<P, Q, B> {
   /** Present on routes with `auth: 'required'`. */
   readonly principal: Principal;
   readonly header: (name: string) => string | undefined;
+  /** On a route with `basicApiKey`: the name half of the request's Basic pair, if it sent one. */
+  readonly basicName?: string;
 }
 
 export type Decoder<A> = t.Decoder<unknown, A> & { readonly name: string };
@@ -37,6 +39,11 @@ export interface Route<P = unknown, Q = unknown, B = unknown, A = unknown> {
   /** More than the summary says: the spec's operations keep its names as their summaries, and say the rest here. */
   readonly description?: string;
   readonly auth: 'required' | 'none';
+  /**
+   * HTTP Basic on this route is `<name>:<API key>` (Langfuse's publicKey:secretKey), not an email and a
+   * password: the API key authenticates, and the name reaches the handler as `basicName`.
+   */
+  readonly basicApiKey?: true;
   /** Left out of the rate limit: the probes, which an orchestrator calls from one address. */
   readonly unlimited?: boolean;
   /** Its answer holds a credential (a token, a new API key): sent with `Cache-Control: no-store`. */

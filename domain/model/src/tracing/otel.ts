@@ -1,7 +1,8 @@
 // OpenTelemetry spans → Tracelight records. One priority-ordered table per field reads the
-// conventions LLM instrumentations use: OpenInference first, then the GenAI semantic conventions
-// (gen_ai.*), then the Vercel AI SDK (ai.*); a few span events fill in what attributes leave out.
-// Pure: no decoding, no I/O.
+// conventions LLM instrumentations use: OpenInference first, then Langfuse (langfuse.*), the GenAI
+// semantic conventions (gen_ai.*, 1.37's and OpenLLMetry's older flattened ones), then the Vercel AI
+// SDK (ai.*); a few span events fill in what attributes leave out. An LLM call's messages are built
+// in the shape the origin's SDKs send (otel-messages.ts). Pure: no decoding, no I/O.
 import * as E from 'fp-ts/Either';
 import type { SpanType } from '../columns/column';
 import { type DomainError, invalid } from '../shared/errors';
@@ -9,6 +10,20 @@ import type { ProjectId, RunId } from '../shared/ids';
 import { MAX_JSON_DEPTH, nestsDeeperThan } from '../shared/json-depth';
 import { holdsLoneSurrogate, prefixOf } from '../shared/text';
 import type { Json, LogRecord, TypedAttributes } from './log-record';
+import {
+  type ChatMessage,
+  chatMessages,
+  genAiFinishReason,
+  genAiMessages,
+  genAiSystemMessage,
+  genAiTools,
+  openInferenceMessages,
+  openInferenceTools,
+  openLlmetryMessages,
+  openLlmetryTools,
+  outputOf,
+  vercelResponse,
+} from './otel-messages';
 
 export type OtelValue = string | number | boolean | null | ReadonlyArray<OtelValue> | { readonly [k: string]: OtelValue };
 export type OtelAttributes = Readonly<Record<string, OtelValue>>;
@@ -95,19 +110,17 @@ const valueByMime = (key: string, mimeKey: string): Reader<Json> => (a) => {
   if (typeof mime === 'string') return mime.toLowerCase().startsWith('application/json') ? parsed(v, false) : v;
   return parsed(v, true);
 };
-/** OpenInference and the older GenAI convention flatten lists: prefix.0.role, prefix.0.content, … */
-const flattened = (prefix: string, fields: ReadonlyArray<readonly [string, string]>): Reader<Json> => (a) => {
-  const items: Array<Record<string, Json>> = [];
-  for (let i = 0; ; i++) {
-    const item: Record<string, Json> = {};
-    for (const [suffix, as] of fields) {
-      const v = a[`${prefix}.${i}.${suffix}`];
-      if (v !== undefined && v !== null) item[as] = v as Json;
-    }
-    if (Object.keys(item).length === 0) break;
-    items.push(item);
-  }
-  return items.length > 0 ? items : undefined;
+/** Text as it is, an object or a list (in JSON text or structured) as its document: Langfuse sends text unquoted. */
+const textOrDocument = (key: string): Reader<Json> => (a) => {
+  const v = a[key];
+  if (v === undefined || v === null) return undefined;
+  return typeof v === 'string' ? parsed(v, true) : (v as Json);
+};
+/** A list of strings: the attribute's list, or the list its JSON text holds. */
+const stringList = (key: string): Reader<ReadonlyArray<string>> => (a) => {
+  const v = a[key];
+  const list = typeof v === 'string' ? parsed(v, true) : v;
+  return Array.isArray(list) && list.length > 0 && list.every((x) => typeof x === 'string') ? (list as ReadonlyArray<string>) : undefined;
 };
 const first = <T>(...readers: ReadonlyArray<Reader<T>>): Reader<T> => (a) => {
   for (const r of readers) {
@@ -120,6 +133,11 @@ const first = <T>(...readers: ReadonlyArray<Reader<T>>): Reader<T> => (a) => {
 const OPENINFERENCE_KINDS: Readonly<Record<string, SpanType>> = {
   LLM: 'llm', EMBEDDING: 'llm', CHAIN: 'workflow', TOOL: 'tool', RETRIEVER: 'retriever', RERANKER: 'retriever',
   AGENT: 'agent', GUARDRAIL: 'control', EVALUATOR: 'workflow',
+};
+/** Langfuse's observation types (langfuse.observation.type): a generation is an LLM call. */
+const LANGFUSE_TYPES: Readonly<Record<string, SpanType>> = {
+  generation: 'llm', embedding: 'llm', span: 'workflow', event: 'workflow', chain: 'workflow', evaluator: 'workflow',
+  agent: 'agent', tool: 'tool', retriever: 'retriever', guardrail: 'control',
 };
 const GENAI_OPERATIONS: Readonly<Record<string, SpanType>> = {
   chat: 'llm', text_completion: 'llm', generate_content: 'llm', embeddings: 'llm', execute_tool: 'tool',
@@ -136,8 +154,9 @@ const VERCEL_OPERATIONS: ReadonlyArray<readonly [RegExp, SpanType]> = [
 const own = <V>(table: Readonly<Record<string, V>>, key: string): V | undefined => (Object.hasOwn(table, key) ? table[key] : undefined);
 
 const typeOf: Reader<SpanType> = first<SpanType>(
-  (a) => own(OPENINFERENCE_KINDS, String(a['openinference.span.kind'] ?? '').toUpperCase()),
-  (a) => own(GENAI_OPERATIONS, String(a['gen_ai.operation.name'] ?? '')),
+  (a) => own(OPENINFERENCE_KINDS, (str('openinference.span.kind')(a) ?? '').toUpperCase()),
+  (a) => own(LANGFUSE_TYPES, (str('langfuse.observation.type')(a) ?? '').toLowerCase()),
+  (a) => own(GENAI_OPERATIONS, (str('gen_ai.operation.name')(a) ?? '')),
   (a) => {
     const op = str('ai.operationId')(a);
     return op ? VERCEL_OPERATIONS.find(([re]) => re.test(op))?.[1] : undefined;
@@ -145,38 +164,151 @@ const typeOf: Reader<SpanType> = first<SpanType>(
   (a) => (a['gen_ai.request.model'] !== undefined || a['gen_ai.system'] !== undefined ? 'llm' : undefined),
 );
 
-const MESSAGE = [['message.role', 'role'], ['message.content', 'content']] as const;
-const PROMPT = [['role', 'role'], ['content', 'content']] as const;
+/** Whether a Vercel AI SDK span is a provider call (ai.generateText.doGenerate, …), whose output is a message. */
+const isVercelModelCall = (a: OtelAttributes): boolean => {
+  const op = str('ai.operationId')(a);
+  return op !== undefined && VERCEL_OPERATIONS.find(([re]) => re.test(op))?.[1] === 'llm';
+};
+
+/** Whether a Langfuse observation is a model call, whose input and output are read as chat messages. */
+const isLangfuseModelCall = (a: OtelAttributes): boolean => {
+  const type = (str('langfuse.observation.type')(a) ?? '').toLowerCase();
+  return type === 'generation' || type === 'embedding';
+};
+/**
+ * Langfuse's observation input or output: text as it is (its SDK sends text unquoted), an object or a
+ * list as its document; a model call's as chat messages when it holds them (OpenAI's shape), as the SDKs send them.
+ */
+const langfuseValue = (key: string, role: string): Reader<Json> => (a) => {
+  const doc = textOrDocument(key)(a);
+  if (doc === undefined || !isLangfuseModelCall(a) || typeof doc === 'string') return doc;
+  const messages = chatMessages(doc, role);
+  return messages === undefined ? doc : role === 'user' ? (messages as unknown as Json) : outputOf(messages);
+};
+
+/** The input messages of the GenAI conventions 1.37: the system instructions first, then gen_ai.input.messages. */
+const genAiInput: Reader<Json> = (a) => {
+  const messages = genAiMessages(a['gen_ai.input.messages']);
+  const system = genAiSystemMessage(a['gen_ai.system_instructions'] ?? undefined);
+  if (messages === undefined) return system === undefined ? undefined : ([system] as unknown as Json);
+  return (system === undefined ? messages : [system, ...messages]) as unknown as Json;
+};
+const asInput = (messages: ReadonlyArray<ChatMessage> | undefined): Json | undefined => messages as unknown as Json | undefined;
+
+/** A number in a JSON object an attribute holds (Langfuse's usage_details and model.parameters, OpenInference's invocation parameters). */
+const inDocument = (key: string, field: string): Reader<number> => (a) => {
+  const doc = json(key)(a);
+  if (!doc || typeof doc !== 'object' || Array.isArray(doc)) return undefined;
+  const v = (doc as Record<string, Json>)[field];
+  return typeof v === 'number' && Number.isFinite(v) ? v : undefined;
+};
+/** A count in a JSON object an attribute holds: a whole number, not negative, held exactly. */
+const countIn = (key: string, field: string): Reader<number> => (a) => {
+  const n = inDocument(key, field)(a);
+  return n !== undefined && Number.isSafeInteger(n) && n >= 0 ? n : undefined;
+};
+
+/** Tools as the column holds them: the JSON text of the list of definitions. */
+const toolsText = (read: (a: OtelAttributes) => ReadonlyArray<Json> | undefined): Reader<string> => (a) => {
+  const tools = read(a);
+  return tools === undefined ? undefined : JSON.stringify(tools);
+};
+/** The Vercel AI SDK's ai.prompt.tools: a list of definitions, each its JSON text. */
+const vercelTools = (a: OtelAttributes): ReadonlyArray<Json> | undefined => {
+  const v = a['ai.prompt.tools'];
+  return Array.isArray(v) ? genAiTools(v.map((d) => (typeof d === 'string' ? parsed(d, false) : (d as Json))) as OtelValue) : undefined;
+};
 
 /** Field → its readers, highest priority first. */
 export const OTEL_FIELDS = {
-  input: first<Json>(valueByMime('input.value', 'input.mime_type'), flattened('llm.input_messages', MESSAGE), json('gen_ai.input.messages'), flattened('gen_ai.prompt', PROMPT), json('ai.prompt.messages'), json('ai.prompt'), json('ai.toolCall.args'), json('gen_ai.tool.call.arguments')),
-  output: first<Json>(valueByMime('output.value', 'output.mime_type'), flattened('llm.output_messages', MESSAGE), json('gen_ai.output.messages'), flattened('gen_ai.completion', PROMPT), str('ai.response.text'), json('ai.response.object'), json('ai.toolCall.result'), json('gen_ai.tool.call.result')),
-  model: first(str('llm.model_name'), str('gen_ai.response.model'), str('gen_ai.request.model'), str('ai.model.id')),
-  temperature: first<number>(
+  // An LLM call's messages come first (OpenInference's input.value then holds the whole request), then
+  // each convention's own input; a convention's messages that are not messages are kept as sent.
+  input: first<Json>(
+    (a) => asInput(openInferenceMessages(a, 'llm.input_messages', 'user')),
+    genAiInput,
+    (a) => asInput(openLlmetryMessages(a, 'gen_ai.prompt', 'user')),
+    langfuseValue('langfuse.observation.input', 'user'),
+    valueByMime('input.value', 'input.mime_type'),
+    json('gen_ai.input.messages'),
     (a) => {
-      const params = json('llm.invocation_parameters')(a);
-      return params && typeof params === 'object' && !Array.isArray(params) && typeof (params as Record<string, Json>)['temperature'] === 'number'
-        ? ((params as Record<string, Json>)['temperature'] as number)
-        : undefined;
+      const doc = json('ai.prompt.messages')(a);
+      return doc === undefined ? undefined : asInput(chatMessages(doc, 'user')) ?? doc;
     },
+    json('ai.prompt'),
+    json('ai.toolCall.args'),
+    json('gen_ai.tool.call.arguments'),
+  ),
+  output: first<Json>(
+    (a) => outputOf(openInferenceMessages(a, 'llm.output_messages', 'assistant')),
+    (a) => outputOf(genAiMessages(a['gen_ai.output.messages'])),
+    (a) => outputOf(openLlmetryMessages(a, 'gen_ai.completion', 'assistant')),
+    langfuseValue('langfuse.observation.output', 'assistant'),
+    valueByMime('output.value', 'output.mime_type'),
+    json('gen_ai.output.messages'),
+    // A provider call's response is the assistant's message; the call that made it keeps its text.
+    (a) => (isVercelModelCall(a) ? (vercelResponse(str('ai.response.text')(a), a['ai.response.toolCalls'] ?? undefined) as unknown as Json | undefined) : undefined),
+    str('ai.response.text'),
+    json('ai.response.object'),
+    json('ai.toolCall.result'),
+    json('gen_ai.tool.call.result'),
+  ),
+  tools: first<string>(toolsText(openInferenceTools), toolsText((a) => genAiTools(a['gen_ai.tool.definitions'])), toolsText(openLlmetryTools), toolsText(vercelTools)),
+  model: first(str('llm.model_name'), str('langfuse.observation.model.name'), str('gen_ai.response.model'), str('gen_ai.request.model'), str('ai.model.id')),
+  temperature: first<number>(
+    inDocument('llm.invocation_parameters', 'temperature'),
+    inDocument('langfuse.observation.model.parameters', 'temperature'),
     num('gen_ai.request.temperature'),
     num('ai.settings.temperature'),
   ),
   finishReason: first<string>(
+    str('llm.finish_reason'),
     (a) => {
       const v = a['gen_ai.response.finish_reasons'];
       return Array.isArray(v) && typeof v[0] === 'string' ? v[0] : typeof v === 'string' ? v : undefined;
     },
+    (a) => genAiFinishReason(a['gen_ai.output.messages']),
+    str('gen_ai.completion.0.finish_reason'),
     str('ai.response.finishReason'),
   ),
   toolCallId: first(str('tool_call.id'), str('gen_ai.tool.call.id'), str('ai.toolCall.id')),
-  inputTokens: first(count('llm.token_count.prompt'), count('gen_ai.usage.input_tokens'), count('gen_ai.usage.prompt_tokens'), count('ai.usage.inputTokens'), count('ai.usage.promptTokens')),
-  outputTokens: first(count('llm.token_count.completion'), count('gen_ai.usage.output_tokens'), count('gen_ai.usage.completion_tokens'), count('ai.usage.outputTokens'), count('ai.usage.completionTokens')),
+  inputTokens: first(
+    count('llm.token_count.prompt'),
+    countIn('langfuse.observation.usage_details', 'input'),
+    countIn('langfuse.observation.usage_details', 'prompt_tokens'),
+    countIn('langfuse.observation.usage_details', 'input_tokens'),
+    count('gen_ai.usage.input_tokens'),
+    count('gen_ai.usage.prompt_tokens'),
+    count('ai.usage.inputTokens'),
+    count('ai.usage.promptTokens'),
+  ),
+  outputTokens: first(
+    count('llm.token_count.completion'),
+    countIn('langfuse.observation.usage_details', 'output'),
+    countIn('langfuse.observation.usage_details', 'completion_tokens'),
+    countIn('langfuse.observation.usage_details', 'output_tokens'),
+    count('gen_ai.usage.output_tokens'),
+    count('gen_ai.usage.completion_tokens'),
+    count('ai.usage.outputTokens'),
+    count('ai.usage.completionTokens'),
+  ),
   // Sent, a total is kept as it is (it may count cached or reasoning tokens beside the two); else it is their sum.
-  totalTokens: first(count('llm.token_count.total'), count('ai.usage.totalTokens')),
-  sessionId: first(str('session.id'), str('gen_ai.conversation.id'), str('ai.telemetry.metadata.sessionId')),
-  name: first(str('gen_ai.tool.name'), str('ai.toolCall.name'), str('ai.telemetry.functionId')),
+  totalTokens: first(
+    count('llm.token_count.total'),
+    countIn('langfuse.observation.usage_details', 'total'),
+    countIn('langfuse.observation.usage_details', 'total_tokens'),
+    count('gen_ai.usage.total_tokens'),
+    count('ai.usage.totalTokens'),
+  ),
+  sessionId: first(str('session.id'), str('langfuse.session.id'), str('gen_ai.conversation.id'), str('ai.telemetry.metadata.sessionId')),
+  // A Vercel AI SDK span is named by its operation.name (`ai.generateText.doGenerate my-function`): its
+  // function id alone named a call and the provider call within it alike.
+  name: first(str('gen_ai.tool.name'), str('ai.toolCall.name'), (a) => (a['ai.operationId'] === undefined ? undefined : str('operation.name')(a))),
+  /** Tags: OpenInference's tag.tags, Langfuse's langfuse.trace.tags (a list, or its JSON). */
+  tags: first<ReadonlyArray<string>>(stringList('tag.tags'), stringList('langfuse.trace.tags')),
+  traceName: str('langfuse.trace.name'),
+  // A trace's own name, input and output, which Langfuse gives apart from its root observation's.
+  traceInput: textOrDocument('langfuse.trace.input'),
+  traceOutput: textOrDocument('langfuse.trace.output'),
 } as const;
 
 type EventReader<T> = (events: ReadonlyArray<OtelEvent>) => T | undefined;
@@ -188,8 +320,14 @@ const onEvent = <T>(name: string, read: Reader<T>): EventReader<T> => (events) =
 
 /** Field → where an event holds it. Input and output are read here only when no attribute gives them. */
 export const OTEL_EVENT_FIELDS = {
-  input: onEvent('gen_ai.content.prompt', json('gen_ai.prompt')),
-  output: onEvent('gen_ai.content.completion', json('gen_ai.completion')),
+  input: onEvent('gen_ai.content.prompt', (a) => {
+    const doc = json('gen_ai.prompt')(a);
+    return doc === undefined ? undefined : asInput(chatMessages(doc, 'user')) ?? doc;
+  }),
+  output: onEvent('gen_ai.content.completion', (a) => {
+    const doc = json('gen_ai.completion')(a);
+    return doc === undefined ? undefined : outputOf(chatMessages(doc, 'assistant')) ?? doc;
+  }),
   exceptionType: onEvent('exception', str('exception.type')),
   exceptionMessage: onEvent('exception', str('exception.message')),
   exceptionStacktrace: onEvent('exception', str('exception.stacktrace')),
@@ -292,7 +430,7 @@ export const distinctOtelRecordIds = (spans: ReadonlyArray<OtelSpan>): E.Either<
 
 /**
  * The spans, when no text their records store as text (a record's name, its error message, its model,
- * finish reason and tool call id, which are columns filters compare) holds half of a surrogate pair;
+ * finish reason and tool call id, its tags, which are columns filters compare) holds half of a surrogate pair;
  * else Invalid, naming the first span that does. Stored as UTF-8, such text would come back changed
  * (U+FFFD), and the engines would compare it differently (the record API refuses it too). Only
  * OTLP/JSON can carry one: protobuf strings are UTF-8 on the wire.
@@ -300,14 +438,16 @@ export const distinctOtelRecordIds = (spans: ReadonlyArray<OtelSpan>): E.Either<
 export const storableOtelText = (spans: ReadonlyArray<OtelSpan>): E.Either<DomainError, ReadonlyArray<OtelSpan>> => {
   for (const s of spans) {
     const a = s.attributes;
-    const fields: ReadonlyArray<readonly [string, string | null | undefined]> = [
+    const fields: Array<readonly [string, string | null | undefined]> = [
       ['name', s.name],
       ['name', spanNameOf(s)],
+      ['name', OTEL_FIELDS.traceName(a)],
       ['error message', errorMessageOf(s)],
       ['model', OTEL_FIELDS.model(a)],
       ['finish reason', OTEL_FIELDS.finishReason(a)],
       ['tool call id', OTEL_FIELDS.toolCallId(a)],
     ];
+    for (const tag of OTEL_FIELDS.tags(a) ?? []) fields.push(['tag', tag]);
     const cut = fields.find(([, text]) => typeof text === 'string' && holdsLoneSurrogate(text));
     if (cut) return E.left(invalid([], `span ${s.spanId} of trace ${s.traceId}: its ${cut[0]} holds half of a surrogate pair, which cannot be stored as text`));
   }
@@ -324,8 +464,69 @@ const exceptionOf = (events: ReadonlyArray<OtelEvent>): string | undefined => {
   return type && message ? `${type}: ${message}` : type || message;
 };
 
-/** A failed span's error: its status message, else its recorded exception, else `error`; null when it did not fail (status code 2, ERROR). */
-const errorMessageOf = (s: OtelSpan): string | null => (s.status.code === 2 ? s.status.message || exceptionOf(s.events) || 'error' : null);
+/** Whether Langfuse says the observation failed (langfuse.observation.level ERROR): its SDK sets no OTel status. */
+const failedInLangfuse = (a: OtelAttributes): boolean => (str('langfuse.observation.level')(a) ?? '').toUpperCase() === 'ERROR';
+
+/**
+ * A failed span's error: its status message, else Langfuse's status message, else its recorded
+ * exception, else `error`; null when it did not fail (status code 2, ERROR, or Langfuse's level ERROR).
+ */
+const errorMessageOf = (s: OtelSpan): string | null => {
+  if (s.status.code !== 2 && !failedInLangfuse(s.attributes)) return null;
+  return s.status.message || str('langfuse.observation.status_message')(s.attributes) || exceptionOf(s.events) || 'error';
+};
+
+/**
+ * A span's status_code: 500 when it failed, 200 when its status is OK, and null (unset) when its
+ * status is UNSET: OpenTelemetry's three states, kept apart (most instrumentations leave a success
+ * UNSET, setting only ERROR; OK is a deliberate "succeeded").
+ */
+const statusCodeOf = (s: OtelSpan, errorMessage: string | null): number | null => (errorMessage !== null ? 500 : s.status.code === 1 ? 200 : null);
+
+/** Attributes kept as user metadata under their own names. */
+const METADATA_ATTRIBUTES: ReadonlyArray<readonly [string, string]> = [
+  ['user.id', 'user.id'],
+  ['langfuse.user.id', 'user.id'],
+  ['ai.telemetry.functionId', 'ai.telemetry.functionId'],
+  ['langfuse.environment', 'langfuse.environment'],
+  ['langfuse.release', 'langfuse.release'],
+  ['langfuse.version', 'langfuse.version'],
+  ['langfuse.observation.level', 'langfuse.observation.level'],
+  ['langfuse.observation.status_message', 'langfuse.observation.status_message'],
+  ['langfuse.observation.prompt.name', 'langfuse.observation.prompt.name'],
+  ['langfuse.observation.prompt.version', 'langfuse.observation.prompt.version'],
+];
+/** Attributes whose entries are the user's metadata: what follows the prefix names one. */
+const METADATA_PREFIXES = ['langfuse.trace.metadata.', 'langfuse.observation.metadata.', 'ai.telemetry.metadata.'] as const;
+/** Attributes that hold the user's metadata whole, as a JSON object. */
+const METADATA_DOCUMENTS = ['metadata', 'langfuse.trace.metadata', 'langfuse.observation.metadata'] as const;
+
+const metadataText = (v: OtelValue | Json): string => (typeof v === 'string' ? v : JSON.stringify(v));
+
+/**
+ * The metadata the application gave its span, as user metadata (text values, as the record API keeps
+ * them): OpenInference's `metadata`, Langfuse's trace and observation metadata, the Vercel AI SDK's
+ * telemetry metadata, and a few attributes under their own names (user.id, Langfuse's environment,
+ * release, level and status message).
+ */
+const sentMetadataOf = (a: OtelAttributes): Record<string, string> => {
+  // Keys are the sender's: `__proto__` is a key like any other, not the map's prototype.
+  const out: Record<string, string> = Object.create(null) as Record<string, string>;
+  for (const key of METADATA_DOCUMENTS) {
+    const doc = json(key)(a);
+    if (doc && typeof doc === 'object' && !Array.isArray(doc)) for (const [k, v] of Object.entries(doc)) if (v !== null) out[k] = metadataText(v);
+  }
+  for (const key of Object.keys(a)) {
+    const prefix = METADATA_PREFIXES.find((p) => key.startsWith(p));
+    const v = a[key];
+    if (prefix !== undefined && key.length > prefix.length && v !== undefined && v !== null) out[key.slice(prefix.length)] = metadataText(v);
+  }
+  for (const [key, as] of METADATA_ATTRIBUTES) {
+    const v = a[key];
+    if (v !== undefined && v !== null) out[as] = metadataText(v);
+  }
+  return out;
+};
 
 export interface OtelContext {
   readonly projectId: ProjectId;
@@ -374,7 +575,7 @@ export const otelToRecords = (spans: ReadonlyArray<OtelSpan>, ctx: OtelContext):
     if (temperature !== undefined) attributes['temperature'] = temperature;
     if (finishReason !== undefined) attributes['finish_reason'] = finishReason;
     if (toolCallId !== undefined) attributes['tool_call_id'] = toolCallId;
-    const userMetadata: Record<string, string> = { 'otel.scope.name': s.scope.name };
+    const userMetadata: Record<string, string> = { ...sentMetadataOf(a), 'otel.scope.name': s.scope.name };
     if (sessionText && !sessionId) userMetadata['session.id'] = sessionText;
     const service = s.resource['service.name'];
     if (typeof service === 'string') userMetadata['service.name'] = service;
@@ -390,6 +591,8 @@ export const otelToRecords = (spans: ReadonlyArray<OtelSpan>, ctx: OtelContext):
     const input = F.input(a) ?? E.input(s.events) ?? '';
     const output = F.output(a) ?? E.output(s.events) ?? null;
     const errorMessage = errorMessageOf(s);
+    const tools = F.tools(a);
+    if (tools !== undefined) attributes['tools'] = tools;
     const base = {
       projectId: ctx.projectId,
       runId: ctx.runId,
@@ -398,9 +601,9 @@ export const otelToRecords = (spans: ReadonlyArray<OtelSpan>, ctx: OtelContext):
       output,
       createdAt,
       updatedAt: ctx.now,
-      tags: [],
+      tags: F.tags(a) ?? [],
       userMetadata,
-      statusCode: errorMessage === null ? null : 500,
+      statusCode: statusCodeOf(s, errorMessage),
       externalId: null,
       datasetInput: null,
       datasetOutput: null,
@@ -411,7 +614,20 @@ export const otelToRecords = (spans: ReadonlyArray<OtelSpan>, ctx: OtelContext):
       errorMessage,
     };
     if (roots.has(s))
-      records.push({ ...base, id: traceRecordId, type: 'trace', traceId: traceRecordId, parentId: null, name: s.name, metrics, hasChildren: true, attributes: {}, otelRootKey: otelRootKey(s) });
+      records.push({
+        ...base,
+        id: traceRecordId,
+        type: 'trace',
+        traceId: traceRecordId,
+        parentId: null,
+        name: F.traceName(a) ?? s.name,
+        input: F.traceInput(a) ?? input,
+        output: F.traceOutput(a) ?? output,
+        metrics,
+        hasChildren: true,
+        attributes: {},
+        otelRootKey: otelRootKey(s),
+      });
     records.push({
       ...base,
       id: otelSpanRecordId(s.traceId, s.spanId),
@@ -425,4 +641,23 @@ export const otelToRecords = (spans: ReadonlyArray<OtelSpan>, ctx: OtelContext):
     });
   }
   return records;
+};
+
+/** The resource attribute that names the project of a resource's spans (OpenInference's; Phoenix sets it). */
+export const OTEL_PROJECT_ATTRIBUTE = 'openinference.project.name';
+
+/**
+ * The project the spans' resources name (OTEL_PROJECT_ATTRIBUTE), undefined when none does; Invalid
+ * when they name more than one, as an export is stored in one project's log stream, whole or not at all.
+ */
+export const otelProjectName = (spans: ReadonlyArray<OtelSpan>): E.Either<DomainError, string | undefined> => {
+  let named: string | undefined;
+  for (const s of spans) {
+    const name = s.resource[OTEL_PROJECT_ATTRIBUTE];
+    if (typeof name !== 'string' || name === '') continue;
+    if (named !== undefined && name !== named)
+      return E.left(invalid([], `this export's resources name two projects (${OTEL_PROJECT_ATTRIBUTE} "${named}" and "${name}"): send each project's spans in an export of its own`));
+    named = name;
+  }
+  return E.right(named);
 };

@@ -1,7 +1,7 @@
 import * as E from 'fp-ts/Either';
 import type { ProjectId, RunId } from '../shared/ids';
 import { replacesStoredRecord } from './log-record';
-import { MAX_EXCEPTION_METADATA, MAX_STACKTRACE_METADATA, type OtelAttributes, type OtelEvent, type OtelSpan, distinctOtelRecordIds, otelRootKey, otelSpanRecordId, otelToRecords, otelTraceRecordId, storableOtelText } from './otel';
+import { MAX_EXCEPTION_METADATA, MAX_STACKTRACE_METADATA, type OtelAttributes, type OtelEvent, type OtelSpan, distinctOtelRecordIds, otelProjectName, otelRootKey, otelSpanRecordId, otelToRecords, otelTraceRecordId, storableOtelText } from './otel';
 
 const TRACE = '0af7651916cd43dd8448eb211c80319c';
 const span = (spanId: string, parent: string | null, attributes: OtelAttributes, name = 'op'): OtelSpan => ({
@@ -161,7 +161,7 @@ describe('OpenTelemetry → records', () => {
     expect(r).toMatchObject({
       type: 'llm',
       input: [{ role: 'user', content: 'hi' }],
-      output: [{ role: 'assistant', content: 'hello' }],
+      output: { role: 'assistant', content: 'hello' },
       attributes: { model: 'gpt-4o', temperature: 0.7 },
       metrics: { duration_ns: 250_000_000, num_input_tokens: 5, num_output_tokens: 2, num_total_tokens: 7 },
       sessionId: null,
@@ -186,7 +186,7 @@ describe('OpenTelemetry → records', () => {
       ['agent', 'op'],
     ]);
     expect(records[2]!.attributes).toEqual({ tool_call_id: 'c1' });
-    expect(records[3]).toMatchObject({ attributes: { model: 'claude' }, output: 'yo', metrics: { num_input_tokens: 3 } });
+    expect(records[3]).toMatchObject({ attributes: { model: 'claude' }, output: { role: 'assistant', content: 'yo' }, metrics: { num_input_tokens: 3 } });
     expect(records[1]!.hasChildren).toBe(true);
   });
 
@@ -242,7 +242,7 @@ describe('OpenTelemetry → records', () => {
       const completion = { name: 'gen_ai.content.completion', attributes: { 'gen_ai.completion': '[{"role":"assistant","content":"hello"}]' } };
       expect(mapped(withEvents([prompt, completion]))).toMatchObject({
         input: [{ role: 'user', content: 'hi' }],
-        output: [{ role: 'assistant', content: 'hello' }],
+        output: { role: 'assistant', content: 'hello' },
       });
       const text = mapped(withEvents([{ name: 'gen_ai.content.prompt', attributes: { 'gen_ai.prompt': 'just text' } }]));
       expect([text.input, text.output]).toEqual(['just text', null]);
@@ -250,5 +250,284 @@ describe('OpenTelemetry → records', () => {
       expect([attributed.input, attributed.output]).toEqual([[{ role: 'user', content: 'from attributes' }], 'attribute output']);
       expect(mapped(withEvents([{ name: 'gen_ai.content.prompt', attributes: {} }, { name: 'log', attributes: { 'gen_ai.prompt': 'not a prompt event' } }])).input).toBe('');
     });
+  });
+
+  describe('LLM messages, in the shape the origin\'s SDKs send', () => {
+    const llm = (attributes: OtelAttributes) => otelToRecords([span('1111111111111111', 'aaaaaaaaaaaaaaaa', attributes)], ctx)[0]!;
+    const request = { model: 'gpt-4o-mini', messages: [{ role: 'user', content: 'Weather in Paris?' }] };
+
+    it('builds OpenInference\'s messages, tool calls, content parts and tools, not its whole request and response (input.value, output.value)', () => {
+      const r = llm({
+        'openinference.span.kind': 'LLM',
+        'input.value': JSON.stringify(request),
+        'input.mime_type': 'application/json',
+        'output.value': '{"id":"chatcmpl-1","object":"chat.completion","choices":[]}',
+        'output.mime_type': 'application/json',
+        'llm.input_messages.0.message.role': 'system',
+        'llm.input_messages.0.message.content': 'Be brief.',
+        'llm.input_messages.1.message.role': 'user',
+        'llm.input_messages.1.message.contents.0.message_content.type': 'text',
+        'llm.input_messages.1.message.contents.0.message_content.text': 'Weather in ',
+        'llm.input_messages.1.message.contents.1.message_content.type': 'text',
+        'llm.input_messages.1.message.contents.1.message_content.text': 'Paris?',
+        'llm.input_messages.1.message.contents.2.message_content.type': 'image',
+        'llm.input_messages.1.message.contents.2.message_content.image.image.url': 'https://example.com/paris.png',
+        'llm.input_messages.2.message.role': 'assistant',
+        'llm.input_messages.2.message.tool_calls.0.tool_call.id': 'call_1',
+        'llm.input_messages.2.message.tool_calls.0.tool_call.function.name': 'weather',
+        'llm.input_messages.2.message.tool_calls.0.tool_call.function.arguments': '{"city":"Paris"}',
+        // Indexes sort as numbers: the eleventh message comes after the third, not before it.
+        'llm.input_messages.10.message.role': 'user',
+        'llm.input_messages.10.message.content': 'And tomorrow?',
+        'llm.input_messages.3.message.role': 'tool',
+        'llm.input_messages.3.message.tool_call_id': 'call_1',
+        'llm.input_messages.3.message.content': 'sunny',
+        'llm.output_messages.0.message.role': 'assistant',
+        'llm.output_messages.0.message.tool_calls.0.tool_call.id': 'call_2',
+        'llm.output_messages.0.message.tool_calls.0.tool_call.function.name': 'weather',
+        'llm.output_messages.0.message.tool_calls.0.tool_call.function.arguments': '{"city":"Paris","day":"tomorrow"}',
+        'llm.tools.0.tool.json_schema': '{"type":"function","function":{"name":"weather","parameters":{"type":"object"}}}',
+        'llm.tools.1.tool.json_schema': 'not json',
+        'llm.finish_reason': 'tool_calls',
+        'llm.model_name': 'gpt-4o-mini',
+      });
+      expect(r.input).toEqual([
+        { role: 'system', content: 'Be brief.' },
+        { role: 'user', content: 'Weather in Paris?{"type":"image_url","image_url":{"url":"https://example.com/paris.png"}}' },
+        { role: 'assistant', content: '', tool_calls: [{ id: 'call_1', function: { name: 'weather', arguments: '{"city":"Paris"}' } }] },
+        { role: 'tool', content: 'sunny', tool_call_id: 'call_1' },
+        { role: 'user', content: 'And tomorrow?' },
+      ]);
+      expect(r.output).toEqual({ role: 'assistant', content: '', tool_calls: [{ id: 'call_2', function: { name: 'weather', arguments: '{"city":"Paris","day":"tomorrow"}' } }] });
+      expect(r.attributes).toEqual({
+        model: 'gpt-4o-mini',
+        finish_reason: 'tool_calls',
+        tools: '[{"type":"function","function":{"name":"weather","parameters":{"type":"object"}}},"not json"]',
+      });
+    });
+
+    it('keeps input.value and output.value where there are no messages (a chain, an agent), and answers several output messages as a list', () => {
+      expect(llm({ 'openinference.span.kind': 'CHAIN', 'input.value': JSON.stringify(request), 'output.value': 'done' })).toMatchObject({ type: 'workflow', input: request, output: 'done' });
+      const choices = llm({
+        'llm.output_messages.0.message.content': 'one',
+        'llm.output_messages.1.message.content': 'two',
+        'llm.input_messages.0.message.content': 'a role left out is the user\'s',
+      });
+      expect([choices.input, choices.output]).toEqual([
+        [{ role: 'user', content: 'a role left out is the user\'s' }],
+        [{ role: 'assistant', content: 'one' }, { role: 'assistant', content: 'two' }],
+      ]);
+      // The legacy function call of OpenAI's API is a tool call without an id.
+      expect(llm({ 'llm.output_messages.0.message.role': 'assistant', 'llm.output_messages.0.message.function_call_name': 'f', 'llm.output_messages.0.message.function_call_arguments_json': '{}' }).output).toEqual({
+        role: 'assistant',
+        content: '',
+        tool_calls: [{ function: { name: 'f', arguments: '{}' } }],
+      });
+    });
+
+    it('builds the GenAI conventions 1.37 messages from their parts, the system instructions first, and their tool definitions in OpenAI\'s shape', () => {
+      const r = llm({
+        'gen_ai.operation.name': 'chat',
+        'gen_ai.system_instructions': JSON.stringify([{ type: 'text', content: 'Be brief.' }]),
+        'gen_ai.input.messages': JSON.stringify([
+          { role: 'user', parts: [{ type: 'text', content: 'Weather in Paris?' }, { type: 'uri', modality: 'image', uri: 'https://example.com/p.png' }] },
+          { role: 'assistant', parts: [{ type: 'tool_call', id: 'call_1', name: 'weather', arguments: { city: 'Paris' } }] },
+          { role: 'tool', parts: [{ type: 'tool_call_response', id: 'call_1', response: { sky: 'sunny' } }] },
+        ]),
+        'gen_ai.output.messages': JSON.stringify([{ role: 'assistant', parts: [{ type: 'reasoning', content: 'easy' }, { type: 'text', content: 'Sunny.' }], finish_reason: 'stop' }]),
+        'gen_ai.tool.definitions': JSON.stringify([{ type: 'function', name: 'weather', description: 'Weather by city', parameters: { type: 'object' } }]),
+      });
+      expect(r.input).toEqual([
+        { role: 'system', content: 'Be brief.' },
+        { role: 'user', content: 'Weather in Paris?{"type":"uri","modality":"image","uri":"https://example.com/p.png"}' },
+        { role: 'assistant', content: '', tool_calls: [{ id: 'call_1', function: { name: 'weather', arguments: '{"city":"Paris"}' } }] },
+        { role: 'tool', content: '{"sky":"sunny"}', tool_call_id: 'call_1' },
+      ]);
+      expect(r.output).toEqual({ role: 'assistant', content: '{"type":"reasoning","content":"easy"}Sunny.' });
+      expect(r.attributes).toEqual({
+        finish_reason: 'stop',
+        tools: '[{"type":"function","function":{"name":"weather","description":"Weather by city","parameters":{"type":"object"}}}]',
+      });
+      // Structured (a list attribute, not its JSON text) reads the same; what is no list of messages is kept as sent.
+      expect(llm({ 'gen_ai.input.messages': [{ role: 'user', parts: [{ type: 'text', content: 'hi' }] }] }).input).toEqual([{ role: 'user', content: 'hi' }]);
+      expect(llm({ 'gen_ai.input.messages': '[{"role":"user","content":"no parts"}]' }).input).toEqual([{ role: 'user', content: 'no parts' }]);
+      expect(llm({ 'gen_ai.input.messages': 'plain text' }).input).toBe('plain text');
+      // gen_ai.response.finish_reasons, when sent, comes before the output message's.
+      expect(llm({ 'gen_ai.response.finish_reasons': ['length'], 'gen_ai.output.messages': '[{"role":"assistant","parts":[],"finish_reason":"stop"}]' }).attributes.finish_reason).toBe('length');
+    });
+
+    it('builds OpenLLMetry\'s flattened prompt and completion, with their tool calls, finish reason and functions', () => {
+      const r = llm({
+        'gen_ai.system': 'openai',
+        'gen_ai.prompt.0.role': 'user',
+        'gen_ai.prompt.0.content': 'Weather in Paris?',
+        'gen_ai.completion.0.role': 'assistant',
+        'gen_ai.completion.0.finish_reason': 'tool_calls',
+        'gen_ai.completion.0.tool_calls.0.id': 'call_1',
+        'gen_ai.completion.0.tool_calls.0.name': 'weather',
+        'gen_ai.completion.0.tool_calls.0.arguments': '{"city":"Paris"}',
+        'llm.request.functions.0.name': 'weather',
+        'llm.request.functions.0.description': 'Weather by city',
+        'llm.request.functions.0.parameters': '{"type":"object"}',
+      });
+      expect(r).toMatchObject({
+        type: 'llm',
+        input: [{ role: 'user', content: 'Weather in Paris?' }],
+        output: { role: 'assistant', content: '', tool_calls: [{ id: 'call_1', function: { name: 'weather', arguments: '{"city":"Paris"}' } }] },
+        attributes: { finish_reason: 'tool_calls', tools: '[{"type":"function","function":{"name":"weather","description":"Weather by city","parameters":{"type":"object"}}}]' },
+      });
+    });
+  });
+
+  describe('Langfuse observations (langfuse.observation.*, langfuse.trace.*)', () => {
+    const observation = (attributes: OtelAttributes, parent: string | null = 'aaaaaaaaaaaaaaaa') => otelToRecords([span('1111111111111111', parent, attributes, 'obs')], ctx);
+
+    it('makes a generation an llm span with its messages, model, parameters and usage', () => {
+      const [r] = observation({
+        'langfuse.observation.type': 'generation',
+        'langfuse.observation.input': JSON.stringify([{ role: 'system', content: 'Be brief.' }, { role: 'user', content: [{ type: 'text', text: 'Hi' }] }]),
+        'langfuse.observation.output': JSON.stringify({ role: 'assistant', content: 'Hello!' }),
+        'langfuse.observation.model.name': 'gpt-4o',
+        'langfuse.observation.model.parameters': JSON.stringify({ temperature: 0.2, max_tokens: 100 }),
+        'langfuse.observation.usage_details': JSON.stringify({ input: 12, output: 3, total: 15 }),
+        'langfuse.environment': 'staging',
+        'langfuse.observation.metadata.team': 'search',
+        'langfuse.observation.metadata.attempt': 2 as unknown as string,
+      });
+      expect(r).toMatchObject({
+        type: 'llm',
+        input: [{ role: 'system', content: 'Be brief.' }, { role: 'user', content: 'Hi' }],
+        output: { role: 'assistant', content: 'Hello!' },
+        attributes: { model: 'gpt-4o', temperature: 0.2 },
+        metrics: { num_input_tokens: 12, num_output_tokens: 3, num_total_tokens: 15 },
+        statusCode: null,
+        userMetadata: { 'langfuse.environment': 'staging', team: 'search', attempt: '2' },
+      });
+      // OpenAI's usage names read too.
+      expect(observation({ 'langfuse.observation.type': 'generation', 'langfuse.observation.usage_details': '{"prompt_tokens":4,"completion_tokens":1}' })[0]!.metrics).toMatchObject({
+        num_input_tokens: 4,
+        num_output_tokens: 1,
+        num_total_tokens: 5,
+      });
+    });
+
+    it('keeps a span\'s, a tool\'s or an event\'s input and output as sent (text unquoted, objects as documents), and types each kind', () => {
+      const typeOf = (type: string) => observation({ 'langfuse.observation.type': type })[0]!.type;
+      expect(['span', 'event', 'chain', 'agent', 'tool', 'retriever', 'embedding', 'guardrail', 'evaluator', 'toString'].map(typeOf)).toEqual([
+        'workflow', 'workflow', 'workflow', 'agent', 'tool', 'retriever', 'llm', 'control', 'workflow', 'workflow',
+      ]);
+      const [r] = observation({ 'langfuse.observation.type': 'tool', 'langfuse.observation.input': '{"city":"Paris"}', 'langfuse.observation.output': 'sunny' });
+      expect([r!.input, r!.output]).toEqual([{ city: 'Paris' }, 'sunny']);
+      // A generation's input that holds no messages is kept as sent.
+      expect(observation({ 'langfuse.observation.type': 'generation', 'langfuse.observation.input': '{"prompt":"Hi"}' })[0]!.input).toEqual({ prompt: 'Hi' });
+    });
+
+    it('fails an observation of level ERROR with its status message, and keeps the level of one that did not fail', () => {
+      expect(observation({ 'langfuse.observation.type': 'span', 'langfuse.observation.level': 'ERROR', 'langfuse.observation.status_message': 'rate limited' })[0]).toMatchObject({
+        statusCode: 500,
+        errorMessage: 'rate limited',
+      });
+      expect(observation({ 'langfuse.observation.level': 'ERROR' })[0]!.errorMessage).toBe('error');
+      expect(observation({ 'langfuse.observation.level': 'WARNING', 'langfuse.observation.status_message': 'slow' })[0]).toMatchObject({
+        statusCode: null,
+        errorMessage: null,
+        userMetadata: { 'langfuse.observation.level': 'WARNING', 'langfuse.observation.status_message': 'slow' },
+      });
+    });
+
+    it('makes the trace\'s record of its langfuse.trace.* name, input and output, and tags and gives metadata to the records of the spans that carry them', () => {
+      const [trace, root] = observation(
+        {
+          'langfuse.observation.type': 'span',
+          'langfuse.observation.input': 'span input',
+          'langfuse.trace.name': 'checkout',
+          'langfuse.trace.input': '{"cart":3}',
+          'langfuse.trace.output': 'paid',
+          'langfuse.trace.tags': ['prod', 'checkout'],
+          'langfuse.trace.metadata.region': 'eu',
+          'user.id': 'u-42',
+        },
+        null,
+      );
+      expect(trace).toMatchObject({ type: 'trace', name: 'checkout', input: { cart: 3 }, output: 'paid', tags: ['prod', 'checkout'], userMetadata: { region: 'eu', 'user.id': 'u-42' } });
+      expect(root).toMatchObject({ type: 'workflow', name: 'obs', input: 'span input', output: null, tags: ['prod', 'checkout'] });
+    });
+  });
+
+  it('keeps OpenInference\'s tags and metadata, never letting a key named __proto__ become the metadata\'s prototype', () => {
+    const [, r] = otelToRecords([span('1111111111111111', null, { 'tag.tags': ['a', 'b'], metadata: '{"__proto__":{"polluted":"yes"},"k":1}', 'user.id': 'u1' })], ctx);
+    expect(r!.tags).toEqual(['a', 'b']);
+    expect(r!.userMetadata).toMatchObject({ k: '1', 'user.id': 'u1' });
+    expect(Object.getOwnPropertyDescriptor(r!.userMetadata, '__proto__')?.value).toBe('{"polluted":"yes"}');
+    expect((r!.userMetadata as Record<string, unknown>)['polluted']).toBeUndefined();
+    // A tag holding half of a surrogate pair is refused, as any text a filter compares.
+    const refused = storableOtelText([span('1111111111111111', null, { 'tag.tags': ['ok', '\uD800'] })]);
+    expect(E.isLeft(refused) && refused.left._tag === 'Invalid' && refused.left.message).toBe(`span 1111111111111111 of trace ${TRACE}: its tag holds half of a surrogate pair, which cannot be stored as text`);
+  });
+
+  it('reads a kind, type, operation or level sent as a list or a map (as OTLP\'s kvlist decodes, without a prototype) as none, without throwing', () => {
+    const map = Object.create(null) as Record<string, string>;
+    map['x'] = 'LLM';
+    const odd = { 'openinference.span.kind': map, 'langfuse.observation.type': [map], 'gen_ai.operation.name': map, 'langfuse.observation.level': map };
+    expect(otelToRecords([span('1111111111111111', 'aaaaaaaaaaaaaaaa', odd)], ctx).map((r) => [r.type, r.statusCode])).toEqual([['workflow', null]]);
+  });
+
+  it('stores a status UNSET as unset (null), OK as 200 and ERROR as 500, on the trace\'s record as on the span\'s', () => {
+    const statuses = (code: number) => otelToRecords([{ ...span('1111111111111111', null, {}), status: { code, message: '' } }], ctx).map((r) => r.statusCode);
+    expect([statuses(0), statuses(1), statuses(2), statuses(7)]).toEqual([[null, null], [200, 200], [500, 500], [null, null]]);
+  });
+
+  it('names a Vercel AI SDK span by its operation.name, so the provider call (doGenerate) stands apart from the call that made it', () => {
+    const records = otelToRecords([
+      span('1111111111111111', null, { 'ai.operationId': 'ai.generateText', 'operation.name': 'ai.generateText plan-trip', 'ai.telemetry.functionId': 'plan-trip', 'ai.telemetry.metadata.user': 'ann' }, 'ai.generateText'),
+      span('2222222222222222', '1111111111111111', { 'ai.operationId': 'ai.generateText.doGenerate', 'operation.name': 'ai.generateText.doGenerate plan-trip', 'ai.telemetry.functionId': 'plan-trip' }, 'ai.generateText.doGenerate'),
+      span('3333333333333333', '1111111111111111', { 'ai.operationId': 'ai.toolCall', 'operation.name': 'ai.toolCall plan-trip', 'ai.toolCall.name': 'book_hotel' }, 'ai.toolCall'),
+      span('4444444444444444', '1111111111111111', { 'operation.name': 'not the AI SDK\'s' }, 'http'),
+    ], ctx);
+    expect(records.map((r) => [r.type, r.name])).toEqual([
+      ['trace', 'ai.generateText'],
+      ['workflow', 'ai.generateText plan-trip'],
+      ['llm', 'ai.generateText.doGenerate plan-trip'],
+      ['tool', 'book_hotel'],
+      ['workflow', 'http'],
+    ]);
+    expect(records[1]!.userMetadata).toMatchObject({ 'ai.telemetry.functionId': 'plan-trip', user: 'ann' });
+  });
+
+  it('builds a Vercel AI SDK provider call\'s messages from its prompt (tool calls and results are parts) and its response, and keeps the outer call\'s text', () => {
+    const [, call] = otelToRecords([span('1111111111111111', null, {
+      'ai.operationId': 'ai.generateText.doGenerate',
+      'ai.prompt.messages': JSON.stringify([
+        { role: 'system', content: 'Be brief.' },
+        { role: 'user', content: [{ type: 'text', text: 'Weather in Paris?' }] },
+        { role: 'assistant', content: [{ type: 'tool-call', toolCallId: 'c1', toolName: 'weather', input: { city: 'Paris' } }] },
+        { role: 'tool', content: [{ type: 'tool-result', toolCallId: 'c1', toolName: 'weather', output: { type: 'json', value: 'sunny' } }] },
+      ]),
+      'ai.prompt.tools': [JSON.stringify({ type: 'function', name: 'weather', inputSchema: { type: 'object' } })],
+      'ai.response.text': 'Sunny.',
+      'ai.response.toolCalls': JSON.stringify([{ toolCallId: 'c2', toolName: 'weather', input: '{"city":"Lyon"}' }]),
+      'ai.response.finishReason': 'stop',
+    })], ctx);
+    expect(call).toMatchObject({
+      type: 'llm',
+      input: [
+        { role: 'system', content: 'Be brief.' },
+        { role: 'user', content: 'Weather in Paris?' },
+        { role: 'assistant', content: '', tool_calls: [{ id: 'c1', function: { name: 'weather', arguments: '{"city":"Paris"}' } }] },
+        { role: 'tool', content: '{"type":"json","value":"sunny"}', tool_call_id: 'c1' },
+      ],
+      output: { role: 'assistant', content: 'Sunny.', tool_calls: [{ id: 'c2', function: { name: 'weather', arguments: '{"city":"Lyon"}' } }] },
+      attributes: { finish_reason: 'stop', tools: '[{"type":"function","function":{"name":"weather","inputSchema":{"type":"object"}}}]' },
+    });
+    const [, outer] = otelToRecords([span('1111111111111111', null, { 'ai.operationId': 'ai.generateText', 'ai.prompt': '{"prompt":"Weather?"}', 'ai.response.text': 'Sunny.' })], ctx);
+    expect([outer!.input, outer!.output]).toEqual([{ prompt: 'Weather?' }, 'Sunny.']);
+  });
+
+  it('reads the project an export\'s resources name (openinference.project.name), and refuses two', () => {
+    const inProject = (name: string | undefined): OtelSpan => ({ ...span('1111111111111111', null, {}), resource: name === undefined ? {} : { 'openinference.project.name': name } });
+    expect(otelProjectName([])).toEqual(E.right(undefined));
+    expect(otelProjectName([inProject(undefined), inProject('shop'), inProject('shop'), inProject('')])).toEqual(E.right('shop'));
+    const two = otelProjectName([inProject('shop'), inProject('search')]);
+    expect(E.isLeft(two) && two.left._tag === 'Invalid' && two.left.message).toMatch(/name two projects \(openinference.project.name "shop" and "search"\)/);
   });
 });

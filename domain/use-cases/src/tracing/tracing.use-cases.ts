@@ -75,6 +75,20 @@ export interface NewSession {
   readonly userMetadata: Readonly<Record<string, string>>;
 }
 
+/** Where an OpenTelemetry export is stored. */
+export interface OtelDestination {
+  /** The project, by name or id. */
+  readonly project: string;
+  /**
+   * Whether the caller's project of that name is created when there is none: for a project named by
+   * an exporter's own configuration (Phoenix's project name, Langfuse's public key), which has no step
+   * that creates one here. A project named by the `project` header must exist.
+   */
+  readonly createsProject: boolean;
+  /** The log stream, by name: created on first use. */
+  readonly logStream: string;
+}
+
 export interface SearchRecords {
   readonly scope: RecordScope;
   readonly filters: ReadonlyArray<RecordFilter>;
@@ -175,20 +189,45 @@ export class TracingUseCases {
   }
 
   /**
-   * OpenTelemetry spans for a project (named by id or name; it must exist) and a log stream (by
-   * name; created on first use, as exporters cannot create one). A log stream created for an export
-   * is stored with its records, in one write: a refused export (no room, say) creates none.
+   * OpenTelemetry spans for a project (named by id or name; it must exist, unless the destination says
+   * it is created on first use) and a log stream (by name; created on first use, as exporters cannot
+   * create one). A log stream created for an export is stored with its records, in one write: a
+   * refused export (no room, say) creates none.
    */
-  ingestOtel(principal: Principal, projectRef: string, logStreamName: string, spans: ReadonlyArray<OtelSpan>): UseCase<{ readonly spansCount: number }> {
+  ingestOtel(principal: Principal, destination: OtelDestination, spans: ReadonlyArray<OtelSpan>): UseCase<{ readonly spansCount: number }> {
     if (!mayChangeData(principal)) return readOnly();
     // Refused before the log stream is looked up: a refused export creates none.
     const refusal = this.refusesExportOf(spans.length);
     if (refusal !== undefined) return TE.left(refusal);
+    const project = destination.createsProject ? this.projectCreatedOnFirstUse(principal, destination.project) : this.findProject(principal, destination.project);
     return pipe(
       TE.fromEither(pipe(distinctOtelRecordIds(spans), E.flatMap(storableOtelText))),
-      flatMap(() => this.findProject(principal, projectRef)),
-      flatMap((project) => this.storeInLogStream(principal, project.id, logStreamName, spans)),
+      flatMap(() => project),
+      flatMap((found) => this.storeInLogStream(principal, found.id, destination.logStream, spans)),
       TE.map(() => ({ spansCount: spans.length })),
+    );
+  }
+
+  /**
+   * The caller's project of that name, created when there is none (a project named by id must exist).
+   * Two exports racing to create it: the loser finds the winner's.
+   */
+  private projectCreatedOnFirstUse(principal: Principal, projectRef: string): UseCase<Project> {
+    if (isUuid(projectRef)) return this.findProject(principal, projectRef);
+    const projects = this.deps.projects;
+    const named = () => projects.list(principal, { name: projectRef });
+    return pipe(
+      named(),
+      flatMap((found) =>
+        found[0]
+          ? TE.right(found[0])
+          : pipe(
+              projects.create(principal, { name: projectRef, type: 'gen_ai' }),
+              TE.orElse((e) =>
+                e._tag === 'Conflict' ? pipe(named(), flatMap((again) => (again[0] ? TE.right(again[0]) : TE.left(e)))) : TE.left(e),
+              ),
+            ),
+      ),
     );
   }
 
