@@ -1,6 +1,6 @@
 // resealSecrets on a real SQLite file, with a user setting their token again between the pass's read
 // and its write: the compare-and-set keeps theirs.
-import { AesGcmSecretSealer, SystemClock, UuidV7IdGenerator } from '@tracelight/credentials';
+import { AesGcmSecretSealer, SystemClock, TimeOrderedUuid4IdGenerator } from '@tracelight/credentials';
 import { type Principal, type UserId } from '@tracelight/domain';
 import { SqliteDatabase, sqliteRepositories } from '@tracelight/sqlite';
 import { aUser, right } from '@tracelight/testkit';
@@ -28,7 +28,7 @@ describe('resealSecrets', () => {
   });
 
   const useCases = (sealer: AesGcmSecretSealer, integrations = sqliteRepositories(db).integrations) =>
-    new IntegrationUseCases({ integrations, sealer, clock: new SystemClock(), ids: new UuidV7IdGenerator() });
+    new IntegrationUseCases({ integrations, sealer, clock: new SystemClock(), ids: new TimeOrderedUuid4IdGenerator() });
   const gatewayOf = async (owner: UserId) => {
     const found = await right(sqliteRepositories(db).integrations.findByOwner(owner, 'gateway'));
     if (O.isNone(found)) throw new Error('no integration');
