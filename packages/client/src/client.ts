@@ -2,6 +2,7 @@
 // and a bound on every exchange. Response types come from the same io-ts codecs the server documents
 // them with.
 import type {
+  PreciseTime,
   ApiKeyCreateResponse,
   ApiKeyResponse,
   FilterWire,
@@ -100,6 +101,8 @@ type RunKind = { log_stream_id: string } | { experiment_id: string } | { metrics
  */
 type Sendable<T> = T extends Date
   ? Date | string
+  : T extends PreciseTime
+    ? Date | string
   : T extends ReadonlyArray<infer U>
     ? Array<Sendable<U>>
     : T extends object
