@@ -122,6 +122,7 @@ export class TracingRoutes implements RouteGroup {
             }),
             TE.map((result) => ({
               project_id: params.project_id,
+              project_name: result.projectName,
               [run.field]: run.id,
               session_id: result.sessionId,
               records_count: result.tracesCount + result.spansCount,

@@ -186,14 +186,23 @@ export class ProjectUseCases {
   /** The run, when it is in a project of the caller's; of the given kind when one is asked for. */
   getRun(principal: Principal, projectId: ProjectId, runId: RunId, kind?: RunKind): UseCase<Run> {
     return pipe(
+      this.getRunIn(principal, projectId, runId, kind),
+      TE.map(({ run }) => run),
+    );
+  }
+
+  /** getRun, with the project it is in (answers name it). */
+  getRunIn(principal: Principal, projectId: ProjectId, runId: RunId, kind?: RunKind): UseCase<{ readonly project: Project; readonly run: Run }> {
+    return pipe(
       this.get(principal, projectId),
-      flatMap(() =>
+      flatMap((project) =>
         pipe(
           readThrough(this.knownRuns, `${projectId}/${runId}`, this.deps.clock.elapsedMs(), () => this.deps.runs.findInProject(projectId, runId)),
           orNotFound(kind ?? 'run', runId),
+          visibleOr(kind ?? 'run', runId, (r: Run) => kind === undefined || r.kind === kind),
+          TE.map((run) => ({ project, run })),
         ),
       ),
-      visibleOr(kind ?? 'run', runId, (r: Run) => kind === undefined || r.kind === kind),
     );
   }
 }

@@ -78,6 +78,8 @@ export interface IngestResult {
   readonly traceIds: ReadonlyArray<string>;
   /** The session the traces went into as a whole (sent, or found by its external id); null for none. */
   readonly sessionId: string | null;
+  /** The project's name (the SDKs' answer carries it). */
+  readonly projectName: string;
 }
 
 /** Spans sent on their own, under a trace (immediate mode). */
@@ -153,10 +155,12 @@ export class TracingUseCases {
   ingestTraces(principal: Principal, scope: RunScope, input: IngestTraces): UseCase<IngestResult> {
     if (!mayChangeData(principal)) return readOnly();
     const externalId = input.sessionId === null ? (input.sessionExternalId ?? null) : null;
+    let projectName = '';
     return pipe(
-      this.deps.projects.getRun(principal, scope.projectId, scope.runId, scope.kind),
+      this.deps.projects.getRunIn(principal, scope.projectId, scope.runId, scope.kind),
       // Checked before a session is made for them: a refused batch makes none.
-      flatMap(() => {
+      flatMap(({ project }) => {
+        projectName = project.name;
         const refusal = this.refusesBatchOf(nodesIn(input.traces));
         return refusal === undefined ? TE.right(undefined) : TE.left(refusal);
       }),
@@ -190,7 +194,7 @@ export class TracingUseCases {
       flatMap(({ flat, sessionId }) =>
         pipe(
           this.deps.records.ingest(scope.runId, flat.records, presentColumnsOfAll(flat.records)),
-          TE.map(() => ({ tracesCount: flat.traceIds.length, spansCount: flat.spanCount, traceIds: flat.traceIds, sessionId })),
+          TE.map(() => ({ tracesCount: flat.traceIds.length, spansCount: flat.spanCount, traceIds: flat.traceIds, sessionId, projectName })),
         ),
       ),
     );
@@ -205,9 +209,8 @@ export class TracingUseCases {
   appendSpans(principal: Principal, scope: RunScope, input: AppendSpans): UseCase<ImmediateResult> {
     if (!mayChangeData(principal)) return readOnly();
     return pipe(
-      this.deps.projects.getRun(principal, scope.projectId, scope.runId, scope.kind),
-      flatMap(() => this.deps.projects.get(principal, scope.projectId)),
-      flatMap((project) =>
+      this.deps.projects.getRunIn(principal, scope.projectId, scope.runId, scope.kind),
+      flatMap(({ project }) =>
         pipe(
           this.findRecord(scope, 'traces', input.traceId),
           TE.map((trace) => ({ project, sessionId: trace?.type === 'trace' ? trace.sessionId : null })),
@@ -248,9 +251,8 @@ export class TracingUseCases {
   updateRecord(principal: Principal, scope: RunScope, target: PatchTarget, id: string, patch: RecordPatch): UseCase<ImmediateResult & { readonly record: LogRecord }> {
     if (!mayChangeData(principal)) return readOnly();
     return pipe(
-      this.deps.projects.getRun(principal, scope.projectId, scope.runId, scope.kind),
-      flatMap(() => this.deps.projects.get(principal, scope.projectId)),
-      flatMap((project) =>
+      this.deps.projects.getRunIn(principal, scope.projectId, scope.runId, scope.kind),
+      flatMap(({ project }) =>
         pipe(
           this.deps.records.update(scope.runId, id.toLowerCase(), target, patch, this.deps.clock.now()),
           TE.map((record) => ({ record, projectName: project.name, sessionId: record.sessionId, recordsCount: 1 })),

@@ -112,6 +112,8 @@ export const LogTracesIngestResponse = t.intersection(
   [
     t.type({
       project_id: UuidOut,
+      // The JS SDK's generated client refuses an answer without it.
+      project_name: t.string,
       session_id: t.union([UuidOut, t.null]),
       records_count: IntegerOut,
       traces_count: IntegerOut,
