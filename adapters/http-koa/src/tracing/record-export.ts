@@ -57,6 +57,8 @@ export const writeExport = (ctx: AppContext, result: RecordExport): void => {
         return;
       }
       void cursor.next()().then((next) => {
+        // The client went (Koa destroys the body with the answer): nothing more to send.
+        if (this.destroyed) return;
         if (E.isLeft(next)) {
           ctx.state.failure = `export cut short: ${next.left._tag}`;
           this.destroy();
