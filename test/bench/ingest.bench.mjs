@@ -18,14 +18,16 @@ const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..')
 const sqlite = require(path.join(ROOT, 'adapters/sqlite/dist/index.js'));
 const { recordToValues, RECORD_COLUMNS } = require(path.join(ROOT, 'adapters/sqlite/dist/tracing/log-record.mapper.js'));
 const { presentColumns } = require(path.join(ROOT, 'domain/model/dist/index.js'));
-const { UuidV7IdGenerator } = require(path.join(ROOT, 'adapters/credentials/dist/index.js'));
+const { TimeOrderedUuid4IdGenerator } = require(path.join(ROOT, 'adapters/credentials/dist/index.js'));
 
 const MAX = Number(process.env.BENCH_MAX_SPANS ?? 1_000_000);
 const BATCH = 500; // spans per request (one trace + 499 spans)
 const HTTP_SPANS = 100_000;
 const WARM_UP_BATCHES = 20;
 const CONCURRENCY = 4;
-const ids = new UuidV7IdGenerator();
+// The server's own ids (time-ordered), or BENCH_RANDOM_IDS=1 for fully random version-4 ids, to see what
+// time-ordered keys are worth to the indexes.
+const ids = process.env.BENCH_RANDOM_IDS === '1' ? { next: randomUUID } : new TimeOrderedUuid4IdGenerator();
 const PADDING = 'lorem ipsum dolor sit amet '.repeat(20); // ~540 bytes: with the rest, ~1 KB a span
 
 const wireSpan = (i) => ({

@@ -241,7 +241,7 @@ describe('TracelightClient', () => {
         spans: [{ type: 'llm' as const, input: 'q', model: 'gpt-4o-mini', metrics: { num_input_tokens: 3 } }],
       })),
     });
-    expect(logged).toEqual({ project_id: project.id, log_stream_id: stream.id, session_id: null, records_count: 4, traces_count: 2, spans_count: 2, trace_ids: traceIds });
+    expect(logged).toEqual({ project_id: project.id, project_name: project.name, log_stream_id: stream.id, session_id: null, records_count: 4, traces_count: 2, spans_count: 2, trace_ids: traceIds });
     // A timestamp given as text with its offset, or as a Date.
     const traces = await c.searchTraces(project.id, { log_stream_id: stream.id }, { sort: { column_id: 'created_at', ascending: true } });
     expect(traces.records.map((r) => [r.id, r.created_at])).toEqual([
@@ -250,15 +250,35 @@ describe('TracelightClient', () => {
     ]);
 
     const experimented = await c.ingestTraces(project.id, { experiment_id: experiment.id, traces: [{ input: 'x' }] });
-    expect(experimented).toEqual({ project_id: project.id, experiment_id: experiment.id, session_id: null, records_count: 1, traces_count: 1, spans_count: 0 });
+    expect(experimented).toEqual({ project_id: project.id, project_name: project.name, experiment_id: experiment.id, session_id: null, records_count: 1, traces_count: 1, spans_count: 0 });
 
     // The document the server serves, generated from the response codec, names every field answered.
     const doc = (await (await fetch(`${w.server.baseUrl}/openapi.json`)).json()) as { components: { schemas: Record<string, { properties: object; required: string[] }> } };
     const schema = doc.components.schemas['LogTracesIngestResponse'];
     expect(Object.keys(schema?.properties ?? {}).sort()).toEqual(
-      ['project_id', 'session_id', 'records_count', 'traces_count', 'spans_count', 'log_stream_id', 'experiment_id', 'metrics_testing_id', 'trace_ids'].sort(),
+      ['project_id', 'project_name', 'session_id', 'records_count', 'traces_count', 'spans_count', 'log_stream_id', 'experiment_id', 'metrics_testing_id', 'trace_ids'].sort(),
     );
-    expect(schema?.required).toEqual(['project_id', 'session_id', 'records_count', 'traces_count', 'spans_count']);
+    expect(schema?.required).toEqual(['project_id', 'project_name', 'session_id', 'records_count', 'traces_count', 'spans_count']);
+  });
+
+  it('reaches the routes the origin’s SDKs add: projects/all, experiments’ task types, immediate mode, scorers/list and export_records', async () => {
+    const c = new TracelightClient(w.server.baseUrl, { bearer: w.adminToken });
+    const project = await c.createProject({ name: unique('client-sdk-routes') });
+    expect((await c.listAllProjects({ type: 'gen_ai' })).map((p) => p.id)).toContain(project.id);
+    expect((await c.createExperiment(project.id, 'typed', { task_type: 7 })).task_type).toBe(7);
+    expect((await c.listExperiments(project.id)).map((e) => e.task_type)).toEqual([7]);
+    const stream = await c.createLogStream(project.id, 'live');
+    const run = { log_stream_id: stream.id };
+    const [traceId, spanId] = [crypto.randomUUID(), crypto.randomUUID()];
+    expect(await c.appendSpans(project.id, run, { trace_id: traceId, parent_id: traceId, spans: [{ type: 'tool', id: spanId, created_at: '2026-01-01T00:00:00.000007Z' }] })).toMatchObject({ trace_id: traceId, records_count: 1 });
+    await c.ingestTraces(project.id, { ...run, traces: [{ id: traceId, input: 'q' }], is_complete: false });
+    expect(await c.updateSpan(project.id, run, spanId, { output: 'found' })).toMatchObject({ span_id: spanId });
+    expect(await c.updateTrace(project.id, run, traceId, { output: 'a', is_complete: true, tags: ['done'] })).toMatchObject({ trace_id: traceId, project_name: project.name });
+    const lines = (await c.exportRecords(project.id, run, { root_type: 'span', column_ids: ['id', 'output', 'created_at'] })).trim().split('\n').map((l) => JSON.parse(l));
+    expect(lines).toEqual([{ id: spanId, output: 'found', created_at: '2026-01-01T00:00:00.000007Z' }]);
+    const scorer = await c.createScorer({ name: unique('client-listed'), scorer_type: 'code' });
+    const page = await c.searchScorers({ filters: [{ name: 'name', operator: 'eq', value: scorer.name }] }, { limit: 10 });
+    expect(page.scorers.map((s) => s.id)).toEqual([scorer.id]);
   });
 
   it('types roles, project types and request fields as the codecs do', () => {

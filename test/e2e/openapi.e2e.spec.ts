@@ -1,4 +1,5 @@
 // Real responses validate against the served OpenAPI document's schemas.
+import { randomUUID } from 'node:crypto';
 import Ajv2020 from 'ajv/dist/2020';
 import addFormats from 'ajv-formats';
 import { ADMIN } from '../support/server';
@@ -268,11 +269,18 @@ describe('rules across body members, in the document as the server applies them'
     runId = await w.run(w.admin, projectId, 'log_streams');
     otherRunId = await w.run(w.admin, projectId, 'experiments');
     scorerId = w.ok(await w.call('POST', '/v2/scorers', { auth: w.admin, json: { name: `rules-${Date.now()}`, scorer_type: 'llm' } })).id;
+    // The same trace and span ids in both runs (a record is its run's): each PATCH case names either run.
+    for (const [run, trace, span] of [[{ log_stream_id: runId }, traceId, spanId], [{ experiment_id: otherRunId }, traceId, spanId]] as const)
+      w.ok(await w.call('POST', `/v2/projects/${projectId}/traces`, { auth: w.admin, json: { ...run, traces: [{ id: trace, spans: [{ type: 'llm', id: span }] }] } }));
+    for (const run of [{ log_stream_id: runId }, { experiment_id: otherRunId }])
+      w.ok(await w.call('POST', `/v2/projects/${projectId}/traces`, { auth: w.admin, json: { ...run, traces: [{ id: otherTraceId, spans: [{ type: 'tool', id: otherSpanId }] }] } }));
   });
   const RUN_SCOPE = 'exactly one of log_stream_id, experiment_id or metrics_testing_id must be provided';
   const LLM_VERSION = 'at least one of instructions, user_prompt or chain_poll_template must be provided';
   // Each route with such a rule: bodies the rule admits, bodies it refuses (the rest of each body valid).
-  const cases = (): Array<[string, string, string, string, Array<object>, Array<object>]> => [
+  // The immediate-mode routes' records: a trace with a span in each run.
+  const [traceId, spanId, otherTraceId, otherSpanId] = [randomUUID(), randomUUID(), randomUUID(), randomUUID()];
+  const cases = (): Array<[string, string, string, string, Array<object>, Array<object>, string?]> => [
     ['/v2/projects/{project_id}/traces', `/v2/projects/${projectId}/traces`, RUN_SCOPE, 'traces',
       [{ log_stream_id: runId, traces: [] }, { log_stream_id: null, experiment_id: otherRunId, traces: [] }],
       [{ traces: [] }, { log_stream_id: null, traces: [] }, { log_stream_id: runId, experiment_id: otherRunId, traces: [] }]],
@@ -286,6 +294,19 @@ describe('rules across body members, in the document as the server applies them'
     ['/v2/projects/{project_id}/spans/available_columns', `/v2/projects/${projectId}/spans/available_columns`, RUN_SCOPE, 'columns',
       [{ log_stream_id: runId }, { experiment_id: otherRunId, metrics_testing_id: null }],
       [{}, { log_stream_id: null, experiment_id: null }, { log_stream_id: runId, experiment_id: otherRunId }]],
+    ['/v2/projects/{project_id}/spans', `/v2/projects/${projectId}/spans`, RUN_SCOPE, 'spans',
+      [{ log_stream_id: runId, trace_id: traceId, parent_id: traceId, spans: [] }, { log_stream_id: null, experiment_id: otherRunId, trace_id: otherTraceId, parent_id: otherTraceId, spans: [] }],
+      [{ trace_id: traceId, parent_id: traceId, spans: [] }, { log_stream_id: runId, experiment_id: otherRunId, trace_id: traceId, parent_id: traceId, spans: [] }]],
+    ['/v2/projects/{project_id}/traces/{trace_id}', `/v2/projects/${projectId}/traces/${traceId}`, RUN_SCOPE, 'trace update',
+      [{ log_stream_id: runId, trace_id: traceId, output: 'done' }, { log_stream_id: null, experiment_id: otherRunId, trace_id: traceId }],
+      [{ trace_id: traceId }, { log_stream_id: runId, experiment_id: otherRunId, trace_id: traceId }], 'patch'],
+    ['/v2/projects/{project_id}/spans/{span_id}', `/v2/projects/${projectId}/spans/${spanId}`, RUN_SCOPE, 'span update',
+      [{ log_stream_id: runId, span_id: spanId, status_code: 200 }, { experiment_id: otherRunId, span_id: spanId }],
+      [{ span_id: spanId }, { log_stream_id: runId, metrics_testing_id: runId, span_id: spanId }], 'patch'],
+    ['/v2/projects/{project_id}/export_records', `/v2/projects/${projectId}/export_records`, RUN_SCOPE, 'export',
+      [{ log_stream_id: runId, root_type: 'trace' }, { experiment_id: otherRunId, log_stream_id: null, root_type: 'span', export_format: 'csv' }],
+      // (export_format given: the 422's input is the body as decoded, its default filled in.)
+      [{ root_type: 'trace', export_format: 'jsonl' }, { log_stream_id: runId, experiment_id: otherRunId, root_type: 'trace', export_format: 'json' }]],
     ['/v2/scorers/{scorer_id}/version/llm', `/v2/scorers/${scorerId}/version/llm`, LLM_VERSION, 'LLM scorer version',
       [{ instructions: 'judge' }, { instructions: null, chain_poll_template: { template: 'Rate {output}' } }, { user_prompt: 'u', instructions: 'i' }],
       [{}, { model_name: 'gpt-4o' }, { instructions: null, user_prompt: null, chain_poll_template: null }]],
@@ -314,15 +335,15 @@ describe('rules across body members, in the document as the server applies them'
   });
 
   it('admits what the server admits and refuses what it refuses with the rule’s 422, body by body', async () => {
-    for (const [path, url, message, what, valid, invalid] of cases()) {
-      const validate = compiled(doc.paths[path]!['post']!.requestBody!.content['application/json']!.schema);
+    for (const [path, url, message, what, valid, invalid, method = 'post'] of cases()) {
+      const validate = compiled(doc.paths[path]![method]!.requestBody!.content['application/json']!.schema);
       for (const body of valid) {
-        const reply = await w.call('POST', url, { auth: w.admin, json: body });
+        const reply = await w.call(method.toUpperCase(), url, { auth: w.admin, json: body });
         expect([what, body, reply.status]).toEqual([what, body, 200]);
         expect([what, body, validate(body)]).toEqual([what, body, true]);
       }
       for (const body of invalid) {
-        const reply = await w.call('POST', url, { auth: w.admin, json: body });
+        const reply = await w.call(method.toUpperCase(), url, { auth: w.admin, json: body });
         expect([what, body, reply.status, reply.body]).toEqual([
           what, body, 422, { detail: [{ loc: ['body'], msg: `Value error, ${message}`, type: 'value_error', input: body, ctx: { error: message } }] },
         ]);

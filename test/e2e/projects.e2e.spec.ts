@@ -13,11 +13,15 @@ describe('projects and runs', () => {
     const name = `proj-${Date.now()}`;
     const created = await w.call('POST', '/v2/projects', { auth: w.admin, json: { name } });
     expect(created.status).toBe(200);
+    const me = w.ok(await w.call('GET', '/v2/current_user', { auth: w.admin }));
     expect(created.body).toEqual({
       id: expect.any(String),
       name,
       type: 'gen_ai',
-      created_by: expect.any(String),
+      created_by: me.id,
+      // What the origin's Python SDK reads of every project it finds (a KeyError without them).
+      created_by_user: { id: me.id, email: me.email, first_name: null, last_name: null },
+      runs: [],
       created_at: expect.any(String),
       updated_at: expect.any(String),
     });

@@ -66,6 +66,7 @@ describe.each([
       expect(r.status).toBe(200);
       expect(r.body).toEqual({
         project_id: projectId,
+        project_name: expect.any(String),
         log_stream_id: logStreamId,
         session_id: null,
         records_count: 3,

@@ -8,7 +8,7 @@ import { HmacApiKeyMinter } from './hmac-api-key-minter';
 import { JwtTokenSigner } from './jwt-token-signer';
 import { ScryptPasswordHasher } from './scrypt-password-hasher';
 import { SystemClock } from './system/system-clock';
-import { UuidV7IdGenerator } from './system/uuid-v7-id-generator';
+import { TimeOrderedUuid4IdGenerator } from './system/time-ordered-uuid4-id-generator';
 
 export const credentialsModule = (config: CredentialsConfig) =>
   new ContainerModule(({ bind }) => {
@@ -19,5 +19,5 @@ export const credentialsModule = (config: CredentialsConfig) =>
     bind(TokenSigner).to(JwtTokenSigner).inSingletonScope();
     bind(SecretSealer).to(AesGcmSecretSealer).inSingletonScope();
     bind(Clock).to(SystemClock).inSingletonScope();
-    bind(IdGenerator).to(UuidV7IdGenerator).inSingletonScope();
+    bind(IdGenerator).to(TimeOrderedUuid4IdGenerator).inSingletonScope();
   });

@@ -7,5 +7,5 @@ export * from './hmac-api-key-minter';
 export * from './jwt-token-signer';
 export * from './aes-gcm-secret-sealer';
 export * from './system/system-clock';
-export * from './system/uuid-v7-id-generator';
+export * from './system/time-ordered-uuid4-id-generator';
 export * from './credentials.module';

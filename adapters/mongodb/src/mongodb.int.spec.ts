@@ -1,9 +1,9 @@
 // The MongoDB adapter against a real server: MONGODB_URI when set, else a mongo:7 container when a
 // Docker engine answers, else the suite is skipped with one line saying why.
-import { aProject, aRecord, aRun, aUser, describeRepositoryContract, left, purgeRetired, right, storeAFullProject } from '@tracelight/testkit';
+import { aProject, aRecord, aRun, aUser, describeRepositoryContract, expectRekeyed, left, purgeRetired, right, storeAFullProject, storeV7World } from '@tracelight/testkit';
 import * as fs from 'node:fs';
 import { randomUUID } from 'node:crypto';
-import type { MongoMigration } from './shared/migrations';
+import { MIGRATIONS, type MongoMigration } from './shared/migrations';
 import { MongoDatabase } from './shared/mongo-database';
 import { mongoRepositories } from './mongodb.module';
 
@@ -102,6 +102,21 @@ const harness = () => {
     await Promise.all([open(name), open(name), open(name)].map((d) => d.connect([migration])));
     expect(seen).toEqual({ runs: 1, running: 0, mostAtOnce: 1 });
     expect(await open(name).db.collection('schema_migration_lease').countDocuments()).toBe(0);
+  });
+
+  it('migration 14: a database holding the version-7 ids of earlier builds has every id the server made re-keyed to version 4, every reference with it; client ids stay', async () => {
+    const name = testDatabaseName();
+    const before = open(name);
+    await before.connect();
+    const world = await storeV7World(mongoRepositories(before));
+    // The database as an earlier build left it: its data, and migration 14 not applied yet.
+    await before.db.collection<{ _id: number }>('schema_migrations').deleteOne({ _id: 14 });
+    const after = open(name);
+    await after.connect();
+    await expectRekeyed(mongoRepositories(after), world);
+    // Run again (a process that stopped midway, or a second start), it changes nothing.
+    await MIGRATIONS.find((m) => m.version === 14)!.up(after.db);
+    await expectRekeyed(mongoRepositories(after), world);
   });
 
   it('takes over the lease of a process that died while migrating, once it has expired', async () => {

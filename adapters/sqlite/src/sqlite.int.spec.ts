@@ -1,5 +1,5 @@
 // The SQLite adapter on a real database file: the shared contract, then what is SQLite's own.
-import { describeRepositoryContract, right, left, aUser, aScorer, anLlmVersion, aProject, aRun, aRecord, storeAFullProject } from '@tracelight/testkit';
+import { describeRepositoryContract, right, left, aUser, aScorer, anLlmVersion, aProject, aRun, aRecord, expectRekeyed, storeAFullProject, storeV7World } from '@tracelight/testkit';
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
@@ -12,6 +12,8 @@ import { SQLITE_REPOSITORIES, SQLITE_WRITES, sqliteRepositories } from './sqlite
 import { SqliteStorage } from './shared/sqlite-storage';
 import type { LogRecord } from '@tracelight/domain';
 import { RECORD_COLUMNS, recordToValues } from './tracing/log-record.mapper';
+import { SqliteUserRepository } from './identity/sqlite-user.repository';
+import { SqliteScorerRepository } from './scorers/sqlite-scorer.repository';
 
 const tempFile = () => path.join(fs.mkdtempSync(path.join(os.tmpdir(), 'tracelight-sqlite-')), 'nested', 'tracelight.db');
 
@@ -281,7 +283,7 @@ describe('SqliteDatabase', () => {
     const parent = aRecord(run, { name: 'parent', hasChildren: true });
     const records = [parent, aRecord(run, { type: 'llm', traceId: parent.id, parentId: parent.id }), aRecord(run, { name: 'lone' })];
     // Schema 3's columns: today's but the ones added since (at the end).
-    const columns = RECORD_COLUMNS.filter((c) => c !== 'otel_root_key');
+    const columns = RECORD_COLUMNS.filter((c) => c !== 'otel_root_key' && c !== 'created_at_us');
     const insert = old.db.prepare(`INSERT INTO log_records (${columns.join(', ')}) VALUES (${columns.map(() => '?').join(', ')})`);
     const valuesOf = (r: LogRecord) => recordToValues(r).slice(0, columns.length);
     for (const r of records) insert.run(valuesOf(r));
@@ -301,6 +303,7 @@ describe('SqliteDatabase', () => {
       'log_records_by_parent',
       'log_records_by_run_time',
       'log_records_by_trace',
+      'log_records_sessions_by_external_id',
       'sqlite_autoindex_log_records_1',
     ]);
     expect(upgraded.db.pragma('integrity_check', { simple: true })).toBe('ok');
@@ -319,7 +322,7 @@ describe('SqliteDatabase', () => {
     old.db.prepare('INSERT INTO runs VALUES (?, ?, ?, ?, ?, ?, ?)').run(run.id, project.id, run.name, 'log_stream', owner.id, 0, 0);
     const trace = aRecord(run, { name: 'root stored before', hasChildren: true });
     const span = aRecord(run, { type: 'workflow', traceId: trace.id, parentId: trace.id });
-    const columns = RECORD_COLUMNS.filter((c) => c !== 'otel_root_key');
+    const columns = RECORD_COLUMNS.filter((c) => c !== 'otel_root_key' && c !== 'created_at_us');
     const insert = old.db.prepare(`INSERT INTO log_records (${columns.join(', ')}) VALUES (${columns.map(() => '?').join(', ')})`);
     for (const r of [trace, span]) insert.run(recordToValues(r).slice(0, columns.length));
     old.close();
@@ -458,7 +461,8 @@ describe('SqliteDatabase', () => {
   it('migration 9: a scorer an earlier build stored with a null bucket (sent as 1e400) is read again, without its threshold; others keep theirs', async () => {
     const file = tempFile();
     const before = new SqliteDatabase({ path: file }, MIGRATIONS.filter((m) => m.version < 9));
-    const old = sqliteRepositories(before);
+    // The two repositories this needs (the others prepare statements for columns added since).
+    const old = { users: new SqliteUserRepository(before), scorers: new SqliteScorerRepository(before) };
     const u = await right(old.users.insert(aUser()));
     const threshold = (buckets: number[]) => ({ buckets, displayValueLevels: ['low', 'mid', 'high'], inverted: false });
     const broken = await right(old.scorers.insert({ ...aScorer(u.id), display: { label: 'Broken', threshold: threshold([0.2, Infinity]) } }));
@@ -470,6 +474,20 @@ describe('SqliteDatabase', () => {
     const repos = sqliteRepositories(after);
     const found = await right(repos.scorers.listByOwner(u.id));
     expect(new Map(found.map((s) => [s.id, s.display]))).toEqual(new Map<string, unknown>([[broken.id, { label: 'Broken' }], [sound.id, { label: 'Sound', threshold: threshold([0.2, 0.8]) }]]));
+    after.close();
+  });
+
+  it('migration 10: a database holding the version-7 ids of earlier builds has every id the server made re-keyed to version 4, every reference with it; client ids stay', async () => {
+    const file = tempFile();
+    const before = new SqliteDatabase({ path: file });
+    const world = await storeV7World(sqliteRepositories(before));
+    // The database as an earlier build left it: its data, and migration 10 not applied yet.
+    before.db.prepare('DELETE FROM schema_migrations WHERE version = 10').run();
+    before.close();
+    const after = new SqliteDatabase({ path: file });
+    await expectRekeyed(sqliteRepositories(after), world);
+    expect(after.db.pragma('foreign_key_check')).toEqual([]);
+    expect(after.db.pragma('integrity_check', { simple: true })).toBe('ok');
     after.close();
   });
 

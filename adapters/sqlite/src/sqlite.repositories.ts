@@ -44,5 +44,5 @@ export const SQLITE_WRITES: { readonly [K in keyof Repositories]: ReadonlyArray<
   // appendNext takes a function, which cannot cross threads: see routeCalls.
   scorerVersions: ['appendNext'],
   runScorers: ['replace'],
-  logRecords: ['ingest', 'ingestIntoNewRun', 'removeCreatedBefore'],
+  logRecords: ['ingest', 'ingestIntoNewRun', 'findOrCreateSession', 'update', 'removeCreatedBefore'],
 };

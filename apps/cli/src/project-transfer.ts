@@ -120,7 +120,7 @@ export const exportProject = async (
           records += page.items.length;
           const last = page.items[page.items.length - 1];
           if (!page.more || last === undefined) break;
-          after = { createdAt: last.createdAt, id: last.id };
+          after = { createdAt: last.createdAt, createdAtMicros: last.createdAtMicros, id: last.id };
         }
       }
     }
@@ -142,7 +142,11 @@ const keys = <K extends string>(values: ReadonlyArray<K>) => t.keyof(Object.from
 const orNull = <C extends t.Mixed>(c: C) => t.union([c, t.null]);
 const Strings = t.record(t.string, t.string);
 const ProjectC = t.type({ id: t.string, name: Name, type: keys(PROJECT_TYPES), createdBy: t.string, createdAt: DateText, updatedAt: DateText });
-const RunC = t.type({ id: t.string, projectId: t.string, name: Name, kind: keys(RUN_KINDS), createdBy: t.string, createdAt: DateText, updatedAt: DateText });
+// An export of an earlier build has no taskType (null: an experiment's is then answered as the default).
+const RunC = t.intersection([
+  t.type({ id: t.string, projectId: t.string, name: Name, kind: keys(RUN_KINDS), createdBy: t.string, createdAt: DateText, updatedAt: DateText }),
+  t.partial({ taskType: orNull(t.number) }),
+]);
 const InsightsC = t.type({
   runId: t.string,
   insights: t.type({ logstream: t.type({ enabled: t.boolean, startTime: orNull(DateText) }) }),
@@ -180,7 +184,7 @@ const RecordC = t.intersection([t.type({
   progressMessage: orNull(Utf8Text),
   errorMessage: orNull(Utf8Text),
   attributes: t.record(t.string, JsonOrUtf8Text),
-}), t.partial({ otelRootKey: t.string })]);
+}), t.partial({ otelRootKey: t.string, createdAtMicros: t.number })]);
 const HeaderLine = t.type({ format: t.union([t.literal(FORMAT), t.literal(FORMAT_V2)]), project: ProjectC });
 const RunLine = t.type({ run: RunC, insights: orNull(InsightsC) });
 const RecordLine = t.type({ record: RecordC });
@@ -311,9 +315,10 @@ const checkExport = async (lines: AsyncIterable<string>, options: ImportOptions)
  * name: a run to the imported project, its insights to that run, a record to the run line above it.
  * An edited file cannot write into another user's project, run or settings.
  */
-const pinRun = (run: Run, project: Project, owner: UserId): Run => ({ ...run, projectId: project.id, createdBy: owner });
+// Exports of earlier builds lack a run's taskType and a record's createdAtMicros (the `??`s).
+const pinRun = (run: Run, project: Project, owner: UserId): Run => ({ ...run, projectId: project.id, createdBy: owner, taskType: run.taskType ?? null });
 const pinInsights = (insights: RunInsights | null, run: Run): RunInsights | null => (insights ? { ...insights, runId: run.id } : null);
-const pinRecord = (record: LogRecord, run: Run): LogRecord => ({ ...record, runId: run.id, projectId: run.projectId });
+const pinRecord = (record: LogRecord, run: Run): LogRecord => ({ ...record, runId: run.id, projectId: run.projectId, createdAtMicros: record.createdAtMicros ?? 0 });
 
 /**
  * `resume`: the project (or a run) is there already, from an import of this file that was stopped

@@ -1,9 +1,9 @@
 // resealSecrets on a real SQLite file, with a user setting their token again between the pass's read
 // and its write: the compare-and-set keeps theirs.
-import { AesGcmSecretSealer, SystemClock, UuidV7IdGenerator } from '@tracelight/credentials';
-import { type Principal, type UserId } from '@tracelight/domain';
+import { AesGcmSecretSealer, SystemClock, TimeOrderedUuid4IdGenerator } from '@tracelight/credentials';
+import { type Principal, type UserId, asId, rekeyedId } from '@tracelight/domain';
 import { SqliteDatabase, sqliteRepositories } from '@tracelight/sqlite';
-import { aUser, right } from '@tracelight/testkit';
+import { aUser, aV7Id, right } from '@tracelight/testkit';
 import { IntegrationUseCases, gatewaySecretContext } from '@tracelight/use-cases';
 import * as E from 'fp-ts/Either';
 import * as O from 'fp-ts/Option';
@@ -28,7 +28,7 @@ describe('resealSecrets', () => {
   });
 
   const useCases = (sealer: AesGcmSecretSealer, integrations = sqliteRepositories(db).integrations) =>
-    new IntegrationUseCases({ integrations, sealer, clock: new SystemClock(), ids: new UuidV7IdGenerator() });
+    new IntegrationUseCases({ integrations, sealer, clock: new SystemClock(), ids: new TimeOrderedUuid4IdGenerator() });
   const gatewayOf = async (owner: UserId) => {
     const found = await right(sqliteRepositories(db).integrations.findByOwner(owner, 'gateway'));
     if (O.isNone(found)) throw new Error('no integration');
@@ -74,5 +74,24 @@ describe('resealSecrets', () => {
     expect(await useCases(keys(NEW)).resealSecrets(2)()).toEqual(E.right({ resealed: 0, current: 5, changedMeanwhile: 0, unopenable: [] }));
     // A page of nothing would read nothing on one engine and everything on the other: refused.
     expect(await useCases(keys(NEW)).resealSecrets(0)()).toMatchObject(E.left({ _tag: 'Invalid', path: ['pageSize'] }));
+  });
+
+  it("seals anew a token sealed for its owner's version-7 id, once the migration has re-keyed the owner to version 4", async () => {
+    const repos = sqliteRepositories(db);
+    const v7 = aV7Id();
+    const owner = await right(repos.users.insert(aUser({ id: asId<UserId>(v7) })));
+    const as: Principal = { userId: owner.id, email: owner.email, role: owner.role, scheme: 'basic', apiKeyId: null };
+    await right(useCases(keys(NEW)).upsertGateway(as, { token: 'sealed for the old id', endpoint: 'https://gateway.example.com/relay', useCase: 'SUPPORT' }));
+    // What migration 10 does to the owner and every column naming them.
+    db.db.pragma('defer_foreign_keys = ON');
+    db.db.transaction(() => {
+      db.db.prepare('UPDATE users SET id = ? WHERE id = ?').run(rekeyedId(v7), v7);
+      db.db.prepare('UPDATE integrations SET created_by = ? WHERE created_by = ?').run(rekeyedId(v7), v7);
+    })();
+    const rekeyed = asId<UserId>(rekeyedId(v7));
+    expect(keys(NEW).open((await gatewayOf(rekeyed)).sealedSecret, gatewaySecretContext(rekeyed))).toMatchObject(E.left(expect.any(String)));
+    expect(await useCases(keys(NEW)).resealSecrets()()).toEqual(E.right({ resealed: 1, current: 0, changedMeanwhile: 0, unopenable: [] }));
+    expect(keys(NEW).open((await gatewayOf(rekeyed)).sealedSecret, gatewaySecretContext(rekeyed))).toEqual(E.right('sealed for the old id'));
+    expect(await useCases(keys(NEW)).resealSecrets()()).toEqual(E.right({ resealed: 0, current: 1, changedMeanwhile: 0, unopenable: [] }));
   });
 });

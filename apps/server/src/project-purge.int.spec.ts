@@ -4,7 +4,7 @@
 import { SqliteDatabase, SqliteStorage } from '@tracelight/sqlite';
 import { ProjectUseCases } from '@tracelight/use-cases';
 import { aProject, aRecord, aRun, aUser, right, recordingLogger } from '@tracelight/testkit';
-import { UuidV7IdGenerator } from '@tracelight/credentials';
+import { TimeOrderedUuid4IdGenerator } from '@tracelight/credentials';
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
@@ -22,7 +22,7 @@ describe('ProjectPurge', () => {
     storage = new SqliteStorage({ path: file });
     await storage.open();
     const r = storage.repositories;
-    projects = new ProjectUseCases({ projects: r.projects, runs: r.runs, clock: { now: () => new Date(), elapsedMs: () => performance.now() }, ids: new UuidV7IdGenerator() });
+    projects = new ProjectUseCases({ projects: r.projects, runs: r.runs, clock: { now: () => new Date(), elapsedMs: () => performance.now() }, ids: new TimeOrderedUuid4IdGenerator() });
   });
   afterEach(() => storage.close());
 

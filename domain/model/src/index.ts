@@ -15,6 +15,7 @@ export * from './integrations/integration';
 export * from './scorers/scorer';
 export * from './scorers/scorer-version';
 export * from './scorers/run-scorer-settings';
+export * from './scorers/scorer-filter';
 export * from './columns/column';
 export * from './columns/standard-columns';
 export * from './columns/metric-columns';
@@ -22,5 +23,7 @@ export * from './scorers/scorer.codec';
 export * from './tracing/log-record';
 export * from './tracing/column-presence';
 export * from './tracing/ingest';
+export * from './tracing/record-update';
+
 export * from './tracing/search';
 export * from './tracing/otel';

@@ -2,6 +2,17 @@
 // and a bound on every exchange. Response types come from the same io-ts codecs the server documents
 // them with.
 import type {
+  PreciseTime,
+  ExperimentResponse,
+  ListScorersResponse,
+  LogRecordsExportRequest,
+  LogSpansIngestRequest,
+  LogSpansIngestResponse,
+  LogSpanUpdateRequest,
+  LogSpanUpdateResponse,
+  LogTraceUpdateRequest,
+  LogTraceUpdateResponse,
+  ScorerFilterWire,
   ApiKeyCreateResponse,
   ApiKeyResponse,
   FilterWire,
@@ -100,6 +111,8 @@ type RunKind = { log_stream_id: string } | { experiment_id: string } | { metrics
  */
 type Sendable<T> = T extends Date
   ? Date | string
+  : T extends PreciseTime
+    ? Date | string
   : T extends ReadonlyArray<infer U>
     ? Array<Sendable<U>>
     : T extends object
@@ -121,6 +134,18 @@ export type RecordSearch = Omit<Sendable<t.TypeOf<typeof RecordSearchRequest>>, 
 };
 /** A page of records (a record keeps the typed attributes of its type besides the listed fields). */
 export type RecordPage = t.TypeOf<typeof RecordSearchResponse>;
+/** Immediate mode: the body of `POST …/spans` beside the run (spans under a trace, below a parent). */
+export type SpansAppend = Omit<Sendable<t.TypeOf<typeof LogSpansIngestRequest>>, RunIds>;
+/** Immediate mode: the changes of `PATCH …/traces/{trace_id}` (the trace's id goes in the path and the body alike). */
+export type TraceUpdate = Omit<Sendable<t.TypeOf<typeof LogTraceUpdateRequest>>, RunIds | 'trace_id'>;
+/** Immediate mode: the changes of `PATCH …/spans/{span_id}`. */
+export type SpanUpdate = Omit<Sendable<t.TypeOf<typeof LogSpanUpdateRequest>>, RunIds | 'span_id'>;
+/** The body of `POST …/export_records` beside the run. */
+export type RecordsExport = Omit<Sendable<t.TypeOf<typeof LogRecordsExportRequest>>, RunIds | 'filters' | 'sort' | 'export_format'> & {
+  filters?: RecordFilter[] | null;
+  sort?: { column_id: string; ascending?: boolean } | null;
+  export_format?: 'jsonl' | 'json' | 'csv';
+};
 /** The fields of `SessionCreateRequest` beside the run, as its codec takes them. */
 export type SessionCreate = Omit<t.TypeOf<typeof SessionCreateRequest>, RunIds>;
 export type SessionResponse = t.TypeOf<typeof SessionResponseCodec>;
@@ -311,10 +336,19 @@ export class TracelightClient {
     this.request<t.TypeOf<typeof RunResponse>>('POST', `/v2/projects/${enc(projectId)}/log_streams`, { ...call, json: { name } });
   listLogStreams = (projectId: string, filter: { name?: string } = {}, call: CallOptions = {}) =>
     this.request<Array<t.TypeOf<typeof RunResponse>>>('GET', `/v2/projects/${enc(projectId)}/log_streams`, { ...call, query: filter });
-  createExperiment = (projectId: string, name: string, call: CallOptions = {}) =>
-    this.request<t.TypeOf<typeof RunResponse>>('POST', `/v2/projects/${enc(projectId)}/experiments`, { ...call, json: { name } });
+  /** The caller's projects, of one type if asked (the SDKs' list of projects). */
+  listAllProjects = (filter: { type?: ProjectTypeName } = {}, call: CallOptions = {}) =>
+    this.request<Array<t.TypeOf<typeof ProjectResponse>>>('GET', '/v2/projects/all', { ...call, query: filter });
+  /** An experiment; `task_type` (the origin's TaskType number) is 16 unless given. */
+  createExperiment = (projectId: string, name: string, call: CallOptions & { task_type?: number } = {}) => {
+    const { task_type, ...rest } = call;
+    return this.request<t.TypeOf<typeof ExperimentResponse>>('POST', `/v2/projects/${enc(projectId)}/experiments`, {
+      ...rest,
+      json: task_type === undefined ? { name } : { name, task_type },
+    });
+  };
   listExperiments = (projectId: string, filter: { name?: string } = {}, call: CallOptions = {}) =>
-    this.request<Array<t.TypeOf<typeof RunResponse>>>('GET', `/v2/projects/${enc(projectId)}/experiments`, { ...call, query: filter });
+    this.request<Array<t.TypeOf<typeof ExperimentResponse>>>('GET', `/v2/projects/${enc(projectId)}/experiments`, { ...call, query: filter });
 
   // — the spec's operations —
   upsertInsights = (
@@ -341,6 +375,12 @@ export class TracelightClient {
   createScorer = (scorer: { name: string; scorer_type: string } & Record<string, unknown>, call: CallOptions = {}) =>
     this.request<t.TypeOf<typeof ScorerResponse>>('POST', '/v2/scorers', { ...call, json: scorer });
   listScorers = (call: CallOptions = {}) => this.request<Array<t.TypeOf<typeof ScorerResponse>>>('GET', '/v2/scorers', call);
+  /** A page of the caller's scorers that pass every filter (the SDKs' list of scorers). */
+  searchScorers = (
+    body: { filters?: Array<Sendable<ScorerFilterWire>>; sort?: { name: 'name'; ascending?: boolean } | null } = {},
+    page: { starting_token?: number; limit?: number } = {},
+    call: CallOptions = {},
+  ) => this.request<t.TypeOf<typeof ListScorersResponse>>('POST', '/v2/scorers/list', { ...call, query: page, json: body });
   getScorer = (id: string, call: CallOptions = {}) => this.request<t.TypeOf<typeof ScorerResponse>>('GET', `/v2/scorers/${enc(id)}`, call);
   createLlmVersion = (id: string, version: Record<string, unknown>, call: CallOptions = {}) =>
     this.request<t.TypeOf<typeof ScorerVersion>>('POST', `/v2/scorers/${enc(id)}/version/llm`, { ...call, json: version });
@@ -370,6 +410,18 @@ export class TracelightClient {
     this.request<RecordPage>('POST', `/v2/projects/${enc(projectId)}/traces/search`, { ...call, json: { ...run, ...search } });
   searchSessions = (projectId: string, run: RunKind, search: RecordSearch = {}, call: CallOptions = {}) =>
     this.request<RecordPage>('POST', `/v2/projects/${enc(projectId)}/sessions/search`, { ...call, json: { ...run, ...search } });
+  /** Immediate mode: spans under a trace (neither the trace nor the parent need be stored yet). */
+  appendSpans = (projectId: string, run: RunKind, body: SpansAppend, call: SendOptions = {}) =>
+    this.request<t.TypeOf<typeof LogSpansIngestResponse>>('POST', `/v2/projects/${enc(projectId)}/spans`, { ...call, json: { ...run, ...body } });
+  /** Immediate mode: changes a stored trace (what is sent overwrites, tags are added). */
+  updateTrace = (projectId: string, run: RunKind, traceId: string, changes: TraceUpdate, call: CallOptions = {}) =>
+    this.request<t.TypeOf<typeof LogTraceUpdateResponse>>('PATCH', `/v2/projects/${enc(projectId)}/traces/${enc(traceId)}`, { ...call, json: { ...run, ...changes, trace_id: traceId } });
+  /** Immediate mode: changes a stored span. */
+  updateSpan = (projectId: string, run: RunKind, spanId: string, changes: SpanUpdate, call: CallOptions = {}) =>
+    this.request<t.TypeOf<typeof LogSpanUpdateResponse>>('PATCH', `/v2/projects/${enc(projectId)}/spans/${enc(spanId)}`, { ...call, json: { ...run, ...changes, span_id: spanId } });
+  /** A run's records as the export's text: JSON lines (one record each), or CSV. */
+  exportRecords = (projectId: string, run: RunKind, body: RecordsExport, call: CallOptions = {}) =>
+    this.request<string>('POST', `/v2/projects/${enc(projectId)}/export_records`, { ...call, json: { ...run, ...body }, answer: 'text' });
 
   // — OpenTelemetry —
   /** An OTLP/HTTP trace export, stored whole or not at all. Errors are TracelightErrors whose `detail` is the Status's message. */

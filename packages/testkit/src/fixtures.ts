@@ -83,6 +83,7 @@ export const aRun = (project: Project, over: Partial<Run> = {}): Run => ({
   createdBy: project.createdBy,
   createdAt: T0,
   updatedAt: T0,
+  taskType: null,
   ...over,
 });
 
@@ -227,12 +228,12 @@ export class FixedClock implements Clock {
   }
 }
 
-/** Valid, ordered UUIDs: 00000000-0000-7000-8000-000000000001, …02, … */
+/** Valid, ordered version-4 UUIDs (as the server makes them): 00000000-0000-4000-8000-000000000001, …02, … */
 export class SequentialIdGenerator implements IdGenerator {
   private n = 0;
   next(): string {
     this.n += 1;
-    return `00000000-0000-7000-8000-${this.n.toString(16).padStart(12, '0')}`;
+    return `00000000-0000-4000-8000-${this.n.toString(16).padStart(12, '0')}`;
   }
 }
 
@@ -251,6 +252,7 @@ export const aRecord = (run: Run, over: Partial<LogRecord> = {}): LogRecord => {
     input: [{ role: 'user', content: 'Hello «world» ✓' }],
     output: 'Hi!',
     createdAt: T0,
+    createdAtMicros: 0,
     updatedAt: T0,
     tags: ['a', 'b'],
     userMetadata: { customer: 'acme' },

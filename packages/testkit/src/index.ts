@@ -1,3 +1,4 @@
 // Shared test support: the repository contract suite, fixtures and deterministic fakes.
 export * from './fixtures';
 export * from './repository-contract';
+export * from './rekey-scenario';

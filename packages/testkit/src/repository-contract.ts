@@ -5,7 +5,7 @@ import { type ApiKeyId, type DomainError, type Integration, type IntegrationId, 
 /** The times concurrent rotations are made at (apart by a millisecond each). */
 const T_ROTATIONS = Date.parse('2026-05-05T12:00:00.000Z');
 import type { Project, ProjectId, Run, RunId, Scorer } from '@tracelight/domain';
-import type { ProjectRepository, RecordQuery, Repositories, Result } from '@tracelight/ports';
+import type { ProjectRepository, RecordPosition, RecordQuery, Repositories, Result } from '@tracelight/ports';
 import * as E from 'fp-ts/Either';
 import * as O from 'fp-ts/Option';
 import { randomUUID } from 'node:crypto';
@@ -282,6 +282,14 @@ export const describeRepositoryContract = (engine: string, harness: RepositoryHa
         expect(await right(r.runs.listInProject(p.id, 'experiment'))).toEqual([ex]);
         expect(await right(r.runs.listInProject(p.id, 'log_stream', ls2.name))).toEqual([ls2]);
         expect(await right(r.runs.listInProject(p.id, 'metrics_testing'))).toEqual([]);
+      });
+      it("keeps an experiment's task type, and none for a log stream", async () => {
+        const u = await someUser();
+        const p = await right(r.projects.insert(aProject(u.id)));
+        const ex = await right(r.runs.insert(aRun(p, { kind: 'experiment', taskType: 7 })));
+        const ls = await right(r.runs.insert(aRun(p)));
+        expect(await right(r.runs.findInProject(p.id, ex.id))).toEqual(O.some({ ...ex, taskType: 7 }));
+        expect(await right(r.runs.findInProject(p.id, ls.id))).toEqual(O.some({ ...ls, taskType: null }));
       });
       it('refuses a second run of the same kind and name in a project', async () => {
         const u = await someUser();
@@ -873,6 +881,26 @@ export const describeRepositoryContract = (engine: string, harness: RepositoryHa
         expect(await pageOf(2)).toEqual([['beta', 'alpha'], false]);
         expect(await pageOf(4)).toEqual([[], false]);
       });
+      it('keeps times to the microsecond and orders by them, in searches and keyset pages, the id breaking ties', async () => {
+        const run = await aRunWithRecords();
+        const ms = at('2026-04-01T00:00:00.123Z');
+        // One millisecond, three microseconds, two records at the last: sent in another order.
+        const recs = [999, 5, 5, 0].map((micros, i) => aRecord(run, { name: `u${i}`, createdAt: ms, createdAtMicros: micros }));
+        await right(r.logRecords.ingest(run.id, recs, []));
+        const byPlace = (x: LogRecord, y: LogRecord) => x.createdAtMicros - y.createdAtMicros || (x.id < y.id ? -1 : 1);
+        const ascending = [...recs].sort(byPlace);
+        expect(await found(query(run, { sort: { columnId: 'created_at', ascending: true } }))).toEqual(ascending);
+        expect(await found(query(run))).toEqual([...ascending].reverse());
+        const names: string[] = [];
+        for (let after: RecordPosition | undefined; ; ) {
+          const { items, more } = await right(r.logRecords.search(query(run, { sort: { columnId: 'created_at', ascending: true }, page: { startingToken: 0, limit: 1 }, ...(after ? { after } : {}) })));
+          names.push(...items.map((x) => x.name));
+          const last = items[items.length - 1];
+          if (!more || !last || names.length > recs.length) break;
+          after = { createdAt: last.createdAt, createdAtMicros: last.createdAtMicros, id: last.id };
+        }
+        expect(names).toEqual(ascending.map((x) => x.name));
+      });
       it('pages by keyset in created_at order, the id breaking ties, either way', async () => {
         const run = await aRunWithRecords();
         // Three records share each time: a page that ends inside a tie starts the next one within it.
@@ -882,12 +910,12 @@ export const describeRepositoryContract = (engine: string, harness: RepositoryHa
         const ascending = [...recs].sort(byPlace).map((x) => x.name);
         const readAll = async (sort: RecordQuery['sort'], limit: number) => {
           const names: string[][] = [];
-          for (let after: { createdAt: Date; id: string } | undefined; ; ) {
+          for (let after: RecordPosition | undefined; ; ) {
             const { items, more } = await right(r.logRecords.search(query(run, { sort, page: { startingToken: 0, limit }, ...(after ? { after } : {}) })));
             names.push(items.map((x) => x.name));
             const last = items[items.length - 1];
             if (!more || !last || names.length > recs.length) return names; // a page that does not move on ends it
-            after = { createdAt: last.createdAt, id: last.id };
+            after = { createdAt: last.createdAt, createdAtMicros: last.createdAtMicros, id: last.id };
           }
         };
         expect(await readAll({ columnId: 'created_at', ascending: true }, 2)).toEqual([0, 2, 4, 6, 8].map((i) => ascending.slice(i, i + 2)));
@@ -897,7 +925,7 @@ export const describeRepositoryContract = (engine: string, harness: RepositoryHa
         expect((await readAll(null, 4)).flat()).toEqual([...ascending].reverse());
         // From the middle of a tie: the record's place, not its time, is where the page starts.
         const middle = [...recs].sort(byPlace)[4]!;
-        const after = { createdAt: middle.createdAt, id: middle.id };
+        const after = { createdAt: middle.createdAt, createdAtMicros: middle.createdAtMicros, id: middle.id };
         expect((await found(query(run, { sort: { columnId: 'created_at', ascending: true }, after }))).map((x) => x.name)).toEqual(ascending.slice(5));
         expect((await found(query(run, { sort: { columnId: 'created_at', ascending: true }, after, page: { startingToken: 2, limit: 2 } }))).map((x) => x.name)).toEqual(ascending.slice(7, 9));
       });
@@ -1096,6 +1124,98 @@ export const describeRepositoryContract = (engine: string, harness: RepositoryHa
         expect(await names(query(run, { scope: 'spans', filters: withChildren }))).toEqual(['busy']);
         expect((await found(query(run))).map((x) => [x.name, x.hasChildren])).toEqual([['trace', true]]);
         expect((await found(query(other))).map((x) => [x.name, x.hasChildren])).toEqual([['namesake', true]]);
+      });
+    });
+
+    describe('LogRecordRepository: sessions by external id, and updates', () => {
+      const aRunOf = async () => {
+        const u = await someUser();
+        return right(r.runs.insert(aRun(await right(r.projects.insert(aProject(u.id))))));
+      };
+      const sessionsOf = async (run: Run) =>
+        (
+          await right(
+            r.logRecords.search({ projectId: run.projectId, runId: run.id, scope: 'sessions', filters: [], sort: null, page: { startingToken: 0, limit: 100 }, maxBytes: 1 << 30, maxMs: 60_000 }),
+          )
+        ).items;
+      const aSession = (run: Run, externalId: string, over: Partial<LogRecord> = {}) => {
+        const id = randomUUID();
+        return aRecord(run, { id, type: 'session', traceId: null, sessionId: id, externalId, ...over });
+      };
+
+      it('stores a session for a new external id, and answers the stored one after', async () => {
+        const run = await aRunOf();
+        const first = aSession(run, 'conversation-1');
+        expect(await right(r.logRecords.findOrCreateSession(run.id, first))).toEqual(first);
+        expect(await right(r.logRecords.findOrCreateSession(run.id, aSession(run, 'conversation-1')))).toEqual(first);
+        const other = aSession(run, 'conversation-2');
+        expect(await right(r.logRecords.findOrCreateSession(run.id, other))).toEqual(other);
+        expect((await sessionsOf(run)).map((s) => s.id).sort()).toEqual([first.id, other.id].sort());
+        // The session's columns are the run's: external_id among them.
+        expect([...(await right(r.logRecords.presentColumns(run.id)))]).toContain('external_id');
+      });
+      it('answers the oldest of the sessions stored before with that external id', async () => {
+        const run = await aRunOf();
+        const older = aSession(run, 'shared', { createdAt: at('2026-02-01T00:00:00.000Z') });
+        const newer = aSession(run, 'shared', { createdAt: at('2026-02-02T00:00:00.000Z') });
+        await right(r.logRecords.ingest(run.id, [newer, older], []));
+        expect((await right(r.logRecords.findOrCreateSession(run.id, aSession(run, 'shared')))).id).toBe(older.id);
+        expect(await sessionsOf(run)).toHaveLength(2);
+      });
+      it('makes one session of concurrent calls naming the same new external id', async () => {
+        const run = await aRunOf();
+        const found = await Promise.all(Array.from({ length: 8 }, () => right(r.logRecords.findOrCreateSession(run.id, aSession(run, 'racing')))));
+        expect(new Set(found.map((s) => s.id)).size).toBe(1);
+        expect((await sessionsOf(run)).map((s) => s.id)).toEqual([found[0]!.id]);
+      });
+      it('is NotFound for a run that does not exist, storing nothing', async () => {
+        const run = await aRunOf();
+        const gone = { ...run, id: asId<RunId>(randomUUID()) };
+        expect((await left(r.logRecords.findOrCreateSession(gone.id, aSession(gone, 'x'))))._tag).toBe('NotFound');
+      });
+
+      it('updates a trace or a span in place: what is sent overwrites, tags are added, the rest stays', async () => {
+        const run = await aRunOf();
+        const trace = aRecord(run, { tags: ['a'], isComplete: false, output: null, statusCode: null, hasChildren: true });
+        const span = aRecord(run, { type: 'llm', traceId: trace.id, parentId: trace.id, metrics: { num_input_tokens: 3 } });
+        await right(r.logRecords.ingest(run.id, [trace, span], []));
+        const now = at('2026-06-01T00:00:00.000Z');
+        const updated = await right(r.logRecords.update(run.id, trace.id, 'trace', { output: 'done', statusCode: 200, tags: ['b', 'a'], isComplete: true, durationNs: 5 }, now));
+        expect(updated).toEqual({ ...trace, output: 'done', statusCode: 200, tags: ['a', 'b'], isComplete: true, metrics: { ...trace.metrics, duration_ns: 5 }, updatedAt: now });
+        const spanNow = await right(r.logRecords.update(run.id, span.id, 'span', { output: { role: 'assistant', content: 'x' }, metrics: { num_output_tokens: 9 } }, now));
+        expect(spanNow).toEqual({ ...span, output: { role: 'assistant', content: 'x' }, metrics: { ...span.metrics, num_output_tokens: 9 }, updatedAt: now });
+        const stored = (await right(r.logRecords.search({ projectId: run.projectId, runId: run.id, scope: 'traces', filters: [], sort: null, page: { startingToken: 0, limit: 10 }, maxBytes: 1 << 30, maxMs: 60_000 }))).items;
+        expect(stored).toEqual([updated]);
+        // The columns the record now has are present in the run's catalogue.
+        expect([...(await right(r.logRecords.presentColumns(run.id)))]).toEqual(expect.arrayContaining(['output', 'status_code']));
+      });
+      it('updates are NotFound for an unknown id, a record of the other kind, a session, or another run, changing nothing', async () => {
+        const run = await aRunOf();
+        const other = await aRunOf();
+        const trace = aRecord(run);
+        const span = aRecord(run, { type: 'tool', traceId: trace.id, parentId: trace.id });
+        const session = aSession(run, 's');
+        await right(r.logRecords.ingest(run.id, [trace, span, session], []));
+        const now = at('2026-06-01T00:00:00.000Z');
+        for (const [runId, id, target] of [
+          [run.id, randomUUID(), 'trace'],
+          [run.id, span.id, 'trace'],
+          [run.id, trace.id, 'span'],
+          [run.id, session.id, 'span'],
+          [other.id, trace.id, 'trace'],
+        ] as const)
+          expect((await left(r.logRecords.update(runId, id, target, { output: 'x' }, now)))._tag).toBe('NotFound');
+        const stored = (await right(r.logRecords.search({ projectId: run.projectId, runId: run.id, scope: 'traces', filters: [], sort: null, page: { startingToken: 0, limit: 10 }, maxBytes: 1 << 30, maxMs: 60_000 }))).items;
+        expect(stored).toEqual([{ ...trace, hasChildren: true }]);
+      });
+      it('concurrent updates of one record each add their tags (none is lost)', async () => {
+        const run = await aRunOf();
+        const trace = aRecord(run, { tags: [] });
+        await right(r.logRecords.ingest(run.id, [trace], []));
+        const now = at('2026-06-01T00:00:00.000Z');
+        await Promise.all(Array.from({ length: 6 }, (_, i) => right(r.logRecords.update(run.id, trace.id, 'trace', { tags: [`t${i}`] }, now))));
+        const stored = (await right(r.logRecords.search({ projectId: run.projectId, runId: run.id, scope: 'traces', filters: [], sort: null, page: { startingToken: 0, limit: 10 }, maxBytes: 1 << 30, maxMs: 60_000 }))).items;
+        expect([...stored[0]!.tags].sort()).toEqual(['t0', 't1', 't2', 't3', 't4', 't5']);
       });
     });
 

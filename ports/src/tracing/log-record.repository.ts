@@ -1,9 +1,10 @@
-import type { FoundPage, LogRecord, PageRequest, ProjectId, RecordFilter, RecordScope, RecordSort, Run, RunId } from '@tracelight/domain';
+import type { FoundPage, LogRecord, PageRequest, PatchTarget, ProjectId, RecordFilter, RecordPatch, RecordScope, RecordSort, Run, RunId } from '@tracelight/domain';
 import type { Result } from '../system/result';
 
-/** A record's place in created_at order, ties broken by id (as every search breaks them). */
+/** A record's place in created_at order (to the microsecond), ties broken by id (as every search breaks them). */
 export interface RecordPosition {
   readonly createdAt: Date;
+  readonly createdAtMicros: number;
   readonly id: string;
 }
 
@@ -61,6 +62,20 @@ export interface LogRecordRepository {
    * not exist (any more).
    */
   ingestIntoNewRun(run: Run, records: ReadonlyArray<LogRecord>, presentColumns: ReadonlyArray<string>): Result<void>;
+  /**
+   * The run's session whose external id is `candidate.externalId`, storing `candidate` (a session
+   * record of the run) when there is none: the oldest of them when there are several (sessions made
+   * through `ingest` may share one). Atomic on each engine: concurrent calls naming the same new
+   * external id, on any number of processes, all answer the one session stored. NotFound when the run
+   * does not exist (any more).
+   */
+  findOrCreateSession(runId: RunId, candidate: LogRecord): Result<LogRecord>;
+  /**
+   * Applies `patch` to the run's trace (`target` trace) or span (`target` span) of that id, in one
+   * transaction (applyRecordPatch, at `now`), and adds the columns the record then has to the run's
+   * presence; answers the record as stored. NotFound when the run has no such record of that kind.
+   */
+  update(runId: RunId, id: string, target: PatchTarget, patch: RecordPatch, now: Date): Result<LogRecord>;
   /** The columns that at least one record of the run has a value for. */
   presentColumns(runId: RunId): Result<ReadonlySet<string>>;
   /** Matching records in order from `startingToken`: at most `limit`, within `maxBytes` and `maxMs`. */

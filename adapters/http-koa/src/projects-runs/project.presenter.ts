@@ -1,12 +1,18 @@
 // Domain → wire for projects and runs.
-import type { Project, Run } from '@tracelight/domain';
+import { type Principal, type Project, type Run, DEFAULT_EXPERIMENT_TASK_TYPE } from '@tracelight/domain';
 import { iso } from '../shared/respond';
 
-export const presentProject = (p: Project) => ({
+/**
+ * A project as its creator sees it (no one else does: the caller is its creator). `runs` is always empty
+ * (ProjectResponse says why).
+ */
+export const presentProject = (p: Project, creator: Pick<Principal, 'userId' | 'email'>) => ({
   id: p.id,
   name: p.name,
   type: p.type,
   created_by: p.createdBy,
+  created_by_user: { id: creator.userId, email: creator.email, first_name: null, last_name: null },
+  runs: [],
   created_at: iso(p.createdAt),
   updated_at: iso(p.updatedAt),
 });
@@ -19,3 +25,6 @@ export const presentRun = (r: Run) => ({
   created_at: iso(r.createdAt),
   updated_at: iso(r.updatedAt),
 });
+
+/** An experiment stored before task types were kept answers the default. */
+export const presentExperiment = (r: Run) => ({ ...presentRun(r), task_type: r.taskType ?? DEFAULT_EXPERIMENT_TASK_TYPE });

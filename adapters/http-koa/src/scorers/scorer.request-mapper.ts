@@ -1,5 +1,6 @@
 // Wire (snake_case, decoded) → use-case inputs for scorer requests. Absent stays absent.
-import type { ScorerDefaults, ScorerDisplay, ScorerType } from '@tracelight/domain';
+import type { ScorerFilterWire } from '@tracelight/api-schema';
+import type { ScorerDefaults, ScorerDisplay, ScorerFilter, ScorerType } from '@tracelight/domain';
 import type { LlmVersionInput, LunaVersionInput, NewScorer } from '@tracelight/use-cases';
 
 type Maybe<T> = T | null | undefined;
@@ -145,3 +146,21 @@ export const toLunaVersion = (b: LunaVersionBody): LunaVersionInput => ({
   ...opt('executor', b.executor),
   ...opt('modelName', b.model_name),
 });
+
+/** A filter of the SDKs' list of scorers; a text filter is exact unless it says `case_sensitive: false`. */
+export const toScorerFilter = (f: ScorerFilterWire): ScorerFilter => {
+  switch (f.name) {
+    case 'name':
+    case 'label':
+      return { field: f.name, operator: f.operator, value: f.value, caseSensitive: f.case_sensitive ?? true };
+    case 'tags':
+      return { field: 'tags', operator: f.operator, value: f.value, caseSensitive: f.case_sensitive ?? true };
+    case 'scorer_type':
+      return { field: 'scorer_type', operator: f.operator, value: f.value };
+    case 'creator':
+      return { field: 'creator', operator: f.operator, value: f.value };
+    case 'created_at':
+    case 'updated_at':
+      return { field: f.name, operator: f.operator, value: f.value };
+  }
+};

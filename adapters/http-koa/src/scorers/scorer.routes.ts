@@ -4,6 +4,9 @@ import {
   CreateLLMScorerVersionRequest,
   CreateLunaScorerVersionRequest,
   CreateScorerRequest,
+  ListScorersQuery,
+  ListScorersRequest,
+  ListScorersResponse,
   ListScorerVersionsQuery,
   ListScorerVersionsResponse,
   RunScorerSettingsResponse,
@@ -26,7 +29,7 @@ import {
   presentVersion,
   presentVersionPage,
 } from './scorer.presenter';
-import { toCreateScorer, toLlmVersion, toLunaVersion } from './scorer.request-mapper';
+import { toCreateScorer, toLlmVersion, toLunaVersion, toScorerFilter } from './scorer.request-mapper';
 
 
 @injectable()
@@ -56,6 +59,31 @@ export class ScorerRoutes implements RouteGroup {
         handle: ({ principal }) => scorers.list(principal),
         response: t.array(ScorerResponse),
         present: (ss) => ss.map(presentScorerWithLatest),
+      }),
+      route({
+        method: 'post',
+        path: '/scorers/list',
+        summary: 'List the caller’s scorers that pass the filters, a page at a time (the SDKs’ Scorers().list, getScorers)',
+        description:
+          'Filters by `name`: `name` and `label` (exact unless `case_sensitive` is false), `scorer_type`, `creator` (the caller, by id or email), `tags`, `created_at`, `updated_at`; all must hold. ' +
+          'Sorted by name when `sort` says so, else oldest first. Paging in the query, as the versions list.',
+        auth: 'required',
+        readsOnly: true,
+        query: ListScorersQuery,
+        body: ListScorersRequest,
+        response: ListScorersResponse,
+        handle: ({ principal, query, body }) =>
+          scorers.search(principal, (body.filters ?? []).map(toScorerFilter), body.sort ? { ascending: body.sort.ascending } : null, {
+            startingToken: query.starting_token,
+            limit: query.limit,
+          }),
+        present: (page) => ({
+          starting_token: page.startingToken,
+          limit: page.limit,
+          paginated: true,
+          next_starting_token: page.nextStartingToken,
+          scorers: page.items.map(presentScorerWithLatest),
+        }),
       }),
       route({
         method: 'get',

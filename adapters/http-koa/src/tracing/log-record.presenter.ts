@@ -1,6 +1,7 @@
 // Domain → wire for stored traces, spans and sessions: every field the client sent, as it sent it.
+import { preciseIso } from '@tracelight/api-schema';
 import type { LogRecord, Page } from '@tracelight/domain';
-import { iso, isoOrNull } from '../shared/respond';
+import { isoOrNull } from '../shared/respond';
 
 export const presentRecord = (r: LogRecord) => ({
   type: r.type,
@@ -13,7 +14,8 @@ export const presentRecord = (r: LogRecord) => ({
   name: r.name,
   input: r.input,
   output: r.output,
-  created_at: iso(r.createdAt),
+  // To the microsecond when it was sent so (six fraction digits), else to the millisecond.
+  created_at: preciseIso(r.createdAt, r.createdAtMicros),
   updated_at: isoOrNull(r.updatedAt),
   tags: r.tags,
   user_metadata: r.userMetadata,

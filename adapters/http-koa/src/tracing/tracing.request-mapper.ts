@@ -1,6 +1,6 @@
 // Wire (decoded) → domain inputs for ingestion and search.
 import type { FilterWire, SpanWire, TraceWire } from '@tracelight/api-schema';
-import type { Json, NodeInput, RecordFilter, TypedAttributes } from '@tracelight/domain';
+import type { Json, NodeInput, RecordFilter, RecordPatch, TypedAttributes } from '@tracelight/domain';
 
 const ATTRIBUTES = [
   'model', 'temperature', 'finish_reason', 'tool_call_id', 'agent_type', 'control_id', 'agent_name', 'check_stage',
@@ -26,7 +26,8 @@ const toNode = (n: SpanWire | TraceWire, type: NodeInput['type'], sessionId: str
   name: orUndefined(n.name),
   input: n.input as Json | undefined,
   output: n.output as Json | undefined,
-  createdAt: orUndefined(n.created_at),
+  createdAt: n.created_at?.at,
+  createdAtMicros: n.created_at?.micros,
   tags: orUndefined(n.tags),
   userMetadata: orUndefined(n.user_metadata),
   statusCode: orUndefined(n.status_code),
@@ -45,6 +46,28 @@ const toNode = (n: SpanWire | TraceWire, type: NodeInput['type'], sessionId: str
 
 export const toTraceInputs = (traces: ReadonlyArray<TraceWire>): ReadonlyArray<NodeInput> =>
   traces.map((t) => toNode(t, undefined, orUndefined(t.session_id)));
+
+export const toSpanInputs = (spans: ReadonlyArray<SpanWire>): ReadonlyArray<NodeInput & { readonly type: SpanWire['type'] }> =>
+  spans.map((s) => toNode(s, s.type, undefined) as NodeInput & { readonly type: SpanWire['type'] });
+
+/** A PATCH body's changes: a member left out or null changes nothing (the SDKs dump unset members as null). */
+export const toPatch = (body: {
+  readonly input?: unknown;
+  readonly output?: unknown;
+  readonly status_code?: number | null;
+  readonly tags?: ReadonlyArray<string> | null;
+  readonly is_complete?: boolean | null;
+  readonly duration_ns?: number | null;
+  readonly metrics?: Readonly<Record<string, number | null>> | null;
+}): RecordPatch => ({
+  ...(body.input === undefined || body.input === null ? {} : { input: body.input as Json }),
+  ...(body.output === undefined || body.output === null ? {} : { output: body.output as Json }),
+  ...(body.status_code === undefined || body.status_code === null ? {} : { statusCode: body.status_code }),
+  ...(body.tags === undefined || body.tags === null ? {} : { tags: body.tags }),
+  ...(body.is_complete === undefined || body.is_complete === null ? {} : { isComplete: body.is_complete }),
+  ...(body.duration_ns === undefined || body.duration_ns === null ? {} : { durationNs: body.duration_ns }),
+  ...(body.metrics === undefined || body.metrics === null ? {} : { metrics: body.metrics }),
+});
 
 export const toFilter = (f: FilterWire): RecordFilter => {
   switch (f.type) {
@@ -69,12 +92,12 @@ export const toFilter = (f: FilterWire): RecordFilter => {
  * built for each, so a batch over the limit is refused on this count instead. The body is at most
  * MAX_JSON_DEPTH deep when this runs.
  */
-export const recordsInIngestBody = (body: unknown): number => {
+export const recordsInIngestBody = (body: unknown, top: 'traces' | 'spans' = 'traces'): number => {
   const entriesOf = (node: unknown, key: string): ReadonlyArray<unknown> => {
     const list = typeof node === 'object' && node !== null ? (node as Record<string, unknown>)[key] : undefined;
     return Array.isArray(list) ? list : [];
   };
-  const pending = [...entriesOf(body, 'traces')];
+  const pending = [...entriesOf(body, top)];
   let count = 0;
   while (pending.length > 0) {
     count++;

@@ -1,23 +1,44 @@
 // Trace ingestion and record search.
 import {
+  LogRecordsExportRequest,
+  RecordExportLines,
+  LogSpansIngestRequest,
+  LogSpansIngestResponse,
+  LogSpanUpdateRequest,
+  LogSpanUpdateResponse,
+  LogTraceUpdateRequest,
+  LogTraceUpdateResponse,
   LogTracesIngestRequest,
   LogTracesIngestResponse,
   ProjectPath,
+  SpanPath,
+  TracePath,
   RecordSearchRequest,
   RecordSearchResponse,
   RUN_SCOPE_RULE,
   SessionCreateRequest,
   SessionResponse,
 } from '@tracelight/api-schema';
-import type { RecordScope } from '@tracelight/domain';
-import { TracingUseCases } from '@tracelight/use-cases';
+import { type RecordScope, type PatchTarget, invalid } from '@tracelight/domain';
+import type * as t from 'io-ts';
+import { TracingUseCases, type UseCase } from '@tracelight/use-cases';
 import * as TE from 'fp-ts/TaskEither';
 import { pipe } from 'fp-ts/function';
 import { inject, injectable } from 'inversify';
-import { type Route, type RouteGroup, route } from '../shared/route';
+import { type Decoder, type Route, type RouteGroup, route } from '../shared/route';
 import { runScopeIn, runScopeOf } from '../shared/run-scope';
 import { presentRecordPage } from './log-record.presenter';
-import { recordsInIngestBody, toFilter, toTraceInputs } from './tracing.request-mapper';
+import { writeExport } from './record-export';
+import { recordsInIngestBody, toFilter, toPatch, toSpanInputs, toTraceInputs } from './tracing.request-mapper';
+
+/** A PATCH body of a trace or a span: the same members, and the one naming the record. */
+type UpdateBody = Omit<t.TypeOf<typeof LogTraceUpdateRequest>, 'trace_id'> & { readonly trace_id?: string; readonly span_id?: string };
+
+const ROOT_SCOPES: Readonly<Record<'trace' | 'span' | 'session', RecordScope>> = { trace: 'traces', span: 'spans', session: 'sessions' };
+
+/** A body's member naming the record must be the path's (the SDKs send both): 422 at the member otherwise. */
+const samePathId = (member: string, body: string, path: string): UseCase<void> =>
+  body.toLowerCase() === path.toLowerCase() ? TE.right(undefined) : TE.left(invalid([member], `${member} must be the ${member} of the path (${path})`, body));
 
 @injectable()
 export class TracingRoutes implements RouteGroup {
@@ -46,6 +67,36 @@ export class TracingRoutes implements RouteGroup {
           }),
         present: presentRecordPage,
       });
+    const update = (target: PatchTarget) =>
+      route({
+        method: 'patch',
+        path: target === 'trace' ? '/projects/{project_id}/traces/{trace_id}' : '/projects/{project_id}/spans/{span_id}',
+        summary: `Immediate mode: change a stored ${target} (what is sent overwrites, tags are added, what is left out or null stays)`,
+        auth: 'required',
+        // One route shape for both: the member naming the record differs (trace_id, span_id).
+        params: (target === 'trace' ? TracePath : SpanPath) as unknown as Decoder<{ readonly project_id: string } & Readonly<Record<string, string>>>,
+        body: (target === 'trace' ? LogTraceUpdateRequest : LogSpanUpdateRequest) as unknown as Decoder<UpdateBody>,
+        response: target === 'trace' ? LogTraceUpdateResponse : LogSpanUpdateResponse,
+        bodyRule: RUN_SCOPE_RULE,
+        handle: ({ principal, params, body }) => {
+          const member = target === 'trace' ? 'trace_id' : 'span_id';
+          const pathId = params[member]!;
+          const run = runScopeOf(body);
+          return pipe(
+            samePathId(member, body[member] ?? '', pathId),
+            TE.flatMap(() => tracing.updateRecord(principal, runScopeIn(params.project_id, body), target, pathId, toPatch(body))),
+            TE.map((result) => ({
+              project_id: params.project_id,
+              project_name: result.projectName,
+              [run.field]: run.id,
+              session_id: result.sessionId,
+              records_count: result.recordsCount,
+              [member]: result.record.id,
+            })),
+          );
+        },
+        present: (x) => x,
+      });
     return [
       route({
         method: 'post',
@@ -63,15 +114,17 @@ export class TracingRoutes implements RouteGroup {
         handle: ({ principal, params, body }) => {
           const run = runScopeOf(body);
           return pipe(
-            tracing.ingestTraces(
-              principal,
-              runScopeIn(params.project_id, body),
-              { traces: toTraceInputs(body.traces), sessionId: body.session_id ?? null, isComplete: body.is_complete ?? true },
-            ),
+            tracing.ingestTraces(principal, runScopeIn(params.project_id, body), {
+              traces: toTraceInputs(body.traces),
+              sessionId: body.session_id ?? null,
+              sessionExternalId: body.session_external_id ?? null,
+              isComplete: body.is_complete ?? true,
+            }),
             TE.map((result) => ({
               project_id: params.project_id,
+              project_name: result.projectName,
               [run.field]: run.id,
-              session_id: body.session_id ?? null,
+              session_id: result.sessionId,
               records_count: result.tracesCount + result.spansCount,
               traces_count: result.tracesCount,
               spans_count: result.spansCount,
@@ -80,6 +133,73 @@ export class TracingRoutes implements RouteGroup {
           );
         },
         present: (x) => x,
+      }),
+      route({
+        method: 'post',
+        path: '/projects/{project_id}/spans',
+        summary: 'Immediate mode: add spans under a trace, below the trace or one of its spans (neither need be stored yet): every span is stored, or none',
+        auth: 'required',
+        offload: true,
+        conflict: 'A span of the request has the id of a session stored in the run: nothing was stored',
+        params: ProjectPath,
+        body: LogSpansIngestRequest,
+        response: LogSpansIngestResponse,
+        bodyRule: RUN_SCOPE_RULE,
+        // The spans at any depth, counted before decoding as an ingest's are.
+        admits: (body) => tracing.refusesBatchOf(recordsInIngestBody(body, 'spans')),
+        handle: ({ principal, params, body }) => {
+          const run = runScopeOf(body);
+          return pipe(
+            tracing.appendSpans(principal, runScopeIn(params.project_id, body), {
+              spans: toSpanInputs(body.spans),
+              traceId: body.trace_id,
+              parentId: body.parent_id,
+              isComplete: body.is_complete ?? true,
+            }),
+            TE.map((result) => ({
+              project_id: params.project_id,
+              project_name: result.projectName,
+              [run.field]: run.id,
+              session_id: result.sessionId,
+              records_count: result.recordsCount,
+              trace_id: body.trace_id.toLowerCase(),
+              parent_id: body.parent_id.toLowerCase(),
+            })),
+          );
+        },
+        present: (x) => x,
+      }),
+      update('trace'),
+      update('span'),
+      route({
+        method: 'post',
+        path: '/projects/{project_id}/export_records',
+        summary: "Export a run's records of one root type, filtered and sorted as a search, as a stream of JSON lines (or CSV)",
+        description:
+          'Each line is one record: with `column_ids`, an object of exactly those columns (a metric by its id, `metrics/<name>`), else the record whole as a search answers it. ' +
+          '`json` is answered as `jsonl` (a line a record); `csv` has a header line of the columns (the run’s catalogue when none are named) and a value is its text (JSON for a list or an object). ' +
+          'The records are read a page at a time as the answer is sent: memory stays one page whatever the run holds. `redact` is taken and has no effect (Tracelight stores no redacted copy).',
+        auth: 'required',
+        readsOnly: true,
+        params: ProjectPath,
+        body: LogRecordsExportRequest,
+        bodyRule: RUN_SCOPE_RULE,
+        response: RecordExportLines,
+        responseType: 'application/jsonl',
+        timesOut: 'reading the first page took TRACELIGHT_SEARCH_TIMEOUT_MS: narrow the filters',
+        handle: ({ principal, params, body }) =>
+          pipe(
+            tracing.exportRecords(principal, runScopeIn(params.project_id, body), {
+              scope: ROOT_SCOPES[body.root_type],
+              filters: (body.filters ?? []).map(toFilter),
+              sort: body.sort ? { columnId: body.sort.column_id, ascending: body.sort.ascending } : null,
+              columnIds: body.column_ids ?? null,
+            }),
+            // The first page is read before answering, so that a failure there is a status, not a cut stream.
+            TE.flatMap((cursor) => pipe(cursor.next(), TE.map((first) => ({ cursor, first, format: body.export_format })))),
+          ),
+        present: () => null,
+        write: writeExport,
       }),
       route({
         method: 'post',

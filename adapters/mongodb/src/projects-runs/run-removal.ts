@@ -28,6 +28,8 @@ export const removeRunData = async (db: Db, runIds: ReadonlyArray<string>, proje
   const ids = [...runIds];
   const records = await db.collection<StringIdDoc>('log_records').deleteMany({ ...(projectId !== undefined ? { projectId } : {}), runId: { $in: ids } });
   for (const name of PER_RUN) await db.collection<StringIdDoc>(name).deleteMany({ _id: { $in: ids } });
+  // The runs' sessions by external id (MongoLogRecordRepository.findOrCreateSession), found by run.
+  await db.collection<StringIdDoc>('session_keys').deleteMany({ runId: { $in: ids } });
   return records.deletedCount;
 };
 

@@ -76,6 +76,8 @@ export const runFromDoc = fromDoc<Run>(
     kind: oneOf(RUN_KINDS),
     createdBy: brandedString<UserId>(),
     ...stamps,
+    // Runs stored before it was kept lack it.
+    taskType: nullWhenMissing(t.number),
   }),
 );
 

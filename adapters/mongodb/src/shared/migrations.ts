@@ -1,6 +1,7 @@
 // Versioned set-up of collections and indexes. Append only. Unique indexes enforce what the domain
 // relies on, so concurrent writers on several server processes cannot break it.
-import { type AnyBulkWriteOperation, BSON, type Db, type Document } from 'mongodb';
+import { rekeyedId } from '@tracelight/domain';
+import { type AnyBulkWriteOperation, BSON, type Collection, type Db, type Document, type Filter } from 'mongodb';
 
 export interface MongoMigration {
   readonly version: number;
@@ -169,4 +170,146 @@ export const MIGRATIONS: ReadonlyArray<MongoMigration> = [
       await db.collection('scorers').updateMany({ 'display.threshold.buckets': { $in: [Infinity, -Infinity, NaN] } }, { $unset: { 'display.threshold': '' } });
     },
   },
+  {
+    version: 14,
+    name: 'ids made by earlier builds (UUIDv7) are re-keyed to the version-4 ids the server makes now (the same bits, version nibble 4)',
+    // As SQLite's migration 10: every id the server made, and every field naming one, is re-keyed by
+    // rekeyedId, a function of the id alone. A document whose _id changes is written again under its
+    // new _id and the old one removed, in one transaction a batch at a time (a unique index, users'
+    // emails say, sees the old one gone before the new one comes). Safe to run again from any point:
+    // what is re-keyed no longer matches a version-7 id. Traces and spans keep their own (clients') ids.
+    up: async (db) => {
+      await rekeyIdDocuments(db, 'users', ['_id'], (d) => d);
+      await rekeyIdDocuments(db, 'api_keys', ['_id', 'userId'], (d) => ({ ...d, userId: rekeyedOrSame(d['userId']) }));
+      await rekeyIdDocuments(db, 'refresh_families', ['_id', 'userId', 'apiKeyId'], (d) => ({ ...d, userId: rekeyedOrSame(d['userId']), apiKeyId: rekeyedOrSame(d['apiKeyId']) }));
+      for (const name of ['projects', 'project_deletions', 'integrations', 'scorers'])
+        await rekeyIdDocuments(db, name, ['_id', 'createdBy'], (d) => ({ ...d, createdBy: rekeyedOrSame(d['createdBy']) }));
+      await rekeyIdDocuments(db, 'scorer_versions', ['_id', 'scorerId'], rekeyedVersion);
+      await rekeyIdDocuments(db, 'scorer_version_counters', ['_id'], (d) => d);
+      // A run's records before the run (a run found again after a stop is taken up where it was).
+      const records = db.collection<Document & { _id: string }>('log_records');
+      const oldRuns = await records.aggregate<{ _id: string }>([{ $match: { runId: { $regex: V7_PATTERN } } }, { $group: { _id: '$runId' } }]).toArray();
+      for (const { _id: runId } of oldRuns) {
+        // The records naming a session of the run follow it (a session is the server's), then the run's
+        // records move under its new id, the sessions' own ids re-keyed with them.
+        for await (const s of records.find({ runId, type: 'session', recordId: { $regex: V7_PATTERN } }, { projection: { recordId: 1 } }))
+          await records.updateMany({ runId, type: { $ne: 'session' }, sessionId: s['recordId'] }, { $set: { sessionId: rekeyedId(String(s['recordId'])) } });
+        const newRun = rekeyedId(runId);
+        await moveDocuments(db, records, { runId }, (d) => {
+          const session = d['type'] === 'session';
+          const recordId = session ? rekeyedOrSame(d['recordId']) : d['recordId'];
+          return {
+            ...d,
+            _id: `${newRun}:${String(recordId)}`,
+            runId: newRun,
+            projectId: rekeyedOrSame(d['projectId']),
+            recordId,
+            ...(session ? { sessionId: rekeyedOrSame(d['sessionId']) } : {}),
+          };
+        });
+      }
+      await rekeyIdDocuments(db, 'runs', ['_id', 'projectId', 'createdBy'], (d) => ({ ...d, projectId: rekeyedOrSame(d['projectId']), createdBy: rekeyedOrSame(d['createdBy']) }));
+      for (const name of ['run_insights', 'run_columns']) await rekeyIdDocuments(db, name, ['_id'], (d) => d);
+      await rekeyIdDocuments(db, 'run_scorer_settings', ['_id'], (d) => d);
+      // Settings of a run already re-keyed still name scorers by their old ids.
+      for await (const d of db.collection<Document & { _id: string }>('run_scorer_settings').find({ 'scorers.scorerId': { $regex: V7_PATTERN } }))
+        await db.collection<Document & { _id: string }>('run_scorer_settings').updateOne({ _id: d._id }, { $set: { scorers: rekeyedScorers(d['scorers']) } });
+    },
+  },
+  {
+    version: 15,
+    name: "a run's sessions are found by external id (session_keys), so that traces sent with session_external_id go into one session",
+    // session_keys is written in transactions: created beforehand (a sharded cluster cannot create it in one).
+    up: async (db) => {
+      try {
+        await db.createCollection('session_keys');
+      } catch (e) {
+        if ((e as { code?: unknown }).code !== 48) throw e; // NamespaceExists: already there
+      }
+      await db.collection('session_keys').createIndex({ runId: 1 }, { name: 'session_keys_by_run' });
+      await db
+        .collection('log_records')
+        .createIndex({ runId: 1, type: 1, externalId: 1 }, { name: 'log_records_sessions_by_external_id', partialFilterExpression: { type: 'session' } });
+    },
+  },
+  {
+    version: 16,
+    name: "records keep their time to the microsecond (createdAtMicros: the microseconds past createdAt's millisecond), and sort by it",
+    // Records written before have none: 0, so that every record has the sort key the index orders by.
+    up: async (db) => {
+      const records = db.collection('log_records');
+      await records.updateMany({ createdAtMicros: { $exists: false } }, { $set: { createdAtMicros: 0 } });
+      await records.createIndex({ runId: 1, isTrace: 1, createdAt: -1, createdAtMicros: -1, _id: -1 }, { name: 'log_records_by_run_time_us' });
+      try {
+        await records.dropIndex('log_records_by_run_time');
+      } catch (e) {
+        if ((e as { code?: unknown }).code !== 27) throw e; // IndexNotFound: already gone
+      }
+    },
+  },
 ];
+
+/** A version-7 id, as a query's regular expression (ids are stored lower-case). */
+const V7_PATTERN = '^[0-9a-f]{8}-[0-9a-f]{4}-7[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$';
+
+const rekeyedOrSame = (v: unknown): unknown => (typeof v === 'string' ? rekeyedId(v) : v);
+
+const rekeyedScorers = (scorers: unknown): unknown =>
+  Array.isArray(scorers) ? scorers.map((s: unknown) => (typeof s === 'object' && s !== null ? { ...s, scorerId: rekeyedOrSame((s as Record<string, unknown>)['scorerId']) } : s)) : scorers;
+
+/** The id members of a scorer version: its own, its scorer's, its creator's, and those of the kind it holds. */
+const rekeyedVersionFields = (v: Record<string, unknown>): Record<string, unknown> => {
+  const inner = (k: string) => {
+    const o = v[k];
+    return typeof o === 'object' && o !== null ? { [k]: { ...o, id: rekeyedOrSame((o as Record<string, unknown>)['id']), createdBy: rekeyedOrSame((o as Record<string, unknown>)['createdBy']) } } : {};
+  };
+  return {
+    ...v,
+    ...('id' in v ? { id: rekeyedOrSame(v['id']) } : {}),
+    ...('scorerId' in v ? { scorerId: rekeyedOrSame(v['scorerId']) } : {}),
+    ...('createdBy' in v ? { createdBy: rekeyedOrSame(v['createdBy']) } : {}),
+    ...inner('generatedScorer'),
+    ...inner('registeredScorer'),
+    ...inner('finetunedScorer'),
+  };
+};
+
+/** A scorer version's document, of either form (its JSON text in `body`, or its fields, written earlier). */
+const rekeyedVersion = (d: Document): Document => {
+  const body = d['body'];
+  if (typeof body === 'string') return { ...d, scorerId: rekeyedOrSame(d['scorerId']), body: JSON.stringify(rekeyedVersionFields(JSON.parse(body) as Record<string, unknown>)) };
+  return rekeyedVersionFields(d);
+};
+
+/** Re-keys the collection's documents whose `fields` hold a version-7 id: `_id` by rekeyedId, the rest by `change`. */
+const rekeyIdDocuments = (db: Db, name: string, fields: ReadonlyArray<string>, change: (d: Document) => Document): Promise<void> => {
+  const collection = db.collection<Document & { _id: string }>(name);
+  return moveDocuments(db, collection, { $or: fields.map((f) => ({ [f]: { $regex: V7_PATTERN } })) }, (d) => ({ ...change(d), _id: rekeyedOrSame(d._id) }));
+};
+
+/**
+ * Rewrites the documents `filter` finds as `change` makes them (under a new `_id`, or the same), at
+ * most 1,000 or 16 MiB at a time, each batch in one transaction: the old documents removed, the new
+ * ones written. `change` must make a document the filter no longer finds.
+ */
+const moveDocuments = async (db: Db, collection: Collection<Document & { _id: string }>, filter: Filter<Document & { _id: string }>, change: (d: Document & { _id: string }) => Document): Promise<void> => {
+  for (;;) {
+    const batch: Array<Document & { _id: string }> = [];
+    let bytes = 0;
+    for await (const d of collection.find(filter, { batchSize: 100 })) {
+      batch.push(d);
+      bytes += BSON.calculateObjectSize(d);
+      if (batch.length >= 1_000 || bytes >= 16 * 2 ** 20) break;
+    }
+    if (batch.length === 0) return;
+    const session = db.client.startSession();
+    try {
+      await session.withTransaction(async () => {
+        await collection.deleteMany({ _id: { $in: batch.map((d) => d._id) } }, { session });
+        await collection.insertMany(batch.map(change) as Array<Document & { _id: string }>, { session, ordered: true });
+      });
+    } finally {
+      await session.endSession();
+    }
+  }
+};

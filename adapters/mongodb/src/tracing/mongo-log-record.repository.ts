@@ -1,6 +1,27 @@
 // Log records in MongoDB: one document per node, written in a multi-document transaction
 // (replica set required), searched with a query compiled from the catalogue's column ids.
-import { type FoundPage, type Json, type LogRecord, type NodeType, type ProjectId, type RecordFilter, type Run, type RunId, NODE_TYPES, firstKindClash, holdsLoneSurrogate, notFound, replacesStoredRecord, searchTimedOut, takePageAsync } from '@tracelight/domain';
+import {
+  type FoundPage,
+  type Json,
+  type LogRecord,
+  type NodeType,
+  type PatchTarget,
+  type ProjectId,
+  type RecordFilter,
+  type RecordPatch,
+  type Run,
+  type RunId,
+  NODE_TYPES,
+  applyRecordPatch,
+  firstKindClash,
+  holdsLoneSurrogate,
+  isPatchTarget,
+  notFound,
+  presentColumns,
+  replacesStoredRecord,
+  searchTimedOut,
+  takePageAsync,
+} from '@tracelight/domain';
 import type { LogRecordRepository, RecordPosition, RecordQuery, Result } from '@tracelight/ports';
 import * as t from 'io-ts';
 import { inject, injectable } from 'inversify';
@@ -8,7 +29,7 @@ import { BSON, BSONRegExp, type ClientSession, type Collection, type Db, type Do
 import { parsedJson, withoutDbRefs } from '../shared/json-text';
 import { MongoDatabase, MongoDatabaseToken } from '../shared/mongo-database';
 import { decodeMetricKey, encodeMetricKey, escapeRegex } from './record-fields';
-import { Abort, BsonDate, brandedString, fromDoc, inTransaction, isTimeLimit, nullable, oneOf, run, toDoc, type StringIdDoc } from '../shared/run';
+import { Abort, BsonDate, brandedString, fromDoc, inTransaction, isDuplicateKey, isTimeLimit, nullable, oneOf, run, toDoc, type StringIdDoc } from '../shared/run';
 import { runNameTaken } from '../projects-runs/mongo-run.repository';
 import { projectExists, removeRunData, runExists } from '../projects-runs/run-removal';
 
@@ -25,6 +46,7 @@ const recordFromDoc = fromDoc<LogRecord>(
     input: t.unknown as unknown as t.Type<Json>,
     output: t.unknown as unknown as t.Type<Json>,
     createdAt: BsonDate,
+    createdAtMicros: t.number,
     updatedAt: nullable(BsonDate),
     tags: t.readonlyArray(t.string),
     userMetadata: t.record(t.string, t.string),
@@ -155,6 +177,8 @@ export const recordFromDocument = (d: Document): LogRecord => {
   doc['output'] = storedValue(d, 'output');
   doc['userMetadata'] = storedMetadata(d['userMetadata'], 'userMetadata');
   doc['datasetMetadata'] = storedMetadata(d['datasetMetadata'], 'datasetMetadata');
+  // Written before times were kept to the microsecond (migration 16 sets it on those it finds).
+  doc['createdAtMicros'] ??= 0;
   for (const k of DERIVED) delete doc[k];
   const metrics = doc['metrics'];
   if (typeof metrics === 'object' && metrics !== null) doc['metrics'] = mapKeys(metrics as Record<string, unknown>, decodeMetricKey);
@@ -282,20 +306,30 @@ const condition = (f: RecordFilter): Filter<StringIdDoc> => {
  */
 const sortOf = (columnId: string, dir: 1 | -1): Record<string, 1 | -1> | undefined => {
   if (columnId === 'id') return { _id: dir };
+  // To the microsecond, as log_records_by_run_time (migration 16) holds them.
+  if (columnId === 'created_at') return { createdAt: dir, createdAtMicros: dir, _id: dir };
   if (!NEVER_NULL.has(columnId)) return undefined;
   return { [field(columnId)]: dir, _id: dir };
 };
 const NEVER_NULL: ReadonlySet<string> = new Set(['created_at', 'name', 'type', 'run_id', 'project_id', 'is_complete', 'has_children']);
 
 /**
- * A keyset page's start (RecordQuery.after): past the record's place in created_at order, then _id (the
+ * A keyset page's start (RecordQuery.after): past the record's place in created_at order (to the
+ * microsecond), then _id (the
  * run's id and the record's: within a run, in the records' id order), in the order's direction. The
  * bound on createdAt alone is a range of log_records_by_run_time; the $or settles the ties within it.
  */
 const keyset = (q: RecordQuery, after: RecordPosition): Filter<StringIdDoc> => {
   if (q.sort !== null && q.sort.columnId !== 'created_at') throw new Error(`a keyset page needs a sort on created_at, not on ${q.sort.columnId}`);
   const [past, from] = q.sort?.ascending === true ? (['$gt', '$gte'] as const) : (['$lt', '$lte'] as const);
-  return { createdAt: { [from]: after.createdAt }, $or: [{ createdAt: { [past]: after.createdAt } }, { _id: { [past]: recordKey(q.runId, after.id) } }] };
+  return {
+    createdAt: { [from]: after.createdAt },
+    $or: [
+      { createdAt: { [past]: after.createdAt } },
+      { createdAt: after.createdAt, createdAtMicros: { [past]: after.createdAtMicros } },
+      { createdAt: after.createdAt, createdAtMicros: after.createdAtMicros, _id: { [past]: recordKey(q.runId, after.id) } },
+    ],
+  };
 };
 
 /** A run's records: with the project too, the shard key's prefix, so that a query goes to the run's shard alone. */
@@ -311,6 +345,8 @@ export class MongoLogRecordRepository implements LogRecordRepository {
   private readonly records: Collection<StringIdDoc>;
   private readonly columns: Collection<{ _id: string; columns: string[] }>;
   private readonly runs: Collection<{ _id: string; projectId: string }>;
+  /** A run's session of each external id that ingest has asked for (findOrCreateSession): `_id` is `<run id>:<external id>`. */
+  private readonly sessionKeys: Collection<{ _id: string; projectId: string; runId: string; sessionId: string }>;
 
   constructor(@inject(MongoDatabaseToken) database: MongoDatabase) {
     this.client = database.client;
@@ -318,6 +354,78 @@ export class MongoLogRecordRepository implements LogRecordRepository {
     this.records = database.db.collection('log_records');
     this.columns = database.db.collection('run_columns');
     this.runs = database.db.collection('runs');
+    this.sessionKeys = database.db.collection('session_keys');
+  }
+
+  /**
+   * One session per run and external id, by a document keyed by both (session_keys) written in the
+   * transaction that stores the session: of concurrent calls naming a new external id, on any process,
+   * one inserts the key and the others conflict with it (a write conflict, retried by the driver, or a
+   * duplicate key once it has committed, retried here) and then find it. A run's sessions stored
+   * before with that external id (POST …/sessions, or before the key was kept) are found too: the
+   * oldest is the one keyed. A key whose session has gone (retention) has its session made again
+   * under its id.
+   */
+  findOrCreateSession(runId: RunId, candidate: LogRecord): Result<LogRecord> {
+    return run(async () => {
+      const scope = { projectId: candidate.projectId, runId };
+      if (!(await runExists(this.db, runId, scope.projectId))) throw new Abort(notFound('run', runId));
+      const key = `${runId}:${candidate.externalId ?? ''}`;
+      const attempt = () =>
+        inTransaction(this.client, async (session) => {
+          const keyed = await this.sessionKeys.findOne({ _id: key }, { session });
+          const existing = keyed
+            ? await this.records.findOne({ ...scope, _id: recordKey(runId, keyed.sessionId), type: 'session' }, { session })
+            : await this.records
+                .find({ ...scope, type: 'session', externalId: candidate.externalId }, { session })
+                .sort({ createdAt: 1, createdAtMicros: 1, _id: 1 })
+                .limit(1)
+                .next();
+          const stored = existing === null ? undefined : recordFromDocument(existing);
+          const chosen = stored ?? (keyed ? { ...candidate, id: keyed.sessionId, sessionId: keyed.sessionId } : candidate);
+          if (stored === undefined) await this.store(runId, [chosen], presentColumns(chosen), session);
+          if (!keyed) await this.sessionKeys.insertOne({ _id: key, ...scope, sessionId: chosen.id }, { session });
+          return chosen;
+        });
+      let chosen: LogRecord;
+      try {
+        chosen = await attempt();
+      } catch (e) {
+        // Another call committed the key first: its session is the one.
+        if (!isDuplicateKey(e)) throw e;
+        chosen = await attempt();
+      }
+      // As ingest: a run deleted meanwhile takes what this wrote with it.
+      if (!(await runExists(this.db, runId, scope.projectId))) {
+        await removeRunData(this.db, [runId], scope.projectId);
+        throw new Abort(notFound('run', runId));
+      }
+      return chosen;
+    });
+  }
+
+  update(runId: RunId, id: string, target: PatchTarget, patch: RecordPatch, now: Date): Result<LogRecord> {
+    return run(async () => {
+      const runDoc = await this.runs.findOne({ _id: runId }, { projection: { projectId: 1 } });
+      const projectId = runDoc?.projectId;
+      if (projectId === undefined || !(await projectExists(this.db, projectId))) throw new Abort(notFound('run', runId));
+      const scope = { projectId, runId };
+      // Read and written back in one transaction: a concurrent update of the record conflicts, and the
+      // driver runs this again on what the other wrote.
+      const updated = await inTransaction(this.client, async (session) => {
+        const found = await this.records.findOne({ ...scope, _id: recordKey(runId, id) }, { session });
+        const stored = found === null ? undefined : recordFromDocument(found);
+        if (stored === undefined || !isPatchTarget(stored, target)) throw new Abort(notFound(target, id));
+        const next = applyRecordPatch(stored, patch, now);
+        await this.store(runId, [next], presentColumns(next), session);
+        return next;
+      });
+      if (!(await runExists(this.db, runId, projectId))) {
+        await removeRunData(this.db, [runId], projectId);
+        throw new Abort(notFound('run', runId));
+      }
+      return updated;
+    });
   }
 
   ingest(runId: RunId, records: ReadonlyArray<LogRecord>, presentColumns: ReadonlyArray<string>): Result<void> {

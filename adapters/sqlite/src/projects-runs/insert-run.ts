@@ -11,8 +11,8 @@ export type InsertRun = (run: Run) => void;
 export const prepareInsertRun = (db: Database.Database): InsertRun => {
   const underLiveProject = underLiveParent(db, 'project');
   const insert = db.prepare(
-    `INSERT INTO runs (id, project_id, name, kind, created_by, created_at, updated_at)
-     VALUES (@id, @project_id, @name, @kind, @created_by, @created_at, @updated_at)`,
+    `INSERT INTO runs (id, project_id, name, kind, created_by, created_at, updated_at, task_type)
+     VALUES (@id, @project_id, @name, @kind, @created_by, @created_at, @updated_at, @task_type)`,
   );
   return (run) => void underLiveProject(run.projectId, () => insert.run(runToRow(run)));
 };

@@ -1,7 +1,7 @@
 // projects and runs rows ⇄ domain.
 import { type Project, type ProjectId, type Run, type RunId, type UserId, PROJECT_TYPES, RUN_KINDS } from '@tracelight/domain';
 import * as t from 'io-ts';
-import { IdString, MsDate, decodeOrThrow, row } from '../shared/row-codecs';
+import { IdString, MsDate, decodeOrThrow, nullable, row } from '../shared/row-codecs';
 
 const oneOf = <T extends string>(values: ReadonlyArray<T>) =>
   t.keyof(Object.fromEntries(values.map((v) => [v, null])) as Record<T, null>);
@@ -37,6 +37,7 @@ const RunRow = row({
   created_by: IdString<UserId>(),
   created_at: MsDate,
   updated_at: MsDate,
+  task_type: nullable(t.number),
 });
 
 export const runFromRow = (stored: unknown): Run => {
@@ -49,6 +50,7 @@ export const runFromRow = (stored: unknown): Run => {
     createdBy: r.created_by,
     createdAt: r.created_at,
     updatedAt: r.updated_at,
+    taskType: r.task_type,
   };
 };
 
@@ -60,4 +62,5 @@ export const runToRow = (r: Run) => ({
   created_by: r.createdBy,
   created_at: r.createdAt.getTime(),
   updated_at: r.updatedAt.getTime(),
+  task_type: r.taskType,
 });

@@ -1,9 +1,34 @@
 // Versioned schema migrations. Append only: a released migration is never edited.
+import { rekeyedId } from '@tracelight/domain';
+import type Database from 'better-sqlite3';
+
 export interface Migration {
   readonly version: number;
   readonly name: string;
-  readonly up: string;
+  /** SQL, or work on the connection, run in the migration's transaction. */
+  readonly up: string | ((db: Database.Database) => void);
 }
+
+/**
+ * SQL for rekeyedId (the domain's): a version-7 id (`xxxxxxxx-xxxx-7xxx-[89ab]xxx-…`) with its version
+ * nibble made 4, anything else as it is. Ids are stored lower-case, as the server makes them.
+ */
+const rekeyed = (column: string): string =>
+  `(CASE WHEN length(${column}) = 36 AND substr(${column}, 9, 1) = '-' AND substr(${column}, 15, 1) = '7' ` +
+  `AND substr(${column}, 20, 1) IN ('8', '9', 'a', 'b') THEN substr(${column}, 1, 14) || '4' || substr(${column}, 16) ELSE ${column} END)`;
+const isV7 = (column: string): string => `(${rekeyed(column)} != ${column})`;
+
+/** SET clauses re-keying these columns, and the WHERE that finds the rows holding a version-7 id in any. */
+const rekeyColumns = (table: string, columns: ReadonlyArray<string>): string =>
+  `UPDATE ${table} SET ${columns.map((c) => `${c} = ${rekeyed(c)}`).join(', ')} WHERE ${columns.map(isV7).join(' OR ')};`;
+
+/** The id members of a scorer version's JSON body (its own, its scorer's, its creator's, and those of the scorer kind it holds). */
+const VERSION_BODY_IDS = [
+  '$.id', '$.scorerId', '$.createdBy',
+  '$.generatedScorer.id', '$.generatedScorer.createdBy',
+  '$.registeredScorer.id', '$.registeredScorer.createdBy',
+  '$.finetunedScorer.id', '$.finetunedScorer.createdBy',
+];
 
 export const MIGRATIONS: ReadonlyArray<Migration> = [
   {
@@ -261,6 +286,83 @@ export const MIGRATIONS: ReadonlyArray<Migration> = [
       WHERE json_valid(display)
         AND json_type(display, '$.threshold.buckets') = 'array'
         AND EXISTS (SELECT 1 FROM json_each(display, '$.threshold.buckets') WHERE type = 'null');
+    `,
+  },
+  {
+    version: 10,
+    name: 'ids made by earlier builds (UUIDv7) are re-keyed to the version-4 ids the server makes now (the same bits, version nibble 4)',
+    // The origin's Python SDK checks the version nibble (pydantic UUID4): a user's id answered by
+    // GET /current_user, a session's id. Every id the server made is re-keyed by rekeyedId, a function
+    // of the id alone, so each reference is re-keyed alike: users, API keys, refresh families, projects,
+    // runs, integrations, scorers, versions, sessions, and every column and JSON member naming one.
+    // The ids of traces and spans are their clients' (a version-7 one sent is kept as sent) and stay.
+    // Foreign keys are checked at the commit, once both sides of each are re-keyed.
+    up: (db) => {
+      db.pragma('defer_foreign_keys = ON');
+      db.exec(`
+        ${rekeyColumns('users', ['id'])}
+        ${rekeyColumns('api_keys', ['id', 'user_id'])}
+        ${rekeyColumns('refresh_families', ['id', 'user_id', 'api_key_id'])}
+        ${rekeyColumns('projects', ['id', 'created_by'])}
+        ${rekeyColumns('runs', ['id', 'project_id', 'created_by'])}
+        ${rekeyColumns('run_insights', ['run_id'])}
+        ${rekeyColumns('run_columns', ['run_id'])}
+        ${rekeyColumns('run_scorer_settings', ['run_id'])}
+        ${rekeyColumns('integrations', ['id', 'created_by'])}
+        ${rekeyColumns('scorers', ['id', 'created_by'])}
+        ${rekeyColumns('scorer_versions', ['id', 'scorer_id'])}
+      `);
+      // A scorer version's body holds its ids too; a run's scorer settings name scorers.
+      const bodies = db.prepare('SELECT rowid, body FROM scorer_versions').raw().all() as Array<[number, string]>;
+      const setBody = db.prepare('UPDATE scorer_versions SET body = ? WHERE rowid = ?');
+      for (const [rowid, body] of bodies) {
+        const ids = VERSION_BODY_IDS.map((path) => `json_extract(?, '${path}')`).join(', ');
+        const found = db.prepare(`SELECT ${ids}`).raw().get(...VERSION_BODY_IDS.map(() => body)) as unknown[];
+        let next = body;
+        VERSION_BODY_IDS.forEach((path, i) => {
+          const id = found[i];
+          if (typeof id === 'string' && rekeyedId(id) !== id) next = db.prepare(`SELECT json_set(?, '${path}', ?)`).pluck().get(next, rekeyedId(id)) as string;
+        });
+        if (next !== body) setBody.run(next, rowid);
+      }
+      const settings = db.prepare('SELECT run_id, scorers FROM run_scorer_settings').raw().all() as Array<[string, string]>;
+      const setScorers = db.prepare('UPDATE run_scorer_settings SET scorers = ? WHERE run_id = ?');
+      for (const [runId, scorers] of settings) {
+        const list = JSON.parse(scorers) as Array<Record<string, unknown>>;
+        const next = JSON.stringify(list.map((s) => (typeof s['scorerId'] === 'string' ? { ...s, scorerId: rekeyedId(s['scorerId']) } : s)));
+        if (next !== scorers) setScorers.run(next, runId);
+      }
+      // Sessions are the server's (POST …/sessions): the records naming one follow it, then the session
+      // itself; then every record's run and project. A trace or span keeps its own id.
+      db.exec(`
+        UPDATE log_records SET session_id = ${rekeyed('session_id')}
+          WHERE type != 'session' AND ${isV7('session_id')}
+            AND EXISTS (SELECT 1 FROM log_records s WHERE s.run_id = log_records.run_id AND s.id = log_records.session_id AND s.type = 'session');
+        UPDATE log_records SET id = ${rekeyed('id')}, session_id = ${rekeyed('session_id')} WHERE type = 'session' AND ${isV7('id')};
+        ${rekeyColumns('log_records', ['run_id', 'project_id'])}
+      `);
+    },
+  },
+  {
+    version: 11,
+    name: "an experiment keeps its task type (the origin's TaskType number; NULL: stored before, answered as the default)",
+    up: 'ALTER TABLE runs ADD COLUMN task_type INTEGER;',
+  },
+  {
+    version: 12,
+    name: "a run's sessions are found by external id, so that traces sent with session_external_id go into one session",
+    // Partial: sessions are few beside traces and spans, and only they are looked up so.
+    up: "CREATE INDEX log_records_sessions_by_external_id ON log_records (run_id, external_id) WHERE type = 'session';",
+  },
+  {
+    version: 13,
+    name: 'records keep their time to the microsecond (created_at_us: the microseconds past created_at\'s millisecond), and sort by it',
+    // Adding a column with a constant default rewrites nothing; the time index is built again with it,
+    // so that searches in created_at order (the default) are still read from the index in order.
+    up: `
+      ALTER TABLE log_records ADD COLUMN created_at_us INTEGER NOT NULL DEFAULT 0;
+      DROP INDEX log_records_by_run_time;
+      CREATE INDEX log_records_by_run_time ON log_records (run_id, is_trace, created_at, created_at_us, id);
     `,
   },
 ];

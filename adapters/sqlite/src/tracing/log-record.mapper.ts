@@ -19,6 +19,7 @@ const ROW_PROPS = {
   input: JsonText(JsonValue),
   output: JsonText(JsonValue),
   created_at: MsDate,
+  created_at_us: t.number,
   updated_at: nullable(MsDate),
   tags: JsonText(t.array(t.string)),
   user_metadata: JsonText(StringMap),
@@ -55,6 +56,7 @@ export const recordFromRow = (stored: unknown): LogRecord => {
     input: r.input,
     output: r.output,
     createdAt: r.created_at,
+    createdAtMicros: r.created_at_us,
     updatedAt: r.updated_at,
     tags: r.tags,
     userMetadata: r.user_metadata,
@@ -88,6 +90,7 @@ export const RECORD_COLUMNS = [
   'dataset_input', 'dataset_output', 'dataset_metadata', 'metrics', 'is_complete', 'has_children', 'step_number',
   'progress_message', 'error_message', 'attributes', 'model', 'temperature', 'finish_reason', 'tools', 'tool_call_id',
   'agent_type', 'control_id', 'agent_name', 'check_stage', 'applies_to', 'evaluator_name', 'selector_path', 'otel_root_key',
+  'created_at_us',
 ] as const;
 
 /** A row as written: one value per RECORD_COLUMNS entry, JSON already encoded. Flat, so cheap to pass between threads. */
@@ -155,5 +158,6 @@ export const recordToValues = (r: LogRecord): RecordValues => {
     a.evaluator_name ?? null,
     a.selector_path ?? null,
     r.otelRootKey ?? null,
+    r.createdAtMicros,
   ];
 };

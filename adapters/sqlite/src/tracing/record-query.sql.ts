@@ -140,9 +140,10 @@ const condition = (f: RecordFilter, params: unknown[]): string => {
 const NEVER_NULL: ReadonlySet<string> = new Set(['created_at', 'id', 'name', 'type', 'run_id', 'project_id', 'is_complete', 'has_children']);
 
 const orderBy = (sort: RecordSort | null, params: unknown[]): string => {
-  if (!sort) return 'created_at DESC, id DESC';
+  if (!sort) return 'created_at DESC, created_at_us DESC, id DESC';
   const dir = sort.ascending ? 'ASC' : 'DESC';
-  // log_records_by_run_time (run_id, is_trace, created_at, id) serves this order either way.
+  // log_records_by_run_time (run_id, is_trace, created_at, created_at_us, id) serves this order either way.
+  if (sort.columnId === 'created_at') return `created_at ${dir}, created_at_us ${dir}, id ${dir}`;
   if (NEVER_NULL.has(sort.columnId)) return `${expression(sort.columnId, params)} ${dir}, id ${dir}`;
   // NULLs last either way, then the id as a tie-breaker so pages never overlap or skip. The column is
   // written twice, so a metric's path is bound twice, once for each placeholder.
@@ -151,14 +152,14 @@ const orderBy = (sort: RecordSort | null, params: unknown[]): string => {
 };
 
 /**
- * A keyset page's start (RecordQuery.after): past the record's place in created_at order, then id, in
+ * A keyset page's start (RecordQuery.after): past the record's place in created_at order (to the microsecond), then id, in
  * the order's direction. A row value, which log_records_by_run_time serves as a range of the index.
  */
 const keyset = (q: RecordQuery, params: unknown[]): string => {
   if (q.sort !== null && q.sort.columnId !== 'created_at') throw new Error(`a keyset page needs a sort on created_at, not on ${q.sort.columnId}`);
   const after = q.after as NonNullable<RecordQuery['after']>;
-  params.push(after.createdAt.getTime(), after.id);
-  return `(created_at, id) ${q.sort?.ascending === true ? '>' : '<'} (?, ?)`;
+  params.push(after.createdAt.getTime(), after.createdAtMicros, after.id);
+  return `(created_at, created_at_us, id) ${q.sort?.ascending === true ? '>' : '<'} (?, ?, ?)`;
 };
 
 /** The search's result column giving a row's size against the page budget (RecordQuery.maxBytes). */

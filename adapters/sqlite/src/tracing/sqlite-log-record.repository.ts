@@ -1,4 +1,20 @@
-import { type FoundPage, type LogRecord, type NodeType, type Run, type RunId, firstKindClash, foldCase, notFound, searchTimedOut, takePage } from '@tracelight/domain';
+import {
+  type FoundPage,
+  type LogRecord,
+  type NodeType,
+  type PatchTarget,
+  type RecordPatch,
+  type Run,
+  type RunId,
+  applyRecordPatch,
+  firstKindClash,
+  foldCase,
+  isPatchTarget,
+  notFound,
+  presentColumns,
+  searchTimedOut,
+  takePage,
+} from '@tracelight/domain';
 import type { LogRecordRepository, RecordQuery, Result } from '@tracelight/ports';
 import type Database from 'better-sqlite3';
 import { inject, injectable } from 'inversify';
@@ -6,7 +22,7 @@ import { Abort, run } from '../shared/run';
 import { SqliteDatabase, SqliteDatabaseToken } from '../shared/sqlite-database';
 import { type InsertRun, prepareInsertRun, runNameTaken } from '../projects-runs/insert-run';
 import { type UnderLiveParent, underLiveParent } from '../projects-runs/live-parent';
-import { RECORD_COLUMNS, type RecordValues, VALUE_INDEX, recordFromRow, recordToValues } from './log-record.mapper';
+import { READ_COLUMNS, RECORD_COLUMNS, type RecordValues, VALUE_INDEX, recordFromRow, recordToValues } from './log-record.mapper';
 import { FOLD_CASE, SEARCH_BUDGET, SIZE_COLUMN, compileSearch } from './record-query.sql';
 
 /** Thrown by SEARCH_BUDGET inside SQLite, and caught as it leaves: the search ran out of time. */
@@ -28,6 +44,10 @@ export class SqliteLogRecordRepository implements LogRecordRepository {
   private readonly insertRun: InsertRun;
   /** Runs its argument in one transaction (nested: a savepoint). */
   private readonly together: Database.Transaction<(work: () => void) => void>;
+  /** The same, answering what its argument answers. */
+  private readonly inOne: Database.Transaction<(work: () => LogRecord) => LogRecord>;
+  private readonly recordOf;
+  private readonly sessionOf;
   /** When the search under way runs out of time (performance.now()); one search at a time per connection. */
   private deadline = Number.POSITIVE_INFINITY;
 
@@ -36,6 +56,13 @@ export class SqliteLogRecordRepository implements LogRecordRepository {
     this.underLiveRun = underLiveParent(db, 'run');
     this.insertRun = prepareInsertRun(db);
     this.together = db.transaction((work: () => void) => work());
+    this.inOne = db.transaction((work: () => LogRecord) => work());
+    this.recordOf = db.prepare(`SELECT ${READ_COLUMNS.join(', ')} FROM log_records WHERE run_id = ? AND id = ?`);
+    // Through log_records_sessions_by_external_id (partial: its WHERE must say type = 'session').
+    this.sessionOf = db.prepare(
+      `SELECT ${READ_COLUMNS.join(', ')} FROM log_records WHERE run_id = ? AND type = 'session' AND external_id = ?
+       ORDER BY created_at, created_at_us, id LIMIT 1`,
+    );
     // Case-insensitive filters compare folded text (SQLite's lower() folds ASCII only). Text in, text out;
     // NULL stays NULL, so a record without the value is still without it.
     db.function(FOLD_CASE, { deterministic: true }, (v: unknown) => (typeof v === 'string' ? foldCase(v) : v === null ? null : foldCase(String(v))));
@@ -162,6 +189,40 @@ export class SqliteLogRecordRepository implements LogRecordRepository {
       if (left.length > 0) this.unmarkChildless.run({ run: runId, ids: JSON.stringify(left) });
       for (const c of presentColumns) this.mark.run(runId, c);
     });
+  }
+
+  /**
+   * Looked up and, when none is found, stored in one IMMEDIATE transaction: the write lock is taken
+   * first, so no other writer (the writer thread's group, or another process) stores one in between.
+   */
+  findOrCreateSession(runId: RunId, candidate: LogRecord): Result<LogRecord> {
+    return run(
+      () =>
+        this.inOne.immediate(() => {
+          const found = this.sessionOf.get(runId, candidate.externalId);
+          if (found !== undefined) return recordFromRow(found);
+          this.writeRows(runId, [recordToValues(candidate)], presentColumns(candidate));
+          return candidate;
+        }),
+      undefined,
+      notFound('run', runId),
+    );
+  }
+
+  update(runId: RunId, id: string, target: PatchTarget, patch: RecordPatch, now: Date): Result<LogRecord> {
+    return run(
+      () =>
+        this.inOne.immediate(() => {
+          const found = this.recordOf.get(runId, id);
+          const stored = found === undefined ? undefined : recordFromRow(found);
+          if (stored === undefined || !isPatchTarget(stored, target)) throw new Abort(notFound(target, id));
+          const updated = applyRecordPatch(stored, patch, now);
+          this.writeRows(runId, [recordToValues(updated)], presentColumns(updated));
+          return updated;
+        }),
+      undefined,
+      notFound('run', runId),
+    );
   }
 
   presentColumns(runId: RunId): Result<ReadonlySet<string>> {

@@ -12,4 +12,12 @@ export interface Run {
   readonly createdBy: UserId;
   readonly createdAt: Date;
   readonly updatedAt: Date;
+  /**
+   * An experiment's task type, the origin's `TaskType` number, kept as sent (its SDKs read it back);
+   * null for other runs, and for experiments stored before it was kept (answered as the default).
+   */
+  readonly taskType: number | null;
 }
+
+/** The task type of an experiment created without one: the origin's SDKs send 16 (its generative AI task). */
+export const DEFAULT_EXPERIMENT_TASK_TYPE = 16;

@@ -4,7 +4,7 @@ import type { LogRecord } from './log-record';
 
 const record = (over: Partial<LogRecord>): LogRecord => ({
   id: 'r1', type: 'llm', projectId: 'p' as ProjectId, runId: 'r' as RunId, traceId: 't', parentId: null, sessionId: null,
-  name: '', input: '', output: null, createdAt: new Date(0), updatedAt: null, tags: [], userMetadata: {}, statusCode: null,
+  name: '', input: '', output: null, createdAt: new Date(0), createdAtMicros: 0, updatedAt: null, tags: [], userMetadata: {}, statusCode: null,
   externalId: null, datasetInput: null, datasetOutput: null, datasetMetadata: {}, metrics: {}, isComplete: true,
   hasChildren: false, stepNumber: null, progressMessage: null, errorMessage: null, attributes: {},
   ...over,

@@ -17,6 +17,8 @@ export interface NodeInput {
   readonly input?: Json | undefined;
   readonly output?: Json | undefined;
   readonly createdAt?: Date | undefined;
+  /** The microseconds past `createdAt`'s millisecond, when the time was sent to the microsecond. */
+  readonly createdAtMicros?: number | undefined;
   readonly tags?: ReadonlyArray<string> | undefined;
   readonly userMetadata?: Readonly<Record<string, string>> | undefined;
   readonly statusCode?: number | null | undefined;
@@ -54,6 +56,41 @@ export interface FlattenedTraces {
  * request is rejected, naming where.
  */
 export const flattenTraces = (traces: ReadonlyArray<NodeInput>, ctx: IngestContext): E.Either<DomainError, FlattenedTraces> => {
+  const { records, visit, duplicate } = flattener(ctx);
+  const traceIds = traces.map((t) => visit(t, 'trace', null, null, t.sessionId ?? ctx.sessionId));
+  const twice = duplicate();
+  if (twice !== undefined) return E.left(duplicateAt(traces, twice, 'traces'));
+  return E.right({ records, traceIds, spanCount: records.length - traceIds.length });
+};
+
+/** Where appended spans go (flattenSpans): under a trace, below one of its records (the trace itself or a span). */
+export interface SpansPlace {
+  readonly traceId: string;
+  readonly parentId: string;
+}
+
+/**
+ * Flattens spans sent on their own (immediate mode: the origin's `POST …/spans`) as flattenTraces does
+ * a trace's, each linked to the trace and, at the top, to the parent named. Neither needs to be stored
+ * yet: records of one trace may arrive in any order, and whichever comes second is linked to the first.
+ */
+export const flattenSpans = (
+  spans: ReadonlyArray<NodeInput & { readonly type: SpanType }>,
+  place: SpansPlace,
+  ctx: IngestContext,
+): E.Either<DomainError, ReadonlyArray<LogRecord>> => {
+  const { records, visit, duplicate } = flattener(ctx);
+  const traceId = place.traceId.toLowerCase();
+  const parentId = place.parentId.toLowerCase();
+  for (const span of spans) visit(span, span.type, traceId, parentId, ctx.sessionId);
+  const twice = duplicate();
+  if (twice !== undefined) return E.left(duplicateAt(spans, twice, 'spans'));
+  if (records.some((r) => r.id === traceId || r.id === parentId))
+    return E.left(invalid(['spans'], `a span of this request has the id of the trace or parent it is sent under`));
+  return E.right(records);
+};
+
+const flattener = (ctx: IngestContext) => {
   const records: LogRecord[] = [];
   // On the ingest hot path: no per-node allocations beyond the record itself. Where a node sits is
   // only worked out for the error, by a second walk.
@@ -78,6 +115,7 @@ export const flattenTraces = (traces: ReadonlyArray<NodeInput>, ctx: IngestConte
       input: node.input ?? '',
       output: node.output ?? null,
       createdAt: node.createdAt ?? ctx.now,
+      createdAtMicros: node.createdAt === undefined ? 0 : (node.createdAtMicros ?? 0),
       updatedAt: ctx.now,
       tags: node.tags ?? [],
       userMetadata: node.userMetadata ?? {},
@@ -97,14 +135,11 @@ export const flattenTraces = (traces: ReadonlyArray<NodeInput>, ctx: IngestConte
     if (children) for (const child of children) visit(child, child.type, ownTrace, id, sessionId);
     return id;
   };
-
-  const traceIds = traces.map((t) => visit(t, 'trace', null, null, t.sessionId ?? ctx.sessionId));
-  if (duplicate !== undefined) return E.left(duplicateAt(traces, duplicate));
-  return E.right({ records, traceIds, spanCount: records.length - traceIds.length });
+  return { records, visit, duplicate: () => duplicate };
 };
 
-/** The error for an id used twice, at its second use (the first in depth-first order). */
-const duplicateAt = (traces: ReadonlyArray<NodeInput>, duplicate: string): DomainError => {
+/** The error for an id used twice, at its second use (the first in depth-first order), under `rootKey` (traces, spans). */
+const duplicateAt = (roots: ReadonlyArray<NodeInput>, duplicate: string, rootKey: string): DomainError => {
   let uses = 0;
   const find = (node: NodeInput, path: ReadonlyArray<string | number>): DomainError | undefined => {
     if (node.id != null && node.id.toLowerCase() === duplicate && ++uses === 2)
@@ -116,9 +151,9 @@ const duplicateAt = (traces: ReadonlyArray<NodeInput>, duplicate: string): Domai
     }
     return undefined;
   };
-  for (let i = 0; i < traces.length; i++) {
-    const found = find(traces[i]!, ['traces', i]);
+  for (let i = 0; i < roots.length; i++) {
+    const found = find(roots[i]!, [rootKey, i]);
     if (found) return found;
   }
-  return invalid(['traces'], `id ${duplicate} is used twice in this request`);
+  return invalid([rootKey], `id ${duplicate} is used twice in this request`);
 };

@@ -1,6 +1,6 @@
 import * as E from 'fp-ts/Either';
 import type { ProjectId, RunId } from '../shared/ids';
-import { type IngestContext, type NodeInput, flattenTraces } from './ingest';
+import { type IngestContext, type NodeInput, flattenSpans, flattenTraces } from './ingest';
 
 const ctx = (over: Partial<IngestContext> = {}): IngestContext => {
   let n = 0;
@@ -59,5 +59,34 @@ describe('flattenTraces', () => {
     expect(flattenTraces(traces, ctx())).toEqual(
       E.left({ _tag: 'Invalid', path: ['traces', 1, 'spans', 1, 'id'], message: 'id y is used twice in this request', input: 'Y' }),
     );
+  });
+});
+
+describe('flattenSpans', () => {
+  const place = { traceId: 'T', parentId: 'W' };
+  it('links spans sent on their own to the trace and parent named, their children below them, with their times to the microsecond', () => {
+    const at = new Date('2026-02-03T04:05:06.123Z');
+    const flat = flattenSpans(
+      [
+        { type: 'workflow', id: 'a', createdAt: at, createdAtMicros: 456, spans: [{ type: 'llm', id: 'a1' }] },
+        { type: 'tool' },
+      ],
+      place,
+      ctx({ sessionId: 's', isComplete: false }),
+    );
+    expect(E.isRight(flat)).toBe(true);
+    if (E.isLeft(flat)) return;
+    expect(flat.right.map((r) => [r.id, r.type, r.traceId, r.parentId, r.sessionId, r.isComplete, r.createdAtMicros])).toEqual([
+      ['a', 'workflow', 't', 'w', 's', false, 456],
+      ['a1', 'llm', 't', 'a', 's', false, 0],
+      ['generated-1', 'tool', 't', 'w', 's', false, 0],
+    ]);
+  });
+  it('refuses an id used twice, naming where, and a span with the id of its trace or parent', () => {
+    expect(flattenSpans([{ type: 'llm', id: 'x' }, { type: 'tool', spans: [{ type: 'llm', id: 'X' }] }], place, ctx())).toEqual(
+      E.left(expect.objectContaining({ _tag: 'Invalid', path: ['spans', 1, 'spans', 0, 'id'] })),
+    );
+    expect(flattenSpans([{ type: 'llm', id: 'w' }], place, ctx())).toEqual(E.left(expect.objectContaining({ _tag: 'Invalid', path: ['spans'] })));
+    expect(flattenSpans([{ type: 'llm', spans: [{ type: 'tool', id: 't' }] }], place, ctx())).toEqual(E.left(expect.objectContaining({ _tag: 'Invalid', path: ['spans'] })));
   });
 });

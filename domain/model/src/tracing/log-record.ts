@@ -35,6 +35,12 @@ export interface LogRecord {
   readonly input: Json;
   readonly output: Json;
   readonly createdAt: Date;
+  /**
+   * The microseconds past `createdAt`'s millisecond (0 to 999), which a Date cannot hold: the origin's
+   * SDKs send times to the microsecond, and a trace's children are told apart and ordered by them.
+   * Records sort by created_at to the microsecond, then by id.
+   */
+  readonly createdAtMicros: number;
   readonly updatedAt: Date | null;
   readonly tags: ReadonlyArray<string>;
   readonly userMetadata: Readonly<Record<string, string>>;

@@ -600,6 +600,7 @@ export const otelToRecords = (spans: ReadonlyArray<OtelSpan>, ctx: OtelContext):
       input,
       output,
       createdAt,
+      createdAtMicros: started ? Number((s.startTimeUnixNano / 1_000n) % 1_000n) : 0,
       updatedAt: ctx.now,
       tags: F.tags(a) ?? [],
       userMetadata,

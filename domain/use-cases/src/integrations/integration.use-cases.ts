@@ -7,6 +7,7 @@ import {
   type Provider,
   type UserId,
   asId,
+  formerV7Id,
   invalid,
   GATEWAY_TOKEN,
   MAX_GATEWAY_TOKEN_LENGTH,
@@ -100,6 +101,18 @@ export class IntegrationUseCases {
    * replaced only if it is still the one read (a secret its owner set meanwhile is kept). Run again, it
    * finds them all current.
    */
+  /**
+   * A secret sealed for its owner's former id (a version-7 id an earlier build made, re-keyed to version 4
+   * by the storage migration: the context names the owner), sealed anew for the owner's id.
+   */
+  private underFormerId(sealed: string, provider: Provider, owner: UserId): E.Either<string, O.Option<string>> {
+    const former = formerV7Id(owner);
+    if (former === undefined) return E.left('sealed secret failed authentication');
+    return E.map((plain: string) => O.some(this.deps.sealer.seal(plain, secretContext(provider, owner))))(
+      this.deps.sealer.open(sealed, secretContext(provider, asId<UserId>(former))),
+    );
+  }
+
   resealSecrets(pageSize = 100): UseCase<ResealReport> {
     // 0 would read nothing on SQLite (LIMIT 0) and everything at once on MongoDB (limit(0)).
     if (!Number.isSafeInteger(pageSize) || pageSize < 1) return TE.left(invalid(['pageSize'], 'pageSize must be a whole number of at least 1', pageSize));
@@ -110,7 +123,10 @@ export class IntegrationUseCases {
         const page = await this.deps.integrations.page(after, pageSize)();
         if (E.isLeft(page)) return page;
         for (const integration of page.right) {
-          const resealed = this.deps.sealer.reseal(integration.sealedSecret, secretContext(integration.provider, integration.createdBy));
+          const context = secretContext(integration.provider, integration.createdBy);
+          const resealed = E.orElse(() => this.underFormerId(integration.sealedSecret, integration.provider, integration.createdBy))(
+            this.deps.sealer.reseal(integration.sealedSecret, context),
+          );
           if (E.isLeft(resealed)) report.unopenable.push({ id: integration.id, owner: integration.createdBy, provider: integration.provider });
           else if (O.isNone(resealed.right)) report.current += 1;
           else {

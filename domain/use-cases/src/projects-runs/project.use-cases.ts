@@ -10,12 +10,15 @@ import {
   type RunId,
   type RunKind,
   asId,
+  conflict,
+  DEFAULT_EXPERIMENT_TASK_TYPE,
   isVisibleTo,
   mayChangeData,
   PURGE_STEP_RECORDS,
 } from '@tracelight/domain';
 import type { Clock, IdGenerator, ProjectRepository, RunRepository } from '@tracelight/ports';
 import * as E from 'fp-ts/Either';
+import * as TE from 'fp-ts/TaskEither';
 import { pipe } from 'fp-ts/function';
 import { ExpiringCache } from '../shared/expiring-cache';
 import { type UseCase, orNotFound, readThrough, visibleOr, flatMap, readOnly } from '../shared/te';
@@ -32,6 +35,18 @@ export interface ProjectDeps {
    * whatever this process remembers.
    */
   readonly knownForMs?: number;
+}
+
+/** How a run is created (ProjectUseCases.createRun). */
+export interface NewRunOptions {
+  /** An experiment's task type (DEFAULT_EXPERIMENT_TASK_TYPE when left out); ignored for other runs. */
+  readonly taskType?: number | null;
+  /**
+   * `answer`: a name the project already has for a run of that kind answers that run, instead of a
+   * Conflict. Clients that look a run up by name and create it when they find none (the origin's SDKs,
+   * several at once: three parallel first calls of the JS SDK in streaming mode) then all get the one run.
+   */
+  readonly existing?: 'conflict' | 'answer';
 }
 
 export interface NewProject {
@@ -132,11 +147,21 @@ export class ProjectUseCases {
     );
   }
 
-  createRun(principal: Principal, projectId: ProjectId, kind: RunKind, name: string): UseCase<Run> {
+  createRun(principal: Principal, projectId: ProjectId, kind: RunKind, name: string, options: NewRunOptions = {}): UseCase<Run> {
     if (!mayChangeData(principal)) return readOnly();
-    return pipe(
+    const insert: UseCase<Run> = pipe(
       this.get(principal, projectId),
-      flatMap(() => this.deps.runs.insert(this.newRun(principal, projectId, kind, name))),
+      flatMap(() => this.deps.runs.insert(this.newRun(principal, projectId, kind, name, options.taskType))),
+    );
+    if (options.existing !== 'answer') return insert;
+    // The run of that name, if there is one (it may have been made a moment ago by a client racing this one).
+    const stored: UseCase<Run> = pipe(
+      this.deps.runs.listInProject(projectId, kind, name),
+      flatMap((runs) => (runs[0] ? TE.right(runs[0]) : TE.left(conflict(`no ${kind} named ${name}`)))),
+    );
+    return pipe(
+      insert,
+      TE.orElse((e): UseCase<Run> => (e._tag === 'Conflict' ? pipe(stored, TE.mapLeft(() => e)) : TE.left(e))),
     );
   }
 
@@ -145,9 +170,10 @@ export class ProjectUseCases {
    * one transaction (an OTLP export's log stream, LogRecordRepository.ingestIntoNewRun). The caller
    * has checked that the principal may change data and sees the project.
    */
-  newRun(principal: Principal, projectId: ProjectId, kind: RunKind, name: string): Run {
+  newRun(principal: Principal, projectId: ProjectId, kind: RunKind, name: string, taskType?: number | null): Run {
     const now = this.deps.clock.now();
-    return { id: asId<RunId>(this.deps.ids.next()), projectId, name, kind, createdBy: principal.userId, createdAt: now, updatedAt: now };
+    const task = kind === 'experiment' ? (taskType ?? DEFAULT_EXPERIMENT_TASK_TYPE) : null;
+    return { id: asId<RunId>(this.deps.ids.next()), projectId, name, kind, createdBy: principal.userId, createdAt: now, updatedAt: now, taskType: task };
   }
 
   listRuns(principal: Principal, projectId: ProjectId, kind: RunKind, name?: string): UseCase<ReadonlyArray<Run>> {
@@ -160,14 +186,23 @@ export class ProjectUseCases {
   /** The run, when it is in a project of the caller's; of the given kind when one is asked for. */
   getRun(principal: Principal, projectId: ProjectId, runId: RunId, kind?: RunKind): UseCase<Run> {
     return pipe(
+      this.getRunIn(principal, projectId, runId, kind),
+      TE.map(({ run }) => run),
+    );
+  }
+
+  /** getRun, with the project it is in (answers name it). */
+  getRunIn(principal: Principal, projectId: ProjectId, runId: RunId, kind?: RunKind): UseCase<{ readonly project: Project; readonly run: Run }> {
+    return pipe(
       this.get(principal, projectId),
-      flatMap(() =>
+      flatMap((project) =>
         pipe(
           readThrough(this.knownRuns, `${projectId}/${runId}`, this.deps.clock.elapsedMs(), () => this.deps.runs.findInProject(projectId, runId)),
           orNotFound(kind ?? 'run', runId),
+          visibleOr(kind ?? 'run', runId, (r: Run) => kind === undefined || r.kind === kind),
+          TE.map((run) => ({ project, run })),
         ),
       ),
-      visibleOr(kind ?? 'run', runId, (r: Run) => kind === undefined || r.kind === kind),
     );
   }
 }

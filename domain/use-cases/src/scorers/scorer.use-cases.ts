@@ -11,6 +11,8 @@ import {
   type Scorer,
   type ScorerDefaults,
   type ScorerDisplay,
+  type ScorerFilter,
+  type ScorerSort,
   type ScorerId,
   type ScorerSelection,
   type ScorerType,
@@ -25,6 +27,7 @@ import {
   notFound,
   pageFromFound,
   mayChangeData,
+  selectScorers,
 } from '@tracelight/domain';
 import type {
   Clock,
@@ -163,6 +166,22 @@ export class ScorerUseCases {
           TE.map((latest) => scorers.map((scorer) => ({ scorer, latestVersion: latest.get(scorer.id) ?? null }))),
         ),
       ),
+    );
+  }
+
+  /**
+   * A page of the caller's scorers that pass the filters (each with its latest version), in the order
+   * asked for: the origin's `POST /scorers/list`. A user's scorers are listed whole, as `list` does, and
+   * filtered here.
+   */
+  search(principal: Principal, filters: ReadonlyArray<ScorerFilter>, sort: ScorerSort | null, page: PageRequest): UseCase<Page<ScorerWithLatest>> {
+    return pipe(
+      this.list(principal),
+      TE.map((all) => {
+        const kept = selectScorers(all, principal.email, filters, sort);
+        const items = kept.slice(page.startingToken, page.startingToken + page.limit);
+        return pageFromFound({ items, more: page.startingToken + items.length < kept.length }, page);
+      }),
     );
   }
 

@@ -13,6 +13,9 @@ import {
   type RunId,
   type RunKind,
   type OtelSpan,
+  type PatchTarget,
+  type RecordPatch,
+  type SpanType,
   type Project,
   type Run,
   asId,
@@ -22,6 +25,7 @@ import {
   isUuid,
   notFound,
   otelToRecords,
+  flattenSpans,
   flattenTraces,
   pageFromFound,
   presentColumns,
@@ -29,7 +33,7 @@ import {
   validateSearch,
   mayChangeData,
 } from '@tracelight/domain';
-import type { Clock, IdGenerator, LogRecordRepository } from '@tracelight/ports';
+import type { Clock, IdGenerator, LogRecordRepository, RecordPosition } from '@tracelight/ports';
 import * as E from 'fp-ts/Either';
 import * as TE from 'fp-ts/TaskEither';
 import { pipe } from 'fp-ts/function';
@@ -60,6 +64,11 @@ export interface RunScope {
 export interface IngestTraces {
   readonly traces: ReadonlyArray<NodeInput>;
   readonly sessionId: string | null;
+  /**
+   * The traces go into the run's session with this external id, made now when the run has none
+   * (findOrCreateSession): the origin's Python SDK 2.x names a session so. Read only without `sessionId`.
+   */
+  readonly sessionExternalId?: string | null;
   readonly isComplete: boolean;
 }
 
@@ -67,7 +76,49 @@ export interface IngestResult {
   readonly tracesCount: number;
   readonly spansCount: number;
   readonly traceIds: ReadonlyArray<string>;
+  /** The session the traces went into as a whole (sent, or found by its external id); null for none. */
+  readonly sessionId: string | null;
+  /** The project's name (the SDKs' answer carries it). */
+  readonly projectName: string;
 }
+
+/** Spans sent on their own, under a trace (immediate mode). */
+export interface AppendSpans {
+  readonly spans: ReadonlyArray<NodeInput & { readonly type: SpanType }>;
+  readonly traceId: string;
+  readonly parentId: string;
+  readonly isComplete: boolean;
+}
+
+/** What an immediate-mode write answers besides its records: the project's name, and the trace's session. */
+export interface ImmediateResult {
+  readonly projectName: string;
+  readonly sessionId: string | null;
+  readonly recordsCount: number;
+}
+
+/** An export's records, a page at a time: `next` answers the next page, null after the last. */
+export interface RecordCursor {
+  /** The columns asked for (ExportRecords.columnIds), or null for all. */
+  readonly columnIds: ReadonlyArray<string> | null;
+  /** The ids of the run's catalogue (standard columns, then metrics), in its order. */
+  readonly catalogue: ReadonlyArray<string>;
+  next(): UseCase<ReadonlyArray<LogRecord> | null>;
+}
+
+export interface ExportRecords {
+  readonly scope: RecordScope;
+  readonly filters: ReadonlyArray<RecordFilter>;
+  readonly sort: RecordSort | null;
+  /** The columns each record is exported with (ids of the run's catalogue); null: all of them. */
+  readonly columnIds: ReadonlyArray<string> | null;
+}
+
+/** The traces and their spans at any depth. */
+const nodesIn = (nodes: ReadonlyArray<NodeInput>): number => nodes.reduce((n, node) => n + 1 + nodesIn(node.spans ?? []), 0);
+
+/** Records an export reads a page at a time: bounded by count and by TracingDeps.pageBytes. */
+export const EXPORT_PAGE_RECORDS = 1000;
 
 export interface NewSession {
   readonly name: string;
@@ -117,28 +168,108 @@ export class TracingUseCases {
 
   ingestTraces(principal: Principal, scope: RunScope, input: IngestTraces): UseCase<IngestResult> {
     if (!mayChangeData(principal)) return readOnly();
+    const externalId = input.sessionId === null ? (input.sessionExternalId ?? null) : null;
+    let projectName = '';
     return pipe(
-      this.deps.projects.getRun(principal, scope.projectId, scope.runId, scope.kind),
+      this.deps.projects.getRunIn(principal, scope.projectId, scope.runId, scope.kind),
+      // Checked before a session is made for them: a refused batch makes none.
+      flatMap(({ project }) => {
+        projectName = project.name;
+        const refusal = this.refusesBatchOf(nodesIn(input.traces));
+        return refusal === undefined ? TE.right(undefined) : TE.left(refusal);
+      }),
       flatMap(() =>
-        TE.fromEither(
-          flattenTraces(input.traces, {
-            projectId: scope.projectId,
-            runId: scope.runId,
-            sessionId: input.sessionId,
-            isComplete: input.isComplete,
-            now: this.deps.clock.now(),
-            newId: () => this.deps.ids.next(),
-          }),
+        externalId === null
+          ? TE.right(input.sessionId)
+          : pipe(
+              this.deps.records.findOrCreateSession(scope.runId, this.newSession(scope, { name: '', externalId, userMetadata: {} })),
+              TE.map((session) => session.id),
+            ),
+      ),
+      flatMap((sessionId) =>
+        pipe(
+          TE.fromEither(
+            flattenTraces(input.traces, {
+              projectId: scope.projectId,
+              runId: scope.runId,
+              sessionId,
+              isComplete: input.isComplete,
+              now: this.deps.clock.now(),
+              newId: () => this.deps.ids.next(),
+            }),
+          ),
+          TE.map((flat) => ({ flat, sessionId })),
         ),
       ),
-      flatMap((flat) => {
-        const refusal = this.refusesBatchOf(flat.records.length);
-        return refusal === undefined ? TE.right(flat) : TE.left(refusal);
+      flatMap((sent) => {
+        const refusal = this.refusesBatchOf(sent.flat.records.length);
+        return refusal === undefined ? TE.right(sent) : TE.left(refusal);
       }),
-      flatMap((flat) =>
+      flatMap(({ flat, sessionId }) =>
         pipe(
           this.deps.records.ingest(scope.runId, flat.records, presentColumnsOfAll(flat.records)),
-          TE.map(() => ({ tracesCount: flat.traceIds.length, spansCount: flat.spanCount, traceIds: flat.traceIds })),
+          TE.map(() => ({ tracesCount: flat.traceIds.length, spansCount: flat.spanCount, traceIds: flat.traceIds, sessionId, projectName })),
+        ),
+      ),
+    );
+  }
+
+  /**
+   * Spans sent on their own under a trace (immediate mode: the SDKs' `POST …/spans`), with the same
+   * rules as a batch: every span stored or none, ids kept, a span under a stored session's id refused.
+   * The trace and the parent need not be stored yet (the SDKs send them concurrently): whichever
+   * arrives second is linked to the first. The spans take their trace's session when it is stored.
+   */
+  appendSpans(principal: Principal, scope: RunScope, input: AppendSpans): UseCase<ImmediateResult> {
+    if (!mayChangeData(principal)) return readOnly();
+    return pipe(
+      this.deps.projects.getRunIn(principal, scope.projectId, scope.runId, scope.kind),
+      flatMap(({ project }) =>
+        pipe(
+          this.findRecord(scope, 'traces', input.traceId),
+          TE.map((trace) => ({ project, sessionId: trace?.type === 'trace' ? trace.sessionId : null })),
+        ),
+      ),
+      flatMap(({ project, sessionId }) =>
+        pipe(
+          TE.fromEither(
+            flattenSpans(input.spans, input, {
+              projectId: scope.projectId,
+              runId: scope.runId,
+              sessionId,
+              isComplete: input.isComplete,
+              now: this.deps.clock.now(),
+              newId: () => this.deps.ids.next(),
+            }),
+          ),
+          flatMap((records) => {
+            const refusal = this.refusesBatchOf(records.length);
+            return refusal === undefined ? TE.right(records) : TE.left(refusal);
+          }),
+          flatMap((records) =>
+            pipe(
+              this.deps.records.ingest(scope.runId, records, presentColumnsOfAll(records)),
+              TE.map(() => ({ projectName: project.name, sessionId, recordsCount: records.length })),
+            ),
+          ),
+        ),
+      ),
+    );
+  }
+
+  /**
+   * A partial update of a stored trace or span (immediate mode: the SDKs' `PATCH …/traces/{id}` and
+   * `…/spans/{id}`): read, changed and written back in one transaction. NotFound for an id that is not
+   * a record of that kind in the run.
+   */
+  updateRecord(principal: Principal, scope: RunScope, target: PatchTarget, id: string, patch: RecordPatch): UseCase<ImmediateResult & { readonly record: LogRecord }> {
+    if (!mayChangeData(principal)) return readOnly();
+    return pipe(
+      this.deps.projects.getRunIn(principal, scope.projectId, scope.runId, scope.kind),
+      flatMap(({ project }) =>
+        pipe(
+          this.deps.records.update(scope.runId, id.toLowerCase(), target, patch, this.deps.clock.now()),
+          TE.map((record) => ({ record, projectName: project.name, sessionId: record.sessionId, recordsCount: 1 })),
         ),
       ),
     );
@@ -150,41 +281,63 @@ export class TracingUseCases {
     return pipe(
       this.deps.projects.getRun(principal, scope.projectId, scope.runId, scope.kind),
       flatMap(() => {
-        const now = this.deps.clock.now();
-        const id = this.deps.ids.next();
-        const session: LogRecord = {
-          id,
-          type: 'session',
-          projectId: scope.projectId,
-          runId: scope.runId,
-          traceId: null,
-          parentId: null,
-          sessionId: id,
-          name: input.name,
-          input: '',
-          output: null,
-          createdAt: now,
-          updatedAt: now,
-          tags: [],
-          userMetadata: input.userMetadata,
-          statusCode: null,
-          externalId: input.externalId,
-          datasetInput: null,
-          datasetOutput: null,
-          datasetMetadata: {},
-          metrics: {},
-          isComplete: false,
-          hasChildren: false,
-          stepNumber: null,
-          progressMessage: null,
-          errorMessage: null,
-          attributes: {},
-        };
+        const session = this.newSession(scope, input);
         return pipe(
           this.deps.records.ingest(scope.runId, [session], presentColumns(session)),
           TE.map(() => session),
         );
       }),
+    );
+  }
+
+  private newSession(scope: RunScope, input: NewSession): LogRecord {
+    const now = this.deps.clock.now();
+    const id = this.deps.ids.next();
+    return {
+      id,
+      type: 'session',
+      projectId: scope.projectId,
+      runId: scope.runId,
+      traceId: null,
+      parentId: null,
+      sessionId: id,
+      name: input.name,
+      input: '',
+      output: null,
+      createdAt: now,
+      createdAtMicros: 0,
+      updatedAt: now,
+      tags: [],
+      userMetadata: input.userMetadata,
+      statusCode: null,
+      externalId: input.externalId,
+      datasetInput: null,
+      datasetOutput: null,
+      datasetMetadata: {},
+      metrics: {},
+      isComplete: false,
+      hasChildren: false,
+      stepNumber: null,
+      progressMessage: null,
+      errorMessage: null,
+      attributes: {},
+    };
+  }
+
+  /** The run's record of that id in the scope, or undefined: a search by id, as any reader could make. */
+  private findRecord(scope: RunScope, recordScope: RecordScope, id: string): UseCase<LogRecord | undefined> {
+    return pipe(
+      this.deps.records.search({
+        projectId: scope.projectId,
+        runId: scope.runId,
+        scope: recordScope,
+        filters: [{ type: 'id', columnId: 'id', operator: 'eq', value: id.toLowerCase() }],
+        sort: null,
+        page: { startingToken: 0, limit: 1 },
+        maxBytes: this.deps.pageBytes,
+        maxMs: this.deps.searchMs,
+      }),
+      TE.map((found) => found.items[0]),
     );
   }
 
@@ -267,6 +420,63 @@ export class TracingUseCases {
               : TE.left(e),
           ),
         );
+      }),
+    );
+  }
+
+  /**
+   * The records of a run that pass the filters, in the order asked for, read a page at a time as the
+   * caller pulls them (the SDKs' `export_records`): memory stays one page whatever the run's size. In
+   * created_at order (the default, newest first) each page starts after the last one read (keyset), so
+   * each costs what it reads; in another order it is an offset, which reads again what came before.
+   * The filters, sort and columns are checked against the run's catalogue before anything is read.
+   */
+  exportRecords(principal: Principal, scope: RunScope, query: ExportRecords): UseCase<RecordCursor> {
+    const sort = query.sort ?? { columnId: 'created_at', ascending: false };
+    return pipe(
+      this.deps.columns.availableColumns(principal, scope.projectId, scope.kind, scope.runId),
+      flatMap((catalogue) =>
+        TE.fromEither(
+          pipe(
+            validateSearch(catalogue, query.filters, sort),
+            E.flatMap(() => {
+              const known = new Set(catalogue.map((c) => c.id));
+              const unknown = (query.columnIds ?? []).findIndex((c) => !known.has(c));
+              return unknown < 0 ? E.right(catalogue.map((c) => c.id)) : E.left(invalid(['column_ids', unknown], `unknown column ${query.columnIds![unknown]}`, query.columnIds![unknown]));
+            }),
+          ),
+        ),
+      ),
+      TE.map((catalogue): RecordCursor => {
+        const keyset = sort.columnId === 'created_at';
+        let after: RecordPosition | undefined;
+        let offset = 0;
+        let done = false;
+        return {
+          columnIds: query.columnIds,
+          catalogue,
+          next: () => async () => {
+            if (done) return E.right(null);
+            const found = await this.deps.records.search({
+              projectId: scope.projectId,
+              runId: scope.runId,
+              scope: query.scope,
+              filters: query.filters,
+              sort,
+              page: { startingToken: keyset ? 0 : offset, limit: EXPORT_PAGE_RECORDS },
+              ...(keyset && after !== undefined ? { after } : {}),
+              maxBytes: this.deps.pageBytes,
+              maxMs: this.deps.searchMs,
+            })();
+            if (E.isLeft(found)) return found;
+            const { items, more } = found.right;
+            const last = items[items.length - 1];
+            done = !more || last === undefined;
+            offset += items.length;
+            if (last !== undefined) after = { createdAt: last.createdAt, createdAtMicros: last.createdAtMicros, id: last.id };
+            return E.right(items.length === 0 && done ? null : items);
+          },
+        };
       }),
     );
   }

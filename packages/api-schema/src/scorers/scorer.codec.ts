@@ -11,6 +11,7 @@ import {
   Bool,
   Checked,
   DateTimeOut,
+  DateTimeWithOffset,
   Enum,
   Int,
   IntegerOut,
@@ -22,6 +23,7 @@ import {
   NonEmptyString,
   Nullable,
   Obj,
+  OneOrList,
   UuidString,
   Utf8Str,
   Utf8Text,
@@ -438,4 +440,61 @@ export const ScorerResponse = t.intersection(
     t.partial({ label: t.string, group_label: t.string, data_unit: t.string, threshold: ColumnThreshold }),
   ],
   'ScorerResponse',
+);
+
+// ---------------------------------------------------------------------------------------------
+// The SDKs' list of scorers (POST /scorers/list)
+
+const ScorerFilterText = Utf8Str({ max: 1000, name: 'ScorerFilterText' });
+const ScorerTexts = OneOrList(ScorerFilterText, { max: 1000 });
+const TEXT_OPERATORS = ['eq', 'ne', 'contains', 'one_of', 'not_in'] as const;
+/** A filter of the origin's ListScorersRequest, by the `name` of what it filters. */
+const SCORER_FILTERS = {
+  name: Obj('ScorerNameFilter', { name: t.literal('name'), operator: Enum(TEXT_OPERATORS), value: ScorerTexts }, { case_sensitive: Bool }),
+  label: Obj('ScorerLabelFilter', { name: t.literal('label'), operator: Enum(TEXT_OPERATORS), value: ScorerTexts }, { case_sensitive: Bool }),
+  scorer_type: Obj('ScorerTypeFilter', { name: t.literal('scorer_type'), operator: Enum(['eq', 'ne', 'one_of', 'not_in'] as const), value: ScorerTexts }),
+  creator: Obj('ScorerCreatorFilter', { name: t.literal('creator'), value: ScorerTexts }, { operator: Enum(TEXT_OPERATORS) }, { operator: 'eq' as const }),
+  tags: Obj('ScorerTagsFilter', { name: t.literal('tags'), operator: Enum(['eq', 'contains', 'not_in'] as const), value: ScorerTexts }, { case_sensitive: Bool }),
+  created_at: Obj('ScorerCreatedAtFilter', { name: t.literal('created_at'), operator: Enum(['eq', 'ne', 'gt', 'gte', 'lt', 'lte'] as const), value: DateTimeWithOffset }),
+  updated_at: Obj('ScorerUpdatedAtFilter', { name: t.literal('updated_at'), operator: Enum(['eq', 'ne', 'gt', 'gte', 'lt', 'lte'] as const), value: DateTimeWithOffset }),
+};
+type ScorerFilterKind = keyof typeof SCORER_FILTERS;
+export type ScorerFilterWire = { [K in ScorerFilterKind]: t.TypeOf<(typeof SCORER_FILTERS)[K]> }[ScorerFilterKind];
+const SCORER_FILTER_KINDS = Object.keys(SCORER_FILTERS) as ScorerFilterKind[];
+const ScorerFilterKind = Enum(SCORER_FILTER_KINDS, 'ScorerFilterName');
+
+/** A filter, validated by the codec its `name` names (so errors point at the right members). */
+export const ScorerFilter = describeCodec(new t.Type<ScorerFilterWire, unknown, unknown>(
+  'ScorerFilter',
+  (u): u is ScorerFilterWire => typeof u === 'object' && u !== null,
+  (u, c) => {
+    if (typeof u !== 'object' || u === null || Array.isArray(u))
+      return fail(u, c, { type: 'model_attributes_type', msg: 'Input should be a valid dictionary or object to extract fields from' });
+    const name = (u as { name?: unknown }).name;
+    const kind = ScorerFilterKind.validate(name, [...c, { key: 'name', type: ScorerFilterKind, actual: name }]);
+    if (kind._tag === 'Left') return kind;
+    return SCORER_FILTERS[kind.right].validate(u, c) as t.Validation<ScorerFilterWire>;
+  },
+  t.identity,
+), (toSchema) => ({ oneOf: SCORER_FILTER_KINDS.map((kind) => toSchema(SCORER_FILTERS[kind])) }));
+
+/** `POST /scorers/list` body: filters (all must hold) and a sort by name; paging is in the query. */
+export const ListScorersRequest = Obj(
+  'ListScorersRequest',
+  {},
+  {
+    filters: Nullable(List(ScorerFilter, { max: 25 })),
+    sort: Nullable(Obj('ScorerNameSort', { name: t.literal('name') }, { ascending: Bool }, { ascending: true })),
+  },
+);
+export const ListScorersQuery = ListScorerVersionsQuery;
+export const ListScorersResponse = t.type(
+  {
+    starting_token: IntegerOut,
+    limit: IntegerOut,
+    paginated: t.literal(true),
+    next_starting_token: t.union([IntegerOut, t.null]),
+    scorers: t.array(ScorerResponse),
+  },
+  'ListScorersResponse',
 );

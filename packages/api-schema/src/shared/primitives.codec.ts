@@ -86,7 +86,7 @@ export const UuidString = describeCodec(new t.Type<string, string, unknown>(
 // Date-time
 
 type DateTimeParse =
-  | { readonly ok: true; readonly date: Date; readonly aware: boolean }
+  | { readonly ok: true; readonly date: Date; readonly aware: boolean; readonly micros: number }
   | { readonly ok: false; readonly error: string };
 
 const isLeap = (y: number) => (y % 4 === 0 && y % 100 !== 0) || y % 400 === 0;
@@ -96,7 +96,8 @@ const isDigit = (ch: string | undefined) => ch !== undefined && ch >= '0' && ch 
 /**
  * An RFC 3339 / ISO 8601 date-time as pydantic's parser (speedate) reads it, with its error
  * sentences: `YYYY-MM-DD[T t _ or space]HH:MM[:SS[.f…]][Z | ±HH[:]MM]`, or a bare date (midnight,
- * no offset). Fraction digits beyond milliseconds are truncated.
+ * no offset). Fraction digits beyond microseconds are truncated; `date` holds the milliseconds and
+ * `micros` the microseconds past them.
  */
 const parseDateTime = (s: string): DateTimeParse => {
   const bad = (error: string): DateTimeParse => ({ ok: false, error });
@@ -120,7 +121,7 @@ const parseDateTime = (s: string): DateTimeParse => {
     d.setUTCHours(h, mi, sec, ms);
     return new Date(d.getTime() - offsetMinutes * 60_000);
   };
-  if (s.length === 10) return { ok: true, date: at(0, 0, 0, 0, 0), aware: false };
+  if (s.length === 10) return { ok: true, date: at(0, 0, 0, 0, 0), aware: false, micros: 0 };
   if (!'Tt_ '.includes(s[10]!)) return bad('invalid datetime separator, expected `T`, `t`, `_` or space');
   let p = 11;
   if (s.length < p + 5) return bad('input is too short');
@@ -131,6 +132,7 @@ const parseDateTime = (s: string): DateTimeParse => {
   p += 5;
   let second = 0;
   let millis = 0;
+  let micros = 0;
   if (s[p] === ':') {
     if (!digits(p + 1, 2)) return bad('invalid character in second');
     second = num(p + 1, 2);
@@ -140,6 +142,7 @@ const parseDateTime = (s: string): DateTimeParse => {
       while (isDigit(s[p])) p++;
       if (p === start) return bad('second fraction digits missing after `.`');
       millis = Number(s.slice(start, Math.min(p, start + 3)).padEnd(3, '0'));
+      micros = p > start + 3 ? Number(s.slice(start + 3, Math.min(p, start + 6)).padEnd(3, '0')) : 0;
     }
   }
   if (hour > 23) return bad('hour value is outside expected range of 0-23');
@@ -168,7 +171,7 @@ const parseDateTime = (s: string): DateTimeParse => {
     return bad(s[p] === ' ' ? 'unexpected extra characters at the end of the input' : 'invalid timezone sign');
   }
   if (p !== s.length) return bad('unexpected extra characters at the end of the input');
-  return { ok: true, date: at(hour, minute, second, millis, offset ?? 0), aware: offset !== undefined };
+  return { ok: true, date: at(hour, minute, second, millis, offset ?? 0), aware: offset !== undefined, micros };
 };
 
 /**
@@ -177,25 +180,55 @@ const parseDateTime = (s: string): DateTimeParse => {
  * Not a string: `datetime_type` (unix timestamps are not accepted); unparsable: `datetime_parsing`
  * with the parser's reason in `ctx.error`; a date-time or bare date without offset: `timezone_aware`.
  */
+/** An aware date-time, parsed, or the validation failure (the checks DateTimeWithOffset documents). */
+const awareDateTime = (u: unknown, c: t.Context): t.Validation<DateTimeParse & { readonly ok: true }> => {
+  if (typeof u !== 'string') return fail(u, c, { type: 'datetime_type', msg: 'Input should be a valid datetime' });
+  const parsed = parseDateTime(u);
+  if (!parsed.ok)
+    return fail(u, c, { type: 'datetime_parsing', msg: `Input should be a valid datetime, ${parsed.error}`, ctx: { error: parsed.error } });
+  if (!parsed.aware) return fail(u, c, { type: 'timezone_aware', msg: 'Input should have timezone info' });
+  // Stored and answered in UTC: a time whose UTC year leaves 1..9999 would come back in a form
+  // (`+010000-…`) that is no ISO 8601 date-time, nor accepted here.
+  const year = parsed.date.getUTCFullYear();
+  if (year < 1 || year > 9999) {
+    const error = 'year out of range once in UTC (1 to 9999)';
+    return fail(u, c, { type: 'datetime_parsing', msg: `Input should be a valid datetime, ${error}`, ctx: { error } });
+  }
+  return t.success(parsed);
+};
+
 export const DateTimeWithOffset = describeCodec(new t.Type<Date, string, unknown>(
   'DateTimeWithOffset',
   (u): u is Date => u instanceof Date,
   (u, c) => {
-    if (typeof u !== 'string') return fail(u, c, { type: 'datetime_type', msg: 'Input should be a valid datetime' });
-    const parsed = parseDateTime(u);
-    if (!parsed.ok)
-      return fail(u, c, { type: 'datetime_parsing', msg: `Input should be a valid datetime, ${parsed.error}`, ctx: { error: parsed.error } });
-    if (!parsed.aware) return fail(u, c, { type: 'timezone_aware', msg: 'Input should have timezone info' });
-    // Stored and answered in UTC: a time whose UTC year leaves 1..9999 would come back in a form
-    // (`+010000-…`) that is no ISO 8601 date-time, nor accepted here.
-    const year = parsed.date.getUTCFullYear();
-    if (year < 1 || year > 9999) {
-      const error = 'year out of range once in UTC (1 to 9999)';
-      return fail(u, c, { type: 'datetime_parsing', msg: `Input should be a valid datetime, ${error}`, ctx: { error } });
-    }
-    return t.success(parsed.date);
+    const parsed = awareDateTime(u, c);
+    return parsed._tag === 'Left' ? parsed : t.success(parsed.right.date);
   },
   (d) => d.toISOString(),
+), { type: 'string', format: 'date-time' });
+
+/** A time to the microsecond: `at` to the millisecond, `micros` the microseconds past it (0 to 999). */
+export interface PreciseTime {
+  readonly at: Date;
+  readonly micros: number;
+}
+
+/** A time as ISO 8601 in UTC: six fraction digits when it has microseconds, else three (as toISOString). */
+export const preciseIso = (at: Date, micros: number): string =>
+  micros === 0 ? at.toISOString() : `${at.toISOString().slice(0, -1)}${String(micros).padStart(3, '0')}Z`;
+
+/**
+ * DateTimeWithOffset to the microsecond (a record's time: the origin's SDKs send microseconds, and a
+ * trace's children are ordered by them). Digits past the sixth are truncated.
+ */
+export const PreciseDateTimeWithOffset = describeCodec(new t.Type<PreciseTime, string, unknown>(
+  'PreciseDateTimeWithOffset',
+  (u): u is PreciseTime => typeof u === 'object' && u !== null && (u as { at?: unknown }).at instanceof Date,
+  (u, c) => {
+    const parsed = awareDateTime(u, c);
+    return parsed._tag === 'Left' ? parsed : t.success({ at: parsed.right.date, micros: parsed.right.micros });
+  },
+  (p) => preciseIso(p.at, p.micros),
 ), { type: 'string', format: 'date-time' });
 
 // ---------------------------------------------------------------------------------------------

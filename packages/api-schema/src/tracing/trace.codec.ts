@@ -2,7 +2,7 @@
 // ToolSpan, RetrieverSpan, WorkflowSpan, AgentSpan and LogRecordsSearchRequest models).
 import { AGENT_TYPES, CHECK_STAGES, CONTROL_TARGETS, NODE_TYPES, SPAN_TYPES } from '@tracelight/domain';
 import * as t from 'io-ts';
-import { Arr, Bool, DateTimeOut, DateTimeWithOffset, Enum, Int, IntegerOut, JsonOrUtf8Text, List, Nullable, Obj, OneOrList, Rec, Utf8Str, Utf8Text, UuidOut, UuidString } from '../shared/primitives.codec';
+import { Arr, Bool, DateTimeOut, DateTimeWithOffset, Enum, Int, IntegerOut, JsonOrUtf8Text, List, Nullable, Obj, OneOrList, PreciseDateTimeWithOffset, Rec, Utf8Str, Utf8Text, UuidOut, UuidString } from '../shared/primitives.codec';
 import { describeCodec } from '../shared/json-schema';
 import { fail, valueErrorInfo } from '../shared/validation-error';
 
@@ -41,7 +41,8 @@ const nodeFields = {
   output: JsonValue,
   redacted_input: JsonValue,
   redacted_output: JsonValue,
-  created_at: Nullable(DateTimeWithOffset),
+  // To the microsecond, as the SDKs send it (DateTimeWithOffset keeps milliseconds).
+  created_at: Nullable(PreciseDateTimeWithOffset),
   user_metadata: Nullable(StringMap),
   tags: Nullable(Arr(Utf8Text)),
   status_code: Nullable(Int()),
@@ -85,17 +86,20 @@ export const Trace: t.Type<TraceWire, unknown, unknown> = Obj(
 
 const scope = { log_stream_id: Nullable(UuidString), experiment_id: Nullable(UuidString), metrics_testing_id: Nullable(UuidString) };
 
+/** What the SDKs send with every write and Tracelight takes without keeping (it always answers once stored). */
+const sdkFields = { reliable: Nullable(Bool), client_version: Nullable(t.string), logging_method: Nullable(t.string) };
+
 export const LogTracesIngestRequest = Obj(
   'LogTracesIngestRequest',
   { traces: Arr(Trace) },
   {
     ...scope,
     session_id: Nullable(UuidString),
+    // The session by its external id (the origin's Python SDK 2.x): the run's, made when it has none.
+    session_external_id: Nullable(Utf8Text),
     is_complete: Nullable(Bool),
     include_trace_ids: Nullable(Bool),
-    reliable: Nullable(Bool),
-    client_version: Nullable(t.string),
-    logging_method: Nullable(t.string),
+    ...sdkFields,
   },
 );
 
@@ -108,6 +112,8 @@ export const LogTracesIngestResponse = t.intersection(
   [
     t.type({
       project_id: UuidOut,
+      // The JS SDK's generated client refuses an answer without it.
+      project_name: t.string,
       session_id: t.union([UuidOut, t.null]),
       records_count: IntegerOut,
       traces_count: IntegerOut,
@@ -117,6 +123,46 @@ export const LogTracesIngestResponse = t.intersection(
   ],
   'LogTracesIngestResponse',
 );
+
+/** Immediate mode: spans sent on their own under a trace, below the trace or one of its spans. */
+export const LogSpansIngestRequest = Obj(
+  'LogSpansIngestRequest',
+  { spans: Arr(Span), trace_id: UuidString, parent_id: UuidString },
+  { ...scope, is_complete: Nullable(Bool), ...sdkFields },
+);
+
+/** What the immediate-mode writes answer, as the origin's LogRecordsIngestResponse: the run by the field the request used. */
+const immediateAnswer = {
+  project_id: UuidOut,
+  project_name: t.string,
+  // The trace's session; null for a trace in none (or spans whose trace is not stored yet).
+  session_id: t.union([UuidOut, t.null]),
+  records_count: IntegerOut,
+};
+const runField = t.partial({ log_stream_id: UuidOut, experiment_id: UuidOut, metrics_testing_id: UuidOut });
+export const LogSpansIngestResponse = t.intersection([t.type({ ...immediateAnswer, trace_id: UuidOut, parent_id: UuidOut }), runField], 'LogSpansIngestResponse');
+
+/**
+ * Immediate mode: what a PATCH of a trace or span changes. Members left out or null change nothing;
+ * `tags` are added to the record's.
+ */
+const updateFields = {
+  input: JsonValue,
+  output: JsonValue,
+  status_code: Nullable(Int()),
+  tags: Nullable(Arr(Utf8Text)),
+  is_complete: Nullable(Bool),
+  duration_ns: Nullable(Int({ min: 0 })),
+  metrics: Nullable(Rec(NumberOrNull, Utf8Text)),
+};
+export const LogTraceUpdateRequest = Obj('LogTraceUpdateRequest', { trace_id: UuidString }, { ...scope, ...sdkFields, ...updateFields });
+export const LogSpanUpdateRequest = Obj('LogSpanUpdateRequest', { span_id: UuidString }, { ...scope, ...sdkFields, ...updateFields });
+export const LogTraceUpdateResponse = t.intersection([t.type({ ...immediateAnswer, trace_id: UuidOut }), runField], 'LogTraceUpdateResponse');
+export const LogSpanUpdateResponse = t.intersection([t.type({ ...immediateAnswer, span_id: UuidOut }), runField], 'LogSpanUpdateResponse');
+/** `PATCH …/traces/{trace_id}`. */
+export const TracePath = t.type({ project_id: UuidString, trace_id: UuidString }, 'TracePath');
+/** `PATCH …/spans/{span_id}`. */
+export const SpanPath = t.type({ project_id: UuidString, span_id: UuidString }, 'SpanPath');
 
 export const SessionCreateRequest = Obj(
   'SessionCreateRequest',
@@ -151,16 +197,22 @@ const Strings = OneOrList(FilterText, { max: MAX_FILTER_VALUES });
 const Uuids = OneOrList(UuidString, { max: MAX_FILTER_VALUES });
 const Pair = <C extends t.Mixed>(c: C) => t.tuple([c, c]);
 
+/**
+ * The filtered column, by `column_id` or by `name`: the origin's Python SDK (1.x) dumps its filter model
+ * by field name, `name`, where the API's member is `column_id` (its alias). One of the two is required;
+ * with both, `column_id` is read.
+ */
+const COLUMN = { column_id: t.string, name: t.string };
 const FILTERS = {
-  text: Obj('TextFilter', { column_id: t.string, operator: Enum(['eq', 'ne', 'contains', 'one_of', 'not_in'] as const), value: Strings }, { case_sensitive: Bool }),
-  number: Obj('NumberFilter', { column_id: t.string, operator: Enum(['eq', 'ne', 'gt', 'gte', 'lt', 'lte', 'between'] as const), value: t.union([t.number, Pair(t.number)]) }),
-  date: Obj('DateFilter', { column_id: t.string, operator: Enum(['eq', 'ne', 'gt', 'gte', 'lt', 'lte', 'between'] as const), value: t.union([DateTimeWithOffset, Pair(DateTimeWithOffset)]) }),
-  id: Obj('IdFilter', { column_id: t.string, operator: Enum(['eq', 'ne', 'one_of', 'not_in'] as const), value: Uuids }),
-  collection: Obj('CollectionFilter', { column_id: t.string, operator: Enum(['contains', 'not_in'] as const), value: Strings }),
-  boolean: Obj('BooleanFilter', { column_id: t.string, operator: Enum(['eq', 'ne'] as const), value: Bool }),
+  text: Obj('TextFilter', { operator: Enum(['eq', 'ne', 'contains', 'one_of', 'not_in'] as const), value: Strings }, { ...COLUMN, case_sensitive: Bool }),
+  number: Obj('NumberFilter', { operator: Enum(['eq', 'ne', 'gt', 'gte', 'lt', 'lte', 'between'] as const), value: t.union([t.number, Pair(t.number)]) }, COLUMN),
+  date: Obj('DateFilter', { operator: Enum(['eq', 'ne', 'gt', 'gte', 'lt', 'lte', 'between'] as const), value: t.union([DateTimeWithOffset, Pair(DateTimeWithOffset)]) }, COLUMN),
+  id: Obj('IdFilter', { operator: Enum(['eq', 'ne', 'one_of', 'not_in'] as const), value: Uuids }, COLUMN),
+  collection: Obj('CollectionFilter', { operator: Enum(['contains', 'not_in'] as const), value: Strings }, COLUMN),
+  boolean: Obj('BooleanFilter', { operator: Enum(['eq', 'ne'] as const), value: Bool }, COLUMN),
 };
 export type FilterKind = keyof typeof FILTERS;
-export type FilterWire = { [K in FilterKind]: t.TypeOf<(typeof FILTERS)[K]> & { type: K } }[FilterKind];
+export type FilterWire = { [K in FilterKind]: Omit<t.TypeOf<(typeof FILTERS)[K]>, 'name'> & { type: K; column_id: string } }[FilterKind];
 const FILTER_KINDS = Object.keys(FILTERS) as FilterKind[];
 const FilterKindCodec = Enum(FILTER_KINDS, 'FilterType');
 
@@ -206,12 +258,16 @@ export const RecordFilter = describeCodec(new t.Type<FilterWire, unknown, unknow
     if (kind._tag === 'Left') return kind;
     const decoded = FILTERS[kind.right].validate(u, c);
     if (decoded._tag === 'Left') return decoded;
+    const { name, ...filter } = decoded.right as typeof decoded.right & { column_id?: string; name?: string };
+    const column = filter.column_id ?? name;
+    // Neither sent: reported as column_id missing, as a required member is.
+    if (column === undefined) return t.string.validate(undefined, [...c, { key: 'column_id', type: t.string, actual: undefined }]) as t.Validation<never>;
     const sent = (u as { value?: unknown }).value; // as sent: a date stays its text
-    const error = shapeError(kind.right, decoded.right.operator, sent);
+    const error = shapeError(kind.right, filter.operator, sent);
     if (error !== undefined) {
       return fail(sent, [...c, { key: 'value', type: t.unknown, actual: sent }], valueErrorInfo(error));
     }
-    return t.success({ ...decoded.right, type: kind.right } as FilterWire);
+    return t.success({ ...filter, column_id: column, type: kind.right } as FilterWire);
   },
   t.identity,
 ), (toSchema) => ({
@@ -219,10 +275,44 @@ export const RecordFilter = describeCodec(new t.Type<FilterWire, unknown, unknow
     allOf: [
       toSchema(FILTERS[kind]),
       { type: 'object', required: ['type'], properties: { type: { const: kind } } },
+      { anyOf: [{ required: ['column_id'] }, { required: ['name'] }] },
       { oneOf: SHAPES[kind].map(([, operators, value]) => ({ properties: { operator: { enum: operators }, value: toSchema(value) } })) },
     ],
   })),
 }));
+
+const SortClause = Obj('LogRecordsSortClause', { column_id: t.string }, { ascending: Bool }, { ascending: true });
+
+export const EXPORT_FORMATS = ['jsonl', 'json', 'csv'] as const;
+/** Most columns an export may name. */
+export const MAX_EXPORT_COLUMNS = 1000;
+/**
+ * `POST …/export_records`: a run's records of one root type (`trace`, `span`, `session`), filtered and
+ * sorted as a search (newest first by default), each with the columns asked for (all by default).
+ */
+export const LogRecordsExportRequest = Obj(
+  'LogRecordsExportRequest',
+  { root_type: Enum(['trace', 'span', 'session'] as const, 'RootType') },
+  {
+    ...scope,
+    filters: Nullable(List(RecordFilter, { max: MAX_FILTERS })),
+    sort: Nullable(SortClause),
+    column_ids: Nullable(List(t.string, { max: MAX_EXPORT_COLUMNS })),
+    export_format: Enum(EXPORT_FORMATS, 'LLMExportFormat'),
+    redact: Nullable(Bool),
+  },
+  { export_format: 'jsonl' as const },
+);
+
+/** The answer of an export: lines, one record each (a codec of its own: the schema is its description). */
+export const RecordExportLines = describeCodec(
+  new t.Type<string, string, unknown>('RecordExportLines', (u): u is string => typeof u === 'string', t.string.validate, t.identity),
+  {
+    type: 'string',
+    description:
+      'JSON Lines: one JSON object a line, a record each (with column_ids, exactly those columns, a metric as metrics/<name>). With export_format csv, text/csv instead: a header line of the columns, then a line a record.',
+  },
+);
 
 export const RecordSearchRequest = Obj(
   'LogRecordsSearchRequest',
@@ -231,7 +321,7 @@ export const RecordSearchRequest = Obj(
     ...scope,
     filters: Nullable(List(RecordFilter, { max: MAX_FILTERS })),
     // `ascending` defaults to true, as the origin's LogRecordsSortClause (and its SDKs) have it.
-    sort: Nullable(Obj('LogRecordsSortClause', { column_id: t.string }, { ascending: Bool }, { ascending: true })),
+    sort: Nullable(SortClause),
     starting_token: Int({ min: 0 }),
     limit: Int({ min: 1, max: 1000 }),
   },

@@ -1,13 +1,14 @@
-// RFC 9562 UUIDv7: 48-bit Unix milliseconds, then a 12-bit counter (rand_a) that keeps ids generated
-// within one millisecond in generation order, then 62 random bits. Time-ordered keys keep B-tree
-// inserts at the right edge and let time-bounded searches prune.
+// Version-4 UUIDs whose leading bits are time-ordered: the layout of RFC 9562's UUIDv7 (48-bit Unix
+// milliseconds, a 12-bit counter, 62 random bits) under version nibble 4. The origin's Python SDK types
+// ids as pydantic UUID4, which checks that nibble (a v7 id failed GET /current_user at start-up), while
+// time-ordered keys keep B-tree inserts at the right edge and let time-bounded searches prune.
 import { IdGenerator } from '@tracelight/ports';
 import * as crypto from 'node:crypto';
 import { injectable } from 'inversify';
 import { randomBytes } from './random-pool';
 
 @injectable()
-export class UuidV7IdGenerator implements IdGenerator {
+export class TimeOrderedUuid4IdGenerator implements IdGenerator {
   private lastMs = 0;
   private counter = 0;
 
@@ -27,7 +28,7 @@ export class UuidV7IdGenerator implements IdGenerator {
     }
     const b = randomBytes(16);
     b.writeUIntBE(ms, 0, 6);
-    b[6] = 0x70 | (this.counter >> 8);
+    b[6] = 0x40 | (this.counter >> 8);
     b[7] = this.counter & 0xff;
     b[8] = 0x80 | (b[8]! & 0x3f);
     const h = b.toString('hex');

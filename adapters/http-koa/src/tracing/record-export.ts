@@ -1,0 +1,74 @@
+// The answer of export_records: a stream of lines, one record each (JSON, or CSV after a header line),
+// read from the run a page at a time as the client takes them, so a run of millions is sent with one
+// page in memory.
+import type { LogRecord } from '@tracelight/domain';
+import type { RecordCursor } from '@tracelight/use-cases';
+import * as E from 'fp-ts/Either';
+import { Readable } from 'node:stream';
+import type { AppContext } from '../shared/context';
+import { presentRecord } from './log-record.presenter';
+
+export interface RecordExport {
+  readonly cursor: RecordCursor;
+  /** The first page, read before the answer began (so that its failure was a status); null: none. */
+  readonly first: ReadonlyArray<LogRecord> | null;
+  readonly format: 'jsonl' | 'json' | 'csv';
+}
+
+/** A column's value in a record as presented: a standard column by its name, a metric (`metrics/<name>`) from the record's metrics. */
+const columnValue = (presented: Readonly<Record<string, unknown>>, record: LogRecord, columnId: string): unknown =>
+  columnId.startsWith('metrics/') ? (record.metrics[columnId.slice('metrics/'.length)] ?? null) : (presented[columnId] ?? null);
+
+/** A CSV field (RFC 4180): text as it is, anything else as its JSON text, quoted when it must be. */
+const csvField = (v: unknown): string => {
+  const text = v === null || v === undefined ? '' : typeof v === 'string' ? v : JSON.stringify(v);
+  return /[",\r\n]/.test(text) ? `"${text.replace(/"/g, '""')}"` : text;
+};
+
+const linesOf = (records: ReadonlyArray<LogRecord>, format: RecordExport['format'], columns: ReadonlyArray<string> | null): string => {
+  let out = '';
+  for (const record of records) {
+    const presented = presentRecord(record) as Record<string, unknown>;
+    if (format === 'csv') out += `${columns!.map((c) => csvField(columnValue(presented, record, c))).join(',')}\r\n`;
+    else out += `${JSON.stringify(columns === null ? presented : Object.fromEntries(columns.map((c) => [c, columnValue(presented, record, c)])))}\n`;
+  }
+  return out;
+};
+
+/**
+ * Streams the export. A page that fails once the answer has begun cannot change its status: the
+ * connection is cut, so the client sees a transfer that did not end rather than a short export.
+ */
+export const writeExport = (ctx: AppContext, result: RecordExport): void => {
+  const { cursor, format } = result;
+  const columns = cursor.columnIds ?? (format === 'csv' ? cursor.catalogue : null);
+  let pending: ReadonlyArray<LogRecord> | null = result.first;
+  let header = format === 'csv';
+  const stream = new Readable({
+    read() {
+      if (header) {
+        header = false;
+        this.push(`${columns!.map(csvField).join(',')}\r\n`);
+      }
+      const page = pending;
+      pending = null;
+      if (page !== null) {
+        this.push(linesOf(page, format, columns));
+        return;
+      }
+      void cursor.next()().then((next) => {
+        // The client went (Koa destroys the body with the answer): nothing more to send.
+        if (this.destroyed) return;
+        if (E.isLeft(next)) {
+          ctx.state.failure = `export cut short: ${next.left._tag}`;
+          this.destroy();
+          ctx.res.destroy();
+        } else if (next.right === null) this.push(null);
+        else this.push(linesOf(next.right, format, columns));
+      });
+    },
+  });
+  ctx.status = 200;
+  ctx.type = format === 'csv' ? 'text/csv; charset=utf-8' : 'application/jsonl; charset=utf-8';
+  ctx.body = stream;
+};
