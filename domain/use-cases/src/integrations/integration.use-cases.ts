@@ -8,6 +8,7 @@ import {
   type UserId,
   asId,
   invalid,
+  notFound,
   GATEWAY_TOKEN,
   MAX_GATEWAY_TOKEN_LENGTH,
   USE_CASE,
@@ -90,6 +91,14 @@ export class IntegrationUseCases {
           isDisabled: false,
         });
       }),
+    );
+  }
+
+  /** The caller's gateway integration, its settings only (the sealed token never leaves the server); NotFound when none is set. */
+  getGateway(principal: Principal): UseCase<Integration> {
+    return pipe(
+      this.deps.integrations.findByOwner(principal.userId, 'gateway'),
+      flatMap(TE.fromOption(() => notFound('gateway integration', principal.userId))),
     );
   }
 
