@@ -103,6 +103,21 @@ export class TracelightError extends Error {
 export type UserRoleName = t.TypeOf<typeof UserRole>;
 export type ProjectTypeName = t.TypeOf<typeof ProjectType>;
 
+/** The answers' shapes, by what they describe (the codecs' decoded types), for a consumer that keeps them. */
+export type User = t.TypeOf<typeof UserResponse>;
+export type Project = t.TypeOf<typeof ProjectResponse>;
+export type Run = t.TypeOf<typeof RunResponse>;
+/** One column of `available_columns`. */
+export type Column = t.TypeOf<typeof SpansAvailableColumnsResponse>['columns'][number];
+export type Scorer = t.TypeOf<typeof ScorerResponse>;
+export type ScorerVersionRecord = t.TypeOf<typeof ScorerVersion>;
+export type ScorerVersionPage = t.TypeOf<typeof ListScorerVersionsResponse>;
+export type RunScorers = t.TypeOf<typeof RunScorerSettingsResponse>;
+export type RunInsights = t.TypeOf<typeof RunInsightsResponse>;
+export type ApiKey = t.TypeOf<typeof ApiKeyResponse>;
+export type CreatedApiKey = t.TypeOf<typeof ApiKeyCreateResponse>;
+export type Integration = t.TypeOf<typeof IntegrationRecord>;
+
 type RunKind = { log_stream_id: string } | { experiment_id: string } | { metrics_testing_id: string };
 /**
  * A request codec's decoded type as a caller writes it: a timestamp may be a Date (sent as its ISO
@@ -330,7 +345,8 @@ export class TracelightClient {
     // Paths start with a slash: `http://host/` + `/v2/…` would ask for `//v2/…`, which no route serves.
     this.baseUrl = baseUrl.replace(/\/+$/, '');
     this.timeoutMs = options.timeoutMs ?? DEFAULT_TIMEOUT_MS;
-    this.fetchImpl = options.fetch ?? fetch;
+    // Called as a method of the client, a browser's own fetch throws "Illegal invocation": it must be called on the window.
+    this.fetchImpl = options.fetch ?? ((input, init) => fetch(input, init));
   }
 
   // — identity —
