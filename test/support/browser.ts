@@ -1,9 +1,8 @@
 // Real headless Chromium for the console's tests, driven by playwright-core through the system's
-// browser (Debian's `chromium`; `.ci/run` installs it): a fresh profile each launch, nothing fetched.
+// browser (Debian's `chromium`; `.ci/run` installs it): nothing is downloaded, and every launch starts
+// from a fresh temporary profile, each context with cookies of its own.
 import * as fs from 'node:fs';
-import * as os from 'node:os';
-import * as path from 'node:path';
-import { type Browser, type BrowserContext, chromium } from 'playwright-core';
+import { type Browser, chromium, type Page } from 'playwright-core';
 
 /** Where Chromium is: CHROMIUM_PATH, else the first of the usual system paths that exists. */
 export const chromiumPath = (): string => {
@@ -14,30 +13,23 @@ export const chromiumPath = (): string => {
 };
 
 export interface RunningBrowser {
-  readonly browser: BrowserContext;
+  readonly browser: Browser;
+  /** A page in a context of its own (its own cookies: another person, or another browser). */
+  newPage(viewport?: { width: number; height: number }): Promise<Page>;
   close(): Promise<void>;
 }
 
-/**
- * A headless Chromium with a profile of its own (removed on close): no sandbox (tests run as root), no
- * background traffic (updates, sync, component downloads) and no GPU.
- */
-export const launchBrowser = async (options: { viewport?: { width: number; height: number } } = {}): Promise<RunningBrowser> => {
-  const profile = fs.mkdtempSync(path.join(os.tmpdir(), 'tracelight-chromium-'));
-  const context = await chromium.launchPersistentContext(profile, {
+/** Headless Chromium: no sandbox (tests run as root), no background traffic (updates, sync, components), no GPU. */
+export const launchBrowser = async (): Promise<RunningBrowser> => {
+  const browser = await chromium.launch({
     executablePath: chromiumPath(),
     headless: true,
     args: ['--no-sandbox', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--disable-gpu'],
-    viewport: options.viewport ?? { width: 1280, height: 800 },
     timeout: 60_000,
   });
   return {
-    browser: context,
-    close: async () => {
-      await context.close().catch(() => undefined);
-      fs.rmSync(profile, { recursive: true, force: true });
-    },
+    browser,
+    newPage: async (viewport = { width: 1280, height: 800 }) => (await browser.newContext({ viewport })).newPage(),
+    close: () => browser.close().catch(() => undefined),
   };
 };
-
-export type { Browser, BrowserContext };
