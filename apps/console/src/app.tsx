@@ -1,6 +1,7 @@
 // The console's shell: the session (checked with the refresh cookie on load), the navigation, and the
 // page the address names.
-import { useEffect, useState } from 'preact/hooks';
+import type { ComponentChildren } from 'preact';
+import { useEffect, useErrorBoundary, useState } from 'preact/hooks';
 import { api, errorText } from './api';
 import { ApiKeysPage } from './pages/api-keys';
 import { GatewayPage } from './pages/gateway';
@@ -13,6 +14,7 @@ import { SessionEndedPage, SignInPage } from './pages/sign-in';
 import { TracePage } from './pages/trace';
 import { Link, match, navigate, useLocation } from './router';
 import { onSession, type SessionState, sessionEndedBy, sessionState, setSession } from './session';
+import { ErrorNote } from './ui/common';
 
 const NAV: ReadonlyArray<readonly [href: string, label: string, section: RegExp]> = [
   ['/', 'Projects', /^\/(projects|$)/],
@@ -41,6 +43,22 @@ const pageOf = (path: string, query: URLSearchParams) => {
       </p>
     </section>
   );
+};
+
+/** A page that fails to render says so, with the error, instead of leaving the screen blank. */
+const PageBoundary = ({ children }: { children: ComponentChildren }) => {
+  const [error, reset] = useErrorBoundary();
+  if (error)
+    return (
+      <section>
+        <h1>This page could not be shown</h1>
+        <ErrorNote error={error} />
+        <button type="button" class="button" onClick={reset}>
+          Try again
+        </button>
+      </section>
+    );
+  return <>{children}</>;
 };
 
 const run = (m: Record<string, string>) => ({ projectId: m['project']!, kind: m['kind'] === 'experiments' ? ('experiments' as const) : ('log_streams' as const), runId: m['run']! });
@@ -108,7 +126,7 @@ export const App = () => {
         </div>
       </header>
       <main id="main" class="content" tabIndex={-1}>
-        {pageOf(loc.path, loc.query)}
+        <PageBoundary key={loc.path}>{pageOf(loc.path, loc.query)}</PageBoundary>
       </main>
     </div>
   );
