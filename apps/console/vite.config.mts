@@ -9,7 +9,8 @@ export default defineConfig({
     // The typed client from its sources: its imports of the API's codecs are types only, erased here.
     alias: { '@tracelight/client': fileURLToPath(new URL('../../packages/client/src/index.ts', import.meta.url)) },
   },
-  oxc: { jsx: { runtime: 'automatic', importSource: 'preact' } },
+  // The production JSX runtime: the development one would ship each element's source file, line and column.
+  oxc: { jsx: { runtime: 'automatic', importSource: 'preact', development: false } },
   build: {
     outDir: 'dist',
     emptyOutDir: true,

@@ -72,6 +72,8 @@ describe('the console, served by the server', () => {
       expect(plain.res.headers.get('cache-control')).toBe('public, max-age=31536000, immutable');
       expect(plain.res.headers.get('content-encoding')).toBeNull();
       expect(plain.res.headers.get('vary')).toBe('Accept-Encoding');
+      // A production build: no element carries its source file and line (the development JSX runtime's).
+      expect(plain.bytes.toString('utf8')).not.toMatch(/lineNumber|columnNumber|jsxDEV/);
       // A browser lists gzip before br: brotli, the smaller, is sent all the same.
       const br = await get(asset, { 'accept-encoding': 'gzip, deflate, br, zstd' });
       expect(br.res.headers.get('content-encoding')).toBe('br');
