@@ -16,18 +16,21 @@ const ALLOWED: Record<string, ReadonlyArray<string>> = {
   'packages/config': ['fp-ts'],
   // Used by an adapter and an app: it imports nothing.
   'packages/worker-calls': [],
+  // The console speaks to the API through the typed client alone, and renders with Preact.
+  'apps/console': ['@tracelight/client', 'preact'],
 };
 
 /** No app imports another app, and nothing else imports an app; no adapter may import another adapter. */
 const ADAPTERS = ['@tracelight/sqlite', '@tracelight/mongodb', '@tracelight/http-koa', '@tracelight/credentials'];
-const APPS = ['@tracelight/server', '@tracelight/cli'];
+// The server ships the console's built files (it serves them) but imports none of its code.
+const APPS = ['@tracelight/server', '@tracelight/cli', '@tracelight/console'];
 
 const sourceFiles = (dir: string): string[] =>
   fs.existsSync(dir)
     ? fs.readdirSync(dir, { withFileTypes: true }).flatMap((e) => {
         const p = path.join(dir, e.name);
         if (e.isDirectory()) return e.name === 'node_modules' || e.name === 'dist' ? [] : sourceFiles(p);
-        return e.name.endsWith('.ts') && !e.name.endsWith('.spec.ts') ? [p] : [];
+        return /\.tsx?$/.test(e.name) && !e.name.endsWith('.spec.ts') ? [p] : [];
       })
     : [];
 
@@ -41,6 +44,13 @@ const packageOf = (specifier: string): string =>
   specifier.startsWith('@') ? specifier.split('/').slice(0, 2).join('/') : specifier.split('/')[0]!;
 
 describe('layering', () => {
+  it('the console makes no HTTP call of its own: every call goes through the typed client', () => {
+    const calls = sourceFiles(path.join(ROOT, 'apps/console/src')).flatMap((f) =>
+      /\bfetch\(|XMLHttpRequest|EventSource|WebSocket|sendBeacon/.test(fs.readFileSync(f, 'utf8')) ? [path.relative(ROOT, f)] : [],
+    );
+    expect(calls).toEqual([]);
+  });
+
   it.each(Object.entries(ALLOWED))('%s imports only what it may', (dir, allowed) => {
     const files = sourceFiles(path.join(ROOT, dir, 'src'));
     expect(files.length).toBeGreaterThan(0);

@@ -63,6 +63,11 @@ describe('production bundles', () => {
       expect((await call('GET', '/healthcheck')).status).toBe(200);
       expect((await call('GET', '/readyz')).status).toBe(200);
       expect((await call('GET', '/docs/swagger-ui.css')).status).toBe(200);
+      // The console's built files come with the server: its page and the script the page names.
+      const page = await call('GET', '/console/');
+      expect(page.status).toBe(200);
+      const script = /src="(\/console\/assets\/[^"]+\.js)"/.exec(page.text)?.[1];
+      expect((await call('GET', script ?? '/console/assets/missing.js')).status).toBe(200);
       const token = (await call('POST', '/login', { form: { username: ADMIN.email, password: ADMIN.password } })).body.access_token as string;
       const auth = { bearer: token };
       const project = (await call('POST', '/v2/projects', { auth, json: { name: 'bundled' } })).body.id as string;

@@ -685,6 +685,48 @@ describe('TracelightClient', () => {
     expect(rec.sent[6]?.token).not.toBe(rec.sent[3]?.token);
   });
 
+  it('keeps a person’s session (session credentials) with the refresh cookie alone: no password held, a reload resumes it, sign-out ends it', async () => {
+    // A browser's cookie jar, shared by the pages of one origin: the refresh cookie the server sets is
+    // sent back with every request, as a browser sends a SameSite=Strict cookie to its own origin.
+    let jar: string | undefined;
+    const browserFetch: typeof fetch = async (input, init) => {
+      const headers = new Headers(init?.headers);
+      if (jar !== undefined && !headers.has('cookie')) headers.set('cookie', jar);
+      const res = await fetch(input, { ...init, headers });
+      const set = res.headers.getSetCookie().find((c) => c.startsWith('refresh_token='))?.split(';')[0];
+      if (set !== undefined) jar = set === 'refresh_token=' ? undefined : set;
+      return res;
+    };
+    const user = { email: `${unique('session')}@example.com`, password: 'a session password' };
+    await new TracelightClient(short.server.baseUrl, { login: ADMIN }).createUser(user);
+    const recs = [recording(short.server.baseUrl, (_, input, init) => browserFetch(input, init)), recording(short.server.baseUrl, (_, input, init) => browserFetch(input, init))] as const;
+    const page = new TracelightClient(short.server.baseUrl, { session: 'cookie' }, { fetch: recs[0].fetch });
+    // Before any sign-in there is no session: the refresh finds no cookie, and its 401 is the answer.
+    expect((await failureOf(page.currentUser())).status).toBe(401);
+    expect((await failureOf(page.startSession(user.email, 'wrong password'))).detail).toBe('Incorrect username or password');
+    await page.startSession(user.email, user.password);
+    expect((await page.currentUser()).email).toBe(user.email);
+    expect(jar).toMatch(/^refresh_token=./);
+    // Past the token's expiry the cookie renews it; no password is ever sent again.
+    await sleepUntil(claimsOf(recs[0].sent.at(-1)?.token).exp + 0.05);
+    expect((await page.currentUser()).email).toBe(user.email);
+    expect(recs[0].paths().slice(-2)).toEqual(['/v2/refresh_token', '/v2/current_user']);
+    // Another page of the same browser (a reload) holds no token: the cookie resumes the session.
+    const reloaded = new TracelightClient(short.server.baseUrl, { session: 'cookie' }, { fetch: recs[1].fetch });
+    expect((await reloaded.currentUser()).email).toBe(user.email);
+    expect(recs[1].paths()).toEqual(['/v2/refresh_token', '/v2/current_user']);
+    // Sign-out ends the session for every page: the cookie is expired, the other page's token refused.
+    expect(await page.endSession()).toEqual({ message: 'Signed out' });
+    expect(jar).toBeUndefined();
+    expect((await failureOf(page.currentUser())).status).toBe(401);
+    const ended = await failureOf(reloaded.currentUser());
+    // Outside a browser the client keeps the cookie it was last set, here one of the revoked session.
+    expect([ended.status, ended.detail]).toEqual([401, 'refresh token reused: this session is revoked, sign in again']);
+    expect([...recs[0].paths(), ...recs[1].paths()].filter((p) => p === '/login')).toHaveLength(2);
+    // The password went once, in the sign-in: the wrong one, then the right one, and never again.
+    expect([...recs[0].sent, ...recs[1].sent].flatMap((s) => (s.body instanceof URLSearchParams ? [s.body.get('password')] : []))).toEqual(['wrong password', user.password]);
+  });
+
   it('signs in again for a 401, but not for a late 401 of a token it has already replaced', async () => {
     const user = { email: `${unique('late')}@example.com`, password: 'a late password' };
     await new TracelightClient(short.server.baseUrl, { login: ADMIN }).createUser(user);

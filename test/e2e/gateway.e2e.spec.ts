@@ -47,6 +47,18 @@ describe('gateway integration', () => {
     expect(second.body.extra.use_case).toBe('SEARCH_V2');
   });
 
+  it('answers the caller’s integration to a GET, without the token; 404 for a user who has none', async () => {
+    const other = await w.user(`gw-get-${Date.now()}@example.com`);
+    const none = await w.call('GET', '/v2/integrations/gateway', { auth: other.auth });
+    expect([none.status, none.body]).toEqual([404, { detail: 'Gateway integration not found' }]);
+    const put = w.ok(await w.call('PUT', '/v2/integrations/gateway', { auth: other.auth, json: body({ use_case: 'READ_BACK' }) }));
+    const got = await w.call('GET', '/v2/integrations/gateway', { auth: other.auth });
+    expect([got.status, got.body]).toEqual([200, put]);
+    expect(got.text).not.toContain(TOKEN);
+    // Another user's integration is not the caller's.
+    expect(w.ok(await w.call('GET', '/integrations/gateway', { auth: w.admin })).created_by).not.toBe(other.id);
+  });
+
   it('never returns, logs or stores the token in clear', async () => {
     const r = await w.call('PUT', '/v2/integrations/gateway', { auth: w.admin, json: body() });
     expect(r.text).not.toContain(TOKEN);

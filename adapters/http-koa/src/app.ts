@@ -32,6 +32,7 @@ import { queryOf } from './shared/query-string';
 import { bodyFailure, sendError } from './shared/respond';
 import { type BodyKind, type Route, RouteGroup } from './shared/route';
 import { routeKey, runRoute } from './shared/route-runner';
+import { consoleMiddleware, loadConsoleAssets } from './console/console-assets';
 
 const koaPath = (specPath: string): string => specPath.replace(/\{(\w+)\}/g, ':$1');
 
@@ -118,6 +119,9 @@ export class HttpApp {
   routes(): ReadonlyArray<Route> {
     return this.groups.flatMap((g) => g.routes());
   }
+
+  /** Whether `build` found a built console to serve at /console (HttpOptions.consoleDir). */
+  consoleServed = false;
 
   /** What the router actually mounted (method and spec-style path), once `build` ran: the OpenAPI test compares. */
   mounted: ReadonlyArray<{ readonly method: string; readonly path: string }> = [];
@@ -234,6 +238,10 @@ export class HttpApp {
         ctx.body = { detail: 'Not Found' };
       }
     });
+    // Read into memory once, here: the console's requests never reach the router, the API's never the disk.
+    const consoleAssets = this.options.consoleDir === undefined ? undefined : loadConsoleAssets(this.options.consoleDir);
+    this.consoleServed = consoleAssets !== undefined;
+    app.use(consoleMiddleware(consoleAssets));
     app.use(root.routes());
     app.use(root.allowedMethods());
     return app;

@@ -11,3 +11,4 @@ export { answeredOnConnection } from './shared/answered-status';
 export { requestIdOf } from './shared/access-log.middleware';
 export * from './shared/offload';
 export * from './shared/route-runner';
+export * from './console/console-assets';

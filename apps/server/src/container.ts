@@ -8,7 +8,14 @@ import type { SqliteStorage } from '@tracelight/sqlite';
 import { Container, type ContainerModule } from 'inversify';
 import type { ServerConfig } from './config';
 import { OffloadPool } from './offload-pool';
+import * as path from 'node:path';
 import { useCasesModule } from './use-cases.module';
+
+/**
+ * The built web console, which this server serves at /console. The console is an app of its own: the
+ * server ships its built files (a dependency for bundling) and loads none of its code.
+ */
+const consoleAssetDir = path.join(path.dirname(require.resolve('@tracelight/console/package.json')), 'dist');
 
 /** What must run before the container's ports are used: the storage, then the offload workers. */
 export interface Storage {
@@ -113,6 +120,7 @@ export const buildContainer = async (
         bodyBudgetBytes: config.bodyBudgetBytes,
         ...(config.metricsToken !== undefined ? { metricsToken: config.metricsToken } : {}),
         ...(config.corsOrigins !== undefined ? { corsOrigins: config.corsOrigins } : {}),
+        consoleDir: consoleAssetDir,
       },
       logger,
       metrics,

@@ -105,6 +105,9 @@ const main = async (): Promise<void> => {
       },
       `Tracelight listening on http://${cfg.host}:${port}`,
     );
+    // The address a person opens, said once on its own line.
+    if (container.get(HttpApp).consoleServed) logger.info({ url: `http://${cfg.host}:${port}/console/` }, `Console at http://${cfg.host}:${port}/console/`);
+    else logger.info({}, 'The console is not built (pnpm build builds it): /console answers 404');
     retention.start();
     purge.start();
     endedSessions.start();

@@ -53,7 +53,17 @@ export type Credentials =
    * Signs in (the password flow, or an API key exchanged at /login/api_key), then keeps a fresh bearer
    * token: refreshed before it expires, and once it has, renewed with the refresh cookie of the sign-in.
    */
-  | { readonly login: Login };
+  | { readonly login: Login }
+  /**
+   * A person's session, as a web page keeps one: `startSession` (the password flow) begins it and the
+   * refresh cookie of the sign-in carries it on. The token is refreshed before it expires and, once it
+   * has (or after a page reload, with none held), renewed with the refresh cookie. No password is kept:
+   * when the session can no longer be renewed (it ended, was signed out or revoked), calls fail with the
+   * server's 401, whose detail says why, and signing in again is the person's to do. In a browser the
+   * cookie is the browser's own (HttpOnly: this code never sees it, the browser sends it to the same
+   * origin); elsewhere the client keeps the cookie the server sets, as it does for `login`.
+   */
+  | { readonly session: 'cookie' };
 type Login = { readonly email: string; readonly password: string } | { readonly apiKey: string };
 
 export interface ClientOptions {
@@ -104,6 +114,21 @@ export class TracelightError extends Error {
 export type UserRoleName = t.TypeOf<typeof UserRole>;
 export type ProjectTypeName = t.TypeOf<typeof ProjectType>;
 
+/** The answers' shapes, by what they describe (the codecs' decoded types), for a consumer that keeps them. */
+export type User = t.TypeOf<typeof UserResponse>;
+export type Project = t.TypeOf<typeof ProjectResponse>;
+export type Run = t.TypeOf<typeof RunResponse>;
+/** One column of `available_columns`. */
+export type Column = t.TypeOf<typeof SpansAvailableColumnsResponse>['columns'][number];
+export type Scorer = t.TypeOf<typeof ScorerResponse>;
+export type ScorerVersionRecord = t.TypeOf<typeof ScorerVersion>;
+export type ScorerVersionPage = t.TypeOf<typeof ListScorerVersionsResponse>;
+export type RunScorers = t.TypeOf<typeof RunScorerSettingsResponse>;
+export type RunInsights = t.TypeOf<typeof RunInsightsResponse>;
+export type ApiKey = t.TypeOf<typeof ApiKeyResponse>;
+export type CreatedApiKey = t.TypeOf<typeof ApiKeyCreateResponse>;
+export type Integration = t.TypeOf<typeof IntegrationRecord>;
+
 type RunKind = { log_stream_id: string } | { experiment_id: string } | { metrics_testing_id: string };
 /**
  * A request codec's decoded type as a caller writes it: a timestamp may be a Date (sent as its ISO
@@ -132,8 +157,44 @@ export type RecordSearch = Omit<Sendable<t.TypeOf<typeof RecordSearchRequest>>, 
   /** `ascending` is true unless said (the codec's default). */
   sort?: { column_id: string; ascending?: boolean } | null;
 };
+/** A metric's value on a record: a number, or, for categorical and multilabel judges, a label or labels. */
+export type MetricValue = number | string | ReadonlyArray<string> | null;
+/** What a record says of one of its metrics (`metric_info`), as the evaluation engine writes it. */
+export type MetricInfo =
+  | {
+      readonly status_type: 'success';
+      readonly value?: MetricValue;
+      /** The threshold's level the value falls in (`High`…). */
+      readonly display_value?: string | null;
+      readonly explanation?: string | null;
+      readonly rationale?: string | null;
+      readonly model_alias?: string | null;
+      readonly num_judges?: number | null;
+      readonly scorer_type?: string | null;
+      readonly cost?: number | null;
+    }
+  | {
+      readonly status_type: 'pending' | 'computing' | 'not_computed' | 'not_applicable' | 'error' | 'failed';
+      readonly message?: string | null;
+    };
+/**
+ * A stored trace, span or session as a search answers it: the listed fields, the typed attributes of its
+ * type (model, tools, …), metric values that may be labels, and `metric_info` where a server evaluates.
+ */
+export type StoredRecord = Omit<t.TypeOf<typeof RecordSearchResponse>['records'][number], 'metrics'> & {
+  readonly metrics: Readonly<Record<string, MetricValue>>;
+  readonly metric_info?: Readonly<Record<string, MetricInfo>>;
+  readonly [attribute: string]: unknown;
+};
 /** A page of records (a record keeps the typed attributes of its type besides the listed fields). */
-export type RecordPage = t.TypeOf<typeof RecordSearchResponse>;
+export type RecordPage = Omit<t.TypeOf<typeof RecordSearchResponse>, 'records'> & { readonly records: StoredRecord[] };
+/**
+ * A run's scoring status (`GET …/metrics/status`): per scorer, its version and its jobs by state, the
+ * last error and the tokens used. Typed loosely: the console shows what the server answers.
+ */
+export interface RunMetricsStatus {
+  readonly [field: string]: unknown;
+}
 /** Immediate mode: the body of `POST …/spans` beside the run (spans under a trace, below a parent). */
 export type SpansAppend = Omit<Sendable<t.TypeOf<typeof LogSpansIngestRequest>>, RunIds>;
 /** Immediate mode: the changes of `PATCH …/traces/{trace_id}` (the trace's id goes in the path and the body alike). */
@@ -271,6 +332,13 @@ const retryDelaySeconds = (failures: number): number => {
 interface Unavailable {
   /** Seconds, from Retry-After. */
   readonly retryAfter: number | undefined;
+  /** What became of it, for a caller that has no token to go on with. */
+  readonly error: TracelightError;
+}
+
+/** A refresh the server refused (4xx): its error, whose detail says why (a session ended, revoked, …). */
+interface Refused {
+  readonly refused: TracelightError;
 }
 
 /** Failed renewals since the last token was adopted, and when the next may be tried. */
@@ -302,7 +370,8 @@ export class TracelightClient {
     // Paths start with a slash: `http://host/` + `/v2/…` would ask for `//v2/…`, which no route serves.
     this.baseUrl = baseUrl.replace(/\/+$/, '');
     this.timeoutMs = options.timeoutMs ?? DEFAULT_TIMEOUT_MS;
-    this.fetchImpl = options.fetch ?? fetch;
+    // Called as a method of the client, a browser's own fetch throws "Illegal invocation": it must be called on the window.
+    this.fetchImpl = options.fetch ?? ((input, init) => fetch(input, init));
   }
 
   // — identity —
@@ -315,6 +384,35 @@ export class TracelightClient {
     const answer = await this.request<t.TypeOf<typeof TokenResponse>>('POST', '/v2/refresh_token', call);
     if ('login' in this.credentials) this.adopt(answer.access_token);
     return answer;
+  };
+  /**
+   * Begins a person's session (`session` credentials) with the password flow: the token is held, the
+   * refresh cookie kept by the browser (outside one, by the client). Errors are the sign-in's (401 for a
+   * wrong password, 429 past the sign-in limit).
+   */
+  startSession = async (email: string, password: string, call: CallOptions = {}): Promise<void> => {
+    if (!('session' in this.credentials)) throw new TypeError('startSession is for a client made with session credentials');
+    const options: RequestOptions = { ...call, form: { username: email, password }, anonymous: true };
+    const signedIn = await this.send('POST', `${this.baseUrl}/login`, options, { headers: {} });
+    const answer = answerOf<t.TypeOf<typeof TokenResponse>>(signedIn, options);
+    this.refreshCookie = refreshCookieOf(signedIn.res) ?? undefined;
+    this.adopt(answer.access_token);
+  };
+  /**
+   * Ends the session (POST /logout, with the token held and the refresh cookie): the server revokes it
+   * and expires the cookie. The client holds nothing afterwards, whatever the answer.
+   */
+  endSession = (call: CallOptions = {}) => {
+    const token = this.token;
+    const cookie = this.refreshCookie;
+    this.token = undefined;
+    this.refreshCookie = undefined;
+    this.backoff = undefined;
+    const headers: Record<string, string> = {
+      ...(token !== undefined ? { authorization: `Bearer ${token.value}` } : {}),
+      ...(cookie !== undefined ? { cookie: `${REFRESH_COOKIE}=${cookie.value}` } : {}),
+    };
+    return this.request<{ message: string }>('POST', '/logout', { ...call, headers, anonymous: true });
   };
   currentUser = (call: CallOptions = {}) => this.request<t.TypeOf<typeof UserResponse>>('GET', '/v2/current_user', call);
   createUser = (user: { email: string; password: string; role?: UserRoleName }, call: CallOptions = {}) =>
@@ -366,6 +464,8 @@ export class TracelightClient {
     this.request<t.TypeOf<typeof RunInsightsResponse>>('GET', `/v2/projects/${enc(projectId)}/runs/${enc(runId)}/insights-settings`, call);
   upsertGatewayIntegration = (body: { token: string; endpoint: string; use_case: string }, call: CallOptions = {}) =>
     this.request<t.TypeOf<typeof IntegrationRecord>>('PUT', '/v2/integrations/gateway', { ...call, json: body });
+  /** The caller's gateway integration as the PUT answers it (never its token); a 404 TracelightError when none is set. */
+  getGatewayIntegration = (call: CallOptions = {}) => this.request<t.TypeOf<typeof IntegrationRecord>>('GET', '/v2/integrations/gateway', call);
   availableColumns = (projectId: string, run: RunKind, call: CallOptions = {}) =>
     this.request<t.TypeOf<typeof SpansAvailableColumnsResponse>>('POST', `/v2/projects/${enc(projectId)}/spans/available_columns`, { ...call, json: run });
   listScorerVersions = (scorerId: string, page: { starting_token?: number; limit?: number } = {}, call: CallOptions = {}) =>
@@ -391,13 +491,20 @@ export class TracelightClient {
   /** The source file of the scorer's latest code version, as text. */
   getScorerCode = (id: string, call: CallOptions = {}) =>
     this.request<string>('GET', `/v2/scorers/${enc(id)}/version/code`, { ...call, answer: 'text' });
-  setRunScorers = (projectId: string, runId: string, scorers: Array<{ scorer_id: string; version?: number | null }>, call: CallOptions = {}) =>
+  /** Each entry may carry a `sample_rate` (0 to 1), which a server with the evaluation engine keeps and others ignore. */
+  setRunScorers = (projectId: string, runId: string, scorers: Array<{ scorer_id: string; version?: number | null; sample_rate?: number | null }>, call: CallOptions = {}) =>
     this.request<t.TypeOf<typeof RunScorerSettingsResponse>>('POST', `/v2/projects/${enc(projectId)}/runs/${enc(runId)}/scorer-settings`, {
       ...call,
       json: { scorers },
     });
   getRunScorers = (projectId: string, runId: string, call: CallOptions = {}) =>
     this.request<t.TypeOf<typeof RunScorerSettingsResponse>>('GET', `/v2/projects/${enc(projectId)}/runs/${enc(runId)}/scorer-settings`, call);
+  /**
+   * The run's scoring status, per scorer (`GET …/metrics/status`, served where the evaluation engine
+   * runs; a 404 TracelightError from a server without it).
+   */
+  runMetricsStatus = (projectId: string, runId: string, call: CallOptions = {}) =>
+    this.request<RunMetricsStatus>('GET', `/v2/projects/${enc(projectId)}/runs/${enc(runId)}/metrics/status`, call);
 
   // — tracing —
   ingestTraces = (projectId: string, body: TracesIngest, call: SendOptions = {}) =>
@@ -446,8 +553,9 @@ export class TracelightClient {
     const url = `${this.baseUrl}${path}${queryString(options.query)}`;
     const sent = await this.send(method, url, options, await this.authorization(options));
     const c = this.credentials;
-    if (sent.res.status !== 401 || sent.token === undefined || !('login' in c)) return answerOf<T>(sent, options);
-    return answerOf<T>(await this.send(method, url, options, await this.afterRefusal(c.login, sent.token, options.signal)), options);
+    if (sent.res.status !== 401 || sent.token === undefined || !('login' in c || 'session' in c)) return answerOf<T>(sent, options);
+    const renewed = 'login' in c ? await this.afterRefusal(c.login, sent.token, options.signal) : await this.afterSessionRefusal(sent.token, options.signal);
+    return answerOf<T>(await this.send(method, url, options, renewed), options);
   }
 
   private async send(method: string, url: string, options: RequestOptions, auth: Authorization): Promise<Exchanged> {
@@ -493,12 +601,13 @@ export class TracelightClient {
     if ('apiKey' in c) return { headers: { [c.header ?? 'Service-API-Key']: c.apiKey } };
     if ('bearer' in c) return { headers: { authorization: `Bearer ${c.bearer}` } };
     if ('basic' in c) return { headers: { authorization: `Basic ${base64OfUtf8(`${c.basic.email}:${c.basic.password}`)}` } };
-    return bearer(await this.freshToken(c.login, options.signal));
+    if ('session' in c) return bearer(await this.freshToken(() => this.renewSession(), options.signal));
+    return bearer(await this.freshToken(() => this.renew(c.login), options.signal));
   }
 
   private async afterRefusal(login: Login, refused: string, signal: AbortSignal | undefined): Promise<Authorization> {
     // A late 401 for a token already replaced says nothing of the current one: send again with that.
-    if (this.token !== undefined && this.token.value !== refused) return bearer(await this.freshToken(login, signal));
+    if (this.token !== undefined && this.token.value !== refused) return bearer(await this.freshToken(() => this.renew(login), signal));
     const failedSignIn = this.heldFailedSignIn();
     if (failedSignIn) throw failedSignIn.error;
     return bearer(await this.shared(() => this.signIn(login), signal));
@@ -510,7 +619,7 @@ export class TracelightClient {
    * again at once. An expired token is never sent: the wait after a failed refresh does not hold back
    * the sign-in that follows its expiry.
    */
-  private freshToken(login: Login, signal: AbortSignal | undefined): Promise<string> {
+  private freshToken(renew: () => Promise<string>, signal: AbortSignal | undefined): Promise<string> {
     const token = this.token;
     const now = nowSeconds();
     if (token && now < token.refreshAt) return Promise.resolve(token.value);
@@ -519,7 +628,53 @@ export class TracelightClient {
       const failedSignIn = this.heldFailedSignIn();
       if (failedSignIn) return Promise.reject(failedSignIn.error);
     }
-    return this.shared(() => this.renew(login), signal);
+    return this.shared(renew, signal);
+  }
+
+  /**
+   * A 401 to a session's token: a late one for a token already replaced is sent again with the current
+   * one; for the token held, the refresh cookie decides (the session may have been revoked, the cookie
+   * with it), and its refusal is the caller's answer.
+   */
+  private async afterSessionRefusal(refused: string, signal: AbortSignal | undefined): Promise<Authorization> {
+    if (this.token !== undefined && this.token.value !== refused) return bearer(await this.freshToken(() => this.renewSession(), signal));
+    return bearer(await this.shared(() => this.sessionFromCookie(), signal));
+  }
+
+  /**
+   * A session's token renewed: refreshed while it is valid (a refresh that gets no answer keeps it, as
+   * for `login`), with the refresh cookie once it has expired, none is held (a page reloaded), or the
+   * refresh was refused.
+   */
+  private async renewSession(): Promise<string> {
+    const current = this.token;
+    if (current !== undefined && nowSeconds() < current.expiresAt) {
+      const refreshed = await this.refreshed(bearer(current.value).headers);
+      if (typeof refreshed === 'string') return refreshed;
+      if ('retryAfter' in refreshed) {
+        this.failed(undefined, refreshed.retryAfter);
+        return current.value;
+      }
+    }
+    return this.sessionFromCookie();
+  }
+
+  /**
+   * The session renewed with its refresh cookie: the one held outside a browser, or, with none held,
+   * whatever cookie the browser sends of itself. Refused, the session is over: nothing is held any more
+   * and the refusal, whose detail says why, is thrown.
+   */
+  private async sessionFromCookie(): Promise<string> {
+    const cookie = this.refreshCookie;
+    const refreshed = await this.refreshed(cookie !== undefined && nowSeconds() < cookie.expiresAt ? { cookie: `${REFRESH_COOKIE}=${cookie.value}` } : {});
+    if (typeof refreshed === 'string') return refreshed;
+    if ('refused' in refreshed) {
+      this.token = undefined;
+      this.refreshCookie = undefined;
+      throw refreshed.refused;
+    }
+    this.failed(undefined, refreshed.retryAfter);
+    throw refreshed.error;
   }
 
   /** The last sign-in's failure, while no new sign-in is to be tried yet. */
@@ -556,11 +711,11 @@ export class TracelightClient {
     const current = this.token;
     if (current === undefined || nowSeconds() >= current.expiresAt) return this.renewExpired(login);
     const refreshed = await this.refreshed(bearer(current.value).headers);
-    if (typeof refreshed === 'object') {
+    if (typeof refreshed === 'string') return refreshed;
+    if ('retryAfter' in refreshed) {
       this.failed(undefined, refreshed.retryAfter);
       return current.value;
     }
-    if (refreshed !== 'refused') return refreshed;
     return this.signIn(login);
   }
 
@@ -573,28 +728,30 @@ export class TracelightClient {
     const cookie = this.refreshCookie;
     if (cookie !== undefined && nowSeconds() < cookie.expiresAt) {
       const refreshed = await this.refreshed({ cookie: `${REFRESH_COOKIE}=${cookie.value}` });
-      if (refreshed === 'refused') this.refreshCookie = undefined;
-      else if (typeof refreshed === 'string') return refreshed;
+      if (typeof refreshed === 'string') return refreshed;
+      if ('refused' in refreshed) this.refreshCookie = undefined;
     }
     return this.signIn(login);
   }
 
   /** POST /v2/refresh_token with a bearer token or the refresh cookie: the new token taken, with the cookie it sets. */
-  private async refreshed(headers: Record<string, string>): Promise<string | 'refused' | Unavailable> {
+  private async refreshed(headers: Record<string, string>): Promise<string | Refused | Unavailable> {
     try {
-      const { res, text } = await this.exchange(`${this.baseUrl}/v2/refresh_token`, { method: 'POST', headers }, undefined);
+      const answered = await this.exchange(`${this.baseUrl}/v2/refresh_token`, { method: 'POST', headers }, undefined);
+      const { res, text } = answered;
       if (res.ok) {
         const token = (safeJson(text) as Partial<t.TypeOf<typeof TokenResponse>> | undefined)?.access_token;
-        if (typeof token !== 'string') return { retryAfter: undefined };
+        if (typeof token !== 'string') return { retryAfter: undefined, error: new TracelightError(res.status, 'the refresh answered no access token') };
         // A cookie refresh sets a new cookie; a bearer refresh sets none, and the one held stays good.
         const cookie = refreshCookieOf(res);
         if (cookie !== undefined) this.refreshCookie = cookie ?? undefined;
         return this.adopt(token);
       }
-      if (res.status >= 500 || res.status === 429) return { retryAfter: retryAfterOf(res.headers.get('retry-after')) };
-      return 'refused';
+      const error = errorOf(answered, {});
+      if (res.status >= 500 || res.status === 429) return { retryAfter: error.retryAfter, error };
+      return { refused: error };
     } catch (error) {
-      if (error instanceof TracelightError) return { retryAfter: undefined };
+      if (error instanceof TracelightError) return { retryAfter: undefined, error };
       throw error;
     }
   }
@@ -669,16 +826,21 @@ const refreshCookieOf = (res: Response): HeldCookie | null | undefined => {
 
 const bearer = (token: string): Authorization => ({ headers: { authorization: `Bearer ${token}` }, token });
 
-const answerOf = <T>({ res, text, bytes }: Exchanged, options: RequestOptions): T => {
+/** The error an answer that is not a success makes: its detail (an OTLP Status's message), with Retry-After on a 429 or 503. */
+const errorOf = ({ res, text, bytes }: Answered, options: RequestOptions): TracelightError => {
   const parsed: unknown = text ? safeJson(text) : undefined;
-  if (!res.ok) {
-    const detail =
-      options.answer === 'otlp'
-        ? (bytes ? statusMessageOf(bytes) : (parsed as { message?: string } | undefined)?.message) ?? text
-        : (parsed as { detail?: string | ValidationError[] } | undefined)?.detail ?? text;
-    const retryAfter = res.status === 429 || res.status === 503 ? retryAfterOf(res.headers.get('retry-after')) : undefined;
-    throw new TracelightError(res.status, detail, retryAfter === undefined ? {} : { retryAfter });
-  }
+  const detail =
+    options.answer === 'otlp'
+      ? (bytes ? statusMessageOf(bytes) : (parsed as { message?: string } | undefined)?.message) ?? text
+      : (parsed as { detail?: string | ValidationError[] } | undefined)?.detail ?? text;
+  const retryAfter = res.status === 429 || res.status === 503 ? retryAfterOf(res.headers.get('retry-after')) : undefined;
+  return new TracelightError(res.status, detail, retryAfter === undefined ? {} : { retryAfter });
+};
+
+const answerOf = <T>(answered: Exchanged, options: RequestOptions): T => {
+  const { res, text, bytes } = answered;
+  if (!res.ok) throw errorOf(answered, options);
+  const parsed: unknown = text ? safeJson(text) : undefined;
   // An empty protobuf ExportTraceServiceResponse is the empty object of its JSON form.
   if (options.answer === 'otlp' && bytes) return {} as T;
   return (options.answer === 'text' ? text : parsed) as T;

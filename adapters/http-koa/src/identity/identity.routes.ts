@@ -124,6 +124,30 @@ export class IdentityRoutes implements RouteGroup {
         answersSecret: true,
       }),
       route({
+        method: 'post',
+        path: '/logout',
+        summary: 'Sign out: end the session of the refresh_token cookie (and of the bearer token sent, if any) and expire the cookie',
+        description:
+          'Revokes the refresh family of the session: its refresh cookie and its access tokens are refused from then on. ' +
+          'Always 200, with the cookie expired (`Set-Cookie: refresh_token=; Expires=Thu, 01 Jan 1970 …`): a token that does not verify (already expired or revoked) has no session left to end.',
+        auth: 'none',
+        response: MessageResponse,
+        handle: ({ header }) => {
+          const c = authorizationOf(header);
+          const refreshToken = refreshTokenOf(header('cookie'));
+          return identity.signOut({
+            ...(typeof c === 'object' && c.scheme === 'bearer' ? { accessToken: c.token } : {}),
+            ...(refreshToken === undefined ? {} : { refreshToken }),
+          });
+        },
+        present: () => ({ message: 'Signed out' }),
+        write: (ctx) => {
+          ctx.cookies.set(REFRESH_TOKEN_COOKIE, null, refreshCookieOptions(ctx));
+          ctx.status = 200;
+          ctx.body = { message: 'Signed out' };
+        },
+      }),
+      route({
         method: 'get',
         path: '/current_user',
         summary: 'The calling user',

@@ -24,6 +24,15 @@ export class IntegrationRoutes implements RouteGroup {
           integrations.upsertGateway(principal, { token: body.token, endpoint: body.endpoint, useCase: body.use_case }),
         present: presentIntegration,
       }),
+      route({
+        method: 'get',
+        path: '/integrations/gateway',
+        summary: 'The gateway integration of the calling user (its endpoint and use case; never its token)',
+        auth: 'required',
+        response: IntegrationRecord,
+        handle: ({ principal }) => integrations.getGateway(principal),
+        present: presentIntegration,
+      }),
     ];
   }
 }

@@ -36,5 +36,7 @@ export interface HttpOptions {
   readonly metricsToken?: string;
   /** The origins whose pages may call the API from a browser (CORS), or `*` for any (absent: none). */
   readonly corsOrigins?: ReadonlyArray<string> | '*';
+  /** The built web console (its index.html and assets), served at /console; absent or not built: no console. */
+  readonly consoleDir?: string;
 }
 export const HttpOptions = Symbol.for('tracelight.HttpOptions');

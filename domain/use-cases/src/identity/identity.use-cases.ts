@@ -296,6 +296,32 @@ export class IdentityUseCases {
     );
   }
 
+  /**
+   * Sign-out: ends the sessions the presented tokens belong to (an access token, the refresh cookie's
+   * token, or both), so that neither those tokens nor the cookie renew anything any more. A token that
+   * does not verify (expired, tampered, of before rotation) ends nothing and is no error: signing out
+   * is asked for what is left of a session, which may already be over.
+   */
+  signOut(presented: { readonly accessToken?: string; readonly refreshToken?: string }): UseCase<void> {
+    const now = this.deps.clock.now();
+    const claims = [
+      ...(presented.accessToken === undefined ? [] : [this.deps.tokens.verify(presented.accessToken, now)]),
+      ...(presented.refreshToken === undefined ? [] : [this.deps.tokens.verifyRefresh(presented.refreshToken, now)]),
+    ].flatMap((c) => (E.isRight(c) && c.right.session.familyId !== undefined ? [{ userId: c.right.userId, familyId: c.right.session.familyId }] : []));
+    const families = [...new Map(claims.map((c) => [c.familyId, c])).values()];
+    return pipe(
+      families,
+      TE.traverseSeqArray(({ userId, familyId }) =>
+        pipe(
+          this.deps.refreshFamilies.findById(familyId),
+          // Only a family of the user the token names, and not one already revoked (its revocation time is kept).
+          flatMap((found) => (O.isSome(found) && found.value.userId === userId && found.value.revokedAt === null ? this.revokeFamily(familyId, now) : TE.right(undefined))),
+        ),
+      ),
+      TE.map(() => undefined),
+    );
+  }
+
   /** Revokes a refresh family: its refresh and access tokens are refused from then on (on other processes within the credential cache's time). */
   private revokeFamily(id: RefreshFamilyId, now: Date): UseCase<void> {
     return pipe(

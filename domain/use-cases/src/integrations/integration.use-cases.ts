@@ -9,6 +9,7 @@ import {
   asId,
   formerV7Id,
   invalid,
+  notFound,
   GATEWAY_TOKEN,
   MAX_GATEWAY_TOKEN_LENGTH,
   USE_CASE,
@@ -91,6 +92,14 @@ export class IntegrationUseCases {
           isDisabled: false,
         });
       }),
+    );
+  }
+
+  /** The caller's gateway integration, its settings only (the sealed token never leaves the server); NotFound when none is set. */
+  getGateway(principal: Principal): UseCase<Integration> {
+    return pipe(
+      this.deps.integrations.findByOwner(principal.userId, 'gateway'),
+      flatMap(TE.fromOption(() => notFound('gateway integration', principal.userId))),
     );
   }
 

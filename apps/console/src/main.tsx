@@ -1,0 +1,6 @@
+// Entry point: the console renders into #app.
+import { render } from 'preact';
+import { App } from './app';
+import './styles.css';
+
+render(<App />, document.getElementById('app')!);
