@@ -7,8 +7,9 @@ import { startWorld, type World } from '../support/world';
 
 let w: World;
 beforeAll(async () => {
-  // With a console URL on localhost the SDK always talks to http://localhost:8088.
-  w = await startWorld({ TRACELIGHT_PORT: '8088' });
+  // On a free port: the SDK is told the API's address by GALILEO_API_URL (a console URL on localhost
+  // alone would send it to http://localhost:8088, whatever port the URL names).
+  w = await startWorld();
 });
 afterAll(() => w?.server.stop());
 
@@ -19,7 +20,7 @@ describe('the galileo SDK', () => {
     const key = await w.apiKey(w.admin);
     const project = `sdk-${Date.now()}`;
     const { stdout, stderr } = await promisify(execFile)(process.execPath, [path.join(__dirname, '../support/galileo-sdk-flow.cjs')], {
-      env: { PATH: process.env['PATH'] ?? '', GALILEO_API_KEY: key, GALILEO_CONSOLE_URL: 'http://localhost:8088', PROJECT: project, LOG_STREAM: 'production' },
+      env: { PATH: process.env['PATH'] ?? '', GALILEO_API_KEY: key, GALILEO_API_URL: w.server.baseUrl, PROJECT: project, LOG_STREAM: 'production' },
     });
     expect(stderr).not.toMatch(/error/i);
     const { sessionId } = JSON.parse(stdout) as { sessionId: string };
@@ -73,7 +74,7 @@ describe('the galileo SDK', () => {
     const projectId = w.ok(await w.call('POST', '/projects', { auth: w.admin, json: { name: project, type: 'gen_ai' } })).id;
     const experiment = w.ok(await w.call('POST', `/projects/${projectId}/experiments`, { auth: w.admin, json: { name: 'prompt-v2' } }));
     await promisify(execFile)(process.execPath, [path.join(__dirname, '../support/galileo-sdk-flow.cjs')], {
-      env: { PATH: process.env['PATH'] ?? '', GALILEO_API_KEY: key, GALILEO_CONSOLE_URL: 'http://localhost:8088', PROJECT: project, EXPERIMENT_ID: experiment.id },
+      env: { PATH: process.env['PATH'] ?? '', GALILEO_API_KEY: key, GALILEO_API_URL: w.server.baseUrl, PROJECT: project, EXPERIMENT_ID: experiment.id },
     });
     const traces = w.ok(await w.call('POST', `/v2/projects/${projectId}/traces/search`, { auth: w.admin, json: { experiment_id: experiment.id } })).records;
     expect(traces.map((t: { name: string; run_id: string }) => [t.name, t.run_id])).toEqual([['sdk-trace', experiment.id]]);

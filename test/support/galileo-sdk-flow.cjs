@@ -1,6 +1,6 @@
 // The galileo SDK's simplest logging flow, exactly as a user writes it, in its own process.
-// Env: GALILEO_API_KEY, GALILEO_CONSOLE_URL (localhost → the SDK talks to http://localhost:8088),
-// PROJECT, and LOG_STREAM or EXPERIMENT_ID. Prints the session id and how many traces were flushed.
+// Env: GALILEO_API_KEY, GALILEO_API_URL (the server's base URL), PROJECT, and LOG_STREAM or EXPERIMENT_ID.
+// Prints the session id and how many traces were flushed.
 const { GalileoLogger } = require('galileo');
 
 (async () => {
