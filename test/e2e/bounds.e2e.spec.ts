@@ -5,6 +5,7 @@ import * as net from 'node:net';
 import * as zlib from 'node:zlib';
 import { http } from '../support/http';
 import { ADMIN, startServer } from '../support/server';
+import { describeSqliteOnly } from '../support/storage';
 import { startWorld } from '../support/world';
 
 /** What /metrics says `structure` holds (size: undefined when it reports none). */
@@ -202,7 +203,8 @@ describe('the scheme behind a trusted proxy (TRACELIGHT_TRUST_PROXY=1)', () => {
   });
 });
 
-describe('prepared search statements', () => {
+// MongoDB's adapter prepares nothing: its queries are documents built for each search.
+describeSqliteOnly('prepared search statements (SQLite)', () => {
   it('are kept within a budget of SQL, not only a count: searches with long lists do not pile up', async () => {
     const w = await startWorld();
     try {
@@ -323,7 +325,8 @@ describe('scorers remembered once read', () => {
   }, 60_000);
 });
 
-describe('JSON columns remembered decoded (SQLite)', () => {
+// MongoDB's adapter decodes each document it reads and remembers none of them.
+describeSqliteOnly('JSON columns remembered decoded (SQLite)', () => {
   it('hold at most 2 M characters of text each: 200 scorers with 15,000-character defaults, all listed', async () => {
     const w = await startWorld();
     try {

@@ -11,15 +11,11 @@ beforeAll(async () => {
 });
 afterAll(() => w?.server.stop());
 
-/**
- * The SDK's environment for this server. With a console URL naming `localhost` or `127.0.0.1` the SDK
- * (1.33.1) always calls http://localhost:8088; `127.1` is the same address written another way, which
- * it takes as it is, so the server can listen on a free port.
- */
+/** The SDK's environment for this server: it reads the API's address, free port included, from GALILEO_API_URL. */
 const sdkEnv = (key: string, more: Record<string, string>) => ({
   PATH: process.env['PATH'] ?? '',
   GALILEO_API_KEY: key,
-  GALILEO_CONSOLE_URL: w.server.baseUrl.replace('127.0.0.1', '127.1'),
+  GALILEO_API_URL: w.server.baseUrl,
   ...more,
 });
 const flow = async (key: string, more: Record<string, string>) => {

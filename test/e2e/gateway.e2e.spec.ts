@@ -2,6 +2,7 @@
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { ADMIN } from '../support/server';
+import { withStorage } from '../support/storage';
 import { startWorld, type World } from '../support/world';
 
 let w: World;
@@ -64,10 +65,14 @@ describe('gateway integration', () => {
     expect(r.text).not.toContain(TOKEN);
     await w.logged(r); // logs are asynchronous: every line up to this request's is in before we look
     expect(w.server.output.join('\n')).not.toContain(TOKEN);
+    // Neither in the data dir's files (SQLite's among them) nor in the database, on whichever engine.
     const files = fs.readdirSync(w.server.dataDir).map((f) => path.join(w.server.dataDir, f));
     for (const file of files.filter((f) => fs.statSync(f).isFile())) {
       expect(fs.readFileSync(file).includes(Buffer.from(TOKEN))).toBe(false);
     }
+    expect(await withStorage(w.server, (stored) => stored.holds(TOKEN))).toBe(false);
+    // What is looked through would show it: the endpoint sent beside it is stored as sent.
+    expect(await withStorage(w.server, (stored) => stored.holds(body().endpoint))).toBe(true);
   });
 
   it('keeps one integration per user: two users get two records', async () => {

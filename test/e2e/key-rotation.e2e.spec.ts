@@ -14,12 +14,11 @@ const OLD = randomBytes(32).toString('hex');
 const NEW = randomBytes(32).toString('hex');
 
 describe('a rotation of the master key', () => {
+  // One data dir, so one database (its SQLite file, or the MongoDB database named after it), across the starts.
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'tracelight-rotation-'));
-  // One SQLite file across the three starts, whichever engine the other suites are pointed at.
-  const storage = { TRACELIGHT_DATABASE_URL: `sqlite:${path.join(dataDir, 'tracelight.db')}` };
   let running: RunningServer | undefined;
   const start = async (env: Record<string, string>) => {
-    running = await startServer({ ...storage, ...env }, dataDir);
+    running = await startServer(env, dataDir);
     return { server: running, call: http(running.baseUrl) };
   };
   afterEach(async () => {
@@ -70,7 +69,7 @@ describe('a rotation of the master key', () => {
   });
 
   it('refuses to start with a previous key too short to be one, without repeating it', async () => {
-    const refused = await startServer({ ...storage, TRACELIGHT_SECRET_KEY: NEW, TRACELIGHT_PREVIOUS_SECRET_KEY: 'Sh0rtOldKey' }, dataDir).then(
+    const refused = await startServer({ TRACELIGHT_SECRET_KEY: NEW, TRACELIGHT_PREVIOUS_SECRET_KEY: 'Sh0rtOldKey' }, dataDir).then(
       (s) => s.stop().then(() => 'started'),
       (e: unknown) => String(e),
     );
@@ -79,7 +78,7 @@ describe('a rotation of the master key', () => {
   });
 
   it('refuses to start with the key in use given as the previous one too (a rotation mis-set)', async () => {
-    const refused = await startServer({ ...storage, TRACELIGHT_SECRET_KEY: NEW, TRACELIGHT_PREVIOUS_SECRET_KEY: NEW }, dataDir).then(
+    const refused = await startServer({ TRACELIGHT_SECRET_KEY: NEW, TRACELIGHT_PREVIOUS_SECRET_KEY: NEW }, dataDir).then(
       (s) => s.stop().then(() => 'started'),
       (e: unknown) => String(e),
     );

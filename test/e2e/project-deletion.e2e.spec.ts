@@ -1,15 +1,16 @@
 // Deleting a project over HTTP: it is gone from every route at once, for its owner only, and its name is
-// free again; everything under it goes from the database file as the server purges it in the background;
-// and ingestion racing the deletion leaves nothing behind.
+// free again; everything under it goes from the database (SQLite's file, or the MongoDB database) as the
+// server purges it in the background; and ingestion racing the deletion leaves nothing behind.
 import { randomUUID } from 'node:crypto';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { TracelightClient, TracelightError } from '@tracelight/client';
 import { ADMIN } from '../support/server';
 import type { Auth } from '../support/http';
+import { describeSqliteOnly, withStorage } from '../support/storage';
 import { startWorld, type World } from '../support/world';
 
-// better-sqlite3 belongs to the SQLite adapter; the checks below read the server's file through it.
+// better-sqlite3 belongs to the SQLite adapter; the check of SQLite's file reads it through it.
 // eslint-disable-next-line @typescript-eslint/no-require-imports
 const Database = require(path.resolve(__dirname, '../../adapters/sqlite/node_modules/better-sqlite3')) as typeof import('better-sqlite3');
 
@@ -22,30 +23,11 @@ beforeAll(async () => {
 afterAll(() => w.server.stop());
 
 /**
- * Rows naming the project or one of the runs, per table, in every table of the server's database
- * that has a column for either (found in the schema, so a table added later is looked at too).
+ * Rows (documents) naming the project or one of the runs, per table (collection), in every table of the
+ * server's database (found in the database, so a table added later is looked at too).
  */
-const rowsNaming = (projectId: string, runIds: ReadonlyArray<string>): Record<string, number> => {
-  const db = new Database(path.join(w.server.dataDir, 'tracelight.db'), { readonly: true, fileMustExist: true });
-  try {
-    const counts: Record<string, number> = {};
-    for (const table of db.prepare("SELECT name FROM sqlite_master WHERE type = 'table'").pluck().all() as string[]) {
-      const columns = new Set((db.prepare(`PRAGMA table_info("${table}")`).all() as Array<{ name: string }>).map((c) => c.name));
-      const conditions = [
-        ...(columns.has('project_id') ? ['project_id = @project'] : []),
-        ...(columns.has('run_id') ? ['run_id IN (SELECT value FROM json_each(@runs))'] : []),
-        ...(table === 'projects' ? ['id = @project'] : []),
-        ...(table === 'runs' ? ['id IN (SELECT value FROM json_each(@runs))'] : []),
-      ];
-      if (conditions.length === 0) continue;
-      const n = db.prepare(`SELECT COUNT(*) FROM "${table}" WHERE ${conditions.join(' OR ')}`).pluck().get({ project: projectId, runs: JSON.stringify(runIds) }) as number;
-      if (n > 0) counts[table] = n;
-    }
-    return counts;
-  } finally {
-    db.close();
-  }
-};
+const rowsNaming = (projectId: string, runIds: ReadonlyArray<string>): Promise<Record<string, number>> =>
+  withStorage(w.server, (stored) => stored.rowsNaming(projectId, runIds));
 
 const aTrace = (padding = 0) => ({
   id: randomUUID(),
@@ -106,7 +88,7 @@ describe('DELETE /v2/projects/{project_id}', () => {
   it('removes the owner’s project with its runs, records and settings from every route and from storage; the name is free again', async () => {
     const p = await aFullProject(w.admin);
     expect(await everyRead(w.admin, p)).toEqual(all(200));
-    expect(rowsNaming(p.projectId, [p.stream, p.experiment])).toEqual({ log_records: 10, projects: 1, run_columns: expect.any(Number), run_insights: 2, run_scorer_settings: 2, runs: 2 });
+    expect(await rowsNaming(p.projectId, [p.stream, p.experiment])).toEqual({ log_records: 10, projects: 1, run_columns: expect.any(Number), run_insights: 2, run_scorer_settings: 2, runs: 2 });
 
     const deleted = await w.call('DELETE', `/v2/projects/${p.projectId}`, { auth: w.admin });
     expect([deleted.status, deleted.body]).toEqual([200, { message: 'Project deleted' }]);
@@ -114,7 +96,7 @@ describe('DELETE /v2/projects/{project_id}', () => {
     // Gone from every route at once, purged from the file in the background.
     expect(await everyRead(w.admin, p)).toEqual(all(404));
     await w.purged(p.projectId);
-    expect(rowsNaming(p.projectId, [p.stream, p.experiment])).toEqual({});
+    expect(await rowsNaming(p.projectId, [p.stream, p.experiment])).toEqual({});
     // Nothing more can be written under it.
     const writes: Array<[string, string, unknown]> = [
       ['POST', `/v2/projects/${p.projectId}/log_streams`, { name: 'again' }],
@@ -124,7 +106,7 @@ describe('DELETE /v2/projects/{project_id}', () => {
       ['POST', `/v2/projects/${p.projectId}/runs/${p.stream}/scorer-settings`, { scorers: [] }],
     ];
     for (const [method, url, json] of writes) expect([method, url, (await w.call(method, url, { auth: w.admin, json })).status]).toEqual([method, url, 404]);
-    expect(rowsNaming(p.projectId, [p.stream, p.experiment])).toEqual({});
+    expect(await rowsNaming(p.projectId, [p.stream, p.experiment])).toEqual({});
     // Deleted once: a second time is as for any unknown project.
     expect((await w.call('DELETE', `/v2/projects/${p.projectId}`, { auth: w.admin })).status).toBe(404);
     // The scorer is its owner's, not the project's.
@@ -140,14 +122,14 @@ describe('DELETE /v2/projects/{project_id}', () => {
 
   it('answers another user 404, as for a project that does not exist, and the project survives whole', async () => {
     const p = await aFullProject(w.admin);
-    const before = rowsNaming(p.projectId, [p.stream, p.experiment]);
+    const before = await rowsNaming(p.projectId, [p.stream, p.experiment]);
     const other = await w.user(`deleter-${randomUUID()}@example.com`);
     const theirs = await w.call('DELETE', `/v2/projects/${p.projectId}`, { auth: other.auth });
     const unknown = await w.call('DELETE', `/v2/projects/${randomUUID()}`, { auth: other.auth });
     expect([theirs.status, theirs.body]).toEqual([404, { detail: 'Project not found' }]);
     expect([unknown.status, unknown.body]).toEqual([theirs.status, theirs.body]);
     expect(await everyRead(w.admin, p)).toEqual(all(200));
-    expect(rowsNaming(p.projectId, [p.stream, p.experiment])).toEqual(before);
+    expect(await rowsNaming(p.projectId, [p.stream, p.experiment])).toEqual(before);
   });
 
   it('takes every credential scheme the other project routes take; none is 401, a read-only user 403', async () => {
@@ -203,7 +185,7 @@ describe('ingestion racing a deletion', () => {
     const inline = await w.call('POST', `/v2/projects/${p.projectId}/traces`, { auth: w.admin, json: { log_stream_id: p.stream, traces: [aTrace()] } });
     expect([offloaded.status, inline.status]).toEqual([404, 404]);
     await w.purged(p.projectId);
-    expect(rowsNaming(p.projectId, [p.stream, p.experiment])).toEqual({});
+    expect(await rowsNaming(p.projectId, [p.stream, p.experiment])).toEqual({});
   });
 
   it('leaves no record behind of ingests sent while the project is being deleted: each is stored and removed with it, or refused', async () => {
@@ -218,7 +200,7 @@ describe('ingestion racing a deletion', () => {
     expect((await deletion).status).toBe(200);
     expect(statuses.filter((s) => s !== 200 && s !== 404)).toEqual([]);
     await w.purged(p.projectId);
-    expect(rowsNaming(p.projectId, [p.stream, p.experiment])).toEqual({});
+    expect(await rowsNaming(p.projectId, [p.stream, p.experiment])).toEqual({});
     expect(await everyRead(w.admin, p)).toEqual(all(404));
   });
 });
@@ -231,32 +213,29 @@ describe('a deletion of many records', () => {
     for (let i = 0; i < 3; i++) w.ok(await w.call('POST', `/v2/projects/${projectId}/traces`, { auth: w.admin, json: { log_stream_id: stream, traces: [many] } }));
     const other = await w.project(w.admin, `bystander-${randomUUID()}`);
     const otherStream = await w.run(w.admin, other, 'log_streams', 'production');
-    const db = new Database(path.join(w.server.dataDir, 'tracelight.db'), { readonly: true, fileMustExist: true });
-    try {
-      const records = db.prepare('SELECT COUNT(*) FROM log_records WHERE run_id = ?').pluck();
-      expect(records.get(stream)).toBe(30_000);
+    await withStorage(w.server, async (stored) => {
+      expect(await stored.recordCount(stream)).toBe(30_000);
       // Answered before its records go: the purge takes them after (it looks once a second).
       expect((await w.call('DELETE', `/v2/projects/${projectId}`, { auth: w.admin })).status).toBe(200);
-      expect(records.get(stream)).toBe(30_000);
+      expect(await stored.recordCount(stream)).toBe(30_000);
       expect((await w.call('GET', `/v2/projects/${projectId}`, { auth: w.admin })).status).toBe(404);
       // Under way: some of its records are gone (committed), not all.
       let left = 30_000;
       while (left === 30_000) {
         await new Promise((r) => setTimeout(r, 2));
-        left = records.get(stream) as number;
+        left = await stored.recordCount(stream);
       }
       // A write to another project goes between the steps, not behind the whole purge.
       const patch = await w.call('PATCH', `/v2/projects/${other}/runs/${otherStream}/insights-settings`, { auth: w.admin, json: { insights: { logstream: { enabled: true } } } });
-      expect([left > 0, patch.status, (records.get(stream) as number) > 0]).toEqual([true, 200, true]);
+      expect([left > 0, patch.status, (await stored.recordCount(stream)) > 0]).toEqual([true, 200, true]);
       await w.purged(projectId);
-      expect(rowsNaming(projectId, [stream])).toEqual({});
-    } finally {
-      db.close();
-    }
+      expect(await stored.rowsNaming(projectId, [stream])).toEqual({});
+    });
   });
 });
 
-describe("what a deletion leaves in SQLite's file", () => {
+// On MongoDB, what its files keep of a deleted document is its storage engine's business, out of reach here.
+describeSqliteOnly("what a deletion leaves in SQLite's file", () => {
   it('nothing of the deleted records: their pages are overwritten, not only freed', async () => {
     const own = await startWorld();
     const dir = own.server.dataDir;

@@ -1,4 +1,4 @@
-// Refresh-token rotation with reuse detection, over real HTTP against real servers on SQLite files: each
+// Refresh-token rotation with reuse detection, over real HTTP against real servers on either engine: each
 // use of the refresh cookie answers a new one; a spent one sent again after the grace window revokes its
 // session (its current cookie and its access tokens too); within the window it gets the same successor,
 // also when two processes on one database are asked at once; the state outlives a restart; the typed
@@ -272,7 +272,7 @@ describe('two server processes on one database', () => {
   });
 });
 
-describe('a restart on the same SQLite file', () => {
+describe('a restart on the same database (its SQLite file, or the MongoDB database named after its data dir)', () => {
   it('keeps which cookie is current, which are spent and which sessions are revoked', async () => {
     const first = await startServer(ENV);
     const before = http(first.baseUrl);

@@ -1,6 +1,8 @@
 // Storage full on SQLite: TRACELIGHT_SQLITE_MAX_BYTES fills the database portably (SQLITE_FULL, as a full
 // disk gives). Writes that do not fit are refused 507 and logged; reads, probes and every write already
-// acknowledged stay; with room again (here a larger quota) the refused write is taken.
+// acknowledged stay; with room again (here a larger quota) the refused write is taken. SQLite only: a
+// MongoDB server's disk cannot be filled from here (the adapter's answer to its OutOfDiskSpace is a unit
+// test's). And on any engine, a start whose new secret key finds no room says so.
 import { execFile } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
 import * as fs from 'node:fs';
@@ -8,6 +10,7 @@ import * as os from 'node:os';
 import * as path from 'node:path';
 import { promisify } from 'node:util';
 import { startServer } from '../support/server';
+import { describeSqliteOnly } from '../support/storage';
 import { startWorld, type World } from '../support/world';
 
 // better-sqlite3 belongs to the SQLite adapter; a test reads the server's file through it (read-only).
@@ -17,7 +20,7 @@ const Database = require(path.resolve(__dirname, '../../adapters/sqlite/node_mod
 const FULL = { detail: 'Insufficient storage: this write was not stored. Try it again once space has been freed.' };
 const trace = (bytes: number) => ({ id: randomUUID(), name: 't', input: 'x'.repeat(bytes), output: 'o', spans: [] });
 
-describe('storage full (SQLite past TRACELIGHT_SQLITE_MAX_BYTES)', () => {
+describeSqliteOnly('storage full (SQLite past TRACELIGHT_SQLITE_MAX_BYTES)', () => {
   let w: World;
   let projectId: string;
   let runId: string;
@@ -116,14 +119,16 @@ describe('storage full (SQLite past TRACELIGHT_SQLITE_MAX_BYTES)', () => {
 
   it('does not start when even the schema does not fit, and says so in words', async () => {
     const refusal = await startServer({ TRACELIGHT_SQLITE_MAX_BYTES: '64kb' }).then(
-      () => 'started',
+      (s) => s.stop().then(() => 'started'),
       (e: Error) => e.message,
     );
     expect(refusal).toMatch(
       /\nTracelight failed to start: no room to apply migration 1 \(.*\): SQLITE_FULL \(database or disk is full\)\. Nothing of it was applied: free space on its disk \(or raise TRACELIGHT_SQLITE_MAX_BYTES\) and start again$/,
     );
   });
+});
 
+describe('a start with no room for a new secret key', () => {
   it('does not start when the new secret key cannot be written, says so in words, and leaves nothing behind', async () => {
     // No mount in CI: a file-size limit of 0 makes every write fail (EFBIG), as a full disk does (ENOSPC).
     const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'tracelight-nokey-'));
@@ -142,7 +147,7 @@ describe('storage full (SQLite past TRACELIGHT_SQLITE_MAX_BYTES)', () => {
   });
 });
 
-describe('an API key first used once storage is full (SQLite past TRACELIGHT_SQLITE_MAX_BYTES)', () => {
+describeSqliteOnly('an API key first used once storage is full (SQLite past TRACELIGHT_SQLITE_MAX_BYTES)', () => {
   let w: World;
   let reader: import('better-sqlite3').Database | undefined;
   afterAll(async () => {
@@ -197,7 +202,7 @@ describe('an API key first used once storage is full (SQLite past TRACELIGHT_SQL
   });
 });
 
-describe('scorer versions refused for want of room (SQLite past TRACELIGHT_SQLITE_MAX_BYTES)', () => {
+describeSqliteOnly('scorer versions refused for want of room (SQLite past TRACELIGHT_SQLITE_MAX_BYTES)', () => {
   let w: World;
   afterAll(() => w.server.stop());
 

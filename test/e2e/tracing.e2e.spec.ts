@@ -1,5 +1,6 @@
 // Ingesting traces as the origin's SDKs send them, then finding them again by the column catalogue.
 import { randomUUID } from 'node:crypto';
+import { E2E_ENGINE } from '../support/storage';
 import { startWorld, type World } from '../support/world';
 
 let w: World;
@@ -524,6 +525,30 @@ describe('request size', () => {
   });
 });
 
+describe('a record larger than the storage holds, within the default limits', () => {
+  it('is refused 422 on MongoDB, past its 16 MiB document limit, never 503 (which clients retry for ever), and stored whole on SQLite', async () => {
+    const own = await startWorld();
+    try {
+      const project = await own.project(own.admin);
+      const run = await own.run(own.admin, project, 'log_streams');
+      // 9 MiB, within the 10 MB body limit: a string holding half of a surrogate pair is stored twice on MongoDB.
+      const input = `\uD800${'x'.repeat(9 * 1024 * 1024)}`;
+      const trace = { id: randomUUID(), name: 'large', input, output: 'a', spans: [] };
+      const r = await own.call('POST', `/v2/projects/${project}/traces`, { auth: own.admin, json: { log_stream_id: run, traces: [trace] } });
+      const found = own.ok(await own.call('POST', `/v2/projects/${project}/traces/search`, { auth: own.admin, json: { log_stream_id: run } })).records as Array<{ id: string; input: string }>;
+      if (E2E_ENGINE === 'mongodb') {
+        expect([r.status, r.body]).toEqual([422, { detail: [{ loc: ['body'], msg: 'Value error, a record is larger than MongoDB’s 16 MiB document limit', type: 'value_error' }] }]);
+        expect(found).toEqual([]);
+      } else {
+        expect(r.status).toBe(200);
+        expect(found.map((x) => [x.id, x.input === input])).toEqual([[trace.id, true]]);
+      }
+    } finally {
+      await own.server.stop();
+    }
+  });
+});
+
 describe('pages of large records and versions (TRACELIGHT_PAGE_BYTES)', () => {
   let big: World;
   beforeAll(async () => {
@@ -597,5 +622,7 @@ describe('a search past its time budget (TRACELIGHT_SEARCH_TIMEOUT_MS)', () => {
     const narrow = slow.ok(await searchFor([{ column_id: 'id', type: 'id', operator: 'eq', value: ids[12_345] }]));
     expect(narrow.records.map((r: { name: string }) => r.name)).toEqual(['t2-2345']);
     expect((await slow.call('GET', '/readyz')).status).toBe(200);
-  });
+    // Writing 40,000 records takes more than the 30 s default on a loaded machine, on the MongoDB wire
+    // server above all (it reads every document for each lookup of an ingest).
+  }, 180_000);
 });

@@ -1,17 +1,14 @@
 // Property-based fuzzing of every route with generated bad input: no response is ever ≥ 500, every
-// 422 has the spec's shape, and a rejected request leaves the database exactly as it was.
-import { createHash, randomUUID } from 'node:crypto';
-import * as path from 'node:path';
+// 422 has the spec's shape, and a rejected request leaves the database exactly as it was (on either
+// engine: every row of SQLite's file, or every document of the server's MongoDB database).
+import { randomUUID } from 'node:crypto';
 import fc from 'fast-check';
+import { openStorage, type StoredData } from '../support/storage';
 import { startWorld, type World } from '../support/world';
-
-// better-sqlite3 belongs to the SQLite adapter; the fingerprint reads the server's file through it.
-// eslint-disable-next-line @typescript-eslint/no-require-imports
-const Database = require(path.resolve(__dirname, '../../adapters/sqlite/node_modules/better-sqlite3')) as typeof import('better-sqlite3');
 
 let w: World;
 let ids: Record<string, string>;
-let reader: import('better-sqlite3').Database;
+let stored: StoredData;
 let key: string;
 
 beforeAll(async () => {
@@ -22,10 +19,10 @@ beforeAll(async () => {
   const run = await w.run(w.admin, project, 'log_streams');
   const scorer = w.ok(await w.call('POST', '/v2/scorers', { auth: w.admin, json: { name: 'fuzz-scorer', scorer_type: 'llm' } })).id;
   ids = { project_id: project, run_id: run, scorer_id: scorer, api_key_id: randomUUID() };
-  reader = new Database(path.join(w.server.dataDir, 'tracelight.db'), { readonly: true, fileMustExist: true });
+  stored = await openStorage(w.server);
 });
 afterAll(async () => {
-  reader?.close();
+  await stored?.close();
   await w?.server.stop();
 });
 
@@ -35,22 +32,6 @@ const doomedProject = async (): Promise<string> => {
   const run = await w.run(w.admin, project, 'log_streams');
   w.ok(await w.call('POST', `/v2/projects/${project}/traces`, { auth: w.admin, json: { log_stream_id: run, traces: [{ input: 'q', output: 'a', spans: [{ type: 'llm', input: 'q' }] }] } }));
   return project;
-};
-
-/**
- * Every table's rows, hashed: equal fingerprints mean nothing was written. One column is left out on
- * purpose: an API key's `last_used_at` records that the key was presented (at most once a minute),
- * whatever became of the request, so it is bookkeeping, not something the request wrote.
- */
-const fingerprint = (): string => {
-  const tables = reader.prepare("SELECT name FROM sqlite_master WHERE type = 'table' ORDER BY name").pluck().all() as string[];
-  const h = createHash('sha256');
-  for (const t of tables) {
-    const select = t === 'api_keys' ? 'SELECT id, user_id, description, key_hash, truncated, created_at, expires_at FROM api_keys' : `SELECT * FROM "${t}"`;
-    const rows = (reader.prepare(select).raw().all() as unknown[][]).map((row) => JSON.stringify(row)).sort();
-    h.update(t).update(rows.join('\n'));
-  }
-  return h.digest('hex');
 };
 
 const ROUTES: ReadonlyArray<readonly [string, string]> = [
@@ -153,7 +134,7 @@ describe('fuzzing every route', () => {
         // A deletion with the valid ids gets a project of its own (a run with a trace in it): the shared
         // one stays for the other requests.
         const valid = r.keepValidIds && method === 'DELETE' && template === '/v2/projects/{project_id}' ? { ...ids, project_id: await doomedProject() } : ids;
-        const before = fingerprint();
+        const before = await stored.fingerprint();
         const url = template.replace(/\{(\w+)\}/g, (_, name: string) => (r.keepValidIds ? valid[name]! : r.pathIds[name as keyof typeof r.pathIds]));
         const query = new URLSearchParams(r.query).toString();
         const headers: Record<string, string> = { ...r.headers, ...r.oddHeaders };
@@ -190,7 +171,7 @@ describe('fuzzing every route', () => {
         } else if (reply.status >= 400) {
           expect(reply.body).toEqual({ detail: expect.anything() });
         }
-        const after = fingerprint();
+        const after = await stored.fingerprint();
         if (reply.status >= 400) expect([method, template, reply.status, after]).toEqual([method, template, reply.status, before]);
       }),
       { numRuns: Number(process.env['FUZZ_RUNS'] ?? 1500), seed: Number(process.env['FUZZ_SEED'] ?? Date.now() % 1e9) },
@@ -216,7 +197,7 @@ describe('fuzzing every route', () => {
     const otlpExport = fc.record({ traceId: hex(32), spanId: hex(16), span, scope });
     await fc.assert(
       fc.asyncProperty(otlpExport, async ({ traceId, spanId, span: fields, scope: scopeOf }) => {
-        const before = fingerprint();
+        const before = await stored.fingerprint();
         const raw = JSON.stringify({ resourceSpans: [{ scopeSpans: [{ scope: scopeOf, spans: [{ ...fields, traceId, spanId }] }] }] });
         const reply = await w.call('POST', '/v1/traces', {
           headers: { 'Service-API-Key': key, 'content-type': 'application/json', project: ids['project_id']!, logstream: 'fuzz-otlp' },
@@ -226,7 +207,7 @@ describe('fuzzing every route', () => {
         expect(reply.status).toBeLessThan(500);
         if (reply.status >= 400) {
           expect(reply.body).toEqual({ code: expect.any(Number), message: expect.any(String) });
-          expect(fingerprint()).toBe(before);
+          expect(await stored.fingerprint()).toBe(before);
         }
       }),
       { numRuns: Number(process.env['FUZZ_RUNS'] ?? 1500) / 5, seed: Number(process.env['FUZZ_SEED'] ?? Date.now() % 1e9) },
@@ -234,7 +215,7 @@ describe('fuzzing every route', () => {
   }, 240_000);
 
   it('answers 422, naming the limit, to a body nested past 100 levels on every route that reads one', async () => {
-    const before = fingerprint();
+    const before = await stored.fingerprint();
     // Every route with a JSON body (a code version is a multipart upload; refresh_token takes no body).
     for (const [method, template] of ROUTES.filter(([m, p]) => m !== 'GET' && m !== 'DELETE' && !p.endsWith('/version/code') && !p.endsWith('/refresh_token'))) {
       const url = template.replace(/\{(\w+)\}/g, (_, name: string) => ids[name]!);
@@ -254,6 +235,6 @@ describe('fuzzing every route', () => {
         ]);
       }
     }
-    expect(fingerprint()).toBe(before);
+    expect(await stored.fingerprint()).toBe(before);
   });
 });

@@ -1,5 +1,5 @@
 // The galileo SDK's flows, exactly as a user writes them, in a process of their own.
-// Env: GALILEO_API_KEY, GALILEO_CONSOLE_URL (the SDK's API URL is made from it), PROJECT, and:
+// Env: GALILEO_API_KEY, GALILEO_API_URL (the server's base URL), PROJECT, and:
 //   MODE unset or `batch`: LOG_STREAM or EXPERIMENT_ID; a session, a trace flushed in one batch. Prints
 //     the session id and how many traces were flushed.
 //   MODE=streaming: LOG_STREAM; a trace with a workflow span and an LLM span under it, each record sent

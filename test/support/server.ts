@@ -1,6 +1,7 @@
 // Starts the built server (apps/server/dist/main.js) as a child process on a free 127.0.0.1 port
 // with a fresh temporary data dir, and stops it again. Nothing in the server is replaced or mocked.
 import { type ChildProcess, spawn } from 'node:child_process';
+import { createHash } from 'node:crypto';
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
@@ -32,16 +33,17 @@ export interface RunningServer {
 }
 
 /**
- * TRACELIGHT_E2E_DATABASE_URL points the black-box suites at another engine (e.g. mongodb://…);
- * each server then gets a database of its own, as it gets a data dir of its own on SQLite.
+ * TRACELIGHT_E2E_DATABASE_URL points the black-box suites at another engine (e.g. mongodb://…). Each
+ * data dir then has a database of its own, named after it, as it has its own tracelight.db on SQLite:
+ * a server started again on the same data dir (a restart, a second replica) finds the same data.
  */
-const e2eDatabase = (): Record<string, string> => {
+const e2eDatabase = (dataDir: string): Record<string, string> => {
   const url = process.env['TRACELIGHT_E2E_DATABASE_URL'];
   if (!url) return {};
   if (!url.startsWith('mongodb')) return { TRACELIGHT_DATABASE_URL: url };
-  const unique = `tracelight_e2e_${process.pid}_${Date.now().toString(36)}_${Math.random().toString(36).slice(2, 6)}`;
+  const name = `tracelight_e2e_${createHash('sha256').update(path.resolve(dataDir)).digest('hex').slice(0, 24)}`;
   const m = /^(mongodb(?:\+srv)?:\/\/[^/?]+)\/?[^?]*(\?.*)?$/.exec(url);
-  return { TRACELIGHT_DATABASE_URL: m ? `${m[1]}/${unique}${m[2] ?? ''}` : url };
+  return { TRACELIGHT_DATABASE_URL: m ? `${m[1]}/${name}${m[2] ?? ''}` : url };
 };
 
 const MAIN = path.resolve(__dirname, '../../apps/server/dist/main.js');
@@ -60,7 +62,7 @@ export const startServer = async (
 ): Promise<RunningServer> => {
   if (!fs.existsSync(main)) throw new Error(`${main} is missing: run \`pnpm build\` first (the test scripts do)`);
   const dir = dataDir ?? env['TRACELIGHT_DATA_DIR'] ?? fs.mkdtempSync(path.join(os.tmpdir(), 'tracelight-e2e-'));
-  const storageEnv: Record<string, string> = { TRACELIGHT_DATA_DIR: dir, ...e2eDatabase(), ...env };
+  const storageEnv: Record<string, string> = { TRACELIGHT_DATA_DIR: dir, ...e2eDatabase(dir), ...env };
   const child: ChildProcess = spawn(process.execPath, [...nodeFlags, main], {
     env: {
       PATH: process.env['PATH'] ?? '',

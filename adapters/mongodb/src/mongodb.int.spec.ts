@@ -57,7 +57,7 @@ const harness = () => {
 };
 
 (available ? describe : describe.skip)('MongoDB adapter', () => {
-  describeRepositoryContract('mongodb', harness());
+  describeRepositoryContract('mongodb', harness(), { recordLimit: 'mongodb-16-MiB' });
 });
 
 (available ? describe : describe.skip)('MongoDB migrations', () => {

@@ -42,10 +42,15 @@ export const purgeRetired = async (projects: ProjectRepository, id: ProjectId, l
   }
 };
 
-/** Differences allowed between engines: none so far. */
+/** Differences allowed between engines. */
 export interface ContractOptions {
   /** How many concurrent version creations to race (engines with connection pools may want fewer). */
   readonly concurrentAppends?: number;
+  /**
+   * The engine's limit on one stored record, as it stores it (MongoDB: 16 MiB a document, a string
+   * holding half of a surrogate pair counted twice): a record past it is refused as Invalid. None on SQLite.
+   */
+  readonly recordLimit?: 'mongodb-16-MiB';
 }
 
 /** Runs a port call and returns its Right, failing the test on a Left. */
@@ -692,6 +697,31 @@ export const describeRepositoryContract = (engine: string, harness: RepositoryHa
         expect(await names({ type: 'text', columnId: 'input', operator: 'contains', value: '"a.b":1', caseSensitive: false })).toEqual(['keys']);
         expect(await names({ type: 'text', columnId: 'output', operator: 'contains', value: '{"value":{"$set"', caseSensitive: true })).toEqual(['keys']);
         expect(await names({ type: 'text', columnId: 'input', operator: 'eq', value: 'a\uD800b', caseSensitive: true })).toEqual(['cut']);
+      });
+
+      it('refuses a record past the engine’s limit on one stored record (Invalid, nothing of the ingest written), or stores it whole', async () => {
+        const MiB = 1024 * 1024;
+        const large: ReadonlyArray<readonly [string, Json]> = [
+          // Stored twice on MongoDB (as text and as its JSON text): 18 MiB, past the driver's 17 MiB buffer.
+          ['a 9 MiB string holding half of a surrogate pair', `\uD800${'x'.repeat(9 * MiB)}`],
+          // Past 16 MiB, within the driver's buffer: the driver's own size check.
+          ['16.5 MiB', 'x'.repeat(16.5 * MiB)],
+          ['17.5 MiB', 'x'.repeat(17.5 * MiB)],
+        ];
+        for (const [what, input] of large) {
+          const run = await aRunWithRecords();
+          const small = aRecord(run, { name: 'small' });
+          const big = aRecord(run, { name: 'big', input });
+          const outcome = await r.logRecords.ingest(run.id, [small, big], ['input'])();
+          if (options.recordLimit === undefined) {
+            expect([what, E.isRight(outcome)]).toEqual([what, true]);
+            expect(await found(query(run, { sort: { columnId: 'name', ascending: true } }))).toEqual([big, small]);
+          } else {
+            expect([what, outcome]).toEqual([what, E.left({ _tag: 'Invalid', path: [], message: 'a record is larger than MongoDB’s 16 MiB document limit' })]);
+            expect([what, await found(query(run))]).toEqual([what, []]);
+            expect(await right(r.logRecords.presentColumns(run.id))).toEqual(new Set());
+          }
+        }
       });
 
       it('stores a new run with its records in one write, and neither when the run’s name is taken', async () => {

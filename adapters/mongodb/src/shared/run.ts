@@ -28,12 +28,33 @@ export const isTimeLimit = (e: unknown): boolean =>
   typeof e === 'object' && e !== null && ((e as { code?: unknown }).code === 50 || (e as { codeName?: unknown }).codeName === 'MaxTimeMSExpired');
 
 /**
+ * An Error of any realm: Node's own errors (a Buffer's RangeError) are not instances of the Error a
+ * sandbox (Jest's) gives the adapter's code.
+ */
+const isErrorLike = (e: unknown): e is Error =>
+  e instanceof Error || (typeof e === 'object' && e !== null && typeof (e as Error).name === 'string' && typeof (e as Error).message === 'string');
+
+const TOO_LARGE = 'a record is larger than MongoDB’s 16 MiB document limit';
+
+/**
+ * The driver's BSON serializer writes a command into a buffer of 17 MiB (the 16 MiB limit and room for
+ * the command around it) and, past its end, Node's Buffer.write throws a RangeError (ERR_OUT_OF_RANGE)
+ * before anything is sent: a document over 17 MiB is refused so, not by the driver's size check or the
+ * server. Only when BSON's own encoder threw it (its frame is near the top of the stack, however deep the
+ * document), not for a Buffer read of a malformed reply, which is no fault of the request.
+ */
+const isSerializerOverflow = (e: Error): boolean =>
+  e.name === 'RangeError' &&
+  (e as { code?: unknown }).code === 'ERR_OUT_OF_RANGE' &&
+  (e.stack ?? '').split('\n').slice(1, 6).some((frame) => /[\\/]bson[\\/]/.test(frame));
+
+/**
  * What the engine refuses to store whatever the moment: a NUL in a key, a document over 16 MiB, a
  * JSON object the BSON serializer takes for a BSON value (one with a `_bsontype` member) or refuses
  * otherwise. As a 503 the same request would be retried for ever (exporters do), valid records and all.
  */
 const unstorable = (e: unknown): string | undefined => {
-  if (!(e instanceof Error)) return undefined;
+  if (!isErrorLike(e)) return undefined;
   const { code, codeName } = e as { code?: unknown; codeName?: unknown };
   if (e.name === 'BSONVersionError') return 'MongoDB cannot store a JSON object with a member named _bsontype (its driver takes such an object for a BSON value)';
   if (e.name === 'BSONError' && !isUnreadable(e)) return `MongoDB cannot store this value: ${e.message}`;
@@ -41,7 +62,8 @@ const unstorable = (e: unknown): string | undefined => {
     return 'MongoDB cannot store a JSON key that contains a NUL character (\\u0000)';
   // 17419: an update (a run's column list growing) would take its document past the limit.
   if (code === 10334 || code === 17419 || /larger than the maximum size|object to insert too large|BSONObjectTooLarge|document after update is larger than/i.test(e.message))
-    return 'a record is larger than MongoDB’s 16 MiB document limit';
+    return TOO_LARGE;
+  if (isSerializerOverflow(e)) return TOO_LARGE;
   // The server does not retry it (MongoDB 6.2 and later): the same request would fail again.
   if (codeName === 'TransactionTooLargeForCache' || /TransactionTooLargeForCache/.test(e.message))
     return 'the request holds more than one MongoDB transaction can write on this server: send its records in smaller requests';
@@ -64,7 +86,8 @@ export const run =
       if (e instanceof Abort) return E.left(e.error);
       if (isDuplicateKey(e)) return E.left<DomainError>(conflict(conflictMessage));
       const refused = unstorable(e);
-      if (refused !== undefined) return E.left<DomainError>(invalid(['body'], refused));
+      // The request as a whole (a path is within the body: the 422's loc is ['body']).
+      if (refused !== undefined) return E.left<DomainError>(invalid([], refused));
       if (e instanceof CorruptDocument || (e instanceof Error && isUnreadable(e))) return E.left<DomainError>(unavailable(`corrupt document: ${e.message}`));
       if (isStorageFull(e)) return E.left<DomainError>(storageFull(`MongoDB: ${(e as { codeName?: unknown }).codeName ?? 'OutOfDiskSpace'}`));
       return E.left<DomainError>(unavailable(e instanceof Error ? e.message : String(e)));

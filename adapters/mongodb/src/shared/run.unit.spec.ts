@@ -10,7 +10,7 @@ describe('run', () => {
   it('answers a JSON object BSON takes for a BSON value (a _bsontype member) as Invalid, which is not retried, not Unavailable', async () => {
     for (const input of [{ _bsontype: 'anything' }, { nested: [{ _bsontype: 'ObjectId', id: 'x' }] }])
       expect(await outcomeOf({ input })).toEqual(
-        E.left({ _tag: 'Invalid', path: ['body'], message: 'MongoDB cannot store a JSON object with a member named _bsontype (its driver takes such an object for a BSON value)' }),
+        E.left({ _tag: 'Invalid', path: [], message: 'MongoDB cannot store a JSON object with a member named _bsontype (its driver takes such an object for a BSON value)' }),
       );
   });
 
@@ -25,14 +25,30 @@ describe('run', () => {
         throw new MongoServerError({ ok: 0, ...error } as never);
       })();
     expect(await refused({ code: 17419, codeName: 'Location17419', errmsg: 'Resulting document after update is larger than 16777216' })).toEqual(
-      E.left({ _tag: 'Invalid', path: ['body'], message: 'a record is larger than MongoDB’s 16 MiB document limit' }),
+      E.left({ _tag: 'Invalid', path: [], message: 'a record is larger than MongoDB’s 16 MiB document limit' }),
     );
     expect(await refused({ codeName: 'TransactionTooLargeForCache', errmsg: 'Transaction exceeded the cache size' })).toEqual(
-      E.left(expect.objectContaining({ _tag: 'Invalid', path: ['body'] })),
+      E.left(expect.objectContaining({ _tag: 'Invalid', path: [] })),
     );
     expect(await refused({ code: 91, codeName: 'ShutdownInProgress', errmsg: 'The server is in quiesce mode and will shut down' })).toEqual(
       E.left(expect.objectContaining({ _tag: 'Unavailable' })),
     );
+  });
+
+  it('answers no room on the server’s disk (OutOfDiskSpace) as StorageFull, which the black-box suites show on SQLite alone', async () => {
+    const refused = run(async () => {
+      throw new MongoServerError({ ok: 0, code: 14031, codeName: 'OutOfDiskSpace', errmsg: 'Both the dbpath and the journal have less than 500 MB free' } as never);
+    });
+    expect(await refused()).toEqual(E.left({ _tag: 'StorageFull', message: 'MongoDB: OutOfDiskSpace' }));
+  });
+
+  it('answers a document past the serializer’s 17 MiB buffer (its RangeError, thrown before anything is sent) as Invalid, not Unavailable', async () => {
+    // A field after the large one, as a command always has: the write past the buffer's end throws.
+    expect(await outcomeOf({ input: 'x'.repeat(17.5 * 1024 * 1024), ordered: true })).toEqual(
+      E.left({ _tag: 'Invalid', path: [], message: 'a record is larger than MongoDB’s 16 MiB document limit' }),
+    );
+    // The same error from a Buffer read (a malformed reply) is not the request's doing.
+    expect(await run(async () => Buffer.alloc(4).readInt32LE(8))()).toEqual(E.left(expect.objectContaining({ _tag: 'Unavailable' })));
   });
 
   it('answers a stored document that is not UTF-8 (BSON refuses to read it) as a corrupt document, not as the request’s fault', async () => {

@@ -108,7 +108,7 @@ export class SqliteThread {
         try {
           this.worker.postMessage({ type: 'writes', writes: [write] } satisfies ToWriter);
         } catch {
-          this.settle(write.id, E.left(invalid(['body'], 'a value of this request cannot be stored')));
+          this.settle(write.id, E.left(invalid([], 'a value of this request cannot be stored')));
         }
       }
     }
