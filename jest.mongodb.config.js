@@ -5,9 +5,10 @@ const base = require('./jest.config.js');
 
 /**
  * Black-box suites left to the SQLite run: what they test is the server's own, the same on any engine
- * (HTTP parsing and its limits, in-process bounds, CORS, V8 flags, logging). docs/storage.md lists them.
+ * (HTTP parsing and its limits, in-process bounds, CORS, V8 flags, logging, the console's pages, which
+ * reach storage only through API routes the other suites run on MongoDB). docs/storage.md lists them.
  */
-const NOT_STORAGE = ['http-edge', 'bounds', 'cors', 'v8-settings', 'log-buffer', 'log-write-errors'];
+const NOT_STORAGE = ['http-edge', 'bounds', 'cors', 'v8-settings', 'log-buffer', 'log-write-errors', 'console', 'console-serving'];
 
 /** @type {import('jest').Config} */
 module.exports = {
