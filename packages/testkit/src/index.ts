@@ -1,3 +1,5 @@
 // Shared test support: the repository contract suite, fixtures and deterministic fakes.
 export * from './fixtures';
 export * from './repository-contract';
+export * from './results';
+export * from './scoring-queue-contract';

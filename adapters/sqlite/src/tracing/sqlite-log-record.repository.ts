@@ -1,13 +1,14 @@
-import { type FoundPage, type LogRecord, type NodeType, type Run, type RunId, firstKindClash, foldCase, notFound, searchTimedOut, takePage } from '@tracelight/domain';
-import type { LogRecordRepository, RecordQuery, Result } from '@tracelight/ports';
+import { type FoundPage, type LogRecord, type NewScoringJob, type NodeType, type ProjectId, type Run, type RunId, firstKindClash, foldCase, notFound, searchTimedOut, takePage } from '@tracelight/domain';
+import type { LogRecordRepository, RecordKey, RecordKeyQuery, RecordQuery, Result } from '@tracelight/ports';
 import type Database from 'better-sqlite3';
 import { inject, injectable } from 'inversify';
 import { Abort, run } from '../shared/run';
 import { SqliteDatabase, SqliteDatabaseToken } from '../shared/sqlite-database';
 import { type InsertRun, prepareInsertRun, runNameTaken } from '../projects-runs/insert-run';
 import { type UnderLiveParent, underLiveParent } from '../projects-runs/live-parent';
-import { RECORD_COLUMNS, type RecordValues, VALUE_INDEX, recordFromRow, recordToValues } from './log-record.mapper';
+import { READ_COLUMNS, RECORD_COLUMNS, type RecordValues, VALUE_INDEX, recordFromRow, recordToValues } from './log-record.mapper';
 import { FOLD_CASE, SEARCH_BUDGET, SIZE_COLUMN, compileSearch } from './record-query.sql';
+import { type JobWrites, prepareJobWrites } from '../evaluation/scoring-jobs.sql';
 
 /** Thrown by SEARCH_BUDGET inside SQLite, and caught as it leaves: the search ran out of time. */
 class OutOfTime extends Error {}
@@ -24,6 +25,10 @@ export class SqliteLogRecordRepository implements LogRecordRepository {
   private readonly unmarkChildless;
   private readonly removeOld;
   private readonly expire: Database.Transaction<(cutoff: number, limit: number) => number>;
+  private readonly jobs: JobWrites;
+  private readonly removeJobsOf;
+  private readonly byIds;
+  private readonly keysFrom;
   private readonly underLiveRun: UnderLiveParent;
   private readonly insertRun: InsertRun;
   /** Runs its argument in one transaction (nested: a savepoint). */
@@ -43,7 +48,16 @@ export class SqliteLogRecordRepository implements LogRecordRepository {
       if (performance.now() > this.deadline) throw new OutOfTime();
       return 1;
     });
-    const updates = RECORD_COLUMNS.filter((c) => c !== 'id' && c !== 'run_id').map((c) => `${c} = excluded.${c}`);
+    this.jobs = prepareJobWrites(db);
+    // A record sent again keeps what scorers wrote on it: its metric entries (the stored ones win over
+    // the `pending` ones the sender's jobs bring), and the values of its successes in `metrics` over the
+    // sender's (clients retry; a retry must not undo a scoring).
+    const KEPT_ON_UPDATE: Readonly<Record<string, string>> = {
+      metric_info: 'json_patch(excluded.metric_info, log_records.metric_info)',
+      metrics: `json_patch(excluded.metrics, (SELECT json_group_object(key, value -> '$.value') FROM json_each(log_records.metric_info)
+                  WHERE value ->> '$.status_type' = 'success'))`,
+    };
+    const updates = RECORD_COLUMNS.filter((c) => c !== 'id' && c !== 'run_id').map((c) => `${c} = ${KEPT_ON_UPDATE[c] ?? `excluded.${c}`}`);
     // A record is its run's: a retried one replaces itself, and the same id in another run (another
     // user's, say) is another record, never touched from here. The WHERE is replacesStoredRecord: a
     // trace's record from a later OTLP root span leaves the stored one as it is.
@@ -83,15 +97,28 @@ export class SqliteLogRecordRepository implements LogRecordRepository {
         `DELETE FROM log_records WHERE rowid IN (
            SELECT l.rowid FROM runs r CROSS JOIN log_records l
            WHERE l.run_id = r.id AND l.is_trace IN (0, 1) AND l.created_at < ? LIMIT ?)
-         RETURNING run_id, parent_id`,
+         RETURNING run_id, parent_id, id`,
       )
       .raw();
+    // A removed record's jobs go with it (their outcome would have nowhere to go).
+    this.removeJobsOf = db.prepare('DELETE FROM scoring_jobs WHERE run_id = @run AND record_id IN (SELECT value FROM json_each(@ids))');
+    this.byIds = db.prepare(`SELECT ${READ_COLUMNS.join(', ')} FROM log_records WHERE run_id = @run AND id IN (SELECT value FROM json_each(@ids))`);
+    // Keyset pages in (created_at, id) order through log_records_by_run_time, both kinds of is_trace.
+    this.keysFrom = db.prepare(
+      `SELECT id, type, run_id AS runId, project_id AS projectId, created_at AS createdAt FROM log_records
+       WHERE run_id = @run AND is_trace IN (0, 1) AND type IN (SELECT value FROM json_each(@types))
+         AND created_at >= @from AND created_at < @to AND (created_at, id) > (@afterAt, @afterId)
+       ORDER BY created_at, id LIMIT @limit`,
+    );
     // One step of a sweep, in one transaction (on the writer thread, one write of a group commit): a
     // parent that stays keeps has_children only while another child still names it, as after ingest.
     // Each run's parents are found by (run_id, id) and their children by (run_id, parent_id).
     this.expire = db.transaction((cutoff: number, limit: number): number => {
-      const removed = this.removeOld.all(cutoff, limit) as Array<[string, string | null]>;
+      const removed = this.removeOld.all(cutoff, limit) as Array<[string, string | null, string]>;
       const left = new Map<string, Set<string>>();
+      const gone = new Map<string, string[]>();
+      for (const [runId, , id] of removed) gone.set(runId, [...(gone.get(runId) ?? []), id]);
+      for (const [runId, ids] of gone) this.removeJobsOf.run({ run: runId, ids: JSON.stringify(ids) });
       for (const [runId, parentId] of removed) {
         if (parentId === null) continue;
         const parents = left.get(runId) ?? new Set<string>();
@@ -102,16 +129,16 @@ export class SqliteLogRecordRepository implements LogRecordRepository {
     });
   }
 
-  ingest(runId: RunId, records: ReadonlyArray<LogRecord>, presentColumns: ReadonlyArray<string>): Result<void> {
-    return this.ingestRows(runId, records.map(recordToValues), presentColumns);
+  ingest(runId: RunId, records: ReadonlyArray<LogRecord>, presentColumns: ReadonlyArray<string>, jobs: ReadonlyArray<NewScoringJob> = []): Result<void> {
+    return this.ingestRows(runId, records.map(recordToValues), presentColumns, jobs);
   }
 
   /**
    * `ingest` on rows already mapped: the writer thread's form of it, so that the mapping (and its
    * JSON encoding) happens on the caller's thread and only flat rows cross to the writer.
    */
-  ingestRows(runId: RunId, rows: ReadonlyArray<RecordValues>, presentColumns: ReadonlyArray<string>): Result<void> {
-    return run(() => this.writeRows(runId, rows, presentColumns), undefined, notFound('run', runId));
+  ingestRows(runId: RunId, rows: ReadonlyArray<RecordValues>, presentColumns: ReadonlyArray<string>, jobs: ReadonlyArray<NewScoringJob> = []): Result<void> {
+    return run(() => this.writeRows(runId, rows, presentColumns, jobs), undefined, notFound('run', runId));
   }
 
   ingestIntoNewRun(newRun: Run, records: ReadonlyArray<LogRecord>, presentColumns: ReadonlyArray<string>): Result<void> {
@@ -136,7 +163,7 @@ export class SqliteLogRecordRepository implements LogRecordRepository {
   }
 
   /** Stores rows of a run that must exist (NotFound, by Abort, when it is gone or its project retired). */
-  private writeRows(runId: RunId, rows: ReadonlyArray<RecordValues>, presentColumns: ReadonlyArray<string>): void {
+  private writeRows(runId: RunId, rows: ReadonlyArray<RecordValues>, presentColumns: ReadonlyArray<string>, jobs: ReadonlyArray<NewScoringJob> = []): void {
     this.underLiveRun(runId, () => {
       // What these records were, if they were stored before: read before they are replaced.
       const stored = (this.storedOf.all({ run: runId, ids: JSON.stringify(rows.map((row) => row[VALUE_INDEX.id])) }) as Array<[string, NodeType, string | null]>).map(
@@ -161,7 +188,30 @@ export class SqliteLogRecordRepository implements LogRecordRepository {
       const left = [...formerParents].filter((p) => !parents.has(p));
       if (left.length > 0) this.unmarkChildless.run({ run: runId, ids: JSON.stringify(left) });
       for (const c of presentColumns) this.mark.run(runId, c);
+      // The outbox: the records' scoring jobs in their transaction. Stamped with this process's clock:
+      // a job is due at once, and older jobs due before it are claimed first.
+      if (jobs.length > 0) this.jobs.insertNew(jobs, Date.now());
     });
+  }
+
+  findByIds(runId: RunId, ids: ReadonlyArray<string>): Result<ReadonlyArray<LogRecord>> {
+    return run(() => (ids.length === 0 ? [] : this.byIds.all({ run: runId, ids: JSON.stringify(ids) }).map(recordFromRow)));
+  }
+
+  listKeys(runId: RunId, q: RecordKeyQuery): Result<ReadonlyArray<RecordKey>> {
+    return run(() =>
+      (
+        this.keysFrom.all({
+          run: runId,
+          types: JSON.stringify(q.types),
+          from: q.createdAfter?.getTime() ?? Number.MIN_SAFE_INTEGER,
+          to: q.createdBefore?.getTime() ?? Number.MAX_SAFE_INTEGER,
+          afterAt: q.after?.createdAt.getTime() ?? Number.MIN_SAFE_INTEGER,
+          afterId: q.after?.id ?? '',
+          limit: q.limit,
+        }) as Array<{ id: string; type: NodeType; runId: RunId; projectId: ProjectId; createdAt: number }>
+      ).map((k) => ({ ...k, createdAt: new Date(k.createdAt) })),
+    );
   }
 
   presentColumns(runId: RunId): Result<ReadonlySet<string>> {
