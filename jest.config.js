@@ -13,6 +13,7 @@ const packages = {
   '@tracelight/sqlite': 'adapters/sqlite',
   '@tracelight/mongodb': 'adapters/mongodb',
   '@tracelight/http-koa': 'adapters/http-koa',
+  '@tracelight/openai-gateway': 'adapters/openai-gateway',
   '@tracelight/server': 'apps/server',
   '@tracelight/cli': 'apps/cli',
 };

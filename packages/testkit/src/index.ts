@@ -3,3 +3,4 @@ export * from './fixtures';
 export * from './repository-contract';
 export * from './results';
 export * from './scoring-queue-contract';
+export * from './openai-stub';

@@ -15,7 +15,10 @@ import {
   type OtelSpan,
   type Project,
   type Run,
+  type ScoringPlan,
   asId,
+  jobsFor,
+  withPendingInfo,
   distinctOtelRecordIds,
   storableOtelText,
   invalid,
@@ -49,6 +52,13 @@ export interface TracingDeps {
   readonly pageBytes: number;
   /** A search stops with TimedOut once it has read for this long (RecordQuery.maxMs). */
   readonly searchMs: number;
+  /**
+   * The run's scoring plan (ScorerUseCases.scoringPlan): records written are stored with the scoring
+   * jobs it gives them. Absent: nothing is scored (an embedder without evaluation).
+   */
+  readonly scoring?: { scoringPlan(runId: RunId): UseCase<ScoringPlan> };
+  /** Told when a write stored scoring jobs, so that idle workers of this process look at once. */
+  readonly onJobsQueued?: () => void;
 }
 
 export interface RunScope {
@@ -123,7 +133,7 @@ export class TracingUseCases {
       }),
       flatMap((flat) =>
         pipe(
-          this.deps.records.ingest(scope.runId, flat.records, presentColumnsOfAll(flat.records)),
+          this.ingestScored(scope.runId, flat.records),
           TE.map(() => ({ tracesCount: flat.traceIds.length, spansCount: flat.spanCount, traceIds: flat.traceIds })),
         ),
       ),
@@ -167,7 +177,7 @@ export class TracingUseCases {
           attributes: {},
         };
         return pipe(
-          this.deps.records.ingest(scope.runId, [session], presentColumns(session)),
+          this.ingestScored(scope.runId, [session], presentColumns(session)),
           TE.map(() => session),
         );
       }),
@@ -206,10 +216,7 @@ export class TracingUseCases {
   private storeInLogStream(principal: Principal, projectId: ProjectId, logStreamName: string, spans: ReadonlyArray<OtelSpan>): UseCase<void> {
     const projects = this.deps.projects;
     const recordsOf = (run: Run) => otelToRecords(spans, { projectId: run.projectId, runId: run.id, now: this.deps.clock.now() });
-    const intoExisting = (run: Run): UseCase<void> => {
-      const records = recordsOf(run);
-      return this.deps.records.ingest(run.id, records, presentColumnsOfAll(records));
-    };
+    const intoExisting = (run: Run): UseCase<void> => this.ingestScored(run.id, recordsOf(run));
     return pipe(
       projects.listRuns(principal, projectId, 'log_stream', logStreamName),
       flatMap((runs) => {
@@ -227,6 +234,27 @@ export class TracingUseCases {
                 )
               : TE.left(e),
           ),
+        );
+      }),
+    );
+  }
+
+  /**
+   * Stores records of an existing run with the scoring jobs the run's plan gives them, in one write (an
+   * outbox: LogRecordRepository.ingest), each record marked pending for its metrics. Every write path
+   * that stores records of a run goes through here, so that what it stores is scored.
+   */
+  ingestScored(runId: RunId, records: ReadonlyArray<LogRecord>, present: ReadonlyArray<string> = presentColumnsOfAll(records)): UseCase<void> {
+    const scoring = this.deps.scoring;
+    if (scoring === undefined) return this.deps.records.ingest(runId, records, present);
+    return pipe(
+      scoring.scoringPlan(runId),
+      flatMap((plan) => {
+        const jobs = jobsFor(records, plan);
+        if (jobs.length === 0) return this.deps.records.ingest(runId, records, present);
+        return pipe(
+          this.deps.records.ingest(runId, withPendingInfo(records, jobs), present, jobs),
+          TE.map(() => this.deps.onJobsQueued?.()),
         );
       }),
     );
