@@ -8,6 +8,7 @@ const packages = {
   '@tracelight/config': 'packages/config',
   '@tracelight/worker-calls': 'packages/worker-calls',
   '@tracelight/testkit': 'packages/testkit',
+  '@tracelight/scoring-workers': 'packages/scoring-workers',
   '@tracelight/client': 'packages/client',
   '@tracelight/credentials': 'adapters/credentials',
   '@tracelight/sqlite': 'adapters/sqlite',

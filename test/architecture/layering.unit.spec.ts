@@ -16,6 +16,8 @@ const ALLOWED: Record<string, ReadonlyArray<string>> = {
   'packages/config': ['fp-ts'],
   // Used by an adapter and an app: it imports nothing.
   'packages/worker-calls': [],
+  // Run by the server and the evaluator app: the use cases and ports, never an adapter.
+  'packages/scoring-workers': ['@tracelight/domain', '@tracelight/ports', '@tracelight/use-cases', 'fp-ts'],
 };
 
 /** No app imports another app, and nothing else imports an app; no adapter may import another adapter. */

@@ -14,6 +14,8 @@ import type {
   ProjectResponse,
   ProjectType,
   ReadyResponse,
+  RecomputeMetricsResponse,
+  RunScoringStatusResponse,
   RecordSearchRequest,
   RecordSearchResponse,
   RunInsightsResponse,
@@ -351,13 +353,26 @@ export class TracelightClient {
   /** The source file of the scorer's latest code version, as text. */
   getScorerCode = (id: string, call: CallOptions = {}) =>
     this.request<string>('GET', `/v2/scorers/${enc(id)}/version/code`, { ...call, answer: 'text' });
-  setRunScorers = (projectId: string, runId: string, scorers: Array<{ scorer_id: string; version?: number | null }>, call: CallOptions = {}) =>
+  setRunScorers = (projectId: string, runId: string, scorers: Array<{ scorer_id: string; version?: number | null; sample_rate?: number | null }>, call: CallOptions = {}) =>
     this.request<t.TypeOf<typeof RunScorerSettingsResponse>>('POST', `/v2/projects/${enc(projectId)}/runs/${enc(runId)}/scorer-settings`, {
       ...call,
       json: { scorers },
     });
   getRunScorers = (projectId: string, runId: string, call: CallOptions = {}) =>
     this.request<t.TypeOf<typeof RunScorerSettingsResponse>>('GET', `/v2/projects/${enc(projectId)}/runs/${enc(runId)}/scorer-settings`, call);
+
+  // — evaluation —
+  /** Queues scoring of the run's stored records (202): every scorer of its settings unless `scorer_ids` says which. */
+  recomputeMetrics = (
+    projectId: string,
+    runId: string,
+    body: { scorer_ids?: string[]; created_after?: string; created_before?: string } = {},
+    call: CallOptions = {},
+  ) =>
+    this.request<t.TypeOf<typeof RecomputeMetricsResponse>>('POST', `/v2/projects/${enc(projectId)}/runs/${enc(runId)}/metrics/recompute`, { ...call, json: body });
+  /** The run's scoring status: per scorer version, its jobs by state, the latest failure, the tokens used. */
+  metricsStatus = (projectId: string, runId: string, call: CallOptions = {}) =>
+    this.request<t.TypeOf<typeof RunScoringStatusResponse>>('GET', `/v2/projects/${enc(projectId)}/runs/${enc(runId)}/metrics/status`, call);
 
   // — tracing —
   ingestTraces = (projectId: string, body: TracesIngest, call: SendOptions = {}) =>
