@@ -17,6 +17,7 @@ const packages = {
   '@tracelight/openai-gateway': 'adapters/openai-gateway',
   '@tracelight/server': 'apps/server',
   '@tracelight/cli': 'apps/cli',
+  '@tracelight/evaluator': 'apps/evaluator',
 };
 const moduleNameMapper = {};
 for (const [name, dir] of Object.entries(packages)) {

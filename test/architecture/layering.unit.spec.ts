@@ -22,7 +22,7 @@ const ALLOWED: Record<string, ReadonlyArray<string>> = {
 
 /** No app imports another app, and nothing else imports an app; no adapter may import another adapter. */
 const ADAPTERS = ['@tracelight/sqlite', '@tracelight/mongodb', '@tracelight/http-koa', '@tracelight/credentials', '@tracelight/openai-gateway'];
-const APPS = ['@tracelight/server', '@tracelight/cli'];
+const APPS = ['@tracelight/server', '@tracelight/cli', '@tracelight/evaluator'];
 
 const sourceFiles = (dir: string): string[] =>
   fs.existsSync(dir)

@@ -34,6 +34,7 @@ beforeAll(async () => {
   stub = await OpenAiStub.start();
   stub.answerWith(rule);
   w = await startWorld({
+    TRACELIGHT_SCORING_WORKERS: '8',
     TRACELIGHT_SCORING_POLL_MS: '50',
     TRACELIGHT_SCORING_RETRY_BASE_MS: '50',
     TRACELIGHT_SCORING_MAX_ATTEMPTS: '3',
