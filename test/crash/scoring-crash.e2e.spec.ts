@@ -43,8 +43,11 @@ const ingest = async (server: RunningServer, s: Awaited<ReturnType<typeof setUp>
   return ids;
 };
 
-const jobsOf = async (server: RunningServer, s: Awaited<ReturnType<typeof setUp>>) =>
-  (await http(server.baseUrl)('GET', `/v2/projects/${s.project}/runs/${s.logStream}/metrics/status`, { auth: s.auth })).body.scorers[0].jobs as Record<string, number>;
+const jobsOf = async (server: RunningServer, s: Awaited<ReturnType<typeof setUp>>) => {
+  const r = await http(server.baseUrl)('GET', `/v2/projects/${s.project}/runs/${s.logStream}/metrics/status`, { auth: s.auth });
+  if (r.status !== 200) throw new Error(`metrics/status answered ${r.status}: ${r.text}`);
+  return r.body.scorers[0].jobs as Record<string, number>;
+};
 
 const until = async <T>(what: string, read: () => Promise<T>, done: (t: T) => boolean, withinMs = 60_000): Promise<T> => {
   const deadline = Date.now() + withinMs;
@@ -88,7 +91,7 @@ describe('scoring across crashes and processes', () => {
     // Some scored, some in flight (the stub is answering), some still queued.
     await until('some jobs scored while others are being scored', () => jobsOf(first, s), (j) => j['succeeded']! >= 5 && j['computing']! > 0 && j['pending']! > 0);
     await first.stop('SIGKILL');
-    const second = await startServer(SCORING, first.dataDir);
+    const second = await startServer({ ...SCORING, ...first.storageEnv });
     running.push(second);
     const jobs = await until('every job finished', () => jobsOf(second, s), (j) => j['pending']! + j['computing']! === 0);
     expect(jobs).toEqual({ pending: 0, computing: 0, succeeded: 60, failed: 0, error: 0, not_applicable: 0, not_computed: 0 });
@@ -122,7 +125,7 @@ describe('scoring across crashes and processes', () => {
     running.push(idle);
     const s = await setUp(idle, stub);
     const ids = await ingest(idle, s, 8, 10);
-    for (let i = 0; i < 2; i++) running.push(await startServer(SCORING, idle.dataDir));
+    for (let i = 0; i < 2; i++) running.push(await startServer({ ...SCORING, ...idle.storageEnv }));
     const evaluator = startEvaluator(idle.storageEnv);
     running.push(evaluator);
     await evaluator.started;
