@@ -68,7 +68,7 @@ export const storeAFullProject = async (r: Repositories, owner: UserId): Promise
     const span = aRecord(run, { type: 'llm', traceId: trace.id, parentId: trace.id });
     const session = aRecord(run, { type: 'session', traceId: null });
     // The span with a scoring job, which must go with the run too.
-    const job = { runId: run.id, projectId: run.projectId, recordId: span.id, scorerId: scorer.id, version: 1, kind: 'llm' as const, metricName: scorer.name, ownerId: owner };
+    const job = { runId: run.id, projectId: run.projectId, recordId: span.id, traceId: trace.id, scorerId: scorer.id, version: 1, kind: 'llm' as const, metricName: scorer.name, ownerId: owner };
     await right(r.logRecords.ingest(run.id, [trace, span, session], ['input', 'name'], [job]));
     await right(r.insights.replace({ runId: run.id, insights: { logstream: { enabled: true, startTime: null } }, updatedAt: at('2026-05-01T00:00:00.000Z') }));
     await right(r.runScorers.replace({ runId: run.id, scorers: [{ scorerId: scorer.id, version: null }], updatedAt: at('2026-05-01T00:00:00.000Z') }));

@@ -9,7 +9,6 @@ import {
   type Run,
   type Scorer,
   jobsFor,
-  withPendingInfo,
 } from '@tracelight/domain';
 import type { Repositories } from '@tracelight/ports';
 import { aProject, aRecord, aRun, aScorer, aUser, anLlmVersion, at } from './fixtures';
@@ -18,7 +17,7 @@ import { left, right } from './results';
 const NO_TOKENS = { prompt: 0, completion: 0 };
 const success = (value: NonNullable<MetricInfo['value']>, version = 1, tokens = NO_TOKENS): JobOutcome => ({
   state: 'success',
-  info: { status_type: 'success', scorer_type: 'llm', value, display_value: String(value), explanation: 'because', explanations: ['because'], version },
+  info: { status_type: 'success', scorer_type: 'llm', value, display_value: String(value), explanation: 'because', explanations: ['because'], cost: null, version },
   tokens,
 });
 const outcome = (state: 'error' | 'failed' | 'not_applicable' | 'not_computed', message: string, version = 1): JobOutcome => ({
@@ -52,10 +51,10 @@ export const describeScoringQueueContract = (repositories: () => Repositories): 
       return { user, run, scorer, session, trace, spans };
     };
     const plan = (scorer: Scorer, version = 1) => [{ scorer, version: anLlmVersion(scorer, version), sampleRate: 1 }];
-    /** Ingests the records with the jobs the plan gives them (pending entries included), as the use case does. */
+    /** Ingests the records with the jobs the plan gives them, as the use case does (storage marks them pending). */
     const ingestScored = async (run: Run, records: ReadonlyArray<LogRecord>, scorer: Scorer, version = 1) => {
       const jobs = jobsFor(records, plan(scorer, version));
-      await right(r.logRecords.ingest(run.id, withPendingInfo(records, jobs), ['input'], jobs));
+      await right(r.logRecords.ingest(run.id, records, ['input'], jobs));
       return jobs;
     };
     /** Claims every job due now of this run (others' jobs are given back by leasing them out and never finishing). */
@@ -154,6 +153,18 @@ export const describeScoringQueueContract = (repositories: () => Repositories): 
       expect(await claimOf(s.run)).toEqual([]);
     });
 
+    it('stores a record\'s success of a version once, whatever jobs of it there are (a record sent again under another trace)', async () => {
+      const s = await scene();
+      await ingestScored(s.run, [s.spans[0]!], s.scorer);
+      const [job] = await claimOf(s.run);
+      await right(r.scoringQueue.complete(job!, success(0.75), now(), null));
+      // The span moved to another trace of the run: its jobs (if the engine keeps one there) finish without a second value.
+      const other = aRecord(s.run, { hasChildren: true });
+      await ingestScored(s.run, [other, { ...s.spans[0]!, traceId: other.id, parentId: other.id }], s.scorer);
+      for (const again of await claimOf(s.run)) expect(await right(r.scoringQueue.complete(again, success(0.1), now(), null))).toBe(true);
+      expect((await recordOf(s.run, s.spans[0]!.id))?.metrics[s.scorer.name]).toBe(0.75);
+    });
+
     it('writes a failure as the record\'s entry, without a value, and leaves a later version\'s entry alone', async () => {
       const s = await scene();
       await ingestScored(s.run, [s.spans[0]!], s.scorer, 1);
@@ -236,7 +247,7 @@ export const describeScoringQueueContract = (repositories: () => Repositories): 
       const s = await scene();
       const version = { ...anLlmVersion(s.scorer, 1), scoreableNodeTypes: ['trace', 'llm'] };
       const jobs = jobsFor([s.trace, s.spans[0]!], [{ scorer: s.scorer, version, sampleRate: 1 }]);
-      await right(r.logRecords.ingest(s.run.id, withPendingInfo([s.trace, s.spans[0]!], jobs), [], jobs));
+      await right(r.logRecords.ingest(s.run.id, [s.trace, s.spans[0]!], [], jobs));
       const claimed = await claimOf(s.run);
       const spec = { metricName: s.scorer.name, scorerType: 'llm' as const, version: 1, threshold: null };
       await right(r.scoringQueue.complete(claimed.find((j) => j.recordId === s.spans[0]!.id)!, success(1), now(), spec));
@@ -302,7 +313,7 @@ export const describeScoringQueueContract = (repositories: () => Repositories): 
       expect((await right(r.logRecords.findByIds(s.run.id, [records[1]!.id, 'missing']))).map((x) => x.id)).toEqual([records[1]!.id]);
       const first = await right(r.logRecords.listKeys(s.run.id, { types: ['llm'], createdAfter: at('2026-02-01T00:00:00.000Z'), limit: 2 }));
       expect(first.map((k) => k.id)).toEqual([records[0]!.id, records[1]!.id]);
-      expect(first[0]).toEqual({ id: records[0]!.id, type: 'llm', runId: s.run.id, projectId: s.run.projectId, createdAt: records[0]!.createdAt });
+      expect(first[0]).toEqual({ id: records[0]!.id, type: 'llm', traceId: s.trace.id, runId: s.run.id, projectId: s.run.projectId, createdAt: records[0]!.createdAt });
       const next = await right(r.logRecords.listKeys(s.run.id, { types: ['llm'], after: { createdAt: first[1]!.createdAt, id: first[1]!.id }, limit: 2 }));
       expect(next.map((k) => k.id)).toEqual([records[2]!.id]);
       const before = await right(r.logRecords.listKeys(s.run.id, { types: ['llm', 'tool'], createdBefore: at('2026-02-02T00:00:00.000Z'), createdAfter: at('2026-01-01T00:00:00.000Z'), limit: 10 }));

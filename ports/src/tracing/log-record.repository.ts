@@ -45,6 +45,8 @@ export interface RecordQuery {
 export interface RecordKey {
   readonly id: string;
   readonly type: NodeType;
+  /** Its trace (null for a session). */
+  readonly traceId: string | null;
   readonly runId: RunId;
   readonly projectId: ProjectId;
   readonly createdAt: Date;
@@ -74,9 +76,9 @@ export interface LogRecordRepository {
    *
    * `jobs` (scoring jobs of these records) are stored in the same transaction, an outbox: a record is
    * never stored without its jobs, nor a job without its record. A job already stored for the same
-   * (record, scorer, version) is left as it is. A record stored before keeps its `metricInfo` entries
-   * and the scorer values they hold, which the one sent does not replace (a retried ingest does not undo
-   * a scoring); entries it brings that the stored one lacks (a new job's `pending`) are added.
+   * (record, scorer, version) is left as it is. Each record is stored with a `pending` entry for the
+   * metric of each of its jobs; a record stored before keeps its `metricInfo` entries and the success
+   * values they hold over what is sent (scoringKept: a retried ingest does not undo a scoring).
    */
   ingest(runId: RunId, records: ReadonlyArray<LogRecord>, presentColumns: ReadonlyArray<string>, jobs?: ReadonlyArray<NewScoringJob>): Result<void>;
   /**

@@ -31,6 +31,7 @@ export interface JobDoc {
   runId: string;
   projectId: string;
   recordId: string;
+  traceId: string | null;
   scorerId: string;
   version: number;
   kind: string;
@@ -55,6 +56,7 @@ export const newJobDoc = (j: NewScoringJob, now: Date): JobDoc => ({
   runId: j.runId,
   projectId: j.projectId,
   recordId: j.recordId,
+  traceId: j.traceId,
   scorerId: j.scorerId,
   version: j.version,
   kind: j.kind,
@@ -115,6 +117,7 @@ export class MongoScoringQueue implements ScoringQueue {
           runId: d.runId as RunId,
           projectId: d.projectId as ClaimedJob['projectId'],
           recordId: d.recordId,
+          traceId: d.traceId ?? null,
           scorerId: d.scorerId as ClaimedJob['scorerId'],
           version: d.version,
           kind: d.kind as ClaimedJob['kind'],
@@ -169,13 +172,18 @@ export class MongoScoringQueue implements ScoringQueue {
     const key = encodeMetricKey(job.metricName);
     const info = outcome.info;
     const value = info.status_type === 'success' && info.value !== undefined && info.value !== null ? info.value : undefined;
-    // An entry of a later version stays (a job of an older one finishing late); a roll-up gives way.
+    // An entry of a later version stays (a job of an older one finishing late), and so does a success of
+    // the same version (stored once, as SQLite's); a roll-up gives way.
     const record = await this.records.findOneAndUpdate(
       {
         _id: recordKey(job.runId, job.recordId),
         projectId: job.projectId,
         runId: job.runId,
-        $or: [{ [`metricInfo.${key}.version`]: { $not: { $gt: job.version } } }, { [`metricInfo.${key}.roll_up_method`]: { $exists: true } }],
+        $or: [
+          { [`metricInfo.${key}.version`]: { $not: { $gte: job.version } } },
+          { [`metricInfo.${key}.version`]: job.version, [`metricInfo.${key}.status_type`]: { $ne: 'success' } },
+          { [`metricInfo.${key}.roll_up_method`]: { $exists: true } },
+        ],
       },
       value === undefined
         ? { $set: { [`metricInfo.${key}`]: info }, $unset: { [`metrics.${key}`]: '' } }

@@ -1,6 +1,6 @@
 // Log records in MongoDB: one document per node, written in a multi-document transaction
 // (replica set required), searched with a query compiled from the catalogue's column ids.
-import { type FoundPage, type Json, type LogRecord, type MetricInfo, type NewScoringJob, type NodeType, type ProjectId, type RecordFilter, type Run, type RunId, NODE_TYPES, firstKindClash, holdsLoneSurrogate, notFound, replacesStoredRecord, searchTimedOut, takePageAsync } from '@tracelight/domain';
+import { type FoundPage, type Json, type LogRecord, type MetricInfo, type MetricValue, type NewScoringJob, pendingByRecord, scoringKept, type NodeType, type ProjectId, type RecordFilter, type Run, type RunId, NODE_TYPES, firstKindClash, holdsLoneSurrogate, notFound, replacesStoredRecord, searchTimedOut, takePageAsync } from '@tracelight/domain';
 import type { LogRecordRepository, RecordKey, RecordKeyQuery, RecordPosition, RecordQuery, Result } from '@tracelight/ports';
 import { type JobDoc, insertNewJobs } from '../evaluation/mongo-scoring-queue';
 import * as t from 'io-ts';
@@ -319,16 +319,14 @@ const keyset = (q: RecordQuery, after: RecordPosition): Filter<StringIdDoc> => {
 };
 
 /**
- * A record's document keeping what scorers wrote on the one it replaces (keys encoded, as stored): the
- * stored entries win over the `pending` ones the sender's jobs bring, and the values of stored successes
- * over the sender's metrics (clients retry; a retry must not undo a scoring), as SQLite's upsert does.
+ * A record's document with its metrics and metric entries as scoringKept says (keys encoded, as
+ * stored): a stored record's entries and success values kept, a `pending` entry for each of its jobs.
  */
-const keepScoring = <D extends { metrics: Record<string, unknown>; metricInfo: Record<string, MetricInfo> }>(d: D, stored: Readonly<Record<string, MetricInfo>> | undefined): D => {
-  if (stored === undefined) return d;
-  const values: Record<string, unknown> = {};
-  for (const [k, info] of Object.entries(stored)) if (info.status_type === 'success' && info.value !== undefined) values[k] = info.value;
-  return { ...d, metrics: { ...d.metrics, ...values }, metricInfo: { ...d.metricInfo, ...stored } };
-};
+const keepScoring = <D extends { metrics: Record<string, MetricValue | null>; metricInfo: Record<string, MetricInfo> }>(
+  d: D,
+  stored: Readonly<Record<string, MetricInfo>> | undefined,
+  pending: Readonly<Record<string, MetricInfo>> | undefined,
+): D => (stored === undefined && pending === undefined ? d : { ...d, ...scoringKept(d.metrics, stored, pending) });
 
 /** A run's records: with the project too, the shard key's prefix, so that a query goes to the run's shard alone. */
 interface RunScope {
@@ -362,7 +360,7 @@ export class MongoLogRecordRepository implements LogRecordRepository {
       // The outbox: the records' scoring jobs in their transaction.
       const now = new Date();
       await inTransaction(this.client, async (session) => {
-        await this.store(runId, records, presentColumns, session);
+        await this.store(runId, records, presentColumns, session, jobs);
         await insertNewJobs(this.jobs, jobs, now, session);
       });
       await this.linkAgain(runId, records);
@@ -399,8 +397,9 @@ export class MongoLogRecordRepository implements LogRecordRepository {
   }
 
   /** The records and the run's new columns, inside the caller's transaction. */
-  private async store(runId: RunId, records: ReadonlyArray<LogRecord>, presentColumns: ReadonlyArray<string>, session: ClientSession): Promise<void> {
+  private async store(runId: RunId, records: ReadonlyArray<LogRecord>, presentColumns: ReadonlyArray<string>, session: ClientSession, jobs: ReadonlyArray<NewScoringJob> = []): Promise<void> {
     const { parents: formerParents, scored } = await this.parentsOf(runId, records, session);
+    const pending = pendingByRecord(jobs, encodeMetricKey);
     const rootKeys = await this.rootKeysOf(runId, records, session);
     const replacing = records.filter((r) => r.otelRootKey === undefined || replacesStoredRecord(r, rootKeys.get(r.id)));
     if (replacing.length > 0)
@@ -408,7 +407,7 @@ export class MongoLogRecordRepository implements LogRecordRepository {
         // A retry replaces its own record. The run and project too: with a sharded collection, an
         // upsert names the whole shard key.
         replacing.map((r) => {
-          const d = keepScoring(recordToDocument(r), scored.get(r.id));
+          const d = keepScoring(recordToDocument(r), scored.get(r.id), pending.get(r.id));
           return { replaceOne: { filter: { _id: d._id, runId: d.runId, projectId: d.projectId }, replacement: d, upsert: true } };
         }),
         { session, ordered: true },
@@ -547,13 +546,14 @@ export class MongoLogRecordRepository implements LogRecordRepository {
           : {}),
       };
       const found = await this.records
-        .find(filter, { projection: { recordId: 1, type: 1, runId: 1, projectId: 1, createdAt: 1 } })
+        .find(filter, { projection: { recordId: 1, type: 1, traceId: 1, runId: 1, projectId: 1, createdAt: 1 } })
         .sort({ createdAt: 1, _id: 1 })
         .limit(q.limit)
         .toArray();
       return found.map((d) => ({
         id: String(d['recordId']),
         type: d['type'] as NodeType,
+        traceId: (d['traceId'] as string | null | undefined) ?? null,
         runId: d['runId'] as RunId,
         projectId: d['projectId'] as ProjectId,
         createdAt: d['createdAt'] as Date,

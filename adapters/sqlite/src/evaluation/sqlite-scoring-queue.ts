@@ -30,6 +30,7 @@ interface ClaimedRow {
   run_id: string;
   project_id: string;
   record_id: string;
+  trace_key: string;
   scorer_id: string;
   version: number;
   kind: string;
@@ -44,6 +45,7 @@ const claimedJob = (r: ClaimedRow): ClaimedJob => ({
   runId: r.run_id as RunId,
   projectId: r.project_id as ProjectId,
   recordId: r.record_id,
+  traceId: r.trace_key === '' ? null : r.trace_key,
   scorerId: r.scorer_id as ScorerId,
   version: r.version,
   kind: r.kind as ScorerVersionKind,
@@ -84,7 +86,7 @@ export class SqliteScoringQueue implements ScoringQueue {
     this.claimDue = db.prepare(
       `UPDATE scoring_jobs SET state = 'computing', lease_owner = @owner, due_at = @until, attempts = attempts + 1, updated_at = @now
        WHERE id IN (SELECT id FROM scoring_jobs WHERE due_at IS NOT NULL AND due_at <= @now ORDER BY due_at, id LIMIT @limit)
-       RETURNING id, run_id, project_id, record_id, scorer_id, version, kind, metric_name, owner_id, attempts, lease_owner`,
+       RETURNING id, run_id, project_id, record_id, trace_key, scorer_id, version, kind, metric_name, owner_id, attempts, lease_owner`,
     );
     this.renewHeld = db
       .prepare(
@@ -103,13 +105,16 @@ export class SqliteScoringQueue implements ScoringQueue {
          prompt_tokens = prompt_tokens + @prompt, completion_tokens = completion_tokens + @completion, updated_at = @now
        WHERE id = @id AND state = 'computing' AND lease_owner = @owner`,
     );
-    // An entry of a later version stays (a job of an older one finishing late); a roll-up gives way.
+    // An entry of a later version stays (a job of an older one finishing late), and so does a success of
+    // the same version (a second job of the record's: it was sent again under another trace); a roll-up gives way.
     this.writeEntry = db.prepare(
       `UPDATE log_records SET
          metric_info = json_set(metric_info, @path, json(@info)),
          metrics = CASE WHEN @value IS NULL THEN json_remove(metrics, @path) ELSE json_set(metrics, @path, json(@value)) END
        WHERE run_id = @runId AND id = @recordId
-         AND (coalesce(json_extract(metric_info, @path || '.version'), 0) <= @version OR json_extract(metric_info, @path || '.roll_up_method') IS NOT NULL)
+         AND (coalesce(json_extract(metric_info, @path || '.version'), 0) < @version
+           OR (json_extract(metric_info, @path || '.version') = @version AND json_extract(metric_info, @path || '.status_type') != 'success')
+           OR json_extract(metric_info, @path || '.roll_up_method') IS NOT NULL)
        RETURNING id, type, trace_id AS traceId, session_id AS sessionId`,
     );
     this.markPresent = db.prepare('INSERT OR IGNORE INTO run_columns (run_id, column_id) VALUES (?, ?)');

@@ -267,8 +267,12 @@ export const MIGRATIONS: ReadonlyArray<Migration> = [
     version: 11,
     name: 'scoring: jobs written with the records that cause them, claimed under leases; each record keeps its scorers\' outcomes (metric_info)',
     // due_at: when a pending job may be claimed (its backoff), or when a computing job's lease runs out;
-    // NULL once it has an outcome, so the partial index holds only the jobs still to do. Records of a
-    // session are found by (run_id, session_id) for its roll-ups.
+    // NULL once it has an outcome, so the partial index holds only the jobs still to do. A job is unique
+    // by its record, keyed after the record's trace (trace_key: its trace id, '' for a session): an
+    // ingest's jobs, mostly of a few traces, land side by side in the key, where record ids alone (random
+    // UUIDs) scattered them over the whole index, each job a page written. A run's status
+    // reads its jobs through the unique key's run_id: no index of their states, which every claim and
+    // outcome would have to write. Records of a session are found by (run_id, session_id) for its roll-ups.
     up: `
       ALTER TABLE log_records ADD COLUMN metric_info TEXT NOT NULL DEFAULT '{}';
       CREATE INDEX log_records_by_session ON log_records (run_id, session_id);
@@ -277,6 +281,7 @@ export const MIGRATIONS: ReadonlyArray<Migration> = [
         run_id TEXT NOT NULL REFERENCES runs(id) ON DELETE CASCADE,
         project_id TEXT NOT NULL,
         record_id TEXT NOT NULL,
+        trace_key TEXT NOT NULL,
         scorer_id TEXT NOT NULL,
         version INTEGER NOT NULL,
         kind TEXT NOT NULL,
@@ -291,10 +296,9 @@ export const MIGRATIONS: ReadonlyArray<Migration> = [
         completion_tokens INTEGER NOT NULL DEFAULT 0,
         created_at INTEGER NOT NULL,
         updated_at INTEGER NOT NULL,
-        UNIQUE (run_id, record_id, scorer_id, version)
+        UNIQUE (run_id, trace_key, record_id, scorer_id, version)
       ) STRICT;
       CREATE INDEX scoring_jobs_due ON scoring_jobs (due_at) WHERE due_at IS NOT NULL;
-      CREATE INDEX scoring_jobs_by_scorer ON scoring_jobs (run_id, scorer_id, version, state);
     `,
   },
 ];

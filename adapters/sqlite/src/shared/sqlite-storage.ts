@@ -13,6 +13,7 @@ import { type DatabaseCopy, copyDatabase } from './sqlite-backup';
 import { SqliteThread } from './sqlite-thread';
 import { SQLITE_REPOSITORIES, SQLITE_WRITES } from '../sqlite.repositories';
 import { recordToValues } from '../tracing/log-record.mapper';
+import { groupJobs } from '../evaluation/scoring-jobs.sql';
 import type { SqliteLogRecordRepository } from '../tracing/sqlite-log-record.repository';
 import type { RepositoryName } from './writer-protocol';
 
@@ -64,7 +65,7 @@ const routeCalls = (reads: Repositories, writer: SqliteThread, searchers: Readon
   (routed.logRecords as Record<string, unknown>)['ingest'] =
     (runId: RunId, records: ReadonlyArray<LogRecord>, presentColumns: ReadonlyArray<string>, jobs: ReadonlyArray<NewScoringJob> = []): Result<void> =>
     () =>
-      writer.call('logRecords', 'ingestRows', [runId, records.map(recordToValues), presentColumns, jobs]) as Promise<E.Either<DomainError, void>>;
+      writer.call('logRecords', 'ingestRows', [runId, records.map(recordToValues), presentColumns, groupJobs(jobs)]) as Promise<E.Either<DomainError, void>>;
   (routed.logRecords as Record<string, unknown>)['ingestIntoNewRun'] =
     (newRun: Run, records: ReadonlyArray<LogRecord>, presentColumns: ReadonlyArray<string>): Result<void> =>
     () =>

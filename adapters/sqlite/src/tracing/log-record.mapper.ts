@@ -111,6 +111,8 @@ export const VALUE_INDEX = {
   type: RECORD_COLUMNS.indexOf('type'),
   parentId: RECORD_COLUMNS.indexOf('parent_id'),
   hasChildren: RECORD_COLUMNS.indexOf('has_children'),
+  metrics: RECORD_COLUMNS.indexOf('metrics'),
+  metricInfo: RECORD_COLUMNS.indexOf('metric_info'),
 } as const;
 
 /** JSON of a small map or list; most are empty, and `{}`/`[]` need no serialiser. */

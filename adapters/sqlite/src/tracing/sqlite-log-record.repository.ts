@@ -1,4 +1,4 @@
-import { type FoundPage, type LogRecord, type NewScoringJob, type NodeType, type ProjectId, type Run, type RunId, firstKindClash, foldCase, notFound, searchTimedOut, takePage } from '@tracelight/domain';
+import { type FoundPage, type LogRecord, type MetricInfo, type MetricValue, type NewScoringJob, type NodeType, type ProjectId, type Run, type RunId, type ScorerVersionKind, firstKindClash, foldCase, notFound, pendingByRecord, scoringKept, searchTimedOut, takePage } from '@tracelight/domain';
 import type { LogRecordRepository, RecordKey, RecordKeyQuery, RecordQuery, Result } from '@tracelight/ports';
 import type Database from 'better-sqlite3';
 import { inject, injectable } from 'inversify';
@@ -8,7 +8,27 @@ import { type InsertRun, prepareInsertRun, runNameTaken } from '../projects-runs
 import { type UnderLiveParent, underLiveParent } from '../projects-runs/live-parent';
 import { READ_COLUMNS, RECORD_COLUMNS, type RecordValues, VALUE_INDEX, recordFromRow, recordToValues } from './log-record.mapper';
 import { FOLD_CASE, SEARCH_BUDGET, SIZE_COLUMN, compileSearch } from './record-query.sql';
-import { type JobWrites, prepareJobWrites } from '../evaluation/scoring-jobs.sql';
+import { type JobGroup, type JobWrites, groupJobs, prepareJobWrites, traceKey } from '../evaluation/scoring-jobs.sql';
+
+/**
+ * The rows' metrics and metric entries as scoringKept says, in place: a stored record's entries and
+ * values kept, a `pending` entry for each job. Only rows with either are touched (parsed and written again).
+ */
+const keepScoring = (rows: ReadonlyArray<RecordValues>, stored: ReadonlyArray<{ readonly id: string; readonly metricInfo: string }>, groups: ReadonlyArray<JobGroup>): void => {
+  const storedInfo = new Map<string, Record<string, MetricInfo>>();
+  for (const r of stored) if (r.metricInfo !== '{}') storedInfo.set(r.id, JSON.parse(r.metricInfo) as Record<string, MetricInfo>);
+  const pending = pendingByRecord(groups.flatMap((g) => g.records.map(([recordId]) => ({ recordId, metricName: g.metricName, kind: g.kind as ScorerVersionKind, version: g.version }))));
+  if (storedInfo.size === 0 && pending.size === 0) return;
+  for (const row of rows as Array<Array<string | number | null>>) {
+    const id = row[VALUE_INDEX.id] as string;
+    const kept = storedInfo.get(id);
+    const queued = pending.get(id);
+    if (kept === undefined && queued === undefined) continue;
+    const merged = scoringKept(JSON.parse(row[VALUE_INDEX.metrics] as string) as Record<string, MetricValue | null>, kept, queued);
+    if (kept !== undefined) row[VALUE_INDEX.metrics] = JSON.stringify(merged.metrics);
+    row[VALUE_INDEX.metricInfo] = JSON.stringify(merged.metricInfo);
+  }
+};
 
 /** Thrown by SEARCH_BUDGET inside SQLite, and caught as it leaves: the search ran out of time. */
 class OutOfTime extends Error {}
@@ -49,15 +69,7 @@ export class SqliteLogRecordRepository implements LogRecordRepository {
       return 1;
     });
     this.jobs = prepareJobWrites(db);
-    // A record sent again keeps what scorers wrote on it: its metric entries (the stored ones win over
-    // the `pending` ones the sender's jobs bring), and the values of its successes in `metrics` over the
-    // sender's (clients retry; a retry must not undo a scoring).
-    const KEPT_ON_UPDATE: Readonly<Record<string, string>> = {
-      metric_info: 'json_patch(excluded.metric_info, log_records.metric_info)',
-      metrics: `json_patch(excluded.metrics, (SELECT json_group_object(key, value -> '$.value') FROM json_each(log_records.metric_info)
-                  WHERE value ->> '$.status_type' = 'success'))`,
-    };
-    const updates = RECORD_COLUMNS.filter((c) => c !== 'id' && c !== 'run_id').map((c) => `${c} = ${KEPT_ON_UPDATE[c] ?? `excluded.${c}`}`);
+    const updates = RECORD_COLUMNS.filter((c) => c !== 'id' && c !== 'run_id').map((c) => `${c} = excluded.${c}`);
     // A record is its run's: a retried one replaces itself, and the same id in another run (another
     // user's, say) is another record, never touched from here. The WHERE is replacesStoredRecord: a
     // trace's record from a later OTLP root span leaves the stored one as it is.
@@ -83,7 +95,7 @@ export class SqliteLogRecordRepository implements LogRecordRepository {
     this.storedOf = db
       // The ids as the outer loop (CROSS JOIN keeps them there), each found by (run_id, id): left to
       // itself the planner walked the run's children through (run_id, parent_id), the whole run each batch.
-      .prepare('SELECT l.id, l.type, l.parent_id FROM json_each(@ids) AS j CROSS JOIN log_records AS l ON l.run_id = @run AND l.id = j.value')
+      .prepare('SELECT l.id, l.type, l.parent_id, l.metric_info FROM json_each(@ids) AS j CROSS JOIN log_records AS l ON l.run_id = @run AND l.id = j.value')
       .raw();
     this.unmarkChildless = db.prepare(
       `UPDATE log_records SET has_children = 0 WHERE run_id = @run AND has_children = 1 AND id IN (SELECT value FROM json_each(@ids))
@@ -97,15 +109,20 @@ export class SqliteLogRecordRepository implements LogRecordRepository {
         `DELETE FROM log_records WHERE rowid IN (
            SELECT l.rowid FROM runs r CROSS JOIN log_records l
            WHERE l.run_id = r.id AND l.is_trace IN (0, 1) AND l.created_at < ? LIMIT ?)
-         RETURNING run_id, parent_id, id`,
+         RETURNING run_id, parent_id, id, trace_id`,
       )
       .raw();
     // A removed record's jobs go with it (their outcome would have nowhere to go).
-    this.removeJobsOf = db.prepare('DELETE FROM scoring_jobs WHERE run_id = @run AND record_id IN (SELECT value FROM json_each(@ids))');
+    // By (run, trace key, record): the jobs' unique key.
+    this.removeJobsOf = db.prepare(
+      `DELETE FROM scoring_jobs WHERE rowid IN (
+         SELECT j.rowid FROM json_each(@records) AS r CROSS JOIN scoring_jobs AS j
+         WHERE j.run_id = @run AND j.trace_key = r.value ->> 1 AND j.record_id = r.value ->> 0)`,
+    );
     this.byIds = db.prepare(`SELECT ${READ_COLUMNS.join(', ')} FROM log_records WHERE run_id = @run AND id IN (SELECT value FROM json_each(@ids))`);
     // Keyset pages in (created_at, id) order through log_records_by_run_time, both kinds of is_trace.
     this.keysFrom = db.prepare(
-      `SELECT id, type, run_id AS runId, project_id AS projectId, created_at AS createdAt FROM log_records
+      `SELECT id, type, trace_id AS traceId, run_id AS runId, project_id AS projectId, created_at AS createdAt FROM log_records
        WHERE run_id = @run AND is_trace IN (0, 1) AND type IN (SELECT value FROM json_each(@types))
          AND created_at >= @from AND created_at < @to AND (created_at, id) > (@afterAt, @afterId)
        ORDER BY created_at, id LIMIT @limit`,
@@ -114,11 +131,11 @@ export class SqliteLogRecordRepository implements LogRecordRepository {
     // parent that stays keeps has_children only while another child still names it, as after ingest.
     // Each run's parents are found by (run_id, id) and their children by (run_id, parent_id).
     this.expire = db.transaction((cutoff: number, limit: number): number => {
-      const removed = this.removeOld.all(cutoff, limit) as Array<[string, string | null, string]>;
+      const removed = this.removeOld.all(cutoff, limit) as Array<[string, string | null, string, string | null]>;
       const left = new Map<string, Set<string>>();
-      const gone = new Map<string, string[]>();
-      for (const [runId, , id] of removed) gone.set(runId, [...(gone.get(runId) ?? []), id]);
-      for (const [runId, ids] of gone) this.removeJobsOf.run({ run: runId, ids: JSON.stringify(ids) });
+      const gone = new Map<string, Array<readonly [string, string]>>();
+      for (const [runId, , id, traceId] of removed) gone.set(runId, [...(gone.get(runId) ?? []), [id, traceKey(traceId)]]);
+      for (const [runId, records] of gone) this.removeJobsOf.run({ run: runId, records: JSON.stringify(records) });
       for (const [runId, parentId] of removed) {
         if (parentId === null) continue;
         const parents = left.get(runId) ?? new Set<string>();
@@ -130,14 +147,14 @@ export class SqliteLogRecordRepository implements LogRecordRepository {
   }
 
   ingest(runId: RunId, records: ReadonlyArray<LogRecord>, presentColumns: ReadonlyArray<string>, jobs: ReadonlyArray<NewScoringJob> = []): Result<void> {
-    return this.ingestRows(runId, records.map(recordToValues), presentColumns, jobs);
+    return this.ingestRows(runId, records.map(recordToValues), presentColumns, groupJobs(jobs));
   }
 
   /**
    * `ingest` on rows already mapped: the writer thread's form of it, so that the mapping (and its
    * JSON encoding) happens on the caller's thread and only flat rows cross to the writer.
    */
-  ingestRows(runId: RunId, rows: ReadonlyArray<RecordValues>, presentColumns: ReadonlyArray<string>, jobs: ReadonlyArray<NewScoringJob> = []): Result<void> {
+  ingestRows(runId: RunId, rows: ReadonlyArray<RecordValues>, presentColumns: ReadonlyArray<string>, jobs: ReadonlyArray<JobGroup> = []): Result<void> {
     return run(() => this.writeRows(runId, rows, presentColumns, jobs), undefined, notFound('run', runId));
   }
 
@@ -163,17 +180,18 @@ export class SqliteLogRecordRepository implements LogRecordRepository {
   }
 
   /** Stores rows of a run that must exist (NotFound, by Abort, when it is gone or its project retired). */
-  private writeRows(runId: RunId, rows: ReadonlyArray<RecordValues>, presentColumns: ReadonlyArray<string>, jobs: ReadonlyArray<NewScoringJob> = []): void {
+  private writeRows(runId: RunId, rows: ReadonlyArray<RecordValues>, presentColumns: ReadonlyArray<string>, jobs: ReadonlyArray<JobGroup> = []): void {
     this.underLiveRun(runId, () => {
       // What these records were, if they were stored before: read before they are replaced.
-      const stored = (this.storedOf.all({ run: runId, ids: JSON.stringify(rows.map((row) => row[VALUE_INDEX.id])) }) as Array<[string, NodeType, string | null]>).map(
-        ([id, type, parentId]) => ({ id, type, parentId }),
+      const stored = (this.storedOf.all({ run: runId, ids: JSON.stringify(rows.map((row) => row[VALUE_INDEX.id])) }) as Array<[string, NodeType, string | null, string]>).map(
+        ([id, type, parentId, metricInfo]) => ({ id, type, parentId, metricInfo }),
       );
       if (stored.length > 0) {
         const clash = firstKindClash(stored, new Map(rows.map((row) => [row[VALUE_INDEX.id] as string, row[VALUE_INDEX.type] as NodeType])));
         if (clash !== undefined) throw new Abort(clash);
       }
       const formerParents = new Set(stored.flatMap((r) => (r.parentId === null ? [] : [r.parentId])));
+      keepScoring(rows, stored, jobs);
       for (const row of rows) this.upsert.run(row);
       // Out of order: a parent stored earlier learns of its new children; a parent arriving late finds its own.
       const parents = new Set<string>();
@@ -209,7 +227,7 @@ export class SqliteLogRecordRepository implements LogRecordRepository {
           afterAt: q.after?.createdAt.getTime() ?? Number.MIN_SAFE_INTEGER,
           afterId: q.after?.id ?? '',
           limit: q.limit,
-        }) as Array<{ id: string; type: NodeType; runId: RunId; projectId: ProjectId; createdAt: number }>
+        }) as Array<{ id: string; type: NodeType; traceId: string | null; runId: RunId; projectId: ProjectId; createdAt: number }>
       ).map((k) => ({ ...k, createdAt: new Date(k.createdAt) })),
     );
   }

@@ -61,3 +61,20 @@ export const displayValueOf = (value: MetricValue, threshold: ColumnThreshold | 
 
 /** Whether an entry is a roll-up (written from descendants), not a scorer's own outcome on the record. */
 export const isRollUp = (info: MetricInfo | undefined): boolean => info?.roll_up_method !== undefined;
+
+/**
+ * A record's metrics and metric entries as stored when it is written: the sender's metrics, with the
+ * values of the stored record's successes over them, and the stored entries over the `pending` entries
+ * of the jobs the write queues. A record sent again (clients retry) so keeps what scorers wrote on it;
+ * a new one starts pending for each job. Keys are names as the storage keeps them (encoded or not, alike).
+ */
+export const scoringKept = (
+  metrics: Readonly<Record<string, MetricValue | null>>,
+  stored: Readonly<Record<string, MetricInfo>> | undefined,
+  pending: Readonly<Record<string, MetricInfo>> | undefined,
+): { readonly metrics: Readonly<Record<string, MetricValue | null>>; readonly metricInfo: Readonly<Record<string, MetricInfo>> } => {
+  if (stored === undefined) return { metrics, metricInfo: pending ?? {} };
+  const values: Record<string, MetricValue> = {};
+  for (const [name, info] of Object.entries(stored)) if (info.status_type === 'success' && info.value !== undefined && info.value !== null) values[name] = info.value;
+  return { metrics: { ...metrics, ...values }, metricInfo: { ...pending, ...stored } };
+};

@@ -25,6 +25,11 @@ export interface NewScoringJob {
   readonly runId: RunId;
   readonly projectId: ProjectId;
   readonly recordId: string;
+  /**
+   * The record's trace (null for a session): storage may keep a run's jobs by trace, so that the jobs
+   * of one ingest, mostly of a few traces, are written side by side rather than scattered.
+   */
+  readonly traceId: string | null;
   readonly scorerId: ScorerId;
   readonly version: number;
   readonly kind: ScorerVersionKind;
@@ -106,7 +111,7 @@ export const isSampled = (recordId: string, scorerId: ScorerId, rate: number): b
   rate >= 1 || (rate > 0 && fnv1a(`${recordId}:${scorerId}`) / 2 ** 32 < rate);
 
 /** The jobs a plan gives these records of one run: each record of a type an entry's version scores, when sampled. */
-export const jobsFor = (records: ReadonlyArray<Pick<LogRecord, 'id' | 'type' | 'runId' | 'projectId'>>, plan: ScoringPlan): ReadonlyArray<NewScoringJob> => {
+export const jobsFor = (records: ReadonlyArray<Pick<LogRecord, 'id' | 'type' | 'runId' | 'projectId' | 'traceId'>>, plan: ScoringPlan): ReadonlyArray<NewScoringJob> => {
   if (plan.length === 0) return [];
   const jobs: NewScoringJob[] = [];
   for (const entry of plan) {
@@ -119,6 +124,7 @@ export const jobsFor = (records: ReadonlyArray<Pick<LogRecord, 'id' | 'type' | '
         runId: r.runId,
         projectId: r.projectId,
         recordId: r.id,
+        traceId: r.traceId,
         scorerId: entry.scorer.id,
         version: entry.version.version,
         kind,
@@ -130,21 +136,13 @@ export const jobsFor = (records: ReadonlyArray<Pick<LogRecord, 'id' | 'type' | '
   return jobs;
 };
 
-/**
- * The records with a `pending` entry for each metric a job of theirs will give, so that a search shows
- * it is on its way. Only records with jobs are copied. A record stored before keeps what it had (the
- * storage merges: an outcome already there is not put back to pending by a retried ingest).
- */
-export const withPendingInfo = (records: ReadonlyArray<LogRecord>, jobs: ReadonlyArray<NewScoringJob>): ReadonlyArray<LogRecord> => {
-  if (jobs.length === 0) return records;
+/** The `pending` entries of each record the jobs are for (record id → metric name → entry). */
+export const pendingByRecord = (jobs: ReadonlyArray<Pick<NewScoringJob, 'recordId' | 'metricName' | 'kind' | 'version'>>, key: (name: string) => string = (n) => n): Map<string, Record<string, MetricInfo>> => {
   const byRecord = new Map<string, Record<string, MetricInfo>>();
   for (const j of jobs) {
     const infos = byRecord.get(j.recordId) ?? {};
-    infos[j.metricName] = pendingInfo(j.kind, j.version);
+    infos[key(j.metricName)] = pendingInfo(j.kind, j.version);
     byRecord.set(j.recordId, infos);
   }
-  return records.map((r) => {
-    const pending = byRecord.get(r.id);
-    return pending === undefined ? r : { ...r, metricInfo: { ...r.metricInfo, ...pending } };
-  });
+  return byRecord;
 };

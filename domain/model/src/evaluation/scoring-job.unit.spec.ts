@@ -1,6 +1,7 @@
 import type { ScorerId } from '../shared/ids';
 import { llmVersion, record, scorer } from './evaluation.fixtures';
-import { isSampled, jobsFor, scoreableNodeTypes, withPendingInfo } from './scoring-job';
+import { scoringKept } from './metric-info';
+import { isSampled, jobsFor, pendingByRecord, scoreableNodeTypes } from './scoring-job';
 
 describe('isSampled', () => {
   const ids = Array.from({ length: 2000 }, (_, i) => `00000000-0000-4000-8000-${String(i).padStart(12, '0')}`);
@@ -39,8 +40,8 @@ describe('jobsFor', () => {
   it('gives one job per record of a type the version scores, for the version in the plan', () => {
     const jobs = jobsFor(records, [{ scorer: scorer(), version: llmVersion({ version: 4 }), sampleRate: 1 }]);
     expect(jobs).toEqual([
-      { runId: 'run1', projectId: 'p1', recordId: 'l1', scorerId: 's1', version: 4, kind: 'llm', metricName: 'toxicity', ownerId: 'u1' },
-      { runId: 'run1', projectId: 'p1', recordId: 'l2', scorerId: 's1', version: 4, kind: 'llm', metricName: 'toxicity', ownerId: 'u1' },
+      { runId: 'run1', projectId: 'p1', recordId: 'l1', traceId: 't1', scorerId: 's1', version: 4, kind: 'llm', metricName: 'toxicity', ownerId: 'u1' },
+      { runId: 'run1', projectId: 'p1', recordId: 'l2', traceId: 't1', scorerId: 's1', version: 4, kind: 'llm', metricName: 'toxicity', ownerId: 'u1' },
     ]);
   });
 
@@ -64,13 +65,20 @@ describe('jobsFor', () => {
   });
 });
 
-describe('withPendingInfo', () => {
-  it('marks each record with a job pending for its metric, and copies no other record', () => {
-    const a = record({ id: 'a', metricInfo: { bleu: { status_type: 'success', value: 0.5 } } });
-    const b = record({ id: 'b' });
-    const [job] = jobsFor([a], [{ scorer: scorer(), version: llmVersion({ version: 2 }), sampleRate: 1 }]);
-    const [ma, mb] = withPendingInfo([a, b], [job!]);
-    expect(ma!.metricInfo).toEqual({ bleu: { status_type: 'success', value: 0.5 }, toxicity: { status_type: 'pending', scorer_type: 'llm', version: 2 } });
-    expect(mb).toBe(b);
+describe('pendingByRecord and scoringKept', () => {
+  it('marks each record with a job pending for its metric', () => {
+    const jobs = jobsFor([record({ id: 'a' }), record({ id: 'b', type: 'tool' })], [{ scorer: scorer(), version: llmVersion({ version: 2 }), sampleRate: 1 }]);
+    expect(pendingByRecord(jobs)).toEqual(new Map([['a', { toxicity: { status_type: 'pending', scorer_type: 'llm', version: 2 } }]]));
+  });
+
+  it('keeps a stored record\'s entries and success values over what is sent and what is queued', () => {
+    const stored = { toxicity: { status_type: 'success' as const, value: 0.5, cost: null }, bleu: { status_type: 'error' as const, message: 'x' } };
+    const pending = { toxicity: { status_type: 'pending' as const }, tone: { status_type: 'pending' as const } };
+    expect(scoringKept({ duration_ns: 3, toxicity: 0.9 }, stored, pending)).toEqual({
+      metrics: { duration_ns: 3, toxicity: 0.5 },
+      metricInfo: { toxicity: stored.toxicity, bleu: stored.bleu, tone: pending.tone },
+    });
+    expect(scoringKept({ a: 1 }, undefined, pending)).toEqual({ metrics: { a: 1 }, metricInfo: pending });
+    expect(scoringKept({ a: 1 }, undefined, undefined)).toEqual({ metrics: { a: 1 }, metricInfo: {} });
   });
 });

@@ -18,7 +18,6 @@ import {
   type ScoringPlan,
   asId,
   jobsFor,
-  withPendingInfo,
   distinctOtelRecordIds,
   storableOtelText,
   invalid,
@@ -241,7 +240,7 @@ export class TracingUseCases {
 
   /**
    * Stores records of an existing run with the scoring jobs the run's plan gives them, in one write (an
-   * outbox: LogRecordRepository.ingest), each record marked pending for its metrics. Every write path
+   * outbox: LogRecordRepository.ingest, which also marks each record pending for its jobs' metrics). Every write path
    * that stores records of a run goes through here, so that what it stores is scored.
    */
   ingestScored(runId: RunId, records: ReadonlyArray<LogRecord>, present: ReadonlyArray<string> = presentColumnsOfAll(records)): UseCase<void> {
@@ -253,7 +252,7 @@ export class TracingUseCases {
         const jobs = jobsFor(records, plan);
         if (jobs.length === 0) return this.deps.records.ingest(runId, records, present);
         return pipe(
-          this.deps.records.ingest(runId, withPendingInfo(records, jobs), present, jobs),
+          this.deps.records.ingest(runId, records, present, jobs),
           TE.map(() => this.deps.onJobsQueued?.()),
         );
       }),
