@@ -1,4 +1,4 @@
-import { type FoundPage, type LogRecord, type MetricInfo, type MetricValue, type NewScoringJob, type NodeType, type ProjectId, type Run, type RunId, type ScorerVersionKind, firstKindClash, foldCase, notFound, pendingByRecord, scoringKept, searchTimedOut, takePage } from '@tracelight/domain';
+import { type FoundPage, type LogRecord, type MetricInfo, type MetricValue, type NewScoringJob, type NodeType, type ProjectId, type Run, type RunId, type ScorerVersionKind, firstKindClash, foldCase, notFound, pendingInfo, scoringKept, searchTimedOut, takePage } from '@tracelight/domain';
 import type { LogRecordRepository, RecordKey, RecordKeyQuery, RecordQuery, Result } from '@tracelight/ports';
 import type Database from 'better-sqlite3';
 import { inject, injectable } from 'inversify';
@@ -12,19 +12,35 @@ import { type JobGroup, type JobWrites, groupJobs, prepareJobWrites, traceKey } 
 
 /**
  * The rows' metrics and metric entries as scoringKept says, in place: a stored record's entries and
- * values kept, a `pending` entry for each job. Only rows with either are touched (parsed and written again).
+ * values kept, a `pending` entry for each job. Only rows with either are touched. On the ingest's path:
+ * a new record with one job (the usual case) takes its group's entry as JSON made once.
  */
 const keepScoring = (rows: ReadonlyArray<RecordValues>, stored: ReadonlyArray<{ readonly id: string; readonly metricInfo: string }>, groups: ReadonlyArray<JobGroup>): void => {
   const storedInfo = new Map<string, Record<string, MetricInfo>>();
   for (const r of stored) if (r.metricInfo !== '{}') storedInfo.set(r.id, JSON.parse(r.metricInfo) as Record<string, MetricInfo>);
-  const pending = pendingByRecord(groups.flatMap((g) => g.records.map(([recordId]) => ({ recordId, metricName: g.metricName, kind: g.kind as ScorerVersionKind, version: g.version }))));
-  if (storedInfo.size === 0 && pending.size === 0) return;
+  if (storedInfo.size === 0 && groups.length === 0) return;
+  // Each record's groups (by index), and each group's pending entry.
+  const groupsOf = new Map<string, number[]>();
+  groups.forEach((g, i) => {
+    for (const [recordId] of g.records) {
+      const of = groupsOf.get(recordId);
+      if (of === undefined) groupsOf.set(recordId, [i]);
+      else of.push(i);
+    }
+  });
+  const entries = groups.map((g) => pendingInfo(g.kind as ScorerVersionKind, g.version));
+  const alone = groups.map((g, i) => JSON.stringify({ [g.metricName]: entries[i] }));
   for (const row of rows as Array<Array<string | number | null>>) {
     const id = row[VALUE_INDEX.id] as string;
     const kept = storedInfo.get(id);
-    const queued = pending.get(id);
-    if (kept === undefined && queued === undefined) continue;
-    const merged = scoringKept(JSON.parse(row[VALUE_INDEX.metrics] as string) as Record<string, MetricValue | null>, kept, queued);
+    const of = groupsOf.get(id);
+    if (kept === undefined && of === undefined) continue;
+    if (kept === undefined && of!.length === 1) {
+      row[VALUE_INDEX.metricInfo] = alone[of![0]!]!;
+      continue;
+    }
+    const queued = of === undefined ? undefined : Object.fromEntries(of.map((i) => [groups[i]!.metricName, entries[i]!]));
+    const merged = scoringKept(kept === undefined ? {} : (JSON.parse(row[VALUE_INDEX.metrics] as string) as Record<string, MetricValue | null>), kept, queued);
     if (kept !== undefined) row[VALUE_INDEX.metrics] = JSON.stringify(merged.metrics);
     row[VALUE_INDEX.metricInfo] = JSON.stringify(merged.metricInfo);
   }
