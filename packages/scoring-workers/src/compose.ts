@@ -42,7 +42,18 @@ export interface ScoringObservers {
 }
 
 
-export const composeScoring = (ports: ScoringPorts, settings: ScoringSettings, owner: string, log: ScoringLog, observers: ScoringObservers = {}) => {
+/**
+ * `runners` replaces the runner of a kind: the code kind's, once code scorers run in a sandbox (a
+ * CodeSandbox port's runner), slots in here beside the judge.
+ */
+export const composeScoring = (
+  ports: ScoringPorts,
+  settings: ScoringSettings,
+  owner: string,
+  log: ScoringLog,
+  observers: ScoringObservers = {},
+  runnersOf: Partial<ScorerRunners> = {},
+) => {
   const runners: ScorerRunners = {
     llm: new LlmJudgeRunner({
       judge: ports.judge,
@@ -52,6 +63,7 @@ export const composeScoring = (ports: ScoringPorts, settings: ScoringSettings, o
     }),
     code: notComputedRunner(CODE_NOT_RUN),
     luna: notComputedRunner(LUNA_NOT_RUN),
+    ...runnersOf,
   };
   const jobs = new ScoringJobs({
     queue: ports.queue,
