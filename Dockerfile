@@ -1,8 +1,9 @@
 # Tracelight server image: `docker build -t tracelight .`, then
 #   docker run -p 8088:8088 -v tracelight-data:/data \
 #     -e TRACELIGHT_ADMIN_EMAIL=admin@example.com -e TRACELIGHT_ADMIN_PASSWORD=change-me-please tracelight
-# The build stage makes the same two bundles as `pnpm bundle` / `pnpm bundle:admin` (their own
-# production node_modules, compiled code only); the image runs them as the unprivileged `node` user.
+# The build stage makes the same bundles as `pnpm bundle` / `pnpm bundle:admin` / `pnpm bundle:evaluator`
+# (their own production node_modules, compiled code only); the image runs them as the unprivileged
+# `node` user. `docker run … tracelight tracelight-evaluator` runs the scoring workers alone.
 
 FROM node:20-bookworm-slim AS build
 # better-sqlite3 is compiled from source at install when no prebuilt binary can be fetched (see the README): its tool chain.
@@ -12,12 +13,15 @@ WORKDIR /src
 COPY . .
 RUN pnpm install --frozen-lockfile \
  && pnpm bundle /opt/tracelight/server \
- && pnpm bundle:admin /opt/tracelight/admin
+ && pnpm bundle:admin /opt/tracelight/admin \
+ && pnpm bundle:evaluator /opt/tracelight/evaluator
 
 FROM node:20-bookworm-slim
 COPY --from=build /opt/tracelight /opt/tracelight
 RUN printf '#!/bin/sh\nexec node /opt/tracelight/admin/dist/main.js "$@"\n' > /usr/local/bin/tracelight-admin \
  && chmod 755 /usr/local/bin/tracelight-admin \
+ && printf '#!/bin/sh\nexec node /opt/tracelight/evaluator/dist/main.js "$@"\n' > /usr/local/bin/tracelight-evaluator \
+ && chmod 755 /usr/local/bin/tracelight-evaluator \
  && mkdir /data && chown node:node /data
 # Listen on every interface of the container; the SQLite file and the generated secret key live in /data.
 ENV NODE_ENV=production \

@@ -8,13 +8,16 @@ const packages = {
   '@tracelight/config': 'packages/config',
   '@tracelight/worker-calls': 'packages/worker-calls',
   '@tracelight/testkit': 'packages/testkit',
+  '@tracelight/scoring-workers': 'packages/scoring-workers',
   '@tracelight/client': 'packages/client',
   '@tracelight/credentials': 'adapters/credentials',
   '@tracelight/sqlite': 'adapters/sqlite',
   '@tracelight/mongodb': 'adapters/mongodb',
   '@tracelight/http-koa': 'adapters/http-koa',
+  '@tracelight/openai-gateway': 'adapters/openai-gateway',
   '@tracelight/server': 'apps/server',
   '@tracelight/cli': 'apps/cli',
+  '@tracelight/evaluator': 'apps/evaluator',
 };
 const moduleNameMapper = {};
 for (const [name, dir] of Object.entries(packages)) {

@@ -20,3 +20,5 @@ export * from './credentials/token-signer';
 export * from './credentials/secret-sealer';
 export * from './tracing/log-record.repository';
 export * from './repositories';
+export * from './evaluation/scoring-queue';
+export * from './evaluation/judge-model';

@@ -10,6 +10,7 @@ import { RunScorerSettingsRepository } from './scorers/run-scorer-settings.repos
 import { ScorerVersionRepository } from './scorers/scorer-version.repository';
 import { ScorerRepository } from './scorers/scorer.repository';
 import { LogRecordRepository } from './tracing/log-record.repository';
+import { ScoringQueue } from './evaluation/scoring-queue';
 
 export interface Repositories {
   readonly users: UserRepository;
@@ -23,6 +24,7 @@ export interface Repositories {
   readonly scorerVersions: ScorerVersionRepository;
   readonly runScorers: RunScorerSettingsRepository;
   readonly logRecords: LogRecordRepository;
+  readonly scoringQueue: ScoringQueue;
 }
 
 export const REPOSITORY_TOKENS: { readonly [K in keyof Repositories]: symbol } = {
@@ -37,6 +39,7 @@ export const REPOSITORY_TOKENS: { readonly [K in keyof Repositories]: symbol } =
   scorerVersions: ScorerVersionRepository,
   runScorers: RunScorerSettingsRepository,
   logRecords: LogRecordRepository,
+  scoringQueue: ScoringQueue,
 };
 
 /** An adapter's implementation of each repository port, all constructed from one database handle. */
@@ -55,4 +58,5 @@ export const buildRepositories = <D>(classes: RepositoryClasses<D>, database: D)
   scorerVersions: new classes.scorerVersions(database),
   runScorers: new classes.runScorers(database),
   logRecords: new classes.logRecords(database),
+  scoringQueue: new classes.scoringQueue(database),
 });

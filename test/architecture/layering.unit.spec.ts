@@ -16,14 +16,16 @@ const ALLOWED: Record<string, ReadonlyArray<string>> = {
   'packages/config': ['fp-ts'],
   // Used by an adapter and an app: it imports nothing.
   'packages/worker-calls': [],
+  // Run by the server and the evaluator app: the use cases and ports, never an adapter.
+  'packages/scoring-workers': ['@tracelight/domain', '@tracelight/ports', '@tracelight/use-cases', 'fp-ts'],
   // The console speaks to the API through the typed client alone, and renders with Preact.
   'apps/console': ['@tracelight/client', 'preact'],
 };
 
 /** No app imports another app, and nothing else imports an app; no adapter may import another adapter. */
-const ADAPTERS = ['@tracelight/sqlite', '@tracelight/mongodb', '@tracelight/http-koa', '@tracelight/credentials'];
+const ADAPTERS = ['@tracelight/sqlite', '@tracelight/mongodb', '@tracelight/http-koa', '@tracelight/credentials', '@tracelight/openai-gateway'];
 // The server ships the console's built files (it serves them) but imports none of its code.
-const APPS = ['@tracelight/server', '@tracelight/cli', '@tracelight/console'];
+const APPS = ['@tracelight/server', '@tracelight/cli', '@tracelight/evaluator', '@tracelight/console'];
 
 const sourceFiles = (dir: string): string[] =>
   fs.existsSync(dir)

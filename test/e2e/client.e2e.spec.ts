@@ -207,7 +207,7 @@ describe('TracelightClient', () => {
 
     expect(await c.getRunScorers(project.id, stream.id)).toEqual({ run_id: stream.id, scorers: [] });
     await c.setRunScorers(project.id, stream.id, [{ scorer_id: scorer.id, version: 1 }]);
-    expect(await c.getRunScorers(project.id, stream.id)).toEqual({ run_id: stream.id, scorers: [{ scorer_id: scorer.id, version: 1 }] });
+    expect(await c.getRunScorers(project.id, stream.id)).toEqual({ run_id: stream.id, scorers: [{ scorer_id: scorer.id, version: 1, sample_rate: 1 }] });
 
     const first = await c.createSession(project.id, { log_stream_id: stream.id, name: 'first' });
     const second = await c.createSession(project.id, {

@@ -70,6 +70,9 @@ export const startServer = async (
       TRACELIGHT_PORT: '0',
       TRACELIGHT_ADMIN_EMAIL: ADMIN.email,
       TRACELIGHT_ADMIN_PASSWORD: ADMIN.password,
+      // No scoring unless a suite asks for it (with a stub gateway of its own): suites that set a
+      // gateway integration to an address of the world (or the fuzzer, to any) must never have it called.
+      TRACELIGHT_SCORING_WORKERS: '0',
       ...storageEnv,
     },
     stdio: ['ignore', 'pipe', 'pipe'],

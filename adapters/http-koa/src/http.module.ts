@@ -13,12 +13,13 @@ import { RouteGroup } from './shared/route';
 import { TracingRoutes } from './tracing/tracing.routes';
 import { OtlpRoutes } from './otlp/otlp.routes';
 import { SystemRoutes } from './system/system.routes';
+import { EvaluationRoutes } from './evaluation/evaluation.routes';
 
 export const httpModule = (options: HttpOptions, logger: HttpLogger, metrics: HttpMetrics = new HttpMetrics()) =>
   new ContainerModule(({ bind }) => {
     bind(HttpOptions).toConstantValue(options);
     bind(HttpLogger).toConstantValue(logger);
-    for (const group of [SystemRoutes, IdentityRoutes, ProjectRoutes, InsightsRoutes, IntegrationRoutes, ColumnRoutes, ScorerRoutes, TracingRoutes, OtlpRoutes]) {
+    for (const group of [SystemRoutes, IdentityRoutes, ProjectRoutes, InsightsRoutes, IntegrationRoutes, ColumnRoutes, ScorerRoutes, EvaluationRoutes, TracingRoutes, OtlpRoutes]) {
       bind<RouteGroup>(RouteGroup).to(group).inSingletonScope();
     }
     bind(HttpMetrics).toConstantValue(metrics);

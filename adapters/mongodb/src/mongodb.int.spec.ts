@@ -156,9 +156,9 @@ const harness = () => {
       }
       return counts;
     };
-    expect(await documentsOf()).toEqual({ log_records: 9, projects: 1, run_columns: 3, run_insights: 3, run_scorer_settings: 3, runs: 3 });
+    expect(await documentsOf()).toEqual({ log_records: 9, projects: 1, run_columns: 3, run_insights: 3, run_scorer_settings: 3, runs: 3, scoring_jobs: 3 });
     expect(await right(repos.projects.retire(owner.id, project.id, new Date()))).toEqual(project);
-    expect(await documentsOf()).toEqual({ log_records: 9, project_deletions: 1, run_columns: 3, run_insights: 3, run_scorer_settings: 3, runs: 3 });
+    expect(await documentsOf()).toEqual({ log_records: 9, project_deletions: 1, run_columns: 3, run_insights: 3, run_scorer_settings: 3, runs: 3, scoring_jobs: 3 });
     expect(await purgeRetired(repos.projects, project.id)).toEqual({ runs: 3, records: 9, steps: expect.any(Number) });
     expect(await documentsOf()).toEqual({});
   });

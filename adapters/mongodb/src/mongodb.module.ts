@@ -14,6 +14,7 @@ import { MongoScorerVersionRepository } from './scorers/mongo-scorer-version.rep
 import { MongoScorerRepository } from './scorers/mongo-scorer.repository';
 import { MongoDatabase, MongoDatabaseToken, type MongoOptions } from './shared/mongo-database';
 import { MongoLogRecordRepository } from './tracing/mongo-log-record.repository';
+import { MongoScoringQueue } from './evaluation/mongo-scoring-queue';
 
 export const MONGO_REPOSITORIES: RepositoryClasses<MongoDatabase> = {
   users: MongoUserRepository,
@@ -27,6 +28,7 @@ export const MONGO_REPOSITORIES: RepositoryClasses<MongoDatabase> = {
   scorerVersions: MongoScorerVersionRepository,
   runScorers: MongoRunScorerSettingsRepository,
   logRecords: MongoLogRecordRepository,
+  scoringQueue: MongoScoringQueue,
 };
 
 /** The composition root must `await container.get(MongoDatabaseToken).connect()` before serving. */

@@ -15,3 +15,4 @@ export * from './scorers/sqlite-scorer.repository';
 export * from './scorers/sqlite-scorer-version.repository';
 export * from './scorers/sqlite-run-scorer-settings.repository';
 export * from './tracing/sqlite-log-record.repository';
+export * from './evaluation/sqlite-scoring-queue';

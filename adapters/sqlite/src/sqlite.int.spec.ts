@@ -283,7 +283,7 @@ describe('SqliteDatabase', () => {
     const parent = aRecord(run, { name: 'parent', hasChildren: true });
     const records = [parent, aRecord(run, { type: 'llm', traceId: parent.id, parentId: parent.id }), aRecord(run, { name: 'lone' })];
     // Schema 3's columns: today's but the ones added since (at the end).
-    const columns = RECORD_COLUMNS.filter((c) => c !== 'otel_root_key' && c !== 'created_at_us');
+    const columns = RECORD_COLUMNS.filter((c) => c !== 'otel_root_key' && c !== 'created_at_us' && c !== 'metric_info');
     const insert = old.db.prepare(`INSERT INTO log_records (${columns.join(', ')}) VALUES (${columns.map(() => '?').join(', ')})`);
     const valuesOf = (r: LogRecord) => recordToValues(r).slice(0, columns.length);
     for (const r of records) insert.run(valuesOf(r));
@@ -302,6 +302,7 @@ describe('SqliteDatabase', () => {
     expect(upgraded.db.prepare("SELECT name FROM sqlite_master WHERE type = 'index' AND tbl_name = 'log_records' ORDER BY name").pluck().all()).toEqual([
       'log_records_by_parent',
       'log_records_by_run_time',
+      'log_records_by_session',
       'log_records_by_trace',
       'log_records_sessions_by_external_id',
       'sqlite_autoindex_log_records_1',
@@ -322,7 +323,7 @@ describe('SqliteDatabase', () => {
     old.db.prepare('INSERT INTO runs VALUES (?, ?, ?, ?, ?, ?, ?)').run(run.id, project.id, run.name, 'log_stream', owner.id, 0, 0);
     const trace = aRecord(run, { name: 'root stored before', hasChildren: true });
     const span = aRecord(run, { type: 'workflow', traceId: trace.id, parentId: trace.id });
-    const columns = RECORD_COLUMNS.filter((c) => c !== 'otel_root_key' && c !== 'created_at_us');
+    const columns = RECORD_COLUMNS.filter((c) => c !== 'otel_root_key' && c !== 'created_at_us' && c !== 'metric_info');
     const insert = old.db.prepare(`INSERT INTO log_records (${columns.join(', ')}) VALUES (${columns.map(() => '?').join(', ')})`);
     for (const r of [trace, span]) insert.run(recordToValues(r).slice(0, columns.length));
     old.close();
@@ -461,8 +462,8 @@ describe('SqliteDatabase', () => {
   it('migration 9: a scorer an earlier build stored with a null bucket (sent as 1e400) is read again, without its threshold; others keep theirs', async () => {
     const file = tempFile();
     const before = new SqliteDatabase({ path: file }, MIGRATIONS.filter((m) => m.version < 9));
-    // The two repositories this needs (the others prepare statements for columns added since).
-    const old = { users: new SqliteUserRepository(before), scorers: new SqliteScorerRepository(before) };
+    // The two repositories this needs: others prepare statements on tables later migrations add.
+    const old = { users: new SQLITE_REPOSITORIES.users(before), scorers: new SQLITE_REPOSITORIES.scorers(before) };
     const u = await right(old.users.insert(aUser()));
     const threshold = (buckets: number[]) => ({ buckets, displayValueLevels: ['low', 'mid', 'high'], inverted: false });
     const broken = await right(old.scorers.insert({ ...aScorer(u.id), display: { label: 'Broken', threshold: threshold([0.2, Infinity]) } }));
@@ -600,25 +601,25 @@ describe('deleting a project', () => {
           return where === undefined ? [] : [[t, db.db.prepare(`SELECT COUNT(*) FROM "${t}" WHERE ${where}`).pluck().get({ project: project.id, runs: JSON.stringify(runs.map((r) => r.id)) })]];
         }),
       );
-    expect(rowsOf()).toEqual({ log_records: 9, projects: 1, run_columns: 6, run_insights: 3, run_scorer_settings: 3, runs: 3 });
+    expect(rowsOf()).toEqual({ log_records: 9, projects: 1, run_columns: 6, run_insights: 3, run_scorer_settings: 3, runs: 3, scoring_jobs: 3 });
 
     // Retired: every row is there until the purge (the project's reads alone are gone).
     await right(repos.projects.retire(owner.id, project.id, new Date()));
-    expect(rowsOf()).toEqual({ log_records: 9, projects: 1, run_columns: 6, run_insights: 3, run_scorer_settings: 3, runs: 3 });
+    expect(rowsOf()).toEqual({ log_records: 9, projects: 1, run_columns: 6, run_insights: 3, run_scorer_settings: 3, runs: 3, scoring_jobs: 3 });
     expect(await right(repos.projects.purgeStep(project.id, 5))).toEqual({ runs: 0, records: 5, finished: false });
-    expect(rowsOf()).toEqual({ log_records: 4, projects: 1, run_columns: 6, run_insights: 3, run_scorer_settings: 3, runs: 3 });
+    expect(rowsOf()).toEqual({ log_records: 4, projects: 1, run_columns: 6, run_insights: 3, run_scorer_settings: 3, runs: 3, scoring_jobs: 0 });
 
     // A statement that fails in the last step undoes that step whole (here the last statement, removing
     // the project row): the records removed in the steps before it stay removed; the rest is all there.
     db.db.exec(`CREATE TEMP TRIGGER refuse BEFORE DELETE ON projects BEGIN SELECT RAISE(ABORT, 'refused'); END`);
     expect((await left(repos.projects.purgeStep(project.id, 5)))._tag).toBe('Unavailable');
-    expect(rowsOf()).toEqual({ log_records: 4, projects: 1, run_columns: 6, run_insights: 3, run_scorer_settings: 3, runs: 3 });
+    expect(rowsOf()).toEqual({ log_records: 4, projects: 1, run_columns: 6, run_insights: 3, run_scorer_settings: 3, runs: 3, scoring_jobs: 0 });
     expect(await right(repos.projects.retired(10))).toEqual([project.id]);
     db.db.exec('DROP TRIGGER refuse');
 
     // The next step finishes it.
     expect(await right(repos.projects.purgeStep(project.id, 5))).toEqual({ runs: 3, records: 4, finished: true });
-    expect(rowsOf()).toEqual({ log_records: 0, projects: 0, run_columns: 0, run_insights: 0, run_scorer_settings: 0, runs: 0 });
+    expect(rowsOf()).toEqual({ log_records: 0, projects: 0, run_columns: 0, run_insights: 0, run_scorer_settings: 0, runs: 0, scoring_jobs: 0 });
     expect(await right(repos.projects.retired(10))).toEqual([]);
     expect(await right(repos.scorers.findById(scorer.id))).toEqual({ _tag: 'Some', value: scorer });
     db.close();

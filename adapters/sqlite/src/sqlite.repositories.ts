@@ -12,6 +12,7 @@ import { SqliteScorerVersionRepository } from './scorers/sqlite-scorer-version.r
 import { SqliteScorerRepository } from './scorers/sqlite-scorer.repository';
 import type { SqliteDatabase } from './shared/sqlite-database';
 import { SqliteLogRecordRepository } from './tracing/sqlite-log-record.repository';
+import { SqliteScoringQueue } from './evaluation/sqlite-scoring-queue';
 
 export const SQLITE_REPOSITORIES: RepositoryClasses<SqliteDatabase> = {
   users: SqliteUserRepository,
@@ -25,6 +26,7 @@ export const SQLITE_REPOSITORIES: RepositoryClasses<SqliteDatabase> = {
   scorerVersions: SqliteScorerVersionRepository,
   runScorers: SqliteRunScorerSettingsRepository,
   logRecords: SqliteLogRecordRepository,
+  scoringQueue: SqliteScoringQueue,
 };
 
 /**
@@ -45,4 +47,5 @@ export const SQLITE_WRITES: { readonly [K in keyof Repositories]: ReadonlyArray<
   scorerVersions: ['appendNext'],
   runScorers: ['replace'],
   logRecords: ['ingest', 'ingestIntoNewRun', 'findOrCreateSession', 'update', 'removeCreatedBefore'],
+  scoringQueue: ['claim', 'renew', 'complete', 'requeue'],
 };

@@ -188,6 +188,32 @@ describe('tracelight-admin', () => {
     await expect(admin(retry, 'import-project', '--email', 'owner@example.com', '--in', cut)).rejects.toMatchObject({ code: 1, stderr: expect.stringMatching(/line 5 is not JSON/) });
     expect((await admin(retry, 'import-project', '--email', 'owner@example.com', '--in', file)).stdout).toBe('imported 1 runs, 3 records\n');
 
+    // A scored record (a multilabel judge's labels, and the scorers' entries on it) is carried as it is.
+    const scoredFile = path.join(from, 'export-scored.jsonl');
+    const verdict = { status_type: 'success', scorer_type: 'llm', value: ['a', 'b'], explanation: 'two judges', explanations: ['two judges'], cost: null, version: 1 };
+    fs.writeFileSync(
+      scoredFile,
+      `${text
+        .trim()
+        .split('\n')
+        .map((l) => {
+          const o = JSON.parse(l);
+          if (o.record?.type === 'llm') Object.assign(o.record, { metrics: { ...o.record.metrics, verdict: ['a', 'b'] }, metricInfo: { verdict } });
+          return JSON.stringify(o);
+        })
+        .join('\n')}\n`,
+    );
+    const scoredTo = fs.mkdtempSync(path.join(os.tmpdir(), 'tracelight-import-'));
+    const scoredKey = await setUp(scoredTo);
+    expect((await admin(scoredTo, 'import-project', '--email', 'owner@example.com', '--in', scoredFile)).stdout).toBe('imported 1 runs, 3 records\n');
+    const scoredServer = await serve(scoredTo);
+    try {
+      const [span] = (await call(scoredServer.base, scoredKey, 'POST', `/v2/projects/${projectId}/spans/search`, { log_stream_id: runId })).records;
+      expect([span.metrics.verdict, span.metric_info]).toEqual([['a', 'b'], { verdict }]);
+    } finally {
+      scoredServer.child.kill('SIGTERM');
+    }
+
     // An import stopped midway (here: what an export of the first lines of the file writes) is completed with
     // --resume, and only then: plain, it is refused with the way out; resumed by another user, it
     // is refused; resumed, everything is there, once.

@@ -177,14 +177,15 @@ const RecordC = t.intersection([t.type({
   datasetOutput: orNull(Utf8Text),
   datasetMetadata: Strings,
   // Rec, not t.record, whose key codec leaves out a key it refuses instead of failing.
-  metrics: Rec(orNull(t.number), Utf8Text),
+  // A scorer's value may be a label or labels (categorical, multilabel judges).
+  metrics: Rec(orNull(t.union([t.number, Utf8Text, t.array(Utf8Text)])), Utf8Text),
   isComplete: t.boolean,
   hasChildren: t.boolean,
   stepNumber: orNull(t.number),
   progressMessage: orNull(Utf8Text),
   errorMessage: orNull(Utf8Text),
   attributes: t.record(t.string, JsonOrUtf8Text),
-}), t.partial({ otelRootKey: t.string, createdAtMicros: t.number })]);
+}), t.partial({ otelRootKey: t.string, createdAtMicros: t.number, metricInfo: t.record(t.string, t.type({ status_type: t.string })) })]);
 const HeaderLine = t.type({ format: t.union([t.literal(FORMAT), t.literal(FORMAT_V2)]), project: ProjectC });
 const RunLine = t.type({ run: RunC, insights: orNull(InsightsC) });
 const RecordLine = t.type({ record: RecordC });

@@ -1,5 +1,5 @@
 // Configuration from environment variables only, decoded at boot: a bad value stops the process with a report.
-import { byteSize, type Env, type StorageConfig, STORAGE_VARIABLES, loadStorageConfig } from '@tracelight/config';
+import { byteSize, type Env, type ScoringConfig, type StorageConfig, SCORING_VARIABLES, STORAGE_VARIABLES, loadScoringConfig, loadStorageConfig } from '@tracelight/config';
 import { DEFAULT_PASSWORD_COST, isUsableSecretKey, parseSecretKey, passwordCostSetting, sameKeysProblem, SECRET_KEY_RULE } from '@tracelight/credentials';
 import { isEmail, MIN_PASSWORD_LENGTH, normaliseEmail } from '@tracelight/domain';
 import * as E from 'fp-ts/Either';
@@ -8,7 +8,7 @@ import { pipe } from 'fp-ts/function';
 export type { DatabaseConfig } from '@tracelight/config';
 
 /** The storage settings (shared with the admin CLI, decoded by the same code), then the server's own. */
-export interface ServerConfig extends StorageConfig {
+export interface ServerConfig extends StorageConfig, ScoringConfig {
   readonly host: string;
   readonly port: number;
   readonly sqliteWriter: 'thread' | 'inline';
@@ -101,6 +101,8 @@ export const CONFIG_VARIABLES: ReadonlyArray<readonly [name: string, defaultValu
   ['TRACELIGHT_OFFLOAD_MIN_BYTES', '`1048576`', 'Ingest bodies and OTLP exports this large or larger go to an offload worker: by their `Content-Length` when they are sent as they are, once read and inflated when compressed or chunked (JSON or protobuf alike).'],
   ['TRACELIGHT_LOG_BUFFER', '`16mb`', 'The most bytes of log lines waiting to be written, to stdout and to stderr each (at least `64kb`). Lines are written asynchronously; when whatever reads the server\'s output stops reading (a log shipper that hangs, a full pipe) or its writes fail (the disk of a log file full: `ENOSPC`, `EDQUOT`, `EFBIG`, `EIO`…), lines past this are dropped rather than held, and requests are answered as ever. Dropped lines (the offload workers\' included: each writes through bounded destinations of its own) are counted in `tracelight_log_dropped_lines_total{stream}`, and once the stream is written again one `warn` line says how many were dropped (`dropped_lines`).'],
   ['TRACELIGHT_V8_PRETENURING', '`false`', 'Whether V8 may allocate the objects made at a place in the code straight into its old generation once most of them have outlived a young collection (allocation-site pretenuring, on in plain Node). Off here: under load a burst or a lull was enough for V8 to pretenure objects Node\'s HTTP layer makes for each request; each of them, dead but in the old generation, then kept what it pointed to alive through young collections until a full one, and the writes\' p99 at half load was up to four times what it is without (README, Load). `true` leaves V8 its default. It is process-wide: the writer, search and offload threads follow it too.'],
+  // The scoring settings (shared with the evaluator app): docs/evaluation.md's table.
+  ...SCORING_VARIABLES,
 ];
 
 /** The smallest body limit: a sign-in's body fits, with room. */
@@ -160,6 +162,8 @@ export const loadConfig = (env: Env): E.Either<ReadonlyArray<string>, ServerConf
     );
   const storage = loadStorageConfig(env);
   if (E.isLeft(storage)) problems.push(...storage.left);
+  const scoring = loadScoringConfig(env);
+  if (E.isLeft(scoring)) problems.push(...scoring.left);
   const trustProxy = env['TRACELIGHT_TRUST_PROXY'] || 'false';
   const trustedProxies = trustProxy === 'false' ? 0 : trustProxy === 'true' ? 1 : /^([1-9]|1[0-6])$/.test(trustProxy) ? Number(trustProxy) : undefined;
   if (trustedProxies === undefined)
@@ -224,7 +228,7 @@ export const loadConfig = (env: Env): E.Either<ReadonlyArray<string>, ServerConf
   // Below 64 KiB the lines of one busy event-loop turn, which leave in one write, might not fit even when the reader keeps up.
   if (logBufferBytes === undefined || logBufferBytes < 65_536)
     problems.push(`TRACELIGHT_LOG_BUFFER must be a size of at least 64kb, like 16mb or 512kb, got ${JSON.stringify(logBuffer)}`);
-  const settings: Omit<ServerConfig, keyof StorageConfig> = {
+  const settings: Omit<ServerConfig, keyof StorageConfig | keyof ScoringConfig> = {
     host: env['TRACELIGHT_HOST'] || '127.0.0.1',
     port: take(integer('TRACELIGHT_PORT', 0, 65535, 8088)(env), 8088),
     sqliteWriter: writer === 'inline' ? 'inline' : 'thread',
@@ -259,5 +263,5 @@ export const loadConfig = (env: Env): E.Either<ReadonlyArray<string>, ServerConf
     retentionDays: take(integer('TRACELIGHT_RETENTION_DAYS', 0, 36_500, 0)(env), 0),
     logBufferBytes: logBufferBytes ?? 0,
   };
-  return E.isLeft(storage) || problems.length > 0 ? E.left(problems) : E.right({ ...storage.right, ...settings });
+  return E.isLeft(storage) || E.isLeft(scoring) || problems.length > 0 ? E.left(problems) : E.right({ ...storage.right, ...scoring.right, ...settings });
 };

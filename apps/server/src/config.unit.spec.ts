@@ -4,9 +4,11 @@ import * as E from 'fp-ts/Either';
 import { CONFIG_VARIABLES, loadConfig } from './config';
 
 describe('the list of configuration variables', () => {
-  it('is the README’s configuration table, row for row', () => {
-    const readme = fs.readFileSync(path.resolve(__dirname, '../../../README.md'), 'utf8');
-    const rows = [...readme.matchAll(/^\| `(TRACELIGHT_[A-Z0-9_]+)` \| (.*?) \| (.*) \|$/gm)].map((m) => [m[1], m[2], m[3]]);
+  it('is the configuration tables of the README and of docs/ (the pages in name order), row for row', () => {
+    const root = path.resolve(__dirname, '../../..');
+    const docs = fs.existsSync(path.join(root, 'docs')) ? fs.readdirSync(path.join(root, 'docs')).filter((f) => f.endsWith('.md')).sort().map((f) => path.join(root, 'docs', f)) : [];
+    const text = [path.join(root, 'README.md'), ...docs].map((f) => fs.readFileSync(f, 'utf8')).join('\n');
+    const rows = [...text.matchAll(/^\| `(TRACELIGHT_[A-Z0-9_]+)` \| (.*?) \| (.*) \|$/gm)].map((m) => [m[1], m[2], m[3]]);
     expect(rows).toEqual(CONFIG_VARIABLES.map((row) => [...row]));
   });
 

@@ -72,6 +72,7 @@ export const buildContainer = async (
   config: ServerConfig,
   logger: HttpLogger,
   metrics: HttpMetrics = new HttpMetrics(),
+  onJobsQueued?: () => void,
 ): Promise<{ container: Container; storage: Storage; keyIds: { readonly secretKeyId: string; readonly previousSecretKeyId?: string } }> => {
   const engine = await loadEngine(config);
   const container = new Container();
@@ -108,6 +109,7 @@ export const buildContainer = async (
       refreshReuseGraceMs: config.refreshReuseGraceMs,
       // An ended session's family is kept as long as its last access tokens live: those of a revoked one stay refused.
       endedFamiliesKeptMs: config.tokenTtlSeconds * 1000,
+      ...(onJobsQueued !== undefined ? { onJobsQueued } : {}),
     }),
     httpModule(
       {

@@ -121,8 +121,10 @@ const err = pino(LINE, stderr);
 // pino's own destinations would, but for at most the same bounded time.
 process.on('exit', () => flushLogsSync());
 
-export const jsonLogger: HttpLogger = {
+export const jsonLogger: HttpLogger & { warn(fields: Record<string, unknown>, message: string): void } = {
   info: (fields, message) => stdout.write(jsonLine('info', fields, message)),
+  // What went wrong with something a user set up (a scoring job that failed), not with the server: on stderr, as errors are.
+  warn: (fields, message) => err.warn({ message, ...fields }),
   error: (fields, message) => err.error({ message, ...fields }),
 };
 

@@ -18,6 +18,7 @@ import { RetentionSweep } from './retention';
 import { RefreshFamilySweep } from './refresh-family-sweep';
 import { walLeftBehind } from './wal-left';
 import { countDroppedLogLines, flushLogs, flushLogsSync, jsonLogger as logger, limitLogBuffer } from './logger';
+import { scoringWorkers, watchScoringQueue } from './scoring';
 
 /** Every exit first writes out the log lines still buffered (the logger writes asynchronously), then its last words. */
 function exit(code: number, lastWords?: string): never {
@@ -58,7 +59,9 @@ const main = async (): Promise<void> => {
   const cfg = config.right;
   startingWith = cfg;
   limitLogBuffer(cfg.logBufferBytes);
-  const { container, storage, keyIds } = await buildContainer(cfg, logger);
+  // Writes that queue scoring jobs wake this process's idle workers (built once storage is open).
+  let wakeScoring = (): void => undefined;
+  const { container, storage, keyIds } = await buildContainer(cfg, logger, new HttpMetrics(), () => wakeScoring());
   const metrics = container.get(HttpMetrics);
   countDroppedLogLines((stream, lines) => metrics.droppedLogLines.inc({ stream }, lines));
   await storage.open();
@@ -70,6 +73,10 @@ const main = async (): Promise<void> => {
     }
     if (O.isSome(admin.right)) logger.info({ email: admin.right.value.email }, 'created the first admin');
   }
+
+  watchScoringQueue(container, metrics);
+  const scoring = scoringWorkers(container, cfg, logger, metrics);
+  if (scoring !== undefined) wakeScoring = () => scoring.wake();
 
   const app = container.get(HttpApp).build();
   // Node looks for requests past their timeouts every `connectionsCheckingInterval` (30 s by default), so a
@@ -111,6 +118,7 @@ const main = async (): Promise<void> => {
     retention.start();
     purge.start();
     endedSessions.start();
+    scoring?.start();
   });
   server.on('error', (e) => {
     exit(1, `Tracelight cannot listen on ${cfg.host}:${cfg.port}: ${e.message}\n`);
@@ -145,7 +153,8 @@ const main = async (): Promise<void> => {
     logger.info({ signal }, 'shutting down: finishing in-flight requests');
     /** What the stop waits for, said by the forced exit. */
     let waitingFor = 'in-flight requests';
-    const swept = Promise.all([retention.stop(), purge.stop(), endedSessions.stop()]);
+    // Scoring workers finish the jobs in hand within a grace; those left are claimed again after their leases.
+    const swept = Promise.all([retention.stop(), purge.stop(), endedSessions.stop(), scoring?.stop(3_000)]);
     server.close(() => {
       waitingFor = 'the database to close';
       void swept

@@ -17,9 +17,11 @@ import {
   TokenSigner,
   UserRepository,
   LogRecordRepository,
+  ScoringQueue,
 } from '@tracelight/ports';
 import {
   ColumnUseCases,
+  EvaluationUseCases,
   IdentityUseCases,
   InsightsUseCases,
   IntegrationUseCases,
@@ -38,7 +40,10 @@ export const useCasesModule = (limits: {
   sessionMaxAgeSeconds: number;
   refreshReuseGraceMs: number;
   endedFamiliesKeptMs: number;
+  /** Told when a write queued scoring jobs: wakes this process's idle scoring workers. */
+  onJobsQueued?: () => void;
 }) => new ContainerModule(({ bind }) => {
+  const onJobsQueued = limits.onJobsQueued !== undefined ? { onJobsQueued: limits.onJobsQueued } : {};
   bind(IdentityUseCases)
     .toDynamicValue(
       (c) =>
@@ -98,6 +103,21 @@ export const useCasesModule = (limits: {
           clock: c.get(Clock),
           ids: c.get(IdGenerator),
           pageBytes: limits.pageBytes,
+          // As projects and runs: a settings change by another process is seen within this time.
+          planKnownForMs: limits.credentialCacheMs,
+        }),
+    )
+    .inSingletonScope();
+  bind(EvaluationUseCases)
+    .toDynamicValue(
+      (c) =>
+        new EvaluationUseCases({
+          projects: c.get(ProjectUseCases),
+          scorers: c.get(ScorerUseCases),
+          records: c.get(LogRecordRepository),
+          queue: c.get(ScoringQueue),
+          clock: c.get(Clock),
+          ...onJobsQueued,
         }),
     )
     .inSingletonScope();
@@ -118,6 +138,8 @@ export const useCasesModule = (limits: {
           maxRecordsPerRequest: limits.maxRecordsPerRequest,
           pageBytes: limits.pageBytes,
           searchMs: limits.searchMs,
+          scoring: c.get(ScorerUseCases),
+          ...onJobsQueued,
         }),
     )
     .inSingletonScope();

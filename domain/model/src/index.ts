@@ -27,3 +27,10 @@ export * from './tracing/record-update';
 
 export * from './tracing/search';
 export * from './tracing/otel';
+export * from './evaluation/metric-info';
+export * from './evaluation/scoring-job';
+export * from './evaluation/judge-prompt';
+export * from './evaluation/judge-answer';
+export * from './evaluation/chain-poll';
+export * from './evaluation/roll-up';
+export * from './evaluation/retry-policy';

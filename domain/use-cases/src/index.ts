@@ -8,3 +8,8 @@ export * from './scorers/scorer.use-cases';
 export * from './columns/columns.use-cases';
 export * from './tracing/tracing.use-cases';
 export * from './tracing/retention.use-cases';
+export * from './evaluation/scorer-runner';
+export * from './evaluation/gateways';
+export * from './evaluation/llm-judge.runner';
+export * from './evaluation/scoring-jobs.use-cases';
+export * from './evaluation/evaluation.use-cases';

@@ -14,3 +14,4 @@ export * from './integrations/integration.codec';
 export * from './columns/column.codec';
 export * from './scorers/scorer.codec';
 export * from './tracing/trace.codec';
+export * from './evaluation/evaluation.codec';

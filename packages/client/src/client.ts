@@ -25,6 +25,8 @@ import type {
   ProjectResponse,
   ProjectType,
   ReadyResponse,
+  RecomputeMetricsResponse,
+  RunScoringStatusResponse,
   RecordSearchRequest,
   RecordSearchResponse,
   RunInsightsResponse,
@@ -491,7 +493,7 @@ export class TracelightClient {
   /** The source file of the scorer's latest code version, as text. */
   getScorerCode = (id: string, call: CallOptions = {}) =>
     this.request<string>('GET', `/v2/scorers/${enc(id)}/version/code`, { ...call, answer: 'text' });
-  /** Each entry may carry a `sample_rate` (0 to 1), which a server with the evaluation engine keeps and others ignore. */
+  /** Each entry may carry a `sample_rate` (0 to 1): the share of the run's records the scorer scores. */
   setRunScorers = (projectId: string, runId: string, scorers: Array<{ scorer_id: string; version?: number | null; sample_rate?: number | null }>, call: CallOptions = {}) =>
     this.request<t.TypeOf<typeof RunScorerSettingsResponse>>('POST', `/v2/projects/${enc(projectId)}/runs/${enc(runId)}/scorer-settings`, {
       ...call,
@@ -499,12 +501,19 @@ export class TracelightClient {
     });
   getRunScorers = (projectId: string, runId: string, call: CallOptions = {}) =>
     this.request<t.TypeOf<typeof RunScorerSettingsResponse>>('GET', `/v2/projects/${enc(projectId)}/runs/${enc(runId)}/scorer-settings`, call);
-  /**
-   * The run's scoring status, per scorer (`GET …/metrics/status`, served where the evaluation engine
-   * runs; a 404 TracelightError from a server without it).
-   */
-  runMetricsStatus = (projectId: string, runId: string, call: CallOptions = {}) =>
-    this.request<RunMetricsStatus>('GET', `/v2/projects/${enc(projectId)}/runs/${enc(runId)}/metrics/status`, call);
+
+  // — evaluation —
+  /** Queues scoring of the run's stored records (202): every scorer of its settings unless `scorer_ids` says which. */
+  recomputeMetrics = (
+    projectId: string,
+    runId: string,
+    body: { scorer_ids?: string[]; created_after?: string; created_before?: string } = {},
+    call: CallOptions = {},
+  ) =>
+    this.request<t.TypeOf<typeof RecomputeMetricsResponse>>('POST', `/v2/projects/${enc(projectId)}/runs/${enc(runId)}/metrics/recompute`, { ...call, json: body });
+  /** The run's scoring status: per scorer version, its jobs by state, the latest failure, the tokens used. */
+  metricsStatus = (projectId: string, runId: string, call: CallOptions = {}) =>
+    this.request<t.TypeOf<typeof RunScoringStatusResponse>>('GET', `/v2/projects/${enc(projectId)}/runs/${enc(runId)}/metrics/status`, call);
 
   // — tracing —
   ingestTraces = (projectId: string, body: TracesIngest, call: SendOptions = {}) =>

@@ -2,3 +2,6 @@
 export * from './fixtures';
 export * from './repository-contract';
 export * from './rekey-scenario';
+export * from './results';
+export * from './scoring-queue-contract';
+export * from './openai-stub';

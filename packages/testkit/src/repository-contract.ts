@@ -53,18 +53,10 @@ export interface ContractOptions {
   readonly recordLimit?: 'mongodb-16-MiB';
 }
 
-/** Runs a port call and returns its Right, failing the test on a Left. */
-export const right = async <A>(r: Result<A>): Promise<A> => {
-  const e = await r();
-  if (E.isLeft(e)) throw new Error(`expected Right, got ${JSON.stringify(e.left)}`);
-  return e.right;
-};
+import { left, right } from './results';
+import { describeScoringQueueContract } from './scoring-queue-contract';
 
-export const left = async <A>(r: Result<A>): Promise<DomainError> => {
-  const e = await r();
-  if (E.isRight(e)) throw new Error(`expected Left, got ${JSON.stringify(e.right)}`);
-  return e.left;
-};
+export { left, right } from './results';
 
 /**
  * Stores a project of `owner` with a run of each kind, each run with a trace, a span, a session, column
@@ -80,7 +72,9 @@ export const storeAFullProject = async (r: Repositories, owner: UserId): Promise
     const trace = aRecord(run);
     const span = aRecord(run, { type: 'llm', traceId: trace.id, parentId: trace.id });
     const session = aRecord(run, { type: 'session', traceId: null });
-    await right(r.logRecords.ingest(run.id, [trace, span, session], ['input', 'name']));
+    // The span with a scoring job, which must go with the run too.
+    const job = { runId: run.id, projectId: run.projectId, recordId: span.id, traceId: trace.id, scorerId: scorer.id, version: 1, kind: 'llm' as const, metricName: scorer.name, ownerId: owner };
+    await right(r.logRecords.ingest(run.id, [trace, span, session], ['input', 'name'], [job]));
     await right(r.insights.replace({ runId: run.id, insights: { logstream: { enabled: true, startTime: null } }, updatedAt: at('2026-05-01T00:00:00.000Z') }));
     await right(r.runScorers.replace({ runId: run.id, scorers: [{ scorerId: scorer.id, version: null }], updatedAt: at('2026-05-01T00:00:00.000Z') }));
   }
@@ -1263,6 +1257,18 @@ export const describeRepositoryContract = (engine: string, harness: RepositoryHa
         await right(r.runScorers.replace(second));
         expect(await right(r.runScorers.find(run.id))).toEqual(O.some(second));
       });
+
+      it('keeps each selection\'s sample rate, and none where none was given', async () => {
+        const u = await someUser();
+        const run = await right(r.runs.insert(aRun(await right(r.projects.insert(aProject(u.id))))));
+        const s1 = await right(r.scorers.insert(aScorer(u.id)));
+        const s2 = await right(r.scorers.insert(aScorer(u.id)));
+        const settings = { runId: run.id, scorers: [{ scorerId: s1.id, version: null, sampleRate: 0.25 }, { scorerId: s2.id, version: 1 }], updatedAt: at('2026-04-04T04:04:04.044Z') };
+        await right(r.runScorers.replace(settings));
+        expect(await right(r.runScorers.find(run.id))).toEqual(O.some(settings));
+      });
     });
+
+    describeScoringQueueContract(() => r);
   });
 };

@@ -1,4 +1,4 @@
-import type { FoundPage, LogRecord, PageRequest, PatchTarget, ProjectId, RecordFilter, RecordPatch, RecordScope, RecordSort, Run, RunId } from '@tracelight/domain';
+import type { FoundPage, LogRecord, NewScoringJob, NodeType, PageRequest, PatchTarget, ProjectId, RecordFilter, RecordPatch, RecordScope, RecordSort, Run, RunId } from '@tracelight/domain';
 import type { Result } from '../system/result';
 
 /** A record's place in created_at order (to the microsecond), ties broken by id (as every search breaks them). */
@@ -42,6 +42,28 @@ export interface RecordQuery {
 }
 
 
+/** What a recompute reads of a run's records to know which to queue: no input or output. */
+export interface RecordKey {
+  readonly id: string;
+  readonly type: NodeType;
+  /** Its trace (null for a session). */
+  readonly traceId: string | null;
+  readonly runId: RunId;
+  readonly projectId: ProjectId;
+  readonly createdAt: Date;
+}
+
+/** A page of a run's record keys, in created_at order then id, from after `after`. */
+export interface RecordKeyQuery {
+  readonly types: ReadonlyArray<NodeType>;
+  /** Records created at or after this instant only. */
+  readonly createdAfter?: Date;
+  /** Records created before this instant only. */
+  readonly createdBefore?: Date;
+  readonly after?: RecordPosition;
+  readonly limit: number;
+}
+
 export interface LogRecordRepository {
   /**
    * Stores the records and adds `presentColumns` to the run's column presence, in one transaction:
@@ -52,8 +74,14 @@ export interface LogRecordRepository {
    * (kindClash: nothing stored). `hasChildren` is kept true across requests: a record has
    * children when any stored record names it as parent, whichever of the two arrived first.
    * NotFound, storing nothing, when the run does not exist (any more).
+   *
+   * `jobs` (scoring jobs of these records) are stored in the same transaction, an outbox: a record is
+   * never stored without its jobs, nor a job without its record. A job already stored for the same
+   * (record, scorer, version) is left as it is. Each record is stored with a `pending` entry for the
+   * metric of each of its jobs; a record stored before keeps its `metricInfo` entries and the success
+   * values they hold over what is sent (scoringKept: a retried ingest does not undo a scoring).
    */
-  ingest(runId: RunId, records: ReadonlyArray<LogRecord>, presentColumns: ReadonlyArray<string>): Result<void>;
+  ingest(runId: RunId, records: ReadonlyArray<LogRecord>, presentColumns: ReadonlyArray<string>, jobs?: ReadonlyArray<NewScoringJob>): Result<void>;
   /**
    * `ingest` into a run that does not exist yet: inserts `run` and stores the records (all of them
    * `run`'s) in one transaction, so an ingest that is refused (no room, say) leaves no run behind.
@@ -76,6 +104,10 @@ export interface LogRecordRepository {
    * presence; answers the record as stored. NotFound when the run has no such record of that kind.
    */
   update(runId: RunId, id: string, target: PatchTarget, patch: RecordPatch, now: Date): Result<LogRecord>;
+  /** The records of the run with these ids (those that exist), in no particular order. */
+  findByIds(runId: RunId, ids: ReadonlyArray<string>): Result<ReadonlyArray<LogRecord>>;
+  /** Keys of the run's records of some types, created_at order then id, a page at a time (keyset). */
+  listKeys(runId: RunId, query: RecordKeyQuery): Result<ReadonlyArray<RecordKey>>;
   /** The columns that at least one record of the run has a value for. */
   presentColumns(runId: RunId): Result<ReadonlySet<string>>;
   /** Matching records in order from `startingToken`: at most `limit`, within `maxBytes` and `maxMs`. */

@@ -137,5 +137,5 @@ export const presentScorerWithLatest = ({ scorer, latestVersion }: ScorerWithLat
 
 export const presentRunScorers = (s: RunScorerSettings) => ({
   run_id: s.runId,
-  scorers: s.scorers.map((x) => ({ scorer_id: x.scorerId, version: x.version })),
+  scorers: s.scorers.map((x) => ({ scorer_id: x.scorerId, version: x.version, sample_rate: x.sampleRate ?? 1 })),
 });

@@ -177,7 +177,11 @@ export class ScorerRoutes implements RouteGroup {
             principal,
             asId<ProjectId>(params.project_id),
             asId<RunId>(params.run_id),
-            body.scorers.map((s) => ({ scorerId: asId<ScorerId>(s.scorer_id), version: s.version ?? null })),
+            body.scorers.map((s) => ({
+              scorerId: asId<ScorerId>(s.scorer_id),
+              version: s.version ?? null,
+              ...(s.sample_rate !== undefined && s.sample_rate !== null ? { sampleRate: s.sample_rate } : {}),
+            })),
           ),
         present: presentRunScorers,
       }),

@@ -25,6 +25,7 @@ export const presentRecord = (r: LogRecord) => ({
   dataset_output: r.datasetOutput,
   dataset_metadata: r.datasetMetadata,
   metrics: r.metrics,
+  metric_info: r.metricInfo ?? {},
   is_complete: r.isComplete,
   has_children: r.hasChildren,
   step_number: r.stepNumber,

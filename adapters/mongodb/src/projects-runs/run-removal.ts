@@ -27,6 +27,8 @@ export const removeRunData = async (db: Db, runIds: ReadonlyArray<string>, proje
   if (runIds.length === 0) return 0;
   const ids = [...runIds];
   const records = await db.collection<StringIdDoc>('log_records').deleteMany({ ...(projectId !== undefined ? { projectId } : {}), runId: { $in: ids } });
+  // Jobs after the records: a step cut short between the two finds the run again, and these go then.
+  await db.collection('scoring_jobs').deleteMany({ runId: { $in: ids } });
   for (const name of PER_RUN) await db.collection<StringIdDoc>(name).deleteMany({ _id: { $in: ids } });
   // The runs' sessions by external id (MongoLogRecordRepository.findOrCreateSession), found by run.
   await db.collection<StringIdDoc>('session_keys').deleteMany({ runId: { $in: ids } });

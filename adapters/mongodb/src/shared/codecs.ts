@@ -157,7 +157,8 @@ export const runScorersFromDoc = (doc: unknown): RunScorerSettings => {
   const d = fromDoc(
     t.type({
       id: brandedString<RunId>(),
-      scorers: t.readonlyArray(t.type({ scorerId: brandedString<ScorerId>(), version: nullable(t.number) })),
+      // sampleRate: absent in settings stored before sampling (read as every record).
+      scorers: t.readonlyArray(t.intersection([t.type({ scorerId: brandedString<ScorerId>(), version: nullable(t.number) }), t.exact(t.partial({ sampleRate: t.number }))])),
       updatedAt: BsonDate,
     }),
   )(doc);

@@ -247,6 +247,24 @@ export const MIGRATIONS: ReadonlyArray<MongoMigration> = [
       }
     },
   },
+  {
+    version: 17,
+    name: 'scoring: jobs written with the records that cause them, claimed under leases; each record keeps its scorers\' outcomes (metricInfo)',
+    // dueAt is absent once a job has an outcome: the partial index holds only the jobs still to do.
+    // scoring_jobs is written inside ingest transactions, so it exists beforehand (as migration 4 says).
+    up: async (db) => {
+      try {
+        await db.createCollection('scoring_jobs');
+      } catch (e) {
+        if ((e as { code?: unknown }).code !== 48) throw e; // NamespaceExists: already there
+      }
+      const jobs = db.collection('scoring_jobs');
+      await jobs.createIndex({ dueAt: 1, _id: 1 }, { name: 'scoring_jobs_due', partialFilterExpression: { dueAt: { $exists: true } } });
+      await jobs.createIndex({ runId: 1, scorerId: 1, version: 1, state: 1 }, { name: 'scoring_jobs_by_scorer' });
+      await jobs.createIndex({ runId: 1, recordId: 1 }, { name: 'scoring_jobs_by_record' });
+      await db.collection('log_records').createIndex({ runId: 1, sessionId: 1 }, { name: 'log_records_by_run_session' });
+    },
+  },
 ];
 
 /** A version-7 id, as a query's regular expression (ids are stored lower-case). */

@@ -4,6 +4,9 @@ import {
   type FoundPage,
   type Json,
   type LogRecord,
+  type MetricInfo,
+  type MetricValue,
+  type NewScoringJob,
   type NodeType,
   type PatchTarget,
   type ProjectId,
@@ -17,12 +20,15 @@ import {
   holdsLoneSurrogate,
   isPatchTarget,
   notFound,
+  pendingByRecord,
   presentColumns,
   replacesStoredRecord,
+  scoringKept,
   searchTimedOut,
   takePageAsync,
 } from '@tracelight/domain';
-import type { LogRecordRepository, RecordPosition, RecordQuery, Result } from '@tracelight/ports';
+import type { LogRecordRepository, RecordKey, RecordKeyQuery, RecordPosition, RecordQuery, Result } from '@tracelight/ports';
+import { type JobDoc, insertNewJobs } from '../evaluation/mongo-scoring-queue';
 import * as t from 'io-ts';
 import { inject, injectable } from 'inversify';
 import { BSON, BSONRegExp, type ClientSession, type Collection, type Db, type Document, type Filter, type MongoClient } from 'mongodb';
@@ -55,7 +61,7 @@ const recordFromDoc = fromDoc<LogRecord>(
     datasetInput: nullable(t.string),
     datasetOutput: nullable(t.string),
     datasetMetadata: t.record(t.string, t.string),
-    metrics: t.record(t.string, nullable(t.number)),
+    metrics: t.record(t.string, nullable(t.union([t.number, t.string, t.readonlyArray(t.string)]))),
     isComplete: t.boolean,
     hasChildren: t.boolean,
     stepNumber: nullable(t.number),
@@ -65,6 +71,8 @@ const recordFromDoc = fromDoc<LogRecord>(
   }),
   // Only a trace's record made from an OTLP root span has it; documents written before it was lack it.
   t.partial({ otelRootKey: t.string }) as unknown as t.Type<Pick<LogRecord, 'otelRootKey'>>,
+  // The scorers' entries (written by the scoring queue); records written before scoring lack them.
+  t.partial({ metricInfo: t.record(t.string, t.type({ status_type: t.string })) }) as unknown as t.Type<Pick<LogRecord, 'metricInfo'>>,
   ]),
 );
 
@@ -122,6 +130,7 @@ export const recordToDocument = (r: LogRecord) => {
     _id: recordKey(r.runId, id),
     recordId: id,
     metrics: mapKeys(r.metrics, encodeMetricKey),
+    metricInfo: mapKeys(r.metricInfo ?? {}, encodeMetricKey),
     isTrace: r.type === 'trace',
     userMetadata: metadataText(r.userMetadata),
     datasetMetadata: metadataText(r.datasetMetadata),
@@ -182,6 +191,10 @@ export const recordFromDocument = (d: Document): LogRecord => {
   for (const k of DERIVED) delete doc[k];
   const metrics = doc['metrics'];
   if (typeof metrics === 'object' && metrics !== null) doc['metrics'] = mapKeys(metrics as Record<string, unknown>, decodeMetricKey);
+  const metricInfo = doc['metricInfo'];
+  if (typeof metricInfo === 'object' && metricInfo !== null && Object.keys(metricInfo).length > 0)
+    doc['metricInfo'] = mapKeys(metricInfo as Record<string, unknown>, decodeMetricKey);
+  else delete doc['metricInfo'];
   return recordFromDoc(doc);
 };
 
@@ -226,11 +239,23 @@ const WHOLE_AS_LONG_BELOW = 9e18;
  * least 0.0001 (below, `%g` writes `1e-05` where SQLite writes `1.0e-05`; README).
  */
 const metricText = (value: string) => ({
-  $cond: [
-    { $and: [{ $eq: [{ $trunc: [value, 0] }, value] }, { $lt: [{ $abs: value }, WHOLE_AS_LONG_BELOW] }] },
-    { $toString: { $toLong: value } },
-    { $toString: value },
-  ],
+  $switch: {
+    branches: [
+      // A scorer's label (a categorical judge's value) is its own text.
+      { case: { $eq: [{ $type: value }, 'string'] }, then: value },
+      {
+        case: { $in: [{ $type: value }, ['double', 'int', 'long', 'decimal']] },
+        then: {
+          $cond: [
+            { $and: [{ $eq: [{ $trunc: [value, 0] }, value] }, { $lt: [{ $abs: value }, WHOLE_AS_LONG_BELOW] }] },
+            { $toString: { $toLong: value } },
+            { $toString: value },
+          ],
+        },
+      },
+    ],
+    default: null,
+  },
 });
 
 /**
@@ -332,6 +357,16 @@ const keyset = (q: RecordQuery, after: RecordPosition): Filter<StringIdDoc> => {
   };
 };
 
+/**
+ * A record's document with its metrics and metric entries as scoringKept says (keys encoded, as
+ * stored): a stored record's entries and success values kept, a `pending` entry for each of its jobs.
+ */
+const keepScoring = <D extends { metrics: Record<string, MetricValue | null>; metricInfo: Record<string, MetricInfo> }>(
+  d: D,
+  stored: Readonly<Record<string, MetricInfo>> | undefined,
+  pending: Readonly<Record<string, MetricInfo>> | undefined,
+): D => (stored === undefined && pending === undefined ? d : { ...d, ...scoringKept(d.metrics, stored, pending) });
+
 /** A run's records: with the project too, the shard key's prefix, so that a query goes to the run's shard alone. */
 interface RunScope {
   readonly projectId: string;
@@ -347,6 +382,7 @@ export class MongoLogRecordRepository implements LogRecordRepository {
   private readonly runs: Collection<{ _id: string; projectId: string }>;
   /** A run's session of each external id that ingest has asked for (findOrCreateSession): `_id` is `<run id>:<external id>`. */
   private readonly sessionKeys: Collection<{ _id: string; projectId: string; runId: string; sessionId: string }>;
+  private readonly jobs: Collection<JobDoc>;
 
   constructor(@inject(MongoDatabaseToken) database: MongoDatabase) {
     this.client = database.client;
@@ -355,6 +391,7 @@ export class MongoLogRecordRepository implements LogRecordRepository {
     this.columns = database.db.collection('run_columns');
     this.runs = database.db.collection('runs');
     this.sessionKeys = database.db.collection('session_keys');
+    this.jobs = database.db.collection('scoring_jobs');
   }
 
   /**
@@ -428,12 +465,17 @@ export class MongoLogRecordRepository implements LogRecordRepository {
     });
   }
 
-  ingest(runId: RunId, records: ReadonlyArray<LogRecord>, presentColumns: ReadonlyArray<string>): Result<void> {
+  ingest(runId: RunId, records: ReadonlyArray<LogRecord>, presentColumns: ReadonlyArray<string>, jobs: ReadonlyArray<NewScoringJob> = []): Result<void> {
     return run(async () => {
       // A run already gone (its project retired, its purge to come) is not written to: what it holds
       // stays as it is until the purge. One going meanwhile is caught after the commit, below.
       if (!(await runExists(this.db, runId, records[0]?.projectId))) throw new Abort(notFound('run', runId));
-      await inTransaction(this.client, (session) => this.store(runId, records, presentColumns, session));
+      // The outbox: the records' scoring jobs in their transaction.
+      const now = new Date();
+      await inTransaction(this.client, async (session) => {
+        await this.store(runId, records, presentColumns, session, jobs);
+        await insertNewJobs(this.jobs, jobs, now, session);
+      });
       await this.linkAgain(runId, records);
       // The run deleted meanwhile (its project was): what this wrote goes again, and nothing of the
       // run stays (run-removal.ts). Read after the commit, as a deletion removes the run first; and
@@ -468,8 +510,9 @@ export class MongoLogRecordRepository implements LogRecordRepository {
   }
 
   /** The records and the run's new columns, inside the caller's transaction. */
-  private async store(runId: RunId, records: ReadonlyArray<LogRecord>, presentColumns: ReadonlyArray<string>, session: ClientSession): Promise<void> {
-    const formerParents = await this.parentsOf(runId, records, session);
+  private async store(runId: RunId, records: ReadonlyArray<LogRecord>, presentColumns: ReadonlyArray<string>, session: ClientSession, jobs: ReadonlyArray<NewScoringJob> = []): Promise<void> {
+    const { parents: formerParents, scored } = await this.parentsOf(runId, records, session);
+    const pending = pendingByRecord(jobs, encodeMetricKey);
     const rootKeys = await this.rootKeysOf(runId, records, session);
     const replacing = records.filter((r) => r.otelRootKey === undefined || replacesStoredRecord(r, rootKeys.get(r.id)));
     if (replacing.length > 0)
@@ -477,7 +520,7 @@ export class MongoLogRecordRepository implements LogRecordRepository {
         // A retry replaces its own record. The run and project too: with a sharded collection, an
         // upsert names the whole shard key.
         replacing.map((r) => {
-          const d = recordToDocument(r);
+          const d = keepScoring(recordToDocument(r), scored.get(r.id), pending.get(r.id));
           return { replaceOne: { filter: { _id: d._id, runId: d.runId, projectId: d.projectId }, replacement: d, upsert: true } };
         }),
         { session, ordered: true },
@@ -567,17 +610,68 @@ export class MongoLogRecordRepository implements LogRecordRepository {
    * record of another kind stored under one of their ids refuses the ingest (kindClash, thrown as Abort,
    * which ends the transaction with nothing written).
    */
-  private async parentsOf(runId: RunId, records: ReadonlyArray<LogRecord>, session: ClientSession): Promise<ReadonlyArray<string>> {
+  private async parentsOf(
+    runId: RunId,
+    records: ReadonlyArray<LogRecord>,
+    session: ClientSession,
+  ): Promise<{ readonly parents: ReadonlyArray<string>; readonly scored: ReadonlyMap<string, Readonly<Record<string, MetricInfo>>> }> {
     const projectId = records[0]?.projectId;
-    if (projectId === undefined) return [];
+    if (projectId === undefined) return { parents: [], scored: new Map() };
     const keys = records.map((r) => recordKey(runId, r.id));
-    const found = await this.records.find({ projectId, runId, _id: { $in: keys } }, { projection: { type: 1, parentId: 1 }, session }).toArray();
-    if (found.length === 0) return [];
+    const found = await this.records.find({ projectId, runId, _id: { $in: keys } }, { projection: { type: 1, parentId: 1, metricInfo: 1 }, session }).toArray();
+    if (found.length === 0) return { parents: [], scored: new Map() };
+    // What scorers wrote on the stored records (encoded keys, as stored), kept when they are replaced.
+    const scored = new Map<string, Readonly<Record<string, MetricInfo>>>();
+    for (const d of found) {
+      const info = d['metricInfo'];
+      if (typeof info === 'object' && info !== null && Object.keys(info).length > 0) scored.set(String(d['_id']).slice(runId.length + 1), info as Record<string, MetricInfo>);
+    }
     // Found by recordKey: the record's id follows the run's and a colon (as rootKeysOf reads it).
     const stored = found.map((d) => ({ id: String(d['_id']).slice(runId.length + 1), type: d['type'] as NodeType, parentId: d['parentId'] }));
     const clash = firstKindClash(stored, new Map(records.map((r) => [r.id, r.type])));
     if (clash !== undefined) throw new Abort(clash);
-    return [...new Set(stored.flatMap((r) => (typeof r.parentId === 'string' ? [r.parentId] : [])))];
+    return { parents: [...new Set(stored.flatMap((r) => (typeof r.parentId === 'string' ? [r.parentId] : [])))], scored };
+  }
+
+  findByIds(runId: RunId, ids: ReadonlyArray<string>): Result<ReadonlyArray<LogRecord>> {
+    return run(async () => {
+      if (ids.length === 0) return [];
+      // The run's project too, for the shard key's prefix: read from the run (a record names it).
+      const runDoc = await this.runs.findOne({ _id: runId }, { projection: { projectId: 1 } });
+      if (runDoc === null) return [];
+      const found = await this.records.find({ projectId: runDoc.projectId, runId, _id: { $in: ids.map((id) => recordKey(runId, id)) } }).toArray();
+      return found.map(recordFromDocument);
+    });
+  }
+
+  listKeys(runId: RunId, q: RecordKeyQuery): Result<ReadonlyArray<RecordKey>> {
+    return run(async () => {
+      const createdAt: Record<string, Date> = {};
+      if (q.createdAfter !== undefined) createdAt['$gte'] = q.createdAfter;
+      if (q.createdBefore !== undefined) createdAt['$lt'] = q.createdBefore;
+      const filter: Filter<StringIdDoc> = {
+        runId,
+        isTrace: { $in: [false, true] },
+        type: { $in: [...q.types] },
+        ...(Object.keys(createdAt).length > 0 ? { createdAt } : {}),
+        ...(q.after !== undefined
+          ? { $or: [{ createdAt: { $gt: q.after.createdAt } }, { createdAt: q.after.createdAt, _id: { $gt: recordKey(runId, q.after.id) } }] }
+          : {}),
+      };
+      const found = await this.records
+        .find(filter, { projection: { recordId: 1, type: 1, traceId: 1, runId: 1, projectId: 1, createdAt: 1 } })
+        .sort({ createdAt: 1, _id: 1 })
+        .limit(q.limit)
+        .toArray();
+      return found.map((d) => ({
+        id: String(d['recordId']),
+        type: d['type'] as NodeType,
+        traceId: (d['traceId'] as string | null | undefined) ?? null,
+        runId: d['runId'] as RunId,
+        projectId: d['projectId'] as ProjectId,
+        createdAt: d['createdAt'] as Date,
+      }));
+    });
   }
 
   /**
@@ -624,6 +718,9 @@ export class MongoLogRecordRepository implements LogRecordRepository {
     await inTransaction(this.client, async (session) => {
       const found = await this.records.find(old, { projection: { _id: 1, parentId: 1 }, session }).limit(limit).toArray();
       removed = found.length === 0 ? 0 : (await this.records.deleteMany({ ...scope, _id: { $in: found.map((d) => d._id) } }, { session })).deletedCount;
+      // A removed record's jobs go with it (their outcome would have nowhere to go).
+      if (found.length > 0)
+        await this.jobs.deleteMany({ runId: scope.runId, recordId: { $in: found.map((d) => d._id.slice(scope.runId.length + 1)) } }, { session });
       left = [...new Set(found.flatMap((d) => (typeof d['parentId'] === 'string' ? [d['parentId']] : [])))];
       await this.unmarkChildless(scope, left, session);
     });

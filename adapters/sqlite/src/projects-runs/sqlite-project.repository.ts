@@ -43,6 +43,11 @@ export class SqliteProjectRepository implements ProjectRepository {
 
     const isRetired = db.prepare('SELECT 1 FROM projects WHERE id = ? AND retired_at IS NOT NULL').pluck();
     // Records a step at a time, run by run (CROSS JOIN keeps runs the outer loop) through each run's key.
+    // Scoring jobs first, a step at a time as records are: a run's jobs can be as many as its records.
+    const removeSomeJobs = db.prepare(
+      `DELETE FROM scoring_jobs WHERE rowid IN (
+         SELECT j.rowid FROM runs r CROSS JOIN scoring_jobs j WHERE r.project_id = @id AND j.run_id = r.id LIMIT @limit)`,
+    );
     const removeSomeRecords = db.prepare(
       `DELETE FROM log_records WHERE rowid IN (
          SELECT l.rowid FROM runs r CROSS JOIN log_records l WHERE r.project_id = @id AND l.run_id = r.id LIMIT @limit)`,
@@ -51,7 +56,7 @@ export class SqliteProjectRepository implements ProjectRepository {
     // the project's runs through runs' (project_id, …) key and its own rows through its run_id key.
     const ofRuns = 'run_id IN (SELECT id FROM runs WHERE project_id = ?)';
     const removeRestRecords = db.prepare(`DELETE FROM log_records WHERE ${ofRuns}`);
-    const removeRunRows = ['run_columns', 'run_insights', 'run_scorer_settings'].map((table) => db.prepare(`DELETE FROM ${table} WHERE ${ofRuns}`));
+    const removeRunRows = ['scoring_jobs', 'run_columns', 'run_insights', 'run_scorer_settings'].map((table) => db.prepare(`DELETE FROM ${table} WHERE ${ofRuns}`));
     const removeRuns = db.prepare('DELETE FROM runs WHERE project_id = ?');
     const removeProject = db.prepare('DELETE FROM projects WHERE id = ?');
     // One step, in one transaction (on the writer thread, one write of a group commit). The step that
@@ -59,6 +64,7 @@ export class SqliteProjectRepository implements ProjectRepository {
     // that began before the project was retired), the runs, their settings and the project.
     this.purge = db.transaction((id: ProjectId, limit: number): PurgeStep => {
       if (isRetired.get(id) === undefined) return { runs: 0, records: 0, finished: true };
+      if (removeSomeJobs.run({ id, limit }).changes >= limit) return { runs: 0, records: 0, finished: false };
       const records = removeSomeRecords.run({ id, limit }).changes;
       if (records >= limit) return { runs: 0, records, finished: false };
       const rest = removeRestRecords.run(id).changes;

@@ -70,7 +70,11 @@ export const versionToBody = (v: ScorerVersion): string => JSON.stringify(v);
 
 const RunScorersRow = row({
   run_id: IdString<RunId>(),
-  scorers: MemoJsonText(t.array(row({ scorerId: IdString<ScorerId>(), version: nullable(t.number) })), { name: 'run_scorer_settings' }),
+  // sampleRate: absent in settings stored before sampling (read as every record).
+  scorers: MemoJsonText(
+    t.array(t.intersection([row({ scorerId: IdString<ScorerId>(), version: nullable(t.number) }), t.exact(t.partial({ sampleRate: t.number }))])),
+    { name: 'run_scorer_settings' },
+  ),
   updated_at: MsDate,
 });
 

@@ -365,4 +365,42 @@ export const MIGRATIONS: ReadonlyArray<Migration> = [
       CREATE INDEX log_records_by_run_time ON log_records (run_id, is_trace, created_at, created_at_us, id);
     `,
   },
+  {
+    version: 14,
+    name: 'scoring: jobs written with the records that cause them, claimed under leases; each record keeps its scorers\' outcomes (metric_info)',
+    // due_at: when a pending job may be claimed (its backoff), or when a computing job's lease runs out;
+    // NULL once it has an outcome, so the partial index holds only the jobs still to do. A job is unique
+    // by its record, keyed after the record's trace (trace_key: its trace id, '' for a session): an
+    // ingest's jobs, mostly of a few traces, land side by side in the key, where record ids alone (random
+    // UUIDs) scattered them over the whole index, each job a page written. A run's status
+    // reads its jobs through the unique key's run_id: no index of their states, which every claim and
+    // outcome would have to write. Records of a session are found by (run_id, session_id) for its roll-ups.
+    up: `
+      ALTER TABLE log_records ADD COLUMN metric_info TEXT NOT NULL DEFAULT '{}';
+      CREATE INDEX log_records_by_session ON log_records (run_id, session_id);
+      CREATE TABLE scoring_jobs (
+        id INTEGER PRIMARY KEY,
+        run_id TEXT NOT NULL REFERENCES runs(id) ON DELETE CASCADE,
+        project_id TEXT NOT NULL,
+        record_id TEXT NOT NULL,
+        trace_key TEXT NOT NULL,
+        scorer_id TEXT NOT NULL,
+        version INTEGER NOT NULL,
+        kind TEXT NOT NULL,
+        metric_name TEXT NOT NULL,
+        owner_id TEXT NOT NULL,
+        state TEXT NOT NULL,
+        due_at INTEGER,
+        lease_owner TEXT,
+        attempts INTEGER NOT NULL DEFAULT 0,
+        message TEXT,
+        prompt_tokens INTEGER NOT NULL DEFAULT 0,
+        completion_tokens INTEGER NOT NULL DEFAULT 0,
+        created_at INTEGER NOT NULL,
+        updated_at INTEGER NOT NULL,
+        UNIQUE (run_id, trace_key, record_id, scorer_id, version)
+      ) STRICT;
+      CREATE INDEX scoring_jobs_due ON scoring_jobs (due_at) WHERE due_at IS NOT NULL;
+    `,
+  },
 ];

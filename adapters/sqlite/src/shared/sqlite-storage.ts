@@ -2,7 +2,7 @@
 // only writing connection and commits writes in groups; record searches run on search threads, and the
 // other reads (lookups by key) here, each on a read-only connection that sees every committed write (WAL). `inline`: one connection does both on this thread (the
 // admin CLI, embedders that want no threads).
-import type { DomainError, FoundPage, LogRecord, Run, RunId, ScorerId, ScorerVersion } from '@tracelight/domain';
+import type { DomainError, FoundPage, LogRecord, NewScoringJob, Run, RunId, ScorerId, ScorerVersion } from '@tracelight/domain';
 import { type RecordQuery, type Repositories, type Result, type StorageHealth, buildRepositories } from '@tracelight/ports';
 import * as E from 'fp-ts/Either';
 import { heldDecodedJson } from './row-codecs';
@@ -13,6 +13,7 @@ import { type DatabaseCopy, copyDatabase } from './sqlite-backup';
 import { SqliteThread } from './sqlite-thread';
 import { SQLITE_REPOSITORIES, SQLITE_WRITES } from '../sqlite.repositories';
 import { recordToValues } from '../tracing/log-record.mapper';
+import { groupJobs } from '../evaluation/scoring-jobs.sql';
 import type { SqliteLogRecordRepository } from '../tracing/sqlite-log-record.repository';
 import type { RepositoryName } from './writer-protocol';
 
@@ -62,9 +63,9 @@ const routeCalls = (reads: Repositories, writer: SqliteThread, searchers: Readon
   // Records are mapped to rows here, on the request thread: the writer thread gets flat rows (cheaper
   // to pass between threads than nested records) and spends its time on SQLite alone.
   (routed.logRecords as Record<string, unknown>)['ingest'] =
-    (runId: RunId, records: ReadonlyArray<LogRecord>, presentColumns: ReadonlyArray<string>): Result<void> =>
+    (runId: RunId, records: ReadonlyArray<LogRecord>, presentColumns: ReadonlyArray<string>, jobs: ReadonlyArray<NewScoringJob> = []): Result<void> =>
     () =>
-      writer.call('logRecords', 'ingestRows', [runId, records.map(recordToValues), presentColumns]) as Promise<E.Either<DomainError, void>>;
+      writer.call('logRecords', 'ingestRows', [runId, records.map(recordToValues), presentColumns, groupJobs(jobs)]) as Promise<E.Either<DomainError, void>>;
   (routed.logRecords as Record<string, unknown>)['ingestIntoNewRun'] =
     (newRun: Run, records: ReadonlyArray<LogRecord>, presentColumns: ReadonlyArray<string>): Result<void> =>
     () =>

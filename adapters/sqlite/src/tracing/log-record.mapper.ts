@@ -1,11 +1,15 @@
 // log_records rows ⇄ domain. The typed attributes are kept whole in JSON and also spread into
 // their own columns, so that filters and sorts use plain indexed SQL.
-import { type Json, type LogRecord, type ProjectId, type RunId, NODE_TYPES } from '@tracelight/domain';
+import { type Json, type LogRecord, type MetricInfo, type ProjectId, type RunId, NODE_TYPES } from '@tracelight/domain';
 import * as t from 'io-ts';
 import { IdString, JsonText, MsDate, SqlBool, decodeOrThrow, nullable, row } from '../shared/row-codecs';
 
 const JsonValue = t.unknown as unknown as t.Type<Json, Json, unknown>;
 const StringMap = t.record(t.string, t.string);
+/** A metric's value: a number as clients send it, or a scorer's label or labels. */
+const MetricValue = nullable(t.union([t.number, t.string, t.array(t.string)]));
+/** The scoring workers' entries, as they wrote them (the domain's MetricInfo, in the origin's names). */
+const MetricInfoMap = t.record(t.string, t.type({ status_type: t.string })) as unknown as t.Type<Record<string, MetricInfo>, Record<string, MetricInfo>, unknown>;
 
 const ROW_PROPS = {
   id: t.string,
@@ -28,7 +32,7 @@ const ROW_PROPS = {
   dataset_input: nullable(t.string),
   dataset_output: nullable(t.string),
   dataset_metadata: JsonText(StringMap),
-  metrics: JsonText(t.record(t.string, nullable(t.number))),
+  metrics: JsonText(t.record(t.string, MetricValue)),
   is_complete: SqlBool,
   has_children: SqlBool,
   step_number: nullable(t.number),
@@ -36,11 +40,17 @@ const ROW_PROPS = {
   error_message: nullable(t.string),
   attributes: JsonText(t.record(t.string, t.unknown)),
   otel_root_key: nullable(t.string),
+  metric_info: JsonText(MetricInfoMap),
 };
 const Row = row(ROW_PROPS);
 
 /** What a search reads back: the columns `recordFromRow` decodes (not the derived ones kept for filters). */
 export const READ_COLUMNS = Object.keys(ROW_PROPS);
+
+const isEmpty = (o: object): boolean => {
+  for (const _ in o) return false;
+  return true;
+};
 
 export const recordFromRow = (stored: unknown): LogRecord => {
   const r = decodeOrThrow(Row, stored);
@@ -73,6 +83,7 @@ export const recordFromRow = (stored: unknown): LogRecord => {
     errorMessage: r.error_message,
     attributes: r.attributes as LogRecord['attributes'],
     ...(r.otel_root_key === null ? {} : { otelRootKey: r.otel_root_key }),
+    ...(isEmpty(r.metric_info) ? {} : { metricInfo: r.metric_info }),
   };
 };
 
@@ -91,6 +102,7 @@ export const RECORD_COLUMNS = [
   'progress_message', 'error_message', 'attributes', 'model', 'temperature', 'finish_reason', 'tools', 'tool_call_id',
   'agent_type', 'control_id', 'agent_name', 'check_stage', 'applies_to', 'evaluator_name', 'selector_path', 'otel_root_key',
   'created_at_us',
+  'metric_info',
 ] as const;
 
 /** A row as written: one value per RECORD_COLUMNS entry, JSON already encoded. Flat, so cheap to pass between threads. */
@@ -102,6 +114,8 @@ export const VALUE_INDEX = {
   type: RECORD_COLUMNS.indexOf('type'),
   parentId: RECORD_COLUMNS.indexOf('parent_id'),
   hasChildren: RECORD_COLUMNS.indexOf('has_children'),
+  metrics: RECORD_COLUMNS.indexOf('metrics'),
+  metricInfo: RECORD_COLUMNS.indexOf('metric_info'),
 } as const;
 
 /** JSON of a small map or list; most are empty, and `{}`/`[]` need no serialiser. */
@@ -159,5 +173,6 @@ export const recordToValues = (r: LogRecord): RecordValues => {
     a.selector_path ?? null,
     r.otelRootKey ?? null,
     r.createdAtMicros,
+    r.metricInfo === undefined ? '{}' : jsonOfMap(r.metricInfo),
   ];
 };

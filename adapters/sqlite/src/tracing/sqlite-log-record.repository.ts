@@ -1,21 +1,28 @@
 import {
   type FoundPage,
   type LogRecord,
+  type MetricInfo,
+  type MetricValue,
+  type NewScoringJob,
   type NodeType,
   type PatchTarget,
+  type ProjectId,
   type RecordPatch,
   type Run,
   type RunId,
+  type ScorerVersionKind,
   applyRecordPatch,
   firstKindClash,
   foldCase,
   isPatchTarget,
   notFound,
+  pendingInfo,
   presentColumns,
+  scoringKept,
   searchTimedOut,
   takePage,
 } from '@tracelight/domain';
-import type { LogRecordRepository, RecordQuery, Result } from '@tracelight/ports';
+import type { LogRecordRepository, RecordKey, RecordKeyQuery, RecordQuery, Result } from '@tracelight/ports';
 import type Database from 'better-sqlite3';
 import { inject, injectable } from 'inversify';
 import { Abort, run } from '../shared/run';
@@ -24,6 +31,43 @@ import { type InsertRun, prepareInsertRun, runNameTaken } from '../projects-runs
 import { type UnderLiveParent, underLiveParent } from '../projects-runs/live-parent';
 import { READ_COLUMNS, RECORD_COLUMNS, type RecordValues, VALUE_INDEX, recordFromRow, recordToValues } from './log-record.mapper';
 import { FOLD_CASE, SEARCH_BUDGET, SIZE_COLUMN, compileSearch } from './record-query.sql';
+import { type JobGroup, type JobWrites, groupJobs, prepareJobWrites, traceKey } from '../evaluation/scoring-jobs.sql';
+
+/**
+ * The rows' metrics and metric entries as scoringKept says, in place: a stored record's entries and
+ * values kept, a `pending` entry for each job. Only rows with either are touched. On the ingest's path:
+ * a new record with one job (the usual case) takes its group's entry as JSON made once.
+ */
+const keepScoring = (rows: ReadonlyArray<RecordValues>, stored: ReadonlyArray<{ readonly id: string; readonly metricInfo: string }>, groups: ReadonlyArray<JobGroup>): void => {
+  const storedInfo = new Map<string, Record<string, MetricInfo>>();
+  for (const r of stored) if (r.metricInfo !== '{}') storedInfo.set(r.id, JSON.parse(r.metricInfo) as Record<string, MetricInfo>);
+  if (storedInfo.size === 0 && groups.length === 0) return;
+  // Each record's groups (by index), and each group's pending entry.
+  const groupsOf = new Map<string, number[]>();
+  groups.forEach((g, i) => {
+    for (const [recordId] of g.records) {
+      const of = groupsOf.get(recordId);
+      if (of === undefined) groupsOf.set(recordId, [i]);
+      else of.push(i);
+    }
+  });
+  const entries = groups.map((g) => pendingInfo(g.kind as ScorerVersionKind, g.version));
+  const alone = groups.map((g, i) => JSON.stringify({ [g.metricName]: entries[i] }));
+  for (const row of rows as Array<Array<string | number | null>>) {
+    const id = row[VALUE_INDEX.id] as string;
+    const kept = storedInfo.get(id);
+    const of = groupsOf.get(id);
+    if (kept === undefined && of === undefined) continue;
+    if (kept === undefined && of!.length === 1) {
+      row[VALUE_INDEX.metricInfo] = alone[of![0]!]!;
+      continue;
+    }
+    const queued = of === undefined ? undefined : Object.fromEntries(of.map((i) => [groups[i]!.metricName, entries[i]!]));
+    const merged = scoringKept(kept === undefined ? {} : (JSON.parse(row[VALUE_INDEX.metrics] as string) as Record<string, MetricValue | null>), kept, queued);
+    if (kept !== undefined) row[VALUE_INDEX.metrics] = JSON.stringify(merged.metrics);
+    row[VALUE_INDEX.metricInfo] = JSON.stringify(merged.metricInfo);
+  }
+};
 
 /** Thrown by SEARCH_BUDGET inside SQLite, and caught as it leaves: the search ran out of time. */
 class OutOfTime extends Error {}
@@ -40,6 +84,10 @@ export class SqliteLogRecordRepository implements LogRecordRepository {
   private readonly unmarkChildless;
   private readonly removeOld;
   private readonly expire: Database.Transaction<(cutoff: number, limit: number) => number>;
+  private readonly jobs: JobWrites;
+  private readonly removeJobsOf;
+  private readonly byIds;
+  private readonly keysFrom;
   private readonly underLiveRun: UnderLiveParent;
   private readonly insertRun: InsertRun;
   /** Runs its argument in one transaction (nested: a savepoint). */
@@ -70,6 +118,7 @@ export class SqliteLogRecordRepository implements LogRecordRepository {
       if (performance.now() > this.deadline) throw new OutOfTime();
       return 1;
     });
+    this.jobs = prepareJobWrites(db);
     const updates = RECORD_COLUMNS.filter((c) => c !== 'id' && c !== 'run_id').map((c) => `${c} = excluded.${c}`);
     // A record is its run's: a retried one replaces itself, and the same id in another run (another
     // user's, say) is another record, never touched from here. The WHERE is replacesStoredRecord: a
@@ -96,7 +145,7 @@ export class SqliteLogRecordRepository implements LogRecordRepository {
     this.storedOf = db
       // The ids as the outer loop (CROSS JOIN keeps them there), each found by (run_id, id): left to
       // itself the planner walked the run's children through (run_id, parent_id), the whole run each batch.
-      .prepare('SELECT l.id, l.type, l.parent_id FROM json_each(@ids) AS j CROSS JOIN log_records AS l ON l.run_id = @run AND l.id = j.value')
+      .prepare('SELECT l.id, l.type, l.parent_id, l.metric_info FROM json_each(@ids) AS j CROSS JOIN log_records AS l ON l.run_id = @run AND l.id = j.value')
       .raw();
     this.unmarkChildless = db.prepare(
       `UPDATE log_records SET has_children = 0 WHERE run_id = @run AND has_children = 1 AND id IN (SELECT value FROM json_each(@ids))
@@ -110,15 +159,33 @@ export class SqliteLogRecordRepository implements LogRecordRepository {
         `DELETE FROM log_records WHERE rowid IN (
            SELECT l.rowid FROM runs r CROSS JOIN log_records l
            WHERE l.run_id = r.id AND l.is_trace IN (0, 1) AND l.created_at < ? LIMIT ?)
-         RETURNING run_id, parent_id`,
+         RETURNING run_id, parent_id, id, trace_id`,
       )
       .raw();
+    // A removed record's jobs go with it (their outcome would have nowhere to go).
+    // By (run, trace key, record): the jobs' unique key.
+    this.removeJobsOf = db.prepare(
+      `DELETE FROM scoring_jobs WHERE rowid IN (
+         SELECT j.rowid FROM json_each(@records) AS r CROSS JOIN scoring_jobs AS j
+         WHERE j.run_id = @run AND j.trace_key = r.value ->> 1 AND j.record_id = r.value ->> 0)`,
+    );
+    this.byIds = db.prepare(`SELECT ${READ_COLUMNS.join(', ')} FROM log_records WHERE run_id = @run AND id IN (SELECT value FROM json_each(@ids))`);
+    // Keyset pages in (created_at, id) order through log_records_by_run_time, both kinds of is_trace.
+    this.keysFrom = db.prepare(
+      `SELECT id, type, trace_id AS traceId, run_id AS runId, project_id AS projectId, created_at AS createdAt FROM log_records
+       WHERE run_id = @run AND is_trace IN (0, 1) AND type IN (SELECT value FROM json_each(@types))
+         AND created_at >= @from AND created_at < @to AND (created_at, id) > (@afterAt, @afterId)
+       ORDER BY created_at, id LIMIT @limit`,
+    );
     // One step of a sweep, in one transaction (on the writer thread, one write of a group commit): a
     // parent that stays keeps has_children only while another child still names it, as after ingest.
     // Each run's parents are found by (run_id, id) and their children by (run_id, parent_id).
     this.expire = db.transaction((cutoff: number, limit: number): number => {
-      const removed = this.removeOld.all(cutoff, limit) as Array<[string, string | null]>;
+      const removed = this.removeOld.all(cutoff, limit) as Array<[string, string | null, string, string | null]>;
       const left = new Map<string, Set<string>>();
+      const gone = new Map<string, Array<readonly [string, string]>>();
+      for (const [runId, , id, traceId] of removed) gone.set(runId, [...(gone.get(runId) ?? []), [id, traceKey(traceId)]]);
+      for (const [runId, records] of gone) this.removeJobsOf.run({ run: runId, records: JSON.stringify(records) });
       for (const [runId, parentId] of removed) {
         if (parentId === null) continue;
         const parents = left.get(runId) ?? new Set<string>();
@@ -129,16 +196,16 @@ export class SqliteLogRecordRepository implements LogRecordRepository {
     });
   }
 
-  ingest(runId: RunId, records: ReadonlyArray<LogRecord>, presentColumns: ReadonlyArray<string>): Result<void> {
-    return this.ingestRows(runId, records.map(recordToValues), presentColumns);
+  ingest(runId: RunId, records: ReadonlyArray<LogRecord>, presentColumns: ReadonlyArray<string>, jobs: ReadonlyArray<NewScoringJob> = []): Result<void> {
+    return this.ingestRows(runId, records.map(recordToValues), presentColumns, groupJobs(jobs));
   }
 
   /**
    * `ingest` on rows already mapped: the writer thread's form of it, so that the mapping (and its
    * JSON encoding) happens on the caller's thread and only flat rows cross to the writer.
    */
-  ingestRows(runId: RunId, rows: ReadonlyArray<RecordValues>, presentColumns: ReadonlyArray<string>): Result<void> {
-    return run(() => this.writeRows(runId, rows, presentColumns), undefined, notFound('run', runId));
+  ingestRows(runId: RunId, rows: ReadonlyArray<RecordValues>, presentColumns: ReadonlyArray<string>, jobs: ReadonlyArray<JobGroup> = []): Result<void> {
+    return run(() => this.writeRows(runId, rows, presentColumns, jobs), undefined, notFound('run', runId));
   }
 
   ingestIntoNewRun(newRun: Run, records: ReadonlyArray<LogRecord>, presentColumns: ReadonlyArray<string>): Result<void> {
@@ -163,17 +230,18 @@ export class SqliteLogRecordRepository implements LogRecordRepository {
   }
 
   /** Stores rows of a run that must exist (NotFound, by Abort, when it is gone or its project retired). */
-  private writeRows(runId: RunId, rows: ReadonlyArray<RecordValues>, presentColumns: ReadonlyArray<string>): void {
+  private writeRows(runId: RunId, rows: ReadonlyArray<RecordValues>, presentColumns: ReadonlyArray<string>, jobs: ReadonlyArray<JobGroup> = []): void {
     this.underLiveRun(runId, () => {
       // What these records were, if they were stored before: read before they are replaced.
-      const stored = (this.storedOf.all({ run: runId, ids: JSON.stringify(rows.map((row) => row[VALUE_INDEX.id])) }) as Array<[string, NodeType, string | null]>).map(
-        ([id, type, parentId]) => ({ id, type, parentId }),
+      const stored = (this.storedOf.all({ run: runId, ids: JSON.stringify(rows.map((row) => row[VALUE_INDEX.id])) }) as Array<[string, NodeType, string | null, string]>).map(
+        ([id, type, parentId, metricInfo]) => ({ id, type, parentId, metricInfo }),
       );
       if (stored.length > 0) {
         const clash = firstKindClash(stored, new Map(rows.map((row) => [row[VALUE_INDEX.id] as string, row[VALUE_INDEX.type] as NodeType])));
         if (clash !== undefined) throw new Abort(clash);
       }
       const formerParents = new Set(stored.flatMap((r) => (r.parentId === null ? [] : [r.parentId])));
+      keepScoring(rows, stored, jobs);
       for (const row of rows) this.upsert.run(row);
       // Out of order: a parent stored earlier learns of its new children; a parent arriving late finds its own.
       const parents = new Set<string>();
@@ -188,6 +256,9 @@ export class SqliteLogRecordRepository implements LogRecordRepository {
       const left = [...formerParents].filter((p) => !parents.has(p));
       if (left.length > 0) this.unmarkChildless.run({ run: runId, ids: JSON.stringify(left) });
       for (const c of presentColumns) this.mark.run(runId, c);
+      // The outbox: the records' scoring jobs in their transaction. Stamped with this process's clock:
+      // a job is due at once, and older jobs due before it are claimed first.
+      if (jobs.length > 0) this.jobs.insertNew(jobs, Date.now());
     });
   }
 
@@ -222,6 +293,26 @@ export class SqliteLogRecordRepository implements LogRecordRepository {
         }),
       undefined,
       notFound('run', runId),
+    );
+  }
+
+  findByIds(runId: RunId, ids: ReadonlyArray<string>): Result<ReadonlyArray<LogRecord>> {
+    return run(() => (ids.length === 0 ? [] : this.byIds.all({ run: runId, ids: JSON.stringify(ids) }).map(recordFromRow)));
+  }
+
+  listKeys(runId: RunId, q: RecordKeyQuery): Result<ReadonlyArray<RecordKey>> {
+    return run(() =>
+      (
+        this.keysFrom.all({
+          run: runId,
+          types: JSON.stringify(q.types),
+          from: q.createdAfter?.getTime() ?? Number.MIN_SAFE_INTEGER,
+          to: q.createdBefore?.getTime() ?? Number.MAX_SAFE_INTEGER,
+          afterAt: q.after?.createdAt.getTime() ?? Number.MIN_SAFE_INTEGER,
+          afterId: q.after?.id ?? '',
+          limit: q.limit,
+        }) as Array<{ id: string; type: NodeType; traceId: string | null; runId: RunId; projectId: ProjectId; createdAt: number }>
+      ).map((k) => ({ ...k, createdAt: new Date(k.createdAt) })),
     );
   }
 

@@ -261,7 +261,7 @@ const flatten = (value: unknown, prefix = ''): Array<[string, string]> => {
 const label = (key: string) => key.replace(/_/g, ' ');
 
 const ScoringStatus = ({ projectId, runId }: RunRef) => {
-  const status = useAsync((signal) => api.runMetricsStatus(projectId, runId, { signal }), [projectId, runId]);
+  const status = useAsync((signal) => api.metricsStatus(projectId, runId, { signal }), [projectId, runId]);
   let body;
   if (status.status === 'loading' && !status.value) body = <Loading />;
   else if (status.status === 'failed' && isNotFound(status.error))

@@ -5,6 +5,11 @@ export interface ScorerSelection {
   readonly scorerId: ScorerId;
   /** A pinned version number, or null to follow the latest. */
   readonly version: number | null;
+  /**
+   * The share of the run's records the scorer scores, 0 to 1 (isSampled chooses which); absent: 1,
+   * every record (settings stored before sampling existed read so).
+   */
+  readonly sampleRate?: number;
 }
 
 export interface RunScorerSettings {

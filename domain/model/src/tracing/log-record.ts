@@ -2,6 +2,7 @@
 import type { NodeType, SpanType } from '../columns/column';
 import { type DomainError, conflict } from '../shared/errors';
 import type { ProjectId, RunId } from '../shared/ids';
+import type { MetricInfo, MetricValue } from '../evaluation/metric-info';
 
 /** JSON as received: text stays text, structured input (messages, documents) stays structured. */
 export type Json = null | boolean | number | string | ReadonlyArray<Json> | { readonly [k: string]: Json };
@@ -49,8 +50,16 @@ export interface LogRecord {
   readonly datasetInput: string | null;
   readonly datasetOutput: string | null;
   readonly datasetMetadata: Readonly<Record<string, string>>;
-  /** Measurements (`duration_ns`, token counts) and scorer results (`metrics/<name>` columns read these). */
-  readonly metrics: Readonly<Record<string, number | null>>;
+  /**
+   * Measurements (`duration_ns`, token counts) and scorer results (`metrics/<name>` columns read these):
+   * numbers as clients send them; a scorer's value may also be a label (categorical) or labels (multilabel).
+   */
+  readonly metrics: Readonly<Record<string, MetricValue | null>>;
+  /**
+   * Each scorer's outcome on the record, by metric name (its status, the judges' explanations): written
+   * by the scoring workers, kept when the record is sent again. Absent: none.
+   */
+  readonly metricInfo?: Readonly<Record<string, MetricInfo>>;
   readonly isComplete: boolean;
   readonly hasChildren: boolean;
   readonly stepNumber: number | null;

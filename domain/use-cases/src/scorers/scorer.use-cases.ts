@@ -18,6 +18,8 @@ import {
   type ScorerType,
   type ScorerVersion,
   type ScorerVersionId,
+  type ScoringPlan,
+  type ScoringPlanEntry,
   type UserId,
   asId,
   EMPTY_VERSION_FIELDS,
@@ -53,6 +55,12 @@ export interface ScorerDeps {
   readonly ids: IdGenerator;
   /** A page of versions ends early once the versions it holds reach this many bytes stored. */
   readonly pageBytes: number;
+  /**
+   * How long a run's scoring plan (its scorers and the versions in use) is remembered once read, for the
+   * ingests that read it (0, the default: not at all). A change through this process is seen at once;
+   * one through another process (its settings, a new latest version) within this time.
+   */
+  readonly planKnownForMs?: number;
 }
 
 export interface NewScorer {
@@ -130,7 +138,12 @@ export class ScorerUseCases {
     maxWeight: 16 * 1024 * 1024,
   });
 
-  constructor(private readonly deps: ScorerDeps) {}
+  /** Each run's scoring plan, read by every ingest into it: remembered briefly (planKnownForMs). */
+  private readonly plans: ExpiringCache<ScoringPlan>;
+
+  constructor(private readonly deps: ScorerDeps) {
+    this.plans = new ExpiringCache<ScoringPlan>(deps.planKnownForMs ?? 0, 10_000);
+  }
 
   /** What the caches hold: entries, and the characters of their JSON. */
   held(): Readonly<Record<'scorers' | 'versionPages', { readonly entries: number; readonly size: number }>> {
@@ -236,6 +249,7 @@ export class ScorerUseCases {
       flatMap((scorer) =>
         this.deps.versions.appendNext(scorerId, (version) => this.llmVersion(scorer, version, principal.userId, input)),
       ),
+      TE.tap(() => this.forgetPlans()),
     );
   }
 
@@ -268,6 +282,7 @@ export class ScorerUseCases {
           };
         }),
       ),
+      TE.tap(() => this.forgetPlans()),
     );
   }
 
@@ -302,6 +317,7 @@ export class ScorerUseCases {
           };
         }),
       ),
+      TE.tap(() => this.forgetPlans()),
     );
   }
 
@@ -345,7 +361,60 @@ export class ScorerUseCases {
       this.deps.projects.getRun(principal, projectId, runId),
       flatMap(() => TE.traverseSeqArray((s: ScorerSelection) => this.checkSelection(principal, s))(selections)),
       flatMap(() => this.deps.runScorers.replace({ runId, scorers: selections, updatedAt: this.deps.clock.now() })),
+      TE.tap(() => {
+        this.plans.deleteWhere(() => true);
+        return TE.right(undefined);
+      }),
     );
+  }
+
+  /** A new version may be the latest some plans follow: every plan is read again. */
+  private forgetPlans(): TE.TaskEither<never, void> {
+    this.plans.deleteWhere(() => true);
+    return TE.right(undefined);
+  }
+
+  /**
+   * What the run's scorers score with: for each scorer of its settings, the version in use (the pinned
+   * one, else the latest) and its sample rate; a scorer without versions scores nothing. Remembered for
+   * planKnownForMs unless `fresh` (a recompute reads it anew).
+   */
+  scoringPlan(runId: RunId, fresh = false): UseCase<ScoringPlan> {
+    const nowMs = this.deps.clock.elapsedMs();
+    const known = fresh ? undefined : this.plans.get(runId, nowMs);
+    if (known !== undefined) return TE.right(known);
+    return pipe(
+      this.deps.runScorers.find(runId),
+      TE.map(O.match(() => [] as ReadonlyArray<ScorerSelection>, (s) => s.scorers)),
+      flatMap((selections) =>
+        selections.length === 0
+          ? TE.right([] as ScoringPlan)
+          : pipe(
+              this.findKnownOrStored(selections.map((s) => s.scorerId)),
+              flatMap((scorers) =>
+                TE.traverseSeqArray((sel: ScorerSelection) => {
+                  const scorer = scorers.find((s) => s.id === sel.scorerId);
+                  if (!scorer) return TE.right(O.none);
+                  const version = sel.version === null ? this.deps.versions.findLatest(sel.scorerId) : this.deps.versions.findByNumber(sel.scorerId, sel.version);
+                  return pipe(
+                    version,
+                    TE.map(O.map((v): ScoringPlanEntry => ({ scorer, version: v, sampleRate: sel.sampleRate ?? 1 }))),
+                  );
+                })(selections),
+              ),
+              TE.map((found): ScoringPlan => A.compact([...found])),
+            ),
+      ),
+      TE.map((plan) => {
+        this.plans.set(runId, plan, nowMs);
+        return plan;
+      }),
+    );
+  }
+
+  /** Scorers by id, each read once (scorers never change): for the scoring workers and the run's status. */
+  scorersByIds(ids: ReadonlyArray<ScorerId>): UseCase<ReadonlyArray<Scorer>> {
+    return this.findKnownOrStored(ids);
   }
 
   /** The scorers with these ids that exist: from memory where read before, the rest in one query. */

@@ -18,7 +18,9 @@ import {
   type SpanType,
   type Project,
   type Run,
+  type ScoringPlan,
   asId,
+  jobsFor,
   distinctOtelRecordIds,
   storableOtelText,
   invalid,
@@ -53,6 +55,13 @@ export interface TracingDeps {
   readonly pageBytes: number;
   /** A search stops with TimedOut once it has read for this long (RecordQuery.maxMs). */
   readonly searchMs: number;
+  /**
+   * The run's scoring plan (ScorerUseCases.scoringPlan): records written are stored with the scoring
+   * jobs it gives them. Absent: nothing is scored (an embedder without evaluation).
+   */
+  readonly scoring?: { scoringPlan(runId: RunId): UseCase<ScoringPlan> };
+  /** Told when a write stored scoring jobs, so that idle workers of this process look at once. */
+  readonly onJobsQueued?: () => void;
 }
 
 export interface RunScope {
@@ -207,7 +216,7 @@ export class TracingUseCases {
       }),
       flatMap(({ flat, sessionId }) =>
         pipe(
-          this.deps.records.ingest(scope.runId, flat.records, presentColumnsOfAll(flat.records)),
+          this.ingestScored(scope.runId, flat.records),
           TE.map(() => ({ tracesCount: flat.traceIds.length, spansCount: flat.spanCount, traceIds: flat.traceIds, sessionId, projectName })),
         ),
       ),
@@ -248,7 +257,7 @@ export class TracingUseCases {
           }),
           flatMap((records) =>
             pipe(
-              this.deps.records.ingest(scope.runId, records, presentColumnsOfAll(records)),
+              this.ingestScored(scope.runId, records),
               TE.map(() => ({ projectName: project.name, sessionId, recordsCount: records.length })),
             ),
           ),
@@ -283,7 +292,7 @@ export class TracingUseCases {
       flatMap(() => {
         const session = this.newSession(scope, input);
         return pipe(
-          this.deps.records.ingest(scope.runId, [session], presentColumns(session)),
+          this.ingestScored(scope.runId, [session], presentColumns(session)),
           TE.map(() => session),
         );
       }),
@@ -398,10 +407,7 @@ export class TracingUseCases {
   private storeInLogStream(principal: Principal, projectId: ProjectId, logStreamName: string, spans: ReadonlyArray<OtelSpan>): UseCase<void> {
     const projects = this.deps.projects;
     const recordsOf = (run: Run) => otelToRecords(spans, { projectId: run.projectId, runId: run.id, now: this.deps.clock.now() });
-    const intoExisting = (run: Run): UseCase<void> => {
-      const records = recordsOf(run);
-      return this.deps.records.ingest(run.id, records, presentColumnsOfAll(records));
-    };
+    const intoExisting = (run: Run): UseCase<void> => this.ingestScored(run.id, recordsOf(run));
     return pipe(
       projects.listRuns(principal, projectId, 'log_stream', logStreamName),
       flatMap((runs) => {
@@ -477,6 +483,22 @@ export class TracingUseCases {
             return E.right(items.length === 0 && done ? null : items);
           },
         };
+   * Stores records of an existing run with the scoring jobs the run's plan gives them, in one write (an
+   * outbox: LogRecordRepository.ingest, which also marks each record pending for its jobs' metrics). Every write path
+   * that stores records of a run goes through here, so that what it stores is scored.
+   */
+  ingestScored(runId: RunId, records: ReadonlyArray<LogRecord>, present: ReadonlyArray<string> = presentColumnsOfAll(records)): UseCase<void> {
+    const scoring = this.deps.scoring;
+    if (scoring === undefined) return this.deps.records.ingest(runId, records, present);
+    return pipe(
+      scoring.scoringPlan(runId),
+      flatMap((plan) => {
+        const jobs = jobsFor(records, plan);
+        if (jobs.length === 0) return this.deps.records.ingest(runId, records, present);
+        return pipe(
+          this.deps.records.ingest(runId, records, present, jobs),
+          TE.map(() => this.deps.onJobsQueued?.()),
+        );
       }),
     );
   }

@@ -13,6 +13,7 @@ import {
   DateTimeOut,
   DateTimeWithOffset,
   Enum,
+  Float,
   Int,
   IntegerOut,
   IntFromQuery,
@@ -300,13 +301,14 @@ export type ListScorerVersionsQuery = t.TypeOf<typeof ListScorerVersionsQuery>;
 // ---------------------------------------------------------------------------------------------
 // Run scorer settings
 
-export const ScorerSelection = Obj('ScorerSelection', { scorer_id: UuidString }, { version: Nullable(Int({ min: 1 })) });
+/** `sample_rate`: the share of the run's records the scorer scores, 0 to 1 (absent or null: 1, every record). */
+export const ScorerSelection = Obj('ScorerSelection', { scorer_id: UuidString }, { version: Nullable(Int({ min: 1 })), sample_rate: Nullable(Float({ min: 0, max: 1 })) });
 /** `POST /v2/projects/{project_id}/runs/{run_id}/scorer-settings`: a version null or absent means the latest. */
 export const RunScorerSettingsRequest = Obj('RunScorerSettingsRequest', { scorers: Arr(ScorerSelection) });
 export type RunScorerSettingsRequest = t.TypeOf<typeof RunScorerSettingsRequest>;
 
 export const RunScorerSettingsResponse = t.type(
-  { run_id: t.string, scorers: t.array(t.type({ scorer_id: t.string, version: t.union([IntegerOut, t.null]) }, 'ScorerSelectionResponse')) },
+  { run_id: t.string, scorers: t.array(t.type({ scorer_id: t.string, version: t.union([IntegerOut, t.null]), sample_rate: t.number }, 'ScorerSelectionResponse')) },
   'RunScorerSettingsResponse',
 );
 

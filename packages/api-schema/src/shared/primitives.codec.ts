@@ -425,6 +425,28 @@ export const Int = (opts: Bounds = {}) =>
     t.identity,
   ), boundsSchema(opts));
 
+const FLOAT_TEXT = /^\s*[-+]?(\d+\.?\d*|\.\d+)([eE][-+]?\d+)?\s*$/;
+
+/**
+ * A number in a JSON body, optionally bounded. As pydantic's lax float, numeric strings (`"0.5"`) are
+ * accepted. Codes: `float_type`, `float_parsing`, `finite_number`, `greater_than_equal`, `less_than_equal`.
+ */
+export const Float = (opts: Bounds = {}) =>
+  describeCodec(new t.Type<number, number, unknown>(
+    'Float',
+    (u): u is number => typeof u === 'number' && Number.isFinite(u),
+    (u, c) => {
+      let n: number;
+      if (typeof u === 'number') n = u;
+      else if (typeof u === 'string' && FLOAT_TEXT.test(u)) n = Number(u);
+      else if (typeof u === 'string') return fail(u, c, { type: 'float_parsing', msg: 'Input should be a valid number, unable to parse string as a number' });
+      else return fail(u, c, { type: 'float_type', msg: 'Input should be a valid number' });
+      if (!Number.isFinite(n)) return fail(u, c, { type: 'finite_number', msg: 'Input should be a finite number' });
+      return bounded(n, u, c, opts);
+    },
+    t.identity,
+  ), { ...boundsSchema(opts), type: 'number' });
+
 /**
  * An integer query parameter: absent gives the default; the last value wins when repeated; the
  * text must be an integer (`int_parsing`, input the text), then within bounds

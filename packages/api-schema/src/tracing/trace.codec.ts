@@ -2,6 +2,7 @@
 // ToolSpan, RetrieverSpan, WorkflowSpan, AgentSpan and LogRecordsSearchRequest models).
 import { AGENT_TYPES, CHECK_STAGES, CONTROL_TARGETS, NODE_TYPES, SPAN_TYPES } from '@tracelight/domain';
 import * as t from 'io-ts';
+import { MetricInfoResponse, MetricValueResponse } from '../evaluation/evaluation.codec';
 import { Arr, Bool, DateTimeOut, DateTimeWithOffset, Enum, Int, IntegerOut, JsonOrUtf8Text, List, Nullable, Obj, OneOrList, PreciseDateTimeWithOffset, Rec, Utf8Str, Utf8Text, UuidOut, UuidString } from '../shared/primitives.codec';
 import { describeCodec } from '../shared/json-schema';
 import { fail, valueErrorInfo } from '../shared/validation-error';
@@ -353,7 +354,8 @@ export const RecordResponse = t.type(
     dataset_input: NullableStr,
     dataset_output: NullableStr,
     dataset_metadata: t.record(t.string, t.string),
-    metrics: t.record(t.string, t.union([t.number, t.null])),
+    metrics: t.record(t.string, MetricValueResponse),
+    metric_info: t.record(t.string, MetricInfoResponse),
     is_complete: t.boolean,
     has_children: t.boolean,
     step_number: t.union([t.number, t.null]),

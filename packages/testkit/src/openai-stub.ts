@@ -1,0 +1,172 @@
+// A deterministic OpenAI-compatible server for tests and benchmarks: real HTTP on 127.0.0.1 (a free
+// port), `POST /v1/chat/completions` answered by rules a test sets, every request recorded (its
+// messages, model, `n`, bearer token), and faults injected on demand: an error status (429 with
+// Retry-After, 500), a hang, a body that is no JSON, an answer of the wrong shape.
+import { type IncomingMessage, type Server, type ServerResponse, createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
+
+export interface StubMessage {
+  readonly role: string;
+  readonly content: string;
+}
+
+/** A request as the stub received it. */
+export interface StubRequest {
+  readonly path: string;
+  readonly model: string;
+  readonly messages: ReadonlyArray<StubMessage>;
+  readonly n: number;
+  /** The bearer token of `Authorization: Bearer …` ('' without one). */
+  readonly bearer: string;
+  readonly body: Readonly<Record<string, unknown>>;
+}
+
+/** What one request is answered with instead of its rule's answer, once. */
+export type StubFault =
+  | { readonly kind: 'status'; readonly status: number; readonly retryAfter?: string; readonly message?: string }
+  /** Never answered (until the stub closes): the caller's timeout must end it. */
+  | { readonly kind: 'hang' }
+  /** A 200 whose body is not JSON. */
+  | { readonly kind: 'malformed' }
+  /** A completion whose content is JSON without the value asked for. */
+  | { readonly kind: 'wrong_schema' };
+
+/** The content of choice `index` (0 to n − 1) of a request. */
+export type StubRule = (request: StubRequest, index: number) => string;
+
+/** A judge's answer as ChainPoll asks for it: `{"explanation": …, "rating": value}`. */
+export const judgeAnswer = (value: unknown, explanation = `stub says ${JSON.stringify(value)}`, valueField = 'rating', explanationField = 'explanation'): string =>
+  JSON.stringify({ [explanationField]: explanation, [valueField]: value });
+
+/** Choice i answers values[i] (cycling): `judges(true, true, false)` is ChainPoll's yes/yes/no. */
+export const judges =
+  (...values: ReadonlyArray<unknown>): StubRule =>
+  (_request, index) =>
+    judgeAnswer(values[index % values.length]);
+
+/** The text of a request's last user message: where the record's fields are. */
+export const lastUserText = (request: StubRequest): string => [...request.messages].reverse().find((m) => m.role === 'user')?.content ?? '';
+
+export interface StubOptions {
+  /** How long each answer waits before it is sent (a model's latency): 0 by default. */
+  readonly delayMs?: number;
+  /** At most this many choices per answer, whatever `n` asks (a provider that ignores `n`). */
+  readonly maxChoices?: number;
+  /** The port (0, the default: a free one). */
+  readonly port?: number;
+}
+
+const tokensOf = (text: string): number => Math.ceil(text.length / 4);
+
+export class OpenAiStub {
+  /** Every request received, in order. */
+  readonly requests: StubRequest[] = [];
+  private rule: StubRule = judges(true);
+  private readonly faults: StubFault[] = [];
+  private readonly hanging = new Set<ServerResponse>();
+  private inFlight = 0;
+  /** The most requests it has been answering at once (a bound on callers' concurrency shows here). */
+  peakInFlight = 0;
+
+  private constructor(
+    private readonly server: Server,
+    readonly url: string,
+    private readonly options: StubOptions,
+  ) {}
+
+  /** Starts a stub on 127.0.0.1; `url` is the base URL to give as a gateway's endpoint (`…/v1`). */
+  static async start(options: StubOptions = {}): Promise<OpenAiStub> {
+    let stub: OpenAiStub | undefined;
+    const server = createServer((req, res) => void stub?.handle(req, res));
+    await new Promise<void>((resolve, reject) => {
+      server.once('error', reject);
+      server.listen(options.port ?? 0, '127.0.0.1', () => resolve());
+    });
+    const { port } = server.address() as AddressInfo;
+    stub = new OpenAiStub(server, `http://127.0.0.1:${port}/v1`, options);
+    return stub;
+  }
+
+  /** Every choice from now on is answered by `rule`. */
+  answerWith(rule: StubRule): this {
+    this.rule = rule;
+    return this;
+  }
+
+  /** The next `times` requests get `fault` (after faults queued before), then the rule answers again. */
+  failNext(fault: StubFault, times = 1): this {
+    for (let i = 0; i < times; i++) this.faults.push(fault);
+    return this;
+  }
+
+  /** Requests with a chat completion body (not those that were refused before one was read). */
+  get completions(): ReadonlyArray<StubRequest> {
+    return this.requests.filter((r) => r.path.endsWith('/chat/completions'));
+  }
+
+  async close(): Promise<void> {
+    for (const res of this.hanging) res.destroy();
+    this.hanging.clear();
+    this.server.closeAllConnections();
+    await new Promise<void>((resolve) => this.server.close(() => resolve()));
+  }
+
+  private async handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
+    this.inFlight += 1;
+    this.peakInFlight = Math.max(this.peakInFlight, this.inFlight);
+    res.on('close', () => (this.inFlight -= 1));
+    const chunks: Buffer[] = [];
+    for await (const chunk of req) chunks.push(chunk as Buffer);
+    let body: Record<string, unknown> = {};
+    try {
+      body = JSON.parse(Buffer.concat(chunks).toString('utf8')) as Record<string, unknown>;
+    } catch {
+      // recorded with an empty body
+    }
+    const auth = req.headers['authorization'] ?? '';
+    const request: StubRequest = {
+      path: (req.url ?? '').split('?')[0]!,
+      model: typeof body['model'] === 'string' ? body['model'] : '',
+      messages: Array.isArray(body['messages']) ? (body['messages'] as StubMessage[]) : [],
+      n: typeof body['n'] === 'number' ? body['n'] : 1,
+      bearer: auth.startsWith('Bearer ') ? auth.slice('Bearer '.length) : '',
+      body,
+    };
+    this.requests.push(request);
+    const send = (status: number, payload: string, headers: Record<string, string> = {}) => {
+      res.writeHead(status, { 'content-type': 'application/json', ...headers });
+      res.end(payload);
+    };
+    if (req.method !== 'POST' || !request.path.endsWith('/chat/completions'))
+      return send(404, JSON.stringify({ error: { message: `no route ${req.method} ${request.path}`, type: 'invalid_request_error' } }));
+    if ((this.options.delayMs ?? 0) > 0) await new Promise((resolve) => setTimeout(resolve, this.options.delayMs));
+    const fault = this.faults.shift();
+    if (fault?.kind === 'hang') {
+      this.hanging.add(res);
+      res.on('close', () => this.hanging.delete(res));
+      return;
+    }
+    if (fault?.kind === 'status')
+      return send(
+        fault.status,
+        JSON.stringify({ error: { message: fault.message ?? `stub fault ${fault.status}`, type: 'stub_error' } }),
+        fault.retryAfter !== undefined ? { 'retry-after': fault.retryAfter } : {},
+      );
+    if (fault?.kind === 'malformed') return send(200, '{"id": "chatcmpl-stub", "choices": [');
+    const n = Math.min(Math.max(1, request.n), this.options.maxChoices ?? Number.POSITIVE_INFINITY);
+    const contents = Array.from({ length: n }, (_, i) => (fault?.kind === 'wrong_schema' ? JSON.stringify({ verdict: 'not what was asked' }) : this.rule(request, i)));
+    const prompt = tokensOf(request.messages.map((m) => m.content).join('\n'));
+    const completion = contents.reduce((sum, c) => sum + tokensOf(c), 0);
+    send(
+      200,
+      JSON.stringify({
+        id: `chatcmpl-stub-${this.requests.length}`,
+        object: 'chat.completion',
+        created: Math.floor(Date.now() / 1000),
+        model: request.model,
+        choices: contents.map((content, index) => ({ index, message: { role: 'assistant', content }, finish_reason: 'stop' })),
+        usage: { prompt_tokens: prompt, completion_tokens: completion, total_tokens: prompt + completion },
+      }),
+    );
+  }
+}

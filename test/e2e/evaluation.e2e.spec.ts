@@ -1,0 +1,368 @@
+// Evaluation end to end: the real server scores what is ingested with LLM judges (ChainPoll) through
+// the user's gateway, here a real OpenAI-compatible HTTP server on 127.0.0.1 (the testkit's stub) that
+// answers by rules each test sets and records every request it gets.
+import { OpenAiStub, type StubRequest, judgeAnswer, lastUserText } from '@tracelight/testkit';
+import { randomUUID } from 'node:crypto';
+import type { Auth } from '../support/http';
+import { startWorld, type World } from '../support/world';
+
+const TOKEN = `gw-${randomUUID()}-SECRET`;
+let w: World;
+let stub: OpenAiStub;
+
+/** The system message names the output type a scorer asks for (its instructions say `TYPE:<type>`). */
+const typeOf = (r: StubRequest): string => /TYPE:(\w+)/.exec(r.messages[0]?.content ?? '')?.[1] ?? 'boolean';
+/** Answers by what the record says: rude → every judge true, meh → two of three, anything else → none. */
+const VALUES: Record<string, ReadonlyArray<unknown>> = {
+  percentage: [0.2, 0.5, 0.8],
+  float: [1, 2, 3],
+  discrete: [2, 2, 5],
+  count: [3, 4, 8],
+  categorical: ['bad', 'good', 'good'],
+  multilabel: [['x', 'y'], ['y', 'x', 'z'], ['y']],
+  freeform: ['whatever'],
+};
+const rule = (r: StubRequest, i: number): string => {
+  const type = typeOf(r);
+  if (type !== 'boolean') return judgeAnswer(VALUES[type]![i % VALUES[type]!.length], `judge ${i + 1} on ${type}`);
+  const text = lastUserText(r);
+  const yes = text.includes('rude') ? true : text.includes('meh') ? i < 2 : false;
+  return judgeAnswer(yes, `judge ${i + 1} says ${yes}`);
+};
+
+beforeAll(async () => {
+  stub = await OpenAiStub.start();
+  stub.answerWith(rule);
+  w = await startWorld({
+    TRACELIGHT_SCORING_WORKERS: '8',
+    TRACELIGHT_SCORING_POLL_MS: '50',
+    TRACELIGHT_SCORING_RETRY_BASE_MS: '50',
+    TRACELIGHT_SCORING_MAX_ATTEMPTS: '3',
+    TRACELIGHT_JUDGE_TIMEOUT_MS: '1500',
+  });
+  w.ok(await w.call('PUT', '/v2/integrations/gateway', { auth: w.admin, json: { token: TOKEN, endpoint: stub.url, use_case: 'EVALUATION' } }));
+}, 60_000);
+afterAll(async () => {
+  await w?.server.stop();
+  await stub?.close();
+});
+
+let n = 0;
+const unique = (p: string) => `${p}-${Date.now()}-${++n}`;
+
+/** A scorer with one LLM version, its settings on a new log stream of a new project. */
+const scored = async (
+  version: Record<string, unknown>,
+  opts: { auth?: Auth; scorer?: Record<string, unknown>; sampleRate?: number; project?: string } = {},
+) => {
+  const auth = opts.auth ?? w.admin;
+  const project = opts.project ?? (await w.project(auth));
+  const logStream = await w.run(auth, project, 'log_streams');
+  const scorer = w.ok(await w.call('POST', '/v2/scorers', { auth, json: { name: unique('judge'), scorer_type: 'llm', ...opts.scorer } }));
+  const v = w.ok(await w.call('POST', `/v2/scorers/${scorer.id}/version/llm`, { auth, json: version }));
+  w.ok(
+    await w.call('POST', `/v2/projects/${project}/runs/${logStream}/scorer-settings`, {
+      auth,
+      json: { scorers: [{ scorer_id: scorer.id, ...(opts.sampleRate !== undefined ? { sample_rate: opts.sampleRate } : {}) }] },
+    }),
+  );
+  return { auth, project, logStream, scorer, version: v, metric: `metrics/${scorer.name}` as const, name: scorer.name as string };
+};
+
+const ingest = async (auth: Auth, project: string, logStream: string, traces: unknown[]) =>
+  w.ok(await w.call('POST', `/v2/projects/${project}/traces`, { auth, json: { log_stream_id: logStream, traces } }));
+
+const status = async (auth: Auth, project: string, logStream: string) => w.ok(await w.call('GET', `/v2/projects/${project}/runs/${logStream}/metrics/status`, { auth }));
+
+/** Polls the run's status until no job of the run is pending or computing (and at least `atLeast` ended), within a generous bound. */
+const settled = async (auth: Auth, project: string, logStream: string, atLeast = 1) => {
+  const deadline = Date.now() + 45_000;
+  for (;;) {
+    const s = await status(auth, project, logStream);
+    const jobs = s.scorers.map((x: { jobs: Record<string, number> }) => x.jobs);
+    const open = jobs.reduce((a: number, j: Record<string, number>) => a + j['pending']! + j['computing']!, 0);
+    const ended = jobs.reduce((a: number, j: Record<string, number>) => a + j['succeeded']! + j['failed']! + j['error']! + j['not_applicable']! + j['not_computed']!, 0);
+    if (open === 0 && ended >= atLeast) return s;
+    if (Date.now() > deadline) throw new Error(`scoring did not settle: ${JSON.stringify(s)}`);
+    await new Promise((r) => setTimeout(r, 100));
+  }
+};
+
+const search = async (auth: Auth, project: string, logStream: string, scope: 'spans' | 'traces', body: Record<string, unknown> = {}) =>
+  w.ok(await w.call('POST', `/v2/projects/${project}/${scope}/search`, { auth, json: { log_stream_id: logStream, ...body } })).records as Array<Record<string, any>>;
+
+const trace = (outputs: string[], over: Record<string, unknown> = {}) => ({
+  id: randomUUID(),
+  name: 'conversation',
+  input: 'hello',
+  output: 'bye',
+  ...over,
+  spans: outputs.map((output, i) => ({ type: 'llm', id: randomUUID(), name: `answer-${i}`, input: `question ${i}`, output })),
+});
+
+describe('LLM judges on ingested records', () => {
+  it('scores each llm span by ChainPoll (boolean: the share of judges that said true), with the judges\' explanations, and rolls the average up to the trace', async () => {
+    const s = await scored(
+      { instructions: 'Is the output rude? TYPE:boolean', user_prompt: 'Output to judge: {output}', model_name: 'judge-1', num_judges: 3, scoreable_node_types: ['llm'] },
+      { scorer: { group_label: 'Safety Metrics', threshold: { buckets: [0.3, 0.7], display_value_levels: ['Low', 'Medium', 'High'], inverted: true } } },
+    );
+    const before = stub.completions.length;
+    const t = trace(['you are rude', 'meh, fine', 'thank you']);
+    await ingest(s.auth, s.project, s.logStream, [t]);
+    const st = await settled(s.auth, s.project, s.logStream, 3);
+    expect(st.scorers).toEqual([
+      {
+        scorer_id: s.scorer.id,
+        scorer_name: s.name,
+        version: 1,
+        in_use: true,
+        sample_rate: 1,
+        jobs: { pending: 0, computing: 0, succeeded: 3, failed: 0, error: 0, not_applicable: 0, not_computed: 0 },
+        last_error: null,
+        tokens: { prompt: expect.any(Number), completion: expect.any(Number) },
+      },
+    ]);
+    expect(st.scorers[0].tokens.prompt).toBeGreaterThan(0);
+    const spans = await search(s.auth, s.project, s.logStream, 'spans', { sort: { column_id: 'name', ascending: true } });
+    expect(spans.map((x) => x['metrics'][s.name])).toEqual([1, 2 / 3, 0]);
+    expect(spans[1]!['metric_info'][s.name]).toEqual({
+      status_type: 'success',
+      scorer_type: 'llm',
+      value: 2 / 3,
+      display_value: 'Medium',
+      explanation: 'judge 1 says true',
+      rationale: 'Judge 1: judge 1 says true\n\nJudge 2: judge 2 says true\n\nJudge 3: judge 3 says false',
+      explanations: ['judge 1 says true', 'judge 2 says true', 'judge 3 says false'],
+      model_alias: 'judge-1',
+      num_judges: 3,
+      cost: null,
+      version: 1,
+    });
+    // One request per span, for 3 judges, to the version's model, with the gateway's token, the span's output in the prompt.
+    const sent = stub.completions.slice(before);
+    expect(sent).toHaveLength(3);
+    expect(sent.every((r) => r.model === 'judge-1' && r.n === 3 && r.bearer === TOKEN)).toBe(true);
+    expect(sent.map((r) => lastUserText(r)).sort()).toEqual(['Output to judge: meh, fine', 'Output to judge: thank you', 'Output to judge: you are rude']);
+    expect(sent[0]!.messages[0]).toEqual({ role: 'system', content: expect.stringContaining('Is the output rude? TYPE:boolean') });
+    // The trace: the average of its scored spans, said to be a roll-up.
+    const [tr] = await search(s.auth, s.project, s.logStream, 'traces');
+    expect(tr!['metrics'][s.name]).toBeCloseTo(5 / 9, 10);
+    expect(tr!['metric_info'][s.name]).toMatchObject({ status_type: 'success', roll_up_method: 'average', roll_up_count: 3, display_value: 'Medium' });
+  });
+
+  it('turns the metric column non-empty, and filters and sorts spans on its values', async () => {
+    const s = await scored({ instructions: 'Rude? TYPE:boolean', user_prompt: '{output}', num_judges: 3 });
+    const columns = async () =>
+      (w.ok(await w.call('POST', `/v2/projects/${s.project}/spans/available_columns`, { auth: s.auth, json: { log_stream_id: s.logStream } })).columns as Array<{ id: string; is_empty: boolean }>).find(
+        (c) => c.id === s.metric,
+      );
+    expect(await columns()).toMatchObject({ id: s.metric, is_empty: true, data_type: 'floating_point' });
+    await ingest(s.auth, s.project, s.logStream, [trace(['rude one', 'meh two', 'fine three'])]);
+    await settled(s.auth, s.project, s.logStream, 3);
+    expect(await columns()).toMatchObject({ is_empty: false });
+    const high = await search(s.auth, s.project, s.logStream, 'spans', { filters: [{ column_id: s.metric, type: 'number', operator: 'gte', value: 0.5 }], sort: { column_id: s.metric, ascending: false } });
+    expect(high.map((x) => x['output'])).toEqual(['rude one', 'meh two']);
+    const ascending = await search(s.auth, s.project, s.logStream, 'spans', { sort: { column_id: s.metric, ascending: true } });
+    expect(ascending.map((x) => x['output'])).toEqual(['fine three', 'meh two', 'rude one']);
+  });
+
+  it.each([
+    ['percentage', 0.5, 'floating_point'],
+    ['float', 2, 'floating_point'],
+    ['discrete', 3, 'floating_point'],
+    ['count', 5, 'integer'],
+    ['categorical', 'good', 'text'],
+    ['multilabel', ['x', 'y'], 'string_list'],
+  ] as const)('aggregates %s judgments as ChainPoll says (%j), searchable by its column', async (type, expected, dataType) => {
+    const s = await scored({ instructions: `Judge it. TYPE:${type}`, output_type: type, num_judges: 3 });
+    await ingest(s.auth, s.project, s.logStream, [trace(['something'])]);
+    await settled(s.auth, s.project, s.logStream, 1);
+    const [span] = await search(s.auth, s.project, s.logStream, 'spans');
+    expect(span!['metrics'][s.name]).toEqual(expected);
+    expect(span!['metric_info'][s.name]).toMatchObject({ status_type: 'success', value: expected, num_judges: 3, explanations: ['judge 1 on ' + type, 'judge 2 on ' + type, 'judge 3 on ' + type] });
+    const columns = w.ok(await w.call('POST', `/v2/projects/${s.project}/spans/available_columns`, { auth: s.auth, json: { log_stream_id: s.logStream } })).columns;
+    expect(columns.find((c: { id: string }) => c.id === s.metric)).toMatchObject({ data_type: dataType, is_empty: false });
+    const filter =
+      dataType === 'text'
+        ? { column_id: s.metric, type: 'text', operator: 'eq', value: 'GOOD' }
+        : dataType === 'string_list'
+          ? { column_id: s.metric, type: 'collection', operator: 'contains', value: ['y'] }
+          : { column_id: s.metric, type: 'number', operator: 'eq', value: expected };
+    expect(await search(s.auth, s.project, s.logStream, 'spans', { filters: [filter] })).toHaveLength(1);
+  });
+
+  it('ends a version of an output type judges do not give in error, naming the type', async () => {
+    const s = await scored({ instructions: 'TYPE:freeform', output_type: 'freeform', num_judges: 1 });
+    const before = stub.completions.length;
+    await ingest(s.auth, s.project, s.logStream, [trace(['x'])]);
+    const st = await settled(s.auth, s.project, s.logStream, 1);
+    expect(st.scorers[0].jobs.error).toBe(1);
+    expect(st.scorers[0].last_error.message).toContain('output type "freeform" is not one an LLM judge gives');
+    const [span] = await search(s.auth, s.project, s.logStream, 'spans');
+    expect(span!['metric_info'][s.name]).toEqual({ status_type: 'error', scorer_type: 'llm', version: 1, message: expect.stringContaining('"freeform"') });
+    expect(span!['metrics'][s.name]).toBeUndefined();
+    expect(stub.completions.length).toBe(before);
+  });
+
+  it('samples: at 0.5 the same records are scored on two runs, and not all of them', async () => {
+    const ids = Array.from({ length: 16 }, (_, i) => `0000000${i.toString(16)}-0000-4000-8000-000000000001`);
+    const traces = () => [{ id: randomUUID(), name: 't', spans: ids.map((id) => ({ type: 'llm', id, output: 'meh' })) }];
+    const scoredIds = async () => {
+      const s = await scored({ instructions: 'TYPE:boolean', num_judges: 1 }, { sampleRate: 0.5 });
+      await ingest(s.auth, s.project, s.logStream, traces());
+      await settled(s.auth, s.project, s.logStream, 1);
+      const spans = await search(s.auth, s.project, s.logStream, 'spans', { limit: 100 });
+      const settings = w.ok(await w.call('GET', `/v2/projects/${s.project}/runs/${s.logStream}/scorer-settings`, { auth: s.auth }));
+      expect(settings.scorers[0].sample_rate).toBe(0.5);
+      return { s, chosen: spans.filter((x) => x['metric_info'][s.name] !== undefined).map((x) => x['id'] as string).sort() };
+    };
+    // The same scorer on two runs: sampling is by record id and scorer id.
+    const first = await scoredIds();
+    const other = await w.run(w.admin, first.s.project, 'log_streams');
+    w.ok(await w.call('POST', `/v2/projects/${first.s.project}/runs/${other}/scorer-settings`, { auth: w.admin, json: { scorers: [{ scorer_id: first.s.scorer.id, sample_rate: 0.5 }] } }));
+    await ingest(w.admin, first.s.project, other, traces());
+    await settled(w.admin, first.s.project, other, 1);
+    const again = (await search(w.admin, first.s.project, other, 'spans', { limit: 100 })).filter((x) => x['metric_info'][first.s.name] !== undefined).map((x) => x['id'] as string).sort();
+    expect(again).toEqual(first.chosen);
+    expect(first.chosen.length).toBeGreaterThan(0);
+    expect(first.chosen.length).toBeLessThan(ids.length);
+  });
+
+  it('scores records stored before the settings only when asked: recompute (202, how many), within a time range', async () => {
+    const auth = w.admin;
+    const project = await w.project(auth);
+    const logStream = await w.run(auth, project, 'log_streams');
+    const old = trace(['rude a'], { created_at: '2020-01-01T00:00:00Z' });
+    old.spans = old.spans.map((x) => ({ ...x, created_at: '2020-01-01T00:00:01Z' }));
+    const recent = trace(['rude b']);
+    await ingest(auth, project, logStream, [old, recent]);
+    const s = await scored({ instructions: 'TYPE:boolean', num_judges: 1 }, { project });
+    w.ok(await w.call('POST', `/v2/projects/${project}/runs/${logStream}/scorer-settings`, { auth, json: { scorers: [{ scorer_id: s.scorer.id }] } }));
+    // A settings change scores what arrives after it: nothing is queued for what is stored.
+    expect((await status(auth, project, logStream)).scorers[0].jobs).toEqual({ pending: 0, computing: 0, succeeded: 0, failed: 0, error: 0, not_applicable: 0, not_computed: 0 });
+    const r = await w.call('POST', `/v2/projects/${project}/runs/${logStream}/metrics/recompute`, { auth, json: { created_before: new Date(Date.now() - 86_400_000).toISOString() } });
+    expect(r.status).toBe(202);
+    expect(r.body).toEqual({ run_id: logStream, queued: 1 });
+    await settled(auth, project, logStream, 1);
+    const spans = await search(auth, project, logStream, 'spans', { sort: { column_id: 'output', ascending: true } });
+    expect(spans.map((x) => x['metrics'][s.name] ?? null)).toEqual([1, null]);
+    // Every scorer, every record: the one left; the one scored stands.
+    const all = await w.call('POST', `/v2/projects/${project}/runs/${logStream}/metrics/recompute`, { auth });
+    expect(all.body).toEqual({ run_id: logStream, queued: 1 });
+    await settled(auth, project, logStream, 2);
+    expect((await search(auth, project, logStream, 'spans')).every((x) => x['metrics'][s.name] === 1)).toBe(true);
+    // A scorer that is not the run's is refused.
+    const stranger = await w.call('POST', `/v2/projects/${project}/runs/${logStream}/metrics/recompute`, { auth, json: { scorer_ids: [randomUUID()] } });
+    expect(stranger.status).toBe(422);
+    expect(stranger.body.detail[0].loc).toEqual(['body', 'scorer_ids', 0]);
+  });
+
+  it('without a gateway integration ends jobs in error saying so, and a recompute once one is set scores them', async () => {
+    const email = `${unique('nogateway')}@example.com`;
+    const user = await w.user(email);
+    const s = await scored({ instructions: 'TYPE:boolean', num_judges: 1 }, { auth: user.auth });
+    await ingest(s.auth, s.project, s.logStream, [trace(['rude'])]);
+    const st = await settled(s.auth, s.project, s.logStream, 1);
+    expect(st.scorers[0].jobs.error).toBe(1);
+    expect(st.scorers[0].last_error.message).toBe('no gateway integration: set one with PUT /v2/integrations/gateway, then recompute');
+    const [span] = await search(s.auth, s.project, s.logStream, 'spans');
+    expect(span!['metric_info'][s.name]).toMatchObject({ status_type: 'error', message: expect.stringContaining('no gateway integration') });
+    w.ok(await w.call('PUT', '/v2/integrations/gateway', { auth: user.auth, json: { token: `${TOKEN}-2`, endpoint: stub.url, use_case: 'EVALUATION' } }));
+    expect((await w.call('POST', `/v2/projects/${s.project}/runs/${s.logStream}/metrics/recompute`, { auth: s.auth })).body.queued).toBe(1);
+    const after = await settled(s.auth, s.project, s.logStream, 1);
+    expect(after.scorers[0].jobs).toMatchObject({ succeeded: 1, error: 0 });
+    const [again] = await search(s.auth, s.project, s.logStream, 'spans');
+    expect(again!['metrics'][s.name]).toBe(1);
+    expect(stub.completions.at(-1)!.bearer).toBe(`${TOKEN}-2`);
+  });
+
+  it('retries 429 (after its Retry-After), 500, a hang and an unreadable answer, then scores', async () => {
+    const s = await scored({ instructions: 'TYPE:boolean', num_judges: 1 });
+    stub.failNext({ kind: 'status', status: 429, retryAfter: '1' }).failNext({ kind: 'status', status: 500 });
+    await ingest(s.auth, s.project, s.logStream, [trace(['rude'])]);
+    let st = await settled(s.auth, s.project, s.logStream, 1);
+    expect(st.scorers[0].jobs).toMatchObject({ succeeded: 1, failed: 0 });
+    stub.failNext({ kind: 'hang' }).failNext({ kind: 'malformed' });
+    await ingest(s.auth, s.project, s.logStream, [trace(['rude'])]);
+    st = await settled(s.auth, s.project, s.logStream, 2);
+    expect(st.scorers[0].jobs).toMatchObject({ succeeded: 2, failed: 0 });
+  });
+
+  it('fails a job, with the reason, on a permanent refusal and once retries of a wrong answer run out, logging each once at warn, never the token', async () => {
+    const s = await scored({ instructions: 'TYPE:boolean', num_judges: 1 });
+    stub.failNext({ kind: 'status', status: 401, message: `Incorrect API key provided: ${TOKEN}` });
+    await ingest(s.auth, s.project, s.logStream, [trace(['rude'])]);
+    let st = await settled(s.auth, s.project, s.logStream, 1);
+    expect(st.scorers[0].jobs).toMatchObject({ failed: 1 });
+    expect(st.scorers[0].last_error.message).toBe('the gateway answered 401: Incorrect API key provided: [redacted]');
+    // A wrong answer, every attempt (3 here).
+    stub.failNext({ kind: 'wrong_schema' }, 3);
+    await ingest(s.auth, s.project, s.logStream, [trace(['rude'])]);
+    st = await settled(s.auth, s.project, s.logStream, 2);
+    expect(st.scorers[0].jobs).toMatchObject({ failed: 2 });
+    expect(st.scorers[0].last_error.message).toMatch(/^gave up after 3 attempts: the judge's answer has no "rating"/);
+    const spans = await search(s.auth, s.project, s.logStream, 'spans');
+    expect(spans.map((x) => x['metric_info'][s.name].status_type)).toEqual(['failed', 'failed']);
+    const warned = () => w.server.output.filter((l) => l.includes('"level":"warn"') && l.includes(s.scorer.id) && l.includes('scoring job failed'));
+    await w.server.waitForOutput(/gave up after 3 attempts/, 10_000);
+    expect(warned()).toHaveLength(2);
+    expect(w.server.output.join('\n')).not.toContain(TOKEN);
+    expect(JSON.stringify(spans)).not.toContain(TOKEN);
+  });
+
+  it('scores traces sent over OpenTelemetry too', async () => {
+    const s = await scored({ instructions: 'TYPE:boolean', num_judges: 1, scoreable_node_types: ['llm'] });
+    const logStreamName = w.ok(await w.call('GET', `/v2/projects/${s.project}/log_streams`, { auth: s.auth })).find((r: { id: string }) => r.id === s.logStream).name;
+    const key = await w.apiKey(s.auth);
+    const now = BigInt(Date.now()) * 1_000_000n;
+    const span = (id: string, parent: string | undefined, kind: string, output: string) => ({
+      traceId: 'a'.repeat(32),
+      spanId: id,
+      ...(parent ? { parentSpanId: parent } : {}),
+      name: kind,
+      startTimeUnixNano: String(now),
+      endTimeUnixNano: String(now + 1_000_000n),
+      attributes: [
+        { key: 'openinference.span.kind', value: { stringValue: kind.toUpperCase() } },
+        { key: 'output.value', value: { stringValue: output } },
+      ],
+    });
+    const r = await w.call('POST', '/v1/traces', {
+      headers: { 'Service-API-Key': key, project: s.project, logstream: logStreamName },
+      json: { resourceSpans: [{ scopeSpans: [{ spans: [span('1'.repeat(16), undefined, 'chain', 'done'), span('2'.repeat(16), '1'.repeat(16), 'llm', 'rude reply')] }] }] },
+    });
+    expect(r.status).toBe(200);
+    await settled(s.auth, s.project, s.logStream, 1);
+    const spans = await search(s.auth, s.project, s.logStream, 'spans');
+    expect(spans.find((x) => x['type'] === 'llm')!['metrics'][s.name]).toBe(1);
+  });
+
+  it('keeps code and luna versions\' jobs as not_computed, saying why', async () => {
+    const auth = w.admin;
+    const project = await w.project(auth);
+    const logStream = await w.run(auth, project, 'log_streams');
+    const luna = w.ok(await w.call('POST', '/v2/scorers', { auth, json: { name: unique('luna'), scorer_type: 'luna', defaults: { scoreable_node_types: ['llm'] } } }));
+    w.ok(await w.call('POST', `/v2/scorers/${luna.id}/version/luna`, { auth, json: { lora_task_id: 1, prompt: 'p' } }));
+    const code = w.ok(await w.call('POST', '/v2/scorers', { auth, json: { name: unique('code'), scorer_type: 'code' } }));
+    const form = new FormData();
+    form.append('file', new Blob(['def scorer_fn(*, index, node_input, node_output, **kwargs):\n    return 1.0\n']), 'scorer.py');
+    w.ok(await w.call('POST', `/v2/scorers/${code.id}/version/code`, { auth, multipart: form }));
+    w.ok(await w.call('POST', `/v2/projects/${project}/runs/${logStream}/scorer-settings`, { auth, json: { scorers: [{ scorer_id: luna.id }, { scorer_id: code.id }] } }));
+    await ingest(auth, project, logStream, [trace(['x'])]);
+    const st = await settled(auth, project, logStream, 2);
+    expect(st.scorers.map((x: { jobs: { not_computed: number } }) => x.jobs.not_computed)).toEqual([1, 1]);
+    const [span] = await search(auth, project, logStream, 'spans');
+    expect(span!['metric_info'][code.name]).toEqual({ status_type: 'not_computed', scorer_type: 'code', version: 1, message: expect.stringContaining('code scorers are not run') });
+    expect(span!['metric_info'][luna.name]).toMatchObject({ status_type: 'not_computed', scorer_type: 'luna', message: expect.stringContaining('luna') });
+  });
+
+  it('reports the queue, judge latency and outcomes, and tokens in /metrics', async () => {
+    const text = (await w.call('GET', '/metrics')).text;
+    expect(text).toMatch(/^tracelight_scoring_queue_jobs\{state="pending"\} \d+$/m);
+    expect(text).toMatch(/^tracelight_judge_call_duration_seconds_count\{outcome="ok"\} [1-9]\d*$/m);
+    expect(text).toMatch(/^tracelight_judge_call_duration_seconds_count\{outcome="retryable"\} [1-9]\d*$/m);
+    expect(text).toMatch(/^tracelight_judge_tokens_total\{kind="prompt"\} [1-9]\d*$/m);
+    expect(text).toMatch(/^tracelight_scoring_jobs_finished_total\{state="success"\} [1-9]\d*$/m);
+    expect(text).not.toContain(TOKEN);
+  });
+});
