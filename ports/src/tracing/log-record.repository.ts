@@ -53,14 +53,15 @@ export interface RecordKey {
   readonly createdAt: Date;
 }
 
-/** A page of a run's record keys, in created_at order then id, from after `after`. */
+/** A page of a run's record keys, in created_at order (to the millisecond) then id, from after `after`. */
 export interface RecordKeyQuery {
   readonly types: ReadonlyArray<NodeType>;
   /** Records created at or after this instant only. */
   readonly createdAfter?: Date;
   /** Records created before this instant only. */
   readonly createdBefore?: Date;
-  readonly after?: RecordPosition;
+  /** The last key of the page before: its order is the millisecond and the id, not the microsecond. */
+  readonly after?: Pick<RecordKey, 'createdAt' | 'id'>;
   readonly limit: number;
 }
 
