@@ -539,6 +539,22 @@ describe('settings', () => {
     expect(bodies.filter((b) => b.includes(token))).toEqual([]);
     const stored = await api.getGatewayIntegration();
     expect((stored as { extra?: unknown }).extra).toEqual({ endpoint: stub.url, use_case: 'CUSTOMER_SUPPORT' });
+    // Someone without one is told so.
+    const other = await browser.browser.newContext({ viewport: { width: 1280, height: 800 } });
+    try {
+      const newcomer = { email: `newcomer-${Date.now()}@example.com`, password: 'a long enough password' };
+      await api.createUser(newcomer);
+      const p = await other.newPage();
+      await p.goto(`${server.baseUrl}/console/`);
+      await p.getByLabel('Email').fill(newcomer.email);
+      await p.getByLabel('Password').fill(newcomer.password);
+      await p.getByRole('button', { name: 'Sign in' }).click();
+      await p.getByRole('heading', { name: 'Projects' }).waitFor();
+      await p.goto(`${server.baseUrl}/console/settings/gateway`);
+      await p.getByText('No gateway integration is set.').waitFor();
+    } finally {
+      await other.close();
+    }
     // A refusal is the API's sentence.
     await page.getByLabel(/^Endpoint/).fill('https://user:pw@gateway.example.com/');
     await page.getByLabel(/^Token/).fill('x');
