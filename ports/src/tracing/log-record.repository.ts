@@ -8,6 +8,12 @@ export interface RecordPosition {
   readonly id: string;
 }
 
+/** A record key's place in listKeys order: created_at to the millisecond, ties broken by id. */
+export interface RecordKeyPosition {
+  readonly createdAt: Date;
+  readonly id: string;
+}
+
 export interface RecordQuery {
   readonly projectId: ProjectId;
   readonly runId: RunId;
@@ -60,7 +66,7 @@ export interface RecordKeyQuery {
   readonly createdAfter?: Date;
   /** Records created before this instant only. */
   readonly createdBefore?: Date;
-  readonly after?: RecordPosition;
+  readonly after?: RecordKeyPosition;
   readonly limit: number;
 }
 
