@@ -159,8 +159,8 @@ export type RecordSearch = Omit<Sendable<t.TypeOf<typeof RecordSearchRequest>>, 
   /** `ascending` is true unless said (the codec's default). */
   sort?: { column_id: string; ascending?: boolean } | null;
 };
-/** A metric's value on a record: a number, or, for categorical and multilabel judges, a label or labels. */
-export type MetricValue = number | string | ReadonlyArray<string> | null;
+/** A metric's value on a record: a number, a boolean (a code scorer's), or, for categorical and multilabel judges (and str code scorers), a label or labels. */
+export type MetricValue = number | boolean | string | ReadonlyArray<string> | null;
 /** What a record says of one of its metrics (`metric_info`), as the evaluation engine writes it. */
 export type MetricInfo =
   | {

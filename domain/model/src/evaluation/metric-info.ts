@@ -36,8 +36,8 @@ export interface MetricInfo {
   /** The scorer version that gave the value. */
   readonly version?: number;
   readonly message?: string;
-  /** On a trace or session: the value is the `average` of its scored descendants' (their number in `roll_up_count`). */
-  readonly roll_up_method?: 'average';
+  /** On a trace or session: the value is made of its scored descendants' by this method (their number in `roll_up_count`). */
+  readonly roll_up_method?: 'average' | 'sum' | 'first' | 'last';
   readonly roll_up_count?: number;
 }
 

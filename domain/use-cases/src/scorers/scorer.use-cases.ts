@@ -439,7 +439,8 @@ export class ScorerUseCases {
   }
 
   /** The enabled scorers of a run, each with the output type of the version in use. */
-  enabledOnRun(runId: RunId): UseCase<ReadonlyArray<{ scorer: Scorer; outputType: string | null }>> {
+  /** The run's scorers with the version each is in use at (null for a scorer that has none yet) and its output type. */
+  enabledOnRun(runId: RunId): UseCase<ReadonlyArray<{ scorer: Scorer; outputType: string | null; version: ScorerVersion | null }>> {
     return pipe(
       this.deps.runScorers.find(runId),
       TE.map(O.match(() => [] as ReadonlyArray<ScorerSelection>, (s) => s.scorers)),
@@ -456,7 +457,7 @@ export class ScorerUseCases {
                   : this.deps.versions.findByNumber(sel.scorerId, sel.version);
               return pipe(
                 version,
-                TE.map((v) => O.some({ scorer, outputType: pipe(v, O.flatMap((x) => O.fromNullable(x.outputType)), O.toNullable) })),
+                TE.map((v) => O.some({ scorer, outputType: pipe(v, O.flatMap((x) => O.fromNullable(x.outputType)), O.toNullable), version: O.toNullable(v) })),
               );
             })(selections),
           ),
