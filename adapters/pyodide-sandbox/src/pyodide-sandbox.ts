@@ -105,36 +105,34 @@ export class PyodideSandbox implements CodeSandbox {
   }
 
   /**
-   * Hands waiting calls to idle interpreters: one that has run the call's owner's code, else a fresh
-   * one. A call whose owner has neither gets a fresh interpreter: a new one while the pool is not full,
-   * else one that an idle interpreter of another owner makes way for.
+   * Hands waiting calls, oldest first, to idle interpreters: one that has run the call's owner's code,
+   * else a fresh one. A call that finds none has one started for it while the pool is not full; in a
+   * full pool it waits for its owner's interpreter, or, when its owner has none, takes the place of an
+   * idle interpreter of another owner (ended, and a fresh one started), so that a busy owner does not
+   * keep the pool from another.
    */
   private pump(): void {
+    if (this.closed) return;
+    // Fresh interpreters still starting: each will be the next waiting call's.
+    let coming = this.slots.filter((s) => s.state === 'starting').length;
     for (let i = 0; i < this.waiting.length; ) {
       const call = this.waiting[i]!;
       const slot =
         this.slots.find((s) => s.state === 'idle' && s.tenant === call.tenant) ?? this.slots.find((s) => s.state === 'idle' && s.tenant === null);
-      if (slot === undefined) {
-        i++;
+      if (slot !== undefined) {
+        this.waiting.splice(i, 1);
+        this.run(slot, call);
         continue;
       }
-      this.waiting.splice(i, 1);
-      this.run(slot, call);
-    }
-    if (this.waiting.length === 0 || this.closed) return;
-    // Owners still waiting that no interpreter will take: each needs a fresh one (starting, or idle and unowned).
-    const owners = new Set(this.waiting.map((c) => c.tenant));
-    for (const s of this.slots) if (s.tenant !== null) owners.delete(s.tenant);
-    let fresh = this.slots.filter((s) => s.tenant === null && (s.state === 'starting' || s.state === 'idle')).length;
-    while (fresh < owners.size) {
-      if (this.slots.length < this.settings.workers) this.spawn();
-      else {
-        const idle = this.slots.find((s) => s.state === 'idle' && s.tenant !== null && !this.waiting.some((c) => c.tenant === s.tenant));
-        if (idle === undefined) break;
-        void this.end(idle, null, undefined, false);
+      i++;
+      if (coming > 0) coming--;
+      else if (this.slots.length < this.settings.workers) this.spawn();
+      else if (!this.slots.some((s) => s.tenant === call.tenant)) {
+        const other = this.slots.find((s) => s.state === 'idle');
+        if (other === undefined) continue;
+        void this.end(other, null, undefined, false);
         this.spawn();
       }
-      fresh++;
     }
   }
 
