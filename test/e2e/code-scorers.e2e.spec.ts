@@ -227,6 +227,10 @@ def scorer_fn(*, index, node_input, node_output, **kwargs):
     expect(raised).toEqual({ status_type: 'error', scorer_type: 'code', version: 1, message: expect.stringContaining("ValueError: cannot score 'boom goes the output'") });
     expect(raised.message).toMatch(/line 7, in scorer_fn[\s\S]*line 3, in check/);
     expect(spans[0]!['metrics']).not.toHaveProperty(raising.name);
+    // The server's log says the job failed, and of the traceback only the exception's type: its message quotes the record.
+    const logged = await w.server.waitForOutput(new RegExp(`"scoring job error".*"metric":"${raising.name}"`), 10_000);
+    expect(JSON.parse(logged)).toMatchObject({ level: 'warn', state: 'error', reason: "scorer_fn raised ValueError (the traceback is in the record's metric_info)" });
+    expect(w.server.output.filter((l) => l.includes('boom goes the output'))).toEqual([]);
     expect(spans[1]!['metric_info'][raising.name]).toMatchObject({ status_type: 'success', value: 1 });
     expect(spans[1]!['metric_info'][wrong.name]).toEqual({
       status_type: 'error',

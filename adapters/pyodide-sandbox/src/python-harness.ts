@@ -3,7 +3,7 @@
 export const HARNESS_FILE = '<tracelight-sandbox>';
 
 export const PYTHON_HARNESS = String.raw`
-import builtins, json, math, os, sys, traceback
+import builtins, json, linecache, math, os, sys, traceback
 
 # No environment: os.environ's deletions unset the C environment too, so no copy of it is left to find.
 for _k in list(os.environ):
@@ -18,13 +18,15 @@ _CODE_KEPT = 64
 
 
 def _compiled(key, filename, source):
-    code = _CODE.get(key)
-    if code is None:
-        code = compile(source, filename, 'exec', dont_inherit=True)
+    found = _CODE.get(key)
+    if found is None:
+        found = (compile(source, filename, 'exec', dont_inherit=True), source.splitlines(True))
         if len(_CODE) >= _CODE_KEPT:
             _CODE.pop(next(iter(_CODE)))
-        _CODE[key] = code
-    return code
+        _CODE[key] = found
+    # Tracebacks quote the file's lines: this call's file is the one under its name (one call at a time).
+    linecache.cache[filename] = (len(source), None, found[1], filename)
+    return found[0]
 
 
 def _module(code, filename):

@@ -98,6 +98,8 @@ export const describeCodeSandboxContract = (name: string, make: () => CodeSandbo
       expect(r).toEqual(E.left({ kind: 'exception', message: 'ValueError: bad rec-1', line: 2, traceback: expect.stringContaining('ValueError: bad rec-1') }));
       if (E.isLeft(r) && r.left.kind === 'exception') {
         expect(r.left.traceback).toMatch(/line 5, in scorer_fn[\s\S]*line 2, in helper/);
+        // The file's own lines are quoted, as Python quotes a file's.
+        expect(r.left.traceback).toContain('raise ValueError(f"bad {x}")');
         expect(r.left.traceback).not.toContain('tracelight-sandbox');
       }
     });

@@ -193,3 +193,14 @@ export const scoreTypeOf = (v: ScorerVersion): ScoreType => {
   const t = v.registeredScorer?.scoreType;
   return isScoreType(t) ? t : 'float';
 };
+
+/**
+ * A code job's message as the server's log says it. A traceback may quote the record (an exception's
+ * message often does) and the log holds no record's content: of a traceback, only the exception's type.
+ */
+export const codeLogReason = (message: string): string => {
+  if (!message.startsWith('Traceback') && !message.startsWith('…')) return message;
+  const last = message.trimEnd().split('\n').pop() ?? '';
+  const type = /^([A-Za-z_][\w.]*)/.exec(last)?.[1] ?? 'an exception';
+  return `scorer_fn raised ${type} (the traceback is in the record's metric_info)`;
+};

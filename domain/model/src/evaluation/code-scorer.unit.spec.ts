@@ -4,6 +4,7 @@ import {
   type CodeInspection,
   TRACEBACK_CHARS,
   TRACEBACK_LINES,
+  codeLogReason,
   codeScoredInfo,
   lastLinesOf,
   profileOf,
@@ -118,5 +119,13 @@ describe('code scorers', () => {
     expect(rollUpSpecOf(job, null, codeVersion({ scoreType: 'str', chainAggregation: 'first' }))?.method).toBe('first');
     expect(rollUpSpecOf({ ...job, kind: 'llm' }, null, llmVersion({ outputType: 'categorical' }))).toBeNull();
     expect(rollUpSpecOf({ ...job, kind: 'llm' }, null, llmVersion({ outputType: 'boolean' }))?.method).toBe('average');
+  });
+
+  it('logs of a traceback only the exception\'s type (its message may quote the record), other messages as they are', () => {
+    expect(codeLogReason('Traceback (most recent call last):\n  File "s.py", line 2, in scorer_fn\nValueError: the customer said "secret"')).toBe(
+      "scorer_fn raised ValueError (the traceback is in the record's metric_info)",
+    );
+    expect(codeLogReason('…\n  File "s.py"\njson.decoder.JSONDecodeError: Expecting value')).toContain('raised json.decoder.JSONDecodeError');
+    expect(codeLogReason('scorer_fn ran past the time limit of 5 s and was stopped')).toBe('scorer_fn ran past the time limit of 5 s and was stopped');
   });
 });
