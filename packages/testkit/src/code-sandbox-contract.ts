@@ -133,6 +133,12 @@ export const describeCodeSandboxContract = (name: string, make: () => CodeSandbo
       expect(await text("import os\nreturn str(os.system('echo hi > /dev/null'))")).toBe(String(127 << 8));
     });
 
+    it('has the standard library and nothing to install more with', async () => {
+      expect(await text('import difflib, statistics, unicodedata\nreturn str(round(difflib.SequenceMatcher(None, "abc", "abd").ratio(), 2))')).toBe('0.67');
+      for (const module of ['micropip', 'numpy', 'requests'])
+        expect(await text(`try:\n    import ${module}\n    return 'imported'\nexcept ImportError as e:\n    return type(e).__name__`)).toBe('ModuleNotFoundError');
+    });
+
     it('gives Python no JavaScript object to reach the host with', async () => {
       for (const module of ['js', 'pyodide_js'])
         expect(await text(`try:\n    import ${module}\n    return 'imported'\nexcept ImportError as e:\n    return type(e).__name__`)).toBe('ModuleNotFoundError');

@@ -34,9 +34,9 @@ export type SandboxFailure =
 
 export interface CodeSandbox {
   /**
-   * Compiles the file and runs its top level (defining its functions), then reads its hooks:
-   * `scorer_fn` must be a function (an `exception` whose message says so, else), `score_type()`,
-   * `scoreable_node_types_fn()` and `chain_aggregation` are answered as the file gives them.
+   * Compiles the file and runs its top level (defining its functions), then reads its hooks as the file
+   * gives them: what `scorer_fn` is, what `score_type()` and `scoreable_node_types_fn()` return, and
+   * `chain_aggregation`. The domain checks them against the contract (profileOf).
    */
   inspect(source: CodeSource): TaskEither<SandboxFailure, CodeInspection>;
   /**
