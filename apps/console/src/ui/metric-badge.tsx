@@ -58,6 +58,13 @@ export const MetricBadge = ({ column, value, info }: { column: Column | undefine
       </WithTip>
     );
   }
+  // A code scorer's bool: a label of its own, with the scorer's words on hover like any value.
+  if (typeof shown === 'boolean')
+    return (
+      <WithTip tip={tip} class="labels">
+        <span class="chip">{shown ? 'true' : 'false'}</span>
+      </WithTip>
+    );
   const n = numericOf(shown);
   if (n === undefined) return <span>{String(shown)}</span>;
   const threshold = column?.threshold;
