@@ -47,6 +47,8 @@ export const statusOf = (info: MetricInfo): StatusView | undefined => {
 const valueOf = (value: MetricValue | undefined, column: Column | undefined, serverLevel: string | undefined): ValueView | undefined => {
   if (value === null || value === undefined) return undefined;
   if (typeof value === 'string') return { kind: 'labels', labels: [value] };
+  // A code scorer's bool: a label of its own, never a threshold's level.
+  if (typeof value === 'boolean') return { kind: 'labels', labels: [value ? 'true' : 'false'] };
   if (Array.isArray(value)) return { kind: 'labels', labels: value.map(String) };
   const n = numericOf(value);
   if (n === undefined) return { kind: 'labels', labels: [String(value)] };

@@ -74,6 +74,8 @@ describe('a metric as the page reads it', () => {
     expect(metricView(toxicity, 0.4, undefined)).toEqual({ value: { kind: 'number', text: '40 %', level: { label: 'Medium', tone: 'fair' } } });
     expect(metricView(undefined, ['polite', 'brief'], success({ value: ['polite', 'brief'], display_value: 'polite, brief' })).value).toEqual({ kind: 'labels', labels: ['polite', 'brief'] });
     expect(metricView(undefined, 3, undefined)).toEqual({ value: { kind: 'number', text: '3' } });
+    // A code scorer's bool is a label, even under a column with a threshold.
+    expect(metricView(toxicity, false, success({ value: false })).value).toEqual({ kind: 'labels', labels: ['false'] });
     expect(metricView(toxicity, undefined, undefined)).toEqual({});
     expect(metricView(toxicity, null, undefined)).toEqual({});
   });

@@ -10,6 +10,7 @@ import { createServer, type Server } from 'node:http';
 import { CONFIG_VARIABLES, type ServerConfig, loadConfig } from './config';
 import { startFailure } from './start-failure';
 import { HttpApp, HttpMetrics } from '@tracelight/http-koa';
+import { CodeSandbox } from '@tracelight/ports';
 import { closingAnswers, Connections } from './connections';
 import { buildContainer } from './container';
 import { answerRefusals, defaultMaxConnections, limitConnections } from './refusals';
@@ -154,7 +155,10 @@ const main = async (): Promise<void> => {
     /** What the stop waits for, said by the forced exit. */
     let waitingFor = 'in-flight requests';
     // Scoring workers finish the jobs in hand within a grace; those left are claimed again after their leases.
-    const swept = Promise.all([retention.stop(), purge.stop(), endedSessions.stop(), scoring?.stop(3_000)]);
+    // Then the code scorers' interpreters end (no job is left to call them).
+    const swept = Promise.all([retention.stop(), purge.stop(), endedSessions.stop(), scoring?.stop(3_000)]).then(() =>
+      container.isBound(CodeSandbox) ? container.get<CodeSandbox>(CodeSandbox).close() : undefined,
+    );
     server.close(() => {
       waitingFor = 'the database to close';
       void swept

@@ -8,6 +8,12 @@ export interface RecordPosition {
   readonly id: string;
 }
 
+/** A record key's place in listKeys order: created_at to the millisecond, ties broken by id. */
+export interface RecordKeyPosition {
+  readonly createdAt: Date;
+  readonly id: string;
+}
+
 export interface RecordQuery {
   readonly projectId: ProjectId;
   readonly runId: RunId;
