@@ -300,6 +300,7 @@ describe('SqliteDatabase', () => {
     expect(upgraded.db.prepare("SELECT name FROM sqlite_master WHERE type = 'index' AND tbl_name = 'log_records' ORDER BY name").pluck().all()).toEqual([
       'log_records_by_parent',
       'log_records_by_run_time',
+      'log_records_by_session',
       'log_records_by_trace',
       'sqlite_autoindex_log_records_1',
     ]);

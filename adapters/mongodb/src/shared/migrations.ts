@@ -169,4 +169,13 @@ export const MIGRATIONS: ReadonlyArray<MongoMigration> = [
       await db.collection('scorers').updateMany({ 'display.threshold.buckets': { $in: [Infinity, -Infinity, NaN] } }, { $unset: { 'display.threshold': '' } });
     },
   },
+  {
+    version: 16,
+    name: "a session's traces and spans are found by (runId, sessionId)",
+    // The same index, under the same name, as the scoring queue's migration makes for a session's
+    // roll-ups: creating it again is a no-op.
+    up: async (db) => {
+      await db.collection('log_records').createIndex({ runId: 1, sessionId: 1 }, { name: 'log_records_by_run_session' });
+    },
+  },
 ];

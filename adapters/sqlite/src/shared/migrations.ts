@@ -263,4 +263,11 @@ export const MIGRATIONS: ReadonlyArray<Migration> = [
         AND EXISTS (SELECT 1 FROM json_each(display, '$.threshold.buckets') WHERE type = 'null');
     `,
   },
+  {
+    version: 12,
+    name: "a session's traces and spans are found by (run_id, session_id)",
+    // The same index, under the same name, as the scoring queue's migration makes for a session's
+    // roll-ups: whichever of the two comes first makes it, and the other finds it there.
+    up: 'CREATE INDEX IF NOT EXISTS log_records_by_session ON log_records (run_id, session_id);',
+  },
 ];

@@ -140,18 +140,10 @@ const condition = (f: RecordFilter, params: unknown[]): string => {
 const NEVER_NULL: ReadonlySet<string> = new Set(['created_at', 'id', 'name', 'type', 'run_id', 'project_id', 'is_complete', 'has_children']);
 
 /**
- * Id columns with an index of their own (log_records_by_trace, log_records_by_parent): a filter that
- * picks records by them (a trace's spans, a span's children) matches a few rows of the run.
- */
-const NARROWING: ReadonlySet<string> = new Set(['trace_id', 'parent_id']);
-const narrows = (filters: ReadonlyArray<RecordFilter>): boolean =>
-  filters.some((f) => f.type === 'id' && (f.operator === 'eq' || f.operator === 'one_of') && NARROWING.has(f.columnId));
-
-/**
- * `unindexed`: the order is written `+created_at`, which no index may serve, so that SQLite finds the
- * few matching rows by the filter's index and sorts them, rather than walking the run in time order
- * through log_records_by_run_time until it meets them (a trace's spans in a run of a million: half a
- * second, against a millisecond).
+ * `unindexed` (a search led by an access path): the order is written `+created_at`, which no index may
+ * serve, so that SQLite reads the few rows the path names and sorts them, rather than walking the run
+ * in time order through log_records_by_run_time until it meets them (a trace's spans in a run of a
+ * million: half a second, against a millisecond).
  */
 const orderBy = (sort: RecordSort | null, params: unknown[], unindexed = false): string => {
   const plus = unindexed ? '+' : '';
@@ -164,6 +156,50 @@ const orderBy = (sort: RecordSort | null, params: unknown[], unindexed = false):
   const isNull = `(${expression(sort.columnId, params)} IS NULL)`;
   return `${isNull}, ${expression(sort.columnId, params)} ${dir}, id ${dir}`;
 };
+
+/**
+ * A way to the few records a filter matches without reading the run: SQL selecting the rowids of
+ * candidates (every record the filter matches, and maybe some more: the filter itself still decides).
+ */
+export interface AccessPath {
+  /** The filter it serves (its place in RecordQuery.filters). */
+  readonly filter: number;
+  /** The index (or table) it reads, for plans and logs. */
+  readonly index: string;
+  readonly rowids: string;
+  readonly params: ReadonlyArray<unknown>;
+  /**
+   * How many candidates it would give, counted by SQL that stops at its LIMIT parameter (bound last):
+   * each row it counts stands for `weight` candidates. Absent: few whatever the run (ids), taken at once.
+   */
+  readonly probe?: { readonly sql: string; readonly params: ReadonlyArray<unknown>; readonly weight: number };
+}
+
+/**
+ * Id columns with an index of their own (migrations 4 and 12): a filter picking records by them (a
+ * trace's spans, a span's children, a session's traces, records by id) matches a few records of the run
+ * whatever its size. Named with INDEXED BY, so that a plan that could not use the index fails, loudly,
+ * instead of quietly reading the run.
+ */
+const ID_INDEXES: Readonly<Record<string, string>> = {
+  id: 'sqlite_autoindex_log_records_1',
+  trace_id: 'log_records_by_trace',
+  parent_id: 'log_records_by_parent',
+  session_id: 'log_records_by_session',
+};
+
+/** The ways to the records of a search's filters (each a superset of its filter's matches). */
+export const accessPaths = (q: RecordQuery): ReadonlyArray<AccessPath> =>
+  q.filters.flatMap((f, filter): AccessPath[] => {
+    if (f.type === 'id' && (f.operator === 'eq' || f.operator === 'one_of')) {
+      const index = ID_INDEXES[f.columnId];
+      if (index === undefined) return [];
+      const values = list(f.value).map((v) => v.toLowerCase());
+      const rowids = `SELECT rowid FROM log_records INDEXED BY ${index} WHERE run_id = ? AND ${EXPRESSIONS[f.columnId]} IN (${placeholders(values.length)})`;
+      return [{ filter, index, rowids, params: [q.runId, ...values] }];
+    }
+    return [];
+  });
 
 /**
  * A keyset page's start (RecordQuery.after): past the record's place in created_at order, then id, in
@@ -187,15 +223,26 @@ const SELECTED = `${READ_COLUMNS.join(', ')}, ${READ_COLUMNS.map((c) => `coalesc
 
 /**
  * The matching rows in order from the page's start, `limit + 1` at most (one more tells that more
- * follow). The caller reads them one at a time and stops at the page's byte budget.
+ * follow). The caller reads them one at a time and stops at the page's byte budget. Led by `path`, the
+ * search reads the rows it names (and sorts them); else it walks the run in the order asked, through
+ * log_records_by_run_time where that serves it.
  */
-export const compileSearch = (q: RecordQuery): { sql: string; params: unknown[] } => {
-  const params: unknown[] = [q.runId, q.scope === 'traces' ? 1 : 0];
-  const where = ['run_id = ?', 'is_trace = ?', WITHIN_BUDGET, q.scope === 'sessions' ? "type = 'session'" : q.scope === 'spans' ? "type != 'session'" : '1 = 1'];
+export const compileSearch = (q: RecordQuery, path: AccessPath | null = null): { sql: string; params: unknown[] } => {
+  const params: unknown[] = [];
+  const where: string[] = [];
+  if (path !== null) {
+    where.push(`rowid IN (${path.rowids})`);
+    params.push(...path.params);
+  }
+  // Led by a path, the run and kind are checked on the rows it names (`+`: no index for them), so that
+  // SQLite cannot prefer walking the run's time index to the path's rowids.
+  const plus = path === null ? '' : '+';
+  where.push(`${plus}run_id = ?`, `${plus}is_trace = ?`, WITHIN_BUDGET, q.scope === 'sessions' ? "type = 'session'" : q.scope === 'spans' ? "type != 'session'" : '1 = 1');
+  params.push(q.runId, q.scope === 'traces' ? 1 : 0);
   for (const f of q.filters) where.push(condition(f, params));
   if (q.after !== undefined) where.push(keyset(q, params));
   const matching = `FROM log_records WHERE ${where.join(' AND ')}`;
-  const order = orderBy(q.sort, params, narrows(q.filters));
+  const order = orderBy(q.sort, params, path !== null);
   params.push(q.page.limit + 1, q.page.startingToken);
   if (q.sort === null || NEVER_NULL.has(q.sort.columnId)) return { sql: `SELECT ${SELECTED} ${matching} ORDER BY ${order} LIMIT ? OFFSET ?`, params };
   // No index gives this order, so SQLite sorts every matching row: sort their rowids and keys only, then

@@ -8,6 +8,7 @@ import { type InsertRun, prepareInsertRun, runNameTaken } from '../projects-runs
 import { type UnderLiveParent, underLiveParent } from '../projects-runs/live-parent';
 import { RECORD_COLUMNS, type RecordValues, VALUE_INDEX, recordFromRow, recordToValues } from './log-record.mapper';
 import { FOLD_CASE, SEARCH_BUDGET, SIZE_COLUMN, compileSearch } from './record-query.sql';
+import { leadingPath } from './record-plan';
 
 /** Thrown by SEARCH_BUDGET inside SQLite, and caught as it leaves: the search ran out of time. */
 class OutOfTime extends Error {}
@@ -183,8 +184,8 @@ export class SqliteLogRecordRepository implements LogRecordRepository {
     return run(() => {
       const left = query.maxMs - (handedAt === undefined ? 0 : Math.max(0, Date.now() - handedAt));
       if (left <= 0) throw new Abort(searchTimedOut(query.maxMs));
-      const { sql, params } = compileSearch(query);
       this.deadline = performance.now() + left;
+      const { sql, params } = compileSearch(query, leadingPath(this.db, query));
       try {
         // Row by row, so a page of large records stops at its budget instead of being read whole.
         const rows = this.statement(sql).iterate(...params) as IterableIterator<Record<string, unknown>>;
