@@ -170,7 +170,7 @@ const quietDisk = () => {
       rows.push(recordToValues({ id: s.id, type: s.type, projectId: 'p', runId: 'r', traceId: traceRow.id, parentId: traceRow.id, sessionId: null, name: s.name, input: s.input, output: s.output, createdAt: new Date(), updatedAt: new Date(), tags: s.tags, userMetadata: {}, statusCode: s.status_code, externalId: null, datasetInput: null, datasetOutput: null, datasetMetadata: {}, metrics: s.metrics, isComplete: true, hasChildren: false, stepNumber: null, progressMessage: null, errorMessage: null, attributes: { model: s.model, temperature: s.temperature } }));
   }
   const at = (c) => RECORD_COLUMNS.indexOf(c);
-  const bytes = rows.reduce((n, r) => n + r[at('input')].length + r[at('output')].length + r[at('input_text')].length + r[at('output_text')].length, 0) / rows.length;
+  const bytes = rows.reduce((n, r) => n + r[at('input_text')].length + r[at('output_text')].length, 0) / rows.length;
   const writeBatch = db.db.transaction((batch) => batch.forEach((r) => insert.run(r)));
   quietDisk();
   const t0 = process.hrtime.bigint();
@@ -179,7 +179,7 @@ const quietDisk = () => {
   const raw = rows.length / rawSeconds;
   db.close();
 
-  console.log(`\nIngestion of ${fmt(HTTP_SPANS)} spans (~${fmt(bytes / 2 + 450)} B of JSON each), batches of ${BATCH}`);
+  console.log(`\nIngestion of ${fmt(HTTP_SPANS)} spans (~${fmt(bytes + 450)} B of JSON each), batches of ${BATCH}`);
   console.log(`  raw better-sqlite3 batched inserts : ${fmt(raw)} rows/s`);
   console.log(`  HTTP API, ${CONCURRENCY} concurrent clients  : ${fmt(http)} spans/s  (${fmt((100 * http) / raw)} % of raw)`);
   if (cpuLine) console.log(cpuLine);

@@ -1,10 +1,10 @@
 // log_records rows ⇄ domain. The typed attributes are kept whole in JSON and also spread into
 // their own columns, so that filters and sorts use plain indexed SQL.
-import { type Json, type LogRecord, type ProjectId, type RunId, NODE_TYPES } from '@tracelight/domain';
+import { type Json, type LogRecord, type ProjectId, type RunId, NODE_TYPES, holdsLoneSurrogate } from '@tracelight/domain';
 import * as t from 'io-ts';
 import { IdString, JsonText, MsDate, SqlBool, decodeOrThrow, nullable, row } from '../shared/row-codecs';
+import { CorruptRow } from '../shared/run';
 
-const JsonValue = t.unknown as unknown as t.Type<Json, Json, unknown>;
 const StringMap = t.record(t.string, t.string);
 
 const ROW_PROPS = {
@@ -16,8 +16,10 @@ const ROW_PROPS = {
   parent_id: nullable(t.string),
   session_id: nullable(t.string),
   name: t.string,
-  input: JsonText(JsonValue),
-  output: JsonText(JsonValue),
+  input: t.string,
+  input_text: nullable(t.string),
+  output: t.string,
+  output_text: nullable(t.string),
   created_at: MsDate,
   updated_at: nullable(MsDate),
   tags: JsonText(t.array(t.string)),
@@ -41,6 +43,31 @@ const Row = row(ROW_PROPS);
 /** What a search reads back: the columns `recordFromRow` decodes (not the derived ones kept for filters). */
 export const READ_COLUMNS = Object.keys(ROW_PROPS);
 
+/**
+ * How an input or output is stored. Its search copy (input_text, output_text: what text filters compare
+ * and sort) is always there; the value is the `input`/`output` column's JSON, or, where the copy is the
+ * value itself, a marker that says so, never a JSON text: STRING_IN_TEXT (the value is the copy, a
+ * string), JSON_IN_TEXT (the value is the copy's JSON). Each value is then stored once, where it was
+ * stored twice (as its JSON and as its text: a message list of a 1 KB prompt took 2 KB). A string holding
+ * half of a surrogate pair keeps its JSON beside the copy (SQLite stores text as UTF-8, where the half
+ * becomes U+FFFD; its JSON escapes it), as does null, whose copy is NULL; rows stored before keep the
+ * JSON beside the copy too, and read as they did.
+ */
+export const STRING_IN_TEXT = '';
+export const JSON_IN_TEXT = '#';
+
+const storedValue = (stored: string, text: string | null, column: string): Json => {
+  if (stored === STRING_IN_TEXT || stored === JSON_IN_TEXT) {
+    if (text === null) throw new CorruptRow(`${column} is stored in its text, which is NULL`);
+    if (stored === STRING_IN_TEXT) return text;
+  }
+  try {
+    return JSON.parse(stored === JSON_IN_TEXT ? (text as string) : stored) as Json;
+  } catch {
+    throw new CorruptRow(`${column} is not JSON`);
+  }
+};
+
 export const recordFromRow = (stored: unknown): LogRecord => {
   const r = decodeOrThrow(Row, stored);
   return {
@@ -52,8 +79,8 @@ export const recordFromRow = (stored: unknown): LogRecord => {
     parentId: r.parent_id,
     sessionId: r.session_id,
     name: r.name,
-    input: r.input,
-    output: r.output,
+    input: storedValue(r.input, r.input_text, 'input'),
+    output: storedValue(r.output, r.output_text, 'output'),
     createdAt: r.created_at,
     updatedAt: r.updated_at,
     tags: r.tags,
@@ -74,11 +101,11 @@ export const recordFromRow = (stored: unknown): LogRecord => {
   };
 };
 
-/** The stored JSON and the searchable text of an input or output: one stringify, not two. */
+/** The stored form (see STRING_IN_TEXT) and the search copy of an input or output: one stringify at most. */
 const jsonAndText = (v: Json): readonly [string, string | null] => {
-  if (typeof v === 'string') return [JSON.stringify(v), v];
-  const json = JSON.stringify(v);
-  return [json, v === null ? null : json];
+  if (typeof v === 'string') return holdsLoneSurrogate(v) ? [JSON.stringify(v), v] : [STRING_IN_TEXT, v];
+  if (v === null) return ['null', null];
+  return [JSON_IN_TEXT, JSON.stringify(v)];
 };
 
 /** The log_records columns in the order `recordToValues` gives them (positional parameters bind fastest). */
