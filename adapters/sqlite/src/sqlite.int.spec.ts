@@ -66,12 +66,13 @@ describe('SqliteStorage with a writer thread', () => {
   it('runs a record search on a search thread: this thread goes on while it reads, and sees its page after', async () => {
     const repos = s.repositories;
     const { project, run } = await aLargeRun(repos);
-    // Matching nothing: the search reads every record of the run.
+    // Matching nothing, and too short for the text index (two characters, no trigram): the search reads
+    // every record of the run.
     const search = repos.logRecords.search({
       projectId: project.id,
       runId: run.id,
       scope: 'traces',
-      filters: [{ type: 'text', columnId: 'input', operator: 'contains', value: 'never said', caseSensitive: false }],
+      filters: [{ type: 'text', columnId: 'input', operator: 'contains', value: 'zq', caseSensitive: false }],
       sort: null,
       page: { startingToken: 0, limit: 50 },
       maxBytes: 1 << 30,
@@ -104,9 +105,10 @@ describe('SqliteStorage with a writer thread', () => {
         maxMs,
       });
       const byId = [{ type: 'id', columnId: 'id', operator: 'eq', value: records[7]!.id }] as const;
-      // A search that reads all 40,000 records (tens of ms at least), then, behind it on the one thread,
-      // one that reads a single record but may take 20 ms in all: it waited longer than that.
-      const slow = repos.logRecords.search(query([{ type: 'text', columnId: 'input', operator: 'contains', value: 'never said', caseSensitive: false }], 60_000))();
+      // A search that reads all 40,000 records (tens of ms at least: two characters are too short for the
+      // text index), then, behind it on the one thread, one that reads a single record but may take 20 ms
+      // in all: it waited longer than that.
+      const slow = repos.logRecords.search(query([{ type: 'text', columnId: 'input', operator: 'contains', value: 'zq', caseSensitive: false }], 60_000))();
       const queued = repos.logRecords.search(query(byId, 20))();
       expect((await right(() => slow)).items).toEqual([]);
       expect(await left(() => queued)).toMatchObject({ _tag: 'TimedOut' });

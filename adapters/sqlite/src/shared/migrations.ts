@@ -1,8 +1,13 @@
 // Versioned schema migrations. Append only: a released migration is never edited.
+import type Database from 'better-sqlite3';
+import { indexTextOfRecords } from '../tracing/text-index';
+
 export interface Migration {
   readonly version: number;
   readonly name: string;
   readonly up: string;
+  /** Work SQL alone cannot do, run after `up` in the same transaction. */
+  readonly then?: (db: Database.Database) => void;
 }
 
 export const MIGRATIONS: ReadonlyArray<Migration> = [
@@ -269,5 +274,32 @@ export const MIGRATIONS: ReadonlyArray<Migration> = [
     // The same index, under the same name, as the scoring queue's migration makes for a session's
     // roll-ups: whichever of the two comes first makes it, and the other finds it there.
     up: 'CREATE INDEX IF NOT EXISTS log_records_by_session ON log_records (run_id, session_id);',
+  },
+  {
+    version: 13,
+    name: 'a text index for contains and eq on every text column: trigrams of groups of records (FTS5), found again by rowid',
+    // One FTS5 document per group of up to 8 records written together (consecutive rowids), or per record
+    // sent again; its terms are the distinct trigrams of the group's words, case-folded (text-terms.ts),
+    // and its run's term. Contentless, rowids only (detail=none): it holds no copy of the text, only where
+    // each term occurs. A document's rowid says which records it covers: the first's rowid times 16, plus
+    // 8 for a record sent again, plus the group's size less one. log_record_text_chunks keys each
+    // document by its first rowid (times 2, plus 1 for a record sent again), so that a deleted record's
+    // document is found, and removed with the group's last record, by the trigger. A later rebuild of
+    // log_records must keep every rowid and make the trigger again.
+    up: `
+      CREATE VIRTUAL TABLE log_record_text USING fts5(terms, content='', contentless_delete=1, tokenize='ascii', detail=none);
+      CREATE TABLE log_record_text_chunks (key INTEGER PRIMARY KEY, size INTEGER NOT NULL) STRICT;
+      CREATE TRIGGER log_records_text_removed AFTER DELETE ON log_records BEGIN
+        DELETE FROM log_record_text WHERE rowid IN (
+          SELECT key * 8 + size - 1 FROM log_record_text_chunks
+          WHERE key BETWEEN (old.rowid - 7) * 2 AND old.rowid * 2 + 1 AND (key >> 1) + size > old.rowid
+            AND NOT EXISTS (SELECT 1 FROM log_records WHERE rowid BETWEEN key >> 1 AND (key >> 1) + size - 1));
+        DELETE FROM log_record_text_chunks
+          WHERE key BETWEEN (old.rowid - 7) * 2 AND old.rowid * 2 + 1 AND (key >> 1) + size > old.rowid
+            AND NOT EXISTS (SELECT 1 FROM log_records WHERE rowid BETWEEN key >> 1 AND (key >> 1) + size - 1);
+      END;
+    `,
+    // The records stored before: grouped as ingest groups them, run by run in rowid order.
+    then: indexTextOfRecords,
   },
 ];

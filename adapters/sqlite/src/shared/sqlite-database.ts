@@ -200,6 +200,7 @@ export const migrate = (db: Database.Database, migrations: ReadonlyArray<Migrati
         // Another process may have applied it since we looked: re-check inside the write lock.
         if (db.prepare('SELECT 1 FROM schema_migrations WHERE version = ?').get(m.version)) return;
         db.exec(m.up);
+        m.then?.(db);
         db.prepare('INSERT INTO schema_migrations (version, name, applied_at) VALUES (?, ?, ?)').run(m.version, m.name, Date.now());
       }).immediate();
     } catch (e) {

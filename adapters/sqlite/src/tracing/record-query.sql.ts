@@ -3,6 +3,8 @@
 import { type RecordFilter, type RecordSort, foldCase } from '@tracelight/domain';
 import type { RecordQuery } from '@tracelight/ports';
 import { READ_COLUMNS } from './log-record.mapper';
+import { TEXT_COLUMNS } from './text-index';
+import { CHUNK_RECORDS, textQuery } from './text-terms';
 
 /** Catalogue column id → SQL expression over log_records. */
 const EXPRESSIONS: Readonly<Record<string, string>> = {
@@ -188,6 +190,15 @@ const ID_INDEXES: Readonly<Record<string, string>> = {
   session_id: 'log_records_by_session',
 };
 
+/**
+ * The records of the text index's documents matching a query: each document names its records by rowid
+ * (migration 13), the first times 16, the number of the others in the low three bits.
+ */
+const TEXT_ROWIDS =
+  'SELECT l.rowid FROM log_record_text AS t JOIN log_records AS l ON l.rowid BETWEEN t.rowid >> 4 AND (t.rowid >> 4) + (t.rowid & 7) WHERE log_record_text MATCH ?';
+const TEXT_DOCUMENTS = 'SELECT 1 FROM log_record_text WHERE log_record_text MATCH ?';
+const INDEXED_TEXT: ReadonlySet<string> = new Set(TEXT_COLUMNS);
+
 /** The ways to the records of a search's filters (each a superset of its filter's matches). */
 export const accessPaths = (q: RecordQuery): ReadonlyArray<AccessPath> =>
   q.filters.flatMap((f, filter): AccessPath[] => {
@@ -197,6 +208,13 @@ export const accessPaths = (q: RecordQuery): ReadonlyArray<AccessPath> =>
       const values = list(f.value).map((v) => v.toLowerCase());
       const rowids = `SELECT rowid FROM log_records INDEXED BY ${index} WHERE run_id = ? AND ${EXPRESSIONS[f.columnId]} IN (${placeholders(values.length)})`;
       return [{ filter, index, rowids, params: [q.runId, ...values] }];
+    }
+    // Text found in the record, whatever its case: through the text index when every value has a term
+    // (three word characters); the filter itself then decides each record, case and all.
+    if (f.type === 'text' && (f.operator === 'contains' || f.operator === 'eq' || f.operator === 'one_of') && INDEXED_TEXT.has(EXPRESSIONS[f.columnId] ?? '')) {
+      const match = textQuery(q.runId, list(f.value));
+      if (match === null) return [];
+      return [{ filter, index: 'log_record_text', rowids: TEXT_ROWIDS, params: [match], probe: { sql: TEXT_DOCUMENTS, params: [match], weight: CHUNK_RECORDS } }];
     }
     return [];
   });

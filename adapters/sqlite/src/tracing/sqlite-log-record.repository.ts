@@ -8,6 +8,8 @@ import { type InsertRun, prepareInsertRun, runNameTaken } from '../projects-runs
 import { type UnderLiveParent, underLiveParent } from '../projects-runs/live-parent';
 import { RECORD_COLUMNS, type RecordValues, VALUE_INDEX, recordFromRow, recordToValues } from './log-record.mapper';
 import { FOLD_CASE, SEARCH_BUDGET, SIZE_COLUMN, compileSearch } from './record-query.sql';
+import { TextIndexWrites, textChunksOf } from './text-index';
+import { CHUNK_RECORDS } from './text-terms';
 import { leadingPath } from './record-plan';
 
 /** Thrown by SEARCH_BUDGET inside SQLite, and caught as it leaves: the search ran out of time. */
@@ -22,6 +24,8 @@ export class SqliteLogRecordRepository implements LogRecordRepository {
   private readonly markParents;
   private readonly markFoundParents;
   private readonly storedOf;
+  private readonly lastRowid;
+  private readonly text: TextIndexWrites;
   private readonly unmarkChildless;
   private readonly removeOld;
   private readonly expire: Database.Transaction<(cutoff: number, limit: number) => number>;
@@ -48,8 +52,11 @@ export class SqliteLogRecordRepository implements LogRecordRepository {
     // A record is its run's: a retried one replaces itself, and the same id in another run (another
     // user's, say) is another record, never touched from here. The WHERE is replacesStoredRecord: a
     // trace's record from a later OTLP root span leaves the stored one as it is.
+    // A new record is given its rowid (the next free one, in the order written): the text index names
+    // records by rowid, a group of them by its first (text-index.ts). A record stored before keeps its own
+    // (the rowid given is NULL: not taken when the insert turns into an update).
     this.upsert = db.prepare(
-      `INSERT INTO log_records (${RECORD_COLUMNS.join(', ')}) VALUES (${RECORD_COLUMNS.map(() => '?').join(', ')})
+      `INSERT INTO log_records (rowid, ${RECORD_COLUMNS.join(', ')}) VALUES (?, ${RECORD_COLUMNS.map(() => '?').join(', ')})
        ON CONFLICT (run_id, id) DO UPDATE SET ${updates.join(', ')}
        WHERE excluded.otel_root_key IS NULL OR log_records.otel_root_key IS NULL OR excluded.otel_root_key <= log_records.otel_root_key`,
     );
@@ -70,8 +77,10 @@ export class SqliteLogRecordRepository implements LogRecordRepository {
     this.storedOf = db
       // The ids as the outer loop (CROSS JOIN keeps them there), each found by (run_id, id): left to
       // itself the planner walked the run's children through (run_id, parent_id), the whole run each batch.
-      .prepare('SELECT l.id, l.type, l.parent_id FROM json_each(@ids) AS j CROSS JOIN log_records AS l ON l.run_id = @run AND l.id = j.value')
+      .prepare('SELECT l.id, l.type, l.parent_id, l.rowid FROM json_each(@ids) AS j CROSS JOIN log_records AS l ON l.run_id = @run AND l.id = j.value')
       .raw();
+    this.lastRowid = db.prepare('SELECT coalesce(max(rowid), 0) FROM log_records').pluck();
+    this.text = new TextIndexWrites(db);
     this.unmarkChildless = db.prepare(
       `UPDATE log_records SET has_children = 0 WHERE run_id = @run AND has_children = 1 AND id IN (SELECT value FROM json_each(@ids))
          AND NOT EXISTS (SELECT 1 FROM log_records c WHERE c.run_id = @run AND c.parent_id = log_records.id)`,
@@ -109,10 +118,11 @@ export class SqliteLogRecordRepository implements LogRecordRepository {
 
   /**
    * `ingest` on rows already mapped: the writer thread's form of it, so that the mapping (and its
-   * JSON encoding) happens on the caller's thread and only flat rows cross to the writer.
+   * JSON encoding) happens on the caller's thread and only flat rows cross to the writer; and so do the
+   * terms of the text index (textChunksOf), worked out here when not given.
    */
-  ingestRows(runId: RunId, rows: ReadonlyArray<RecordValues>, presentColumns: ReadonlyArray<string>): Result<void> {
-    return run(() => this.writeRows(runId, rows, presentColumns), undefined, notFound('run', runId));
+  ingestRows(runId: RunId, rows: ReadonlyArray<RecordValues>, presentColumns: ReadonlyArray<string>, text?: ReadonlyArray<string>): Result<void> {
+    return run(() => this.writeRows(runId, rows, presentColumns, text ?? textChunksOf(runId, rows)), undefined, notFound('run', runId));
   }
 
   ingestIntoNewRun(newRun: Run, records: ReadonlyArray<LogRecord>, presentColumns: ReadonlyArray<string>): Result<void> {
@@ -124,12 +134,12 @@ export class SqliteLogRecordRepository implements LogRecordRepository {
    * the records in one transaction (a savepoint within the writer thread's group commit): one write,
    * stored whole or refused whole, so a refused ingest leaves no run.
    */
-  ingestRowsIntoNewRun(newRun: Run, rows: ReadonlyArray<RecordValues>, presentColumns: ReadonlyArray<string>): Result<void> {
+  ingestRowsIntoNewRun(newRun: Run, rows: ReadonlyArray<RecordValues>, presentColumns: ReadonlyArray<string>, text?: ReadonlyArray<string>): Result<void> {
     return run(
       () =>
         this.together.immediate(() => {
           this.insertRun(newRun);
-          this.writeRows(newRun.id, rows, presentColumns);
+          this.writeRows(newRun.id, rows, presentColumns, text ?? textChunksOf(newRun.id, rows));
         }),
       runNameTaken(newRun),
       notFound('project', newRun.projectId),
@@ -137,18 +147,18 @@ export class SqliteLogRecordRepository implements LogRecordRepository {
   }
 
   /** Stores rows of a run that must exist (NotFound, by Abort, when it is gone or its project retired). */
-  private writeRows(runId: RunId, rows: ReadonlyArray<RecordValues>, presentColumns: ReadonlyArray<string>): void {
+  private writeRows(runId: RunId, rows: ReadonlyArray<RecordValues>, presentColumns: ReadonlyArray<string>, text: ReadonlyArray<string>): void {
     this.underLiveRun(runId, () => {
       // What these records were, if they were stored before: read before they are replaced.
-      const stored = (this.storedOf.all({ run: runId, ids: JSON.stringify(rows.map((row) => row[VALUE_INDEX.id])) }) as Array<[string, NodeType, string | null]>).map(
-        ([id, type, parentId]) => ({ id, type, parentId }),
+      const stored = (this.storedOf.all({ run: runId, ids: JSON.stringify(rows.map((row) => row[VALUE_INDEX.id])) }) as Array<[string, NodeType, string | null, number]>).map(
+        ([id, type, parentId, rowid]) => ({ id, type, parentId, rowid }),
       );
       if (stored.length > 0) {
         const clash = firstKindClash(stored, new Map(rows.map((row) => [row[VALUE_INDEX.id] as string, row[VALUE_INDEX.type] as NodeType])));
         if (clash !== undefined) throw new Abort(clash);
       }
       const formerParents = new Set(stored.flatMap((r) => (r.parentId === null ? [] : [r.parentId])));
-      for (const row of rows) this.upsert.run(row);
+      this.writeRecords(runId, rows, stored, text);
       // Out of order: a parent stored earlier learns of its new children; a parent arriving late finds its own.
       const parents = new Set<string>();
       const childless: string[] = [];
@@ -163,6 +173,33 @@ export class SqliteLogRecordRepository implements LogRecordRepository {
       if (left.length > 0) this.unmarkChildless.run({ run: runId, ids: JSON.stringify(left) });
       for (const c of presentColumns) this.mark.run(runId, c);
     });
+  }
+
+  /**
+   * The rows, new records under the next free rowids in their order, and their text index: each group of
+   * CHUNK_RECORDS rows (`text`, one entry a group) covers the new records among them, whose rowids follow
+   * one another; a record stored before (or twice in `rows`) gets a document of its own once replaced.
+   */
+  private writeRecords(runId: RunId, rows: ReadonlyArray<RecordValues>, stored: ReadonlyArray<{ id: string; rowid: number }>, text: ReadonlyArray<string>): void {
+    const rowidOf = new Map(stored.map((r) => [r.id, r.rowid]));
+    let next = (this.lastRowid.get() as number) + 1;
+    for (let start = 0; start < rows.length; start += CHUNK_RECORDS) {
+      let first: number | undefined;
+      let size = 0;
+      for (let i = start; i < Math.min(start + CHUNK_RECORDS, rows.length); i++) {
+        const row = rows[i]!;
+        const id = row[VALUE_INDEX.id] as string;
+        const known = rowidOf.get(id);
+        if (known === undefined) {
+          rowidOf.set(id, next);
+          this.upsert.run(next, ...row);
+          first ??= next;
+          size++;
+          next++;
+        } else if (this.upsert.run(null, ...row).changes > 0) this.text.resent(runId, known, row);
+      }
+      if (first !== undefined) this.text.group(first, size, text[start / CHUNK_RECORDS] ?? '');
+    }
   }
 
   presentColumns(runId: RunId): Result<ReadonlySet<string>> {
@@ -185,7 +222,7 @@ export class SqliteLogRecordRepository implements LogRecordRepository {
       const left = query.maxMs - (handedAt === undefined ? 0 : Math.max(0, Date.now() - handedAt));
       if (left <= 0) throw new Abort(searchTimedOut(query.maxMs));
       this.deadline = performance.now() + left;
-      const { sql, params } = compileSearch(query, leadingPath(this.db, query));
+      const { sql, params } = compileSearch(query, leadingPath((sql) => this.statement(sql), query));
       try {
         // Row by row, so a page of large records stops at its budget instead of being read whole.
         const rows = this.statement(sql).iterate(...params) as IterableIterator<Record<string, unknown>>;

@@ -1,0 +1,161 @@
+// The terms of the text index (log_record_text, migration 13): the distinct trigrams of the words of a
+// group of records' text, case-folded, and the FTS5 query that finds the groups holding a needle. A
+// candidate finder, never a judge: a group it names holds every trigram of the needle somewhere, and the
+// search's own filter then decides each record exactly, so `contains`, `eq` and case keep their meaning.
+import { foldCase } from '@tracelight/domain';
+
+/** Records per group of the index: one FTS5 document each. */
+export const CHUNK_RECORDS = 8;
+
+/**
+ * ASCII letters and digits a word is made of, by character code: 0 for any other ASCII character (a
+ * separator), else the folded (lower-case) code. Beyond ASCII, letters, marks and digits (WORD below).
+ */
+const ASCII_WORD = new Uint8Array(128);
+for (let c = 48; c < 58; c++) ASCII_WORD[c] = c;
+for (let c = 97; c < 123; c++) ASCII_WORD[c] = c;
+for (let c = 65; c < 91; c++) ASCII_WORD[c] = c + 32;
+const WORD = /[\p{L}\p{M}\p{N}]/u;
+/** Whether a character beyond ASCII is part of a word. */
+const isWordCharacter = (c: string): boolean => WORD.test(c);
+
+/**
+ * Collects the distinct terms of some text: each trigram (three consecutive characters) of each word
+ * (a run of letters, marks and digits), case-folded by the domain's foldCase. ASCII trigrams, nearly all
+ * of them, are packed in 21 bits and found in a table stamped per group, the rest in a set.
+ */
+export class TermCollector {
+  /**
+   * Per packed ASCII trigram: the stamp of the group that last saw it. 4 MiB, once per thread; stamps
+   * are the thread's too, so that no two groups share one (two collectors taking turns may then repeat a
+   * term, never miss one).
+   */
+  private static seen: Uint16Array | undefined;
+  private static lastStamp = 0;
+  private stamp = 0;
+  private ascii: number[] = [];
+  private readonly other = new Set<string>();
+
+  constructor() {
+    TermCollector.seen ??= new Uint16Array(1 << 21);
+    this.next();
+  }
+
+  /** Adds the terms of `text` (null adds none). */
+  add(text: string | null): void {
+    if (text === null) return;
+    const seen = TermCollector.seen!;
+    let a = 0;
+    let b = 0;
+    for (let i = 0; i < text.length; i++) {
+      const code = text.charCodeAt(i);
+      if (code < 128) {
+        const w = ASCII_WORD[code]!;
+        if (w === 0) {
+          a = b = 0;
+          continue;
+        }
+        if (a !== 0) {
+          const packed = (a << 14) | (b << 7) | w;
+          if (seen[packed] !== this.stamp) {
+            seen[packed] = this.stamp;
+            this.ascii.push(packed);
+          }
+        }
+        a = b;
+        b = w;
+        continue;
+      }
+      // A word holding a character beyond ASCII: folded and cut into trigrams as a whole, by code point.
+      let start = i;
+      while (start > 0 && ASCII_WORD[text.charCodeAt(start - 1)] !== 0 && text.charCodeAt(start - 1) < 128) start--;
+      let end = i;
+      while (end < text.length) {
+        const c = text.charCodeAt(end);
+        if (c < 128 ? ASCII_WORD[c] === 0 : !isWordCharacter(String.fromCodePoint(text.codePointAt(end)!))) break;
+        end += c >= 0xd800 && c <= 0xdbff && end + 1 < text.length ? 2 : 1;
+      }
+      if (end === i) {
+        // Not a word character (a symbol, a space beyond ASCII): a separator.
+        a = b = 0;
+        if (code >= 0xd800 && code <= 0xdbff) i++;
+        continue;
+      }
+      this.addWord(text.slice(start, end));
+      a = b = 0;
+      i = end - 1;
+    }
+  }
+
+  /** A whole word holding a character beyond ASCII: its trigrams by code point; the all-ASCII ones packed, as above. */
+  private addWord(word: string): void {
+    const seen = TermCollector.seen!;
+    const chars = Array.from(foldCase(word));
+    for (let k = 0; k + 3 <= chars.length; k++) {
+      const [x, y, z] = [chars[k]!, chars[k + 1]!, chars[k + 2]!];
+      if (x.length === 1 && y.length === 1 && z.length === 1 && x < '\u0080' && y < '\u0080' && z < '\u0080') {
+        const packed = (x.charCodeAt(0) << 14) | (y.charCodeAt(0) << 7) | z.charCodeAt(0);
+        if (seen[packed] !== this.stamp) {
+          seen[packed] = this.stamp;
+          this.ascii.push(packed);
+        }
+      } else this.other.add(x + y + z);
+    }
+  }
+
+  /** The terms collected since the last call, space-separated, and a fresh start. */
+  take(): string {
+    let out = '';
+    for (const p of this.ascii) out += (out.length > 0 ? ' ' : '') + String.fromCharCode(p >> 14, (p >> 7) & 127, p & 127);
+    for (const t of this.other) out += (out.length > 0 ? ' ' : '') + t;
+    this.next();
+    return out;
+  }
+
+  private next(): void {
+    this.ascii = [];
+    this.other.clear();
+    if (++TermCollector.lastStamp > 0xffff) {
+      TermCollector.seen!.fill(0);
+      TermCollector.lastStamp = 1;
+    }
+    this.stamp = TermCollector.lastStamp;
+  }
+}
+
+/**
+ * A run's own term, in every group of its records: the index's query names it beside the needle's, so
+ * that a needle common in other runs costs this run nothing.
+ */
+export const runTerm = (runId: string): string => `r${runId.toLowerCase().replace(/[^0-9a-z]/g, '')}`;
+
+/** The distinct terms of a needle (what a text filter compares), as the index holds them. */
+export const needleTerms = (needle: string): ReadonlyArray<string> => {
+  const collector = new TermCollector();
+  collector.add(needle);
+  const text = collector.take();
+  return text === '' ? [] : text.split(' ');
+};
+
+/** Terms of a needle the index query names at most: spread over the needle, first and last among them. */
+const MAX_QUERY_TERMS = 8;
+
+/**
+ * The FTS5 query for groups of the run that may hold any of `needles`: the run's term and all the
+ * (spread) terms of one needle. Null when a needle has no term (shorter than three word characters, or
+ * no word at all): such a filter cannot be narrowed by the index, and the search reads the run.
+ */
+export const textQuery = (runId: string, needles: ReadonlyArray<string>): string | null => {
+  const alternatives: string[] = [];
+  for (const needle of needles) {
+    const terms = needleTerms(needle);
+    if (terms.length === 0) return null;
+    const picked =
+      terms.length <= MAX_QUERY_TERMS
+        ? terms
+        : Array.from({ length: MAX_QUERY_TERMS }, (_, k) => terms[Math.round((k * (terms.length - 1)) / (MAX_QUERY_TERMS - 1))]!);
+    alternatives.push(`(${[...new Set(picked)].map((t) => `"${t}"`).join(' AND ')})`);
+  }
+  if (alternatives.length === 0) return null;
+  return `"${runTerm(runId)}" AND (${alternatives.join(' OR ')})`;
+};
