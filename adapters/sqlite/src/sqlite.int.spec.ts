@@ -304,6 +304,7 @@ describe('SqliteDatabase', () => {
       'log_records_by_run_time',
       'log_records_by_session',
       'log_records_by_trace',
+      'log_records_incomplete',
       'sqlite_autoindex_log_records_1',
     ]);
     expect(upgraded.db.pragma('integrity_check', { simple: true })).toBe('ok');

@@ -302,4 +302,73 @@ export const MIGRATIONS: ReadonlyArray<Migration> = [
     // The records stored before: grouped as ingest groups them, run by run in rowid order.
     then: indexTextOfRecords,
   },
+  {
+    version: 14,
+    name: 'an index of the values that number, collection and metric filters compare; incomplete records found by their own index',
+    // One row a value: the record's number columns, each of its tags, each of its metrics that is a number
+    // (a scorer's label is not: text filters compare those). Keyed by the run's rowid in runs (a few bytes,
+    // where its id would take 36 in every row) and the record's rowid, and kept by triggers, so that every
+    // write of a record (ingest, a record sent again, a scorer's outcome written into metrics) and every
+    // removal (retention, a project's purge) keeps it true without a word from the code that writes.
+    // Incomplete records are few (traces a client has not concluded): a partial index holds them alone.
+    up: `
+      CREATE TABLE log_record_values (
+        run INTEGER NOT NULL,
+        col TEXT NOT NULL,
+        value ANY NOT NULL,
+        rec INTEGER NOT NULL,
+        PRIMARY KEY (run, col, value, rec)
+      ) STRICT, WITHOUT ROWID;
+      INSERT OR IGNORE INTO log_record_values (run, col, value, rec)
+        SELECT r.rowid, 'status_code', l.status_code, l.rowid FROM log_records AS l JOIN runs AS r ON r.id = l.run_id WHERE l.status_code IS NOT NULL
+        UNION ALL SELECT r.rowid, 'step_number', l.step_number, l.rowid FROM log_records AS l JOIN runs AS r ON r.id = l.run_id WHERE l.step_number IS NOT NULL
+        UNION ALL SELECT r.rowid, 'temperature', l.temperature, l.rowid FROM log_records AS l JOIN runs AS r ON r.id = l.run_id WHERE l.temperature IS NOT NULL
+        UNION ALL SELECT r.rowid, 'control_id', l.control_id, l.rowid FROM log_records AS l JOIN runs AS r ON r.id = l.run_id WHERE l.control_id IS NOT NULL
+        UNION ALL SELECT r.rowid, 'tags', j.value, l.rowid FROM log_records AS l JOIN runs AS r ON r.id = l.run_id, json_each(l.tags) AS j WHERE j.type = 'text'
+        UNION ALL SELECT r.rowid, 'metrics/' || j.key, j.value, l.rowid FROM log_records AS l JOIN runs AS r ON r.id = l.run_id, json_each(l.metrics) AS j WHERE j.type IN ('integer', 'real');
+      CREATE TRIGGER log_record_values_added AFTER INSERT ON log_records BEGIN
+        INSERT OR IGNORE INTO log_record_values (run, col, value, rec)
+          SELECT (SELECT rowid FROM runs WHERE id = new.run_id), col, value, new.rowid FROM (
+            SELECT 'status_code' AS col, new.status_code AS value WHERE new.status_code IS NOT NULL
+             UNION ALL SELECT 'step_number', new.step_number WHERE new.step_number IS NOT NULL
+             UNION ALL SELECT 'temperature', new.temperature WHERE new.temperature IS NOT NULL
+             UNION ALL SELECT 'control_id', new.control_id WHERE new.control_id IS NOT NULL
+             UNION ALL SELECT 'tags', value FROM json_each(new.tags) WHERE type = 'text'
+             UNION ALL SELECT 'metrics/' || key, value FROM json_each(new.metrics) WHERE type IN ('integer', 'real')
+          );
+      END;
+      CREATE TRIGGER log_record_values_changed AFTER UPDATE OF run_id, status_code, step_number, temperature, control_id, tags, metrics ON log_records BEGIN
+        DELETE FROM log_record_values WHERE (run, col, value, rec) IN (
+          SELECT (SELECT rowid FROM runs WHERE id = old.run_id), col, value, old.rowid FROM (
+            SELECT 'status_code' AS col, old.status_code AS value WHERE old.status_code IS NOT NULL
+             UNION ALL SELECT 'step_number', old.step_number WHERE old.step_number IS NOT NULL
+             UNION ALL SELECT 'temperature', old.temperature WHERE old.temperature IS NOT NULL
+             UNION ALL SELECT 'control_id', old.control_id WHERE old.control_id IS NOT NULL
+             UNION ALL SELECT 'tags', value FROM json_each(old.tags) WHERE type = 'text'
+             UNION ALL SELECT 'metrics/' || key, value FROM json_each(old.metrics) WHERE type IN ('integer', 'real')
+          ));
+        INSERT OR IGNORE INTO log_record_values (run, col, value, rec)
+          SELECT (SELECT rowid FROM runs WHERE id = new.run_id), col, value, new.rowid FROM (
+            SELECT 'status_code' AS col, new.status_code AS value WHERE new.status_code IS NOT NULL
+             UNION ALL SELECT 'step_number', new.step_number WHERE new.step_number IS NOT NULL
+             UNION ALL SELECT 'temperature', new.temperature WHERE new.temperature IS NOT NULL
+             UNION ALL SELECT 'control_id', new.control_id WHERE new.control_id IS NOT NULL
+             UNION ALL SELECT 'tags', value FROM json_each(new.tags) WHERE type = 'text'
+             UNION ALL SELECT 'metrics/' || key, value FROM json_each(new.metrics) WHERE type IN ('integer', 'real')
+          );
+      END;
+      CREATE TRIGGER log_record_values_removed AFTER DELETE ON log_records BEGIN
+        DELETE FROM log_record_values WHERE (run, col, value, rec) IN (
+          SELECT (SELECT rowid FROM runs WHERE id = old.run_id), col, value, old.rowid FROM (
+            SELECT 'status_code' AS col, old.status_code AS value WHERE old.status_code IS NOT NULL
+             UNION ALL SELECT 'step_number', old.step_number WHERE old.step_number IS NOT NULL
+             UNION ALL SELECT 'temperature', old.temperature WHERE old.temperature IS NOT NULL
+             UNION ALL SELECT 'control_id', old.control_id WHERE old.control_id IS NOT NULL
+             UNION ALL SELECT 'tags', value FROM json_each(old.tags) WHERE type = 'text'
+             UNION ALL SELECT 'metrics/' || key, value FROM json_each(old.metrics) WHERE type IN ('integer', 'real')
+          ));
+      END;
+      CREATE INDEX log_records_incomplete ON log_records (run_id) WHERE is_complete = 0;
+    `,
+  },
 ];

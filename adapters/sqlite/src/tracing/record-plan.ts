@@ -21,14 +21,39 @@ export const leadingPath = (prepare: (sql: string) => Database.Statement, query:
   const paths = accessPaths(query);
   const byIds = paths.find((p) => p.probe === undefined);
   if (byIds !== undefined) return byIds;
+  const count = (probe: NonNullable<AccessPath['probe']>, limit: number) => prepare(`SELECT count(*) FROM (${probe.sql} LIMIT ?)`).pluck().get(...probe.params, limit) as number;
   let best: { path: AccessPath; candidates: number } | undefined;
   for (const path of paths) {
     const probe = path.probe!;
     const limit = Math.ceil(MAX_LEADING_CANDIDATES / probe.weight);
-    const counted = prepare(`SELECT count(*) FROM (${probe.sql} LIMIT ?)`).pluck().get(...probe.params, limit) as number;
+    const counted = count(probe, limit);
     if (counted >= limit) continue;
     const candidates = counted * probe.weight;
     if (best === undefined || candidates < best.candidates) best = { path, candidates };
   }
-  return best?.path ?? null;
+  if (best === undefined) return null;
+  // A created_at range is read as a range of the time index by the walk itself: it leads where it holds
+  // fewer records than the best path's candidates.
+  const range = createdAtRange(query);
+  if (range !== undefined && count(range, best.candidates) < best.candidates) return null;
+  return best.path;
+};
+
+/** The records of the run and kind in the search's created_at range, if it has one, as a probe. */
+const createdAtRange = (q: RecordQuery): NonNullable<AccessPath['probe']> | undefined => {
+  const bounds: string[] = [];
+  const params: unknown[] = [q.runId, q.scope === 'traces' ? 1 : 0];
+  for (const f of q.filters) {
+    if (f.type !== 'date' || f.columnId !== 'created_at' || f.operator === 'ne') continue;
+    if (f.operator === 'between') {
+      const [lo, hi] = f.value as readonly [Date, Date];
+      bounds.push('created_at BETWEEN ? AND ?');
+      params.push(lo.getTime(), hi.getTime());
+    } else {
+      bounds.push(`created_at ${{ eq: '=', gt: '>', gte: '>=', lt: '<', lte: '<=' }[f.operator]} ?`);
+      params.push((f.value as Date).getTime());
+    }
+  }
+  if (bounds.length === 0) return undefined;
+  return { sql: `SELECT 1 FROM log_records INDEXED BY log_records_by_run_time WHERE run_id = ? AND is_trace = ? AND ${bounds.join(' AND ')}`, params, weight: 1 };
 };

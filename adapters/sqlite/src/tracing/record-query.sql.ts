@@ -81,8 +81,20 @@ const list = (v: string | ReadonlyArray<string>): ReadonlyArray<string> => (type
 const placeholders = (n: number) => Array.from({ length: n }, () => '?').join(', ');
 const COMPARE = { eq: '=', ne: '!=', gt: '>', gte: '>=', lt: '<', lte: '<=' } as const;
 
+/**
+ * A metric's value where it is a number, else NULL: what number filters compare, so that a scorer's label
+ * stored under the name is never compared as a number (SQLite orders any text after every number, so
+ * `> 5` held for every label), as MongoDB compares numbers with numbers only, and as the values index
+ * holds metrics (numbers alone).
+ */
+const metricNumber = (name: string, params: unknown[]): string => {
+  params.push(name);
+  return "(SELECT value FROM json_each(metrics) WHERE key = ? AND type IN ('integer', 'real'))";
+};
+
 const condition = (f: RecordFilter, params: unknown[]): string => {
-  const col = expression(f.columnId, params);
+  const metric = f.type === 'number' && f.operator !== 'ne' ? METRIC.exec(f.columnId) : null;
+  const col = metric ? metricNumber(metric[1]!, params) : expression(f.columnId, params);
   switch (f.type) {
     case 'text': {
       const values = list(f.value);
@@ -199,6 +211,18 @@ const TEXT_ROWIDS =
 const TEXT_DOCUMENTS = 'SELECT 1 FROM log_record_text WHERE log_record_text MATCH ?';
 const INDEXED_TEXT: ReadonlySet<string> = new Set(TEXT_COLUMNS);
 
+/** Number columns whose values the values index holds (migration 14), beside every metric that is a number. */
+const INDEXED_NUMBERS: ReadonlySet<string> = new Set(['status_code', 'step_number', 'temperature', 'control_id']);
+/** A run's rowid in runs, as the values index names runs. */
+const RUN_KEY = '(SELECT rowid FROM runs WHERE id = ?)';
+
+/** The values index's rows of a column of the run whose value meets `test` (its parameters after the run and column). */
+const valuesPath = (q: RecordQuery, filter: number, column: string, test: string, values: ReadonlyArray<unknown>): AccessPath => {
+  const where = `run = ${RUN_KEY} AND col = ? AND ${test}`;
+  const params = [q.runId, column, ...values];
+  return { filter, index: 'log_record_values', rowids: `SELECT rec FROM log_record_values WHERE ${where}`, params, probe: { sql: `SELECT 1 FROM log_record_values WHERE ${where}`, params, weight: 1 } };
+};
+
 /** The ways to the records of a search's filters (each a superset of its filter's matches). */
 export const accessPaths = (q: RecordQuery): ReadonlyArray<AccessPath> =>
   q.filters.flatMap((f, filter): AccessPath[] => {
@@ -215,6 +239,21 @@ export const accessPaths = (q: RecordQuery): ReadonlyArray<AccessPath> =>
       const match = textQuery(q.runId, list(f.value));
       if (match === null) return [];
       return [{ filter, index: 'log_record_text', rowids: TEXT_ROWIDS, params: [match], probe: { sql: TEXT_DOCUMENTS, params: [match], weight: CHUNK_RECORDS } }];
+    }
+    // A number column's (or a metric's) value in a range: the values index, in order of value.
+    if (f.type === 'number' && f.operator !== 'ne' && (INDEXED_NUMBERS.has(f.columnId) || METRIC.test(f.columnId))) {
+      if (f.operator === 'between') return [valuesPath(q, filter, f.columnId, 'value BETWEEN ? AND ?', f.value as readonly [number, number])];
+      return [valuesPath(q, filter, f.columnId, `value ${COMPARE[f.operator]} ?`, [f.value])];
+    }
+    // A tag among some: the values index, one range a tag.
+    if (f.type === 'collection' && f.operator === 'contains' && f.columnId === 'tags') {
+      const values = list(f.value);
+      return [valuesPath(q, filter, 'tags', `value IN (${placeholders(values.length)})`, values)];
+    }
+    // Incomplete records: few, in a partial index of their own.
+    if (f.type === 'boolean' && f.columnId === 'is_complete' && (f.operator === 'eq') !== f.value) {
+      const rowids = 'SELECT rowid FROM log_records INDEXED BY log_records_incomplete WHERE run_id = ? AND is_complete = 0';
+      return [{ filter, index: 'log_records_incomplete', rowids, params: [q.runId], probe: { sql: rowids, params: [q.runId], weight: 1 } }];
     }
     return [];
   });
