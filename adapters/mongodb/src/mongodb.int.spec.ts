@@ -188,6 +188,35 @@ const harness = () => {
     expect(names).toEqual(expect.arrayContaining([...LEADING_INDEXES]));
   });
 
+  it('has the indexes that lead filters matching little: values (a compound wildcard) and incomplete records', async () => {
+    const byName = new Map((await database.db.collection('log_records').listIndexes().toArray()).map((i) => [i.name as string, i]));
+    expect(byName.get('log_records_by_run_values')).toMatchObject({ key: { runId: 1, '$**': 1 } });
+    // Its partial filter too, where the server lists index options (the wire test server lists keys alone).
+    const incomplete = byName.get('log_records_incomplete');
+    expect(incomplete).toMatchObject({ key: { runId: 1, createdAt: -1 } });
+    if (incomplete !== undefined && Object.keys(incomplete).length > 3) expect(incomplete).toMatchObject({ partialFilterExpression: { isComplete: false } });
+  });
+
+  it.each([
+    ['a status code', { statusCode: 503 }, 'log_records_by_run_values'],
+    ['a tag', { tags: { $in: ['tenant-7'] } }, 'log_records_by_run_values'],
+    ['a metric range', { 'metrics.tokens': { $gte: 40_000 } }, 'log_records_by_run_values'],
+    ['incomplete records', { isComplete: { $eq: false } }, 'log_records_incomplete'],
+  ])('leads a search for %s with an index, where the server explains its plans', async (_, filter, index) => {
+    let explained: Document;
+    try {
+      explained = await database.db.command({
+        explain: { find: 'log_records', filter: { projectId: 'p', runId: 'r', isTrace: false, ...filter }, sort: { createdAt: -1, _id: -1 }, limit: 51 },
+        verbosity: 'queryPlanner',
+      });
+    } catch (e) {
+      if (/no such command/i.test(String(e))) return; // the wire test server: no planner to ask
+      throw e;
+    }
+    // With no record at all, every plan ties; the candidates the planner weighed must include the index.
+    expect(JSON.stringify(explained['queryPlanner'])).toContain(`"indexName":"${index}"`);
+  });
+
   it.each([
     ['trace_id', 'traceId', 'log_records_by_run_trace'],
     ['parent_id', 'parentId', 'log_records_by_run_parent'],
