@@ -1,6 +1,6 @@
 // Versioned schema migrations. Append only: a released migration is never edited.
 import type Database from 'better-sqlite3';
-import { indexTextOfRecords } from '../tracing/text-index';
+import { INDEXED_COLUMNS, RECORD_TERMS, indexTermsOfRecords } from '../tracing/terms-index';
 
 export interface Migration {
   readonly version: number;
@@ -277,98 +277,45 @@ export const MIGRATIONS: ReadonlyArray<Migration> = [
   },
   {
     version: 13,
-    name: 'a text index for contains and eq on every text column: trigrams of groups of records (FTS5), found again by rowid',
-    // One FTS5 document per group of up to 8 records written together (consecutive rowids), or per record
-    // sent again; its terms are the distinct trigrams of the group's words, case-folded (text-terms.ts),
-    // and its run's term. Contentless, rowids only (detail=none): it holds no copy of the text, only where
-    // each term occurs. A document's rowid says which records it covers: the first's rowid times 16, plus
-    // 8 for a record sent again, plus the group's size less one. log_record_text_chunks keys each
-    // document by its first rowid (times 2, plus 1 for a record sent again), so that a deleted record's
-    // document is found, and removed with the group's last record, by the trigger. A later rebuild of
-    // log_records must keep every rowid and make the trigger again.
+    name: 'an index of terms for filters that match little: trigrams of every text column, tags, number columns and metrics (FTS5), found again by rowid',
+    // One FTS5 document per group of up to 8 records written together (consecutive rowids); its terms
+    // (record-terms.ts) are the distinct trigrams of the group's words, case-folded, a term for each tag,
+    // one for each number of a number column or metric (by quarter of an octave), and its run's own term.
+    // Contentless, rowids only (detail=none): it holds no copy of the text, only where each term occurs.
+    // A document's rowid says which records it covers: the first's rowid times 8, plus the group's size
+    // less one (dense: a document's rowid follows the one before by about 64, one byte in a doclist). A
+    // record changed in place (sent again, scored) gets a document of its own in log_record_terms_own,
+    // under its rowid, from a trigger on the columns the index reads, calling tl_record_terms (every
+    // connection has it: SqliteDatabase), whoever updates them. log_record_terms_chunks keys each document
+    // by its first rowid (times 2; plus 1 for a record's own), so that a deleted record's documents are
+    // found, and removed with the group's last record, by a trigger. A later rebuild of log_records must
+    // keep every rowid and make the triggers again.
     up: `
-      CREATE VIRTUAL TABLE log_record_text USING fts5(terms, content='', contentless_delete=1, tokenize='ascii', detail=none);
-      CREATE TABLE log_record_text_chunks (key INTEGER PRIMARY KEY, size INTEGER NOT NULL) STRICT;
-      CREATE TRIGGER log_records_text_removed AFTER DELETE ON log_records BEGIN
-        DELETE FROM log_record_text WHERE rowid IN (
-          SELECT key * 8 + size - 1 FROM log_record_text_chunks
-          WHERE key BETWEEN (old.rowid - 7) * 2 AND old.rowid * 2 + 1 AND (key >> 1) + size > old.rowid
+      CREATE VIRTUAL TABLE log_record_terms USING fts5(terms, content='', contentless_delete=1, tokenize='ascii', detail=none);
+      CREATE VIRTUAL TABLE log_record_terms_own USING fts5(terms, content='', contentless_delete=1, tokenize='ascii', detail=none);
+      CREATE TABLE log_record_terms_chunks (key INTEGER PRIMARY KEY, size INTEGER NOT NULL) STRICT;
+      CREATE TRIGGER log_records_terms_removed AFTER DELETE ON log_records BEGIN
+        DELETE FROM log_record_terms_own WHERE rowid = old.rowid AND EXISTS (SELECT 1 FROM log_record_terms_chunks WHERE key = old.rowid * 2 + 1);
+        DELETE FROM log_record_terms WHERE rowid IN (
+          SELECT (key >> 1) * 8 + size - 1 FROM log_record_terms_chunks
+          WHERE key BETWEEN (old.rowid - 7) * 2 AND old.rowid * 2 AND key % 2 = 0 AND (key >> 1) + size > old.rowid
             AND NOT EXISTS (SELECT 1 FROM log_records WHERE rowid BETWEEN key >> 1 AND (key >> 1) + size - 1));
-        DELETE FROM log_record_text_chunks
+        DELETE FROM log_record_terms_chunks
           WHERE key BETWEEN (old.rowid - 7) * 2 AND old.rowid * 2 + 1 AND (key >> 1) + size > old.rowid
             AND NOT EXISTS (SELECT 1 FROM log_records WHERE rowid BETWEEN key >> 1 AND (key >> 1) + size - 1);
       END;
+      CREATE TRIGGER log_records_terms_changed AFTER UPDATE OF ${INDEXED_COLUMNS.join(', ')} ON log_records BEGIN
+        DELETE FROM log_record_terms_own WHERE rowid = new.rowid AND EXISTS (SELECT 1 FROM log_record_terms_chunks WHERE key = new.rowid * 2 + 1);
+        INSERT INTO log_record_terms_own (rowid, terms) VALUES (new.rowid, ${RECORD_TERMS}(new.run_id, ${INDEXED_COLUMNS.map((c) => `new.${c}`).join(', ')}));
+        INSERT INTO log_record_terms_chunks (key, size) VALUES (new.rowid * 2 + 1, 1) ON CONFLICT (key) DO NOTHING;
+      END;
     `,
-    // The records stored before: grouped as ingest groups them, run by run in rowid order.
-    then: indexTextOfRecords,
+    // The records stored before: grouped as ingest groups them.
+    then: indexTermsOfRecords,
   },
   {
     version: 14,
-    name: 'an index of the values that number, collection and metric filters compare; incomplete records found by their own index',
-    // One row a value: the record's number columns, each of its tags, each of its metrics that is a number
-    // (a scorer's label is not: text filters compare those). Keyed by the run's rowid in runs (a few bytes,
-    // where its id would take 36 in every row) and the record's rowid, and kept by triggers, so that every
-    // write of a record (ingest, a record sent again, a scorer's outcome written into metrics) and every
-    // removal (retention, a project's purge) keeps it true without a word from the code that writes.
-    // Incomplete records are few (traces a client has not concluded): a partial index holds them alone.
-    up: `
-      CREATE TABLE log_record_values (
-        run INTEGER NOT NULL,
-        col TEXT NOT NULL,
-        value ANY NOT NULL,
-        rec INTEGER NOT NULL,
-        PRIMARY KEY (run, col, value, rec)
-      ) STRICT, WITHOUT ROWID;
-      INSERT OR IGNORE INTO log_record_values (run, col, value, rec)
-        SELECT r.rowid, 'status_code', l.status_code, l.rowid FROM log_records AS l JOIN runs AS r ON r.id = l.run_id WHERE l.status_code IS NOT NULL
-        UNION ALL SELECT r.rowid, 'step_number', l.step_number, l.rowid FROM log_records AS l JOIN runs AS r ON r.id = l.run_id WHERE l.step_number IS NOT NULL
-        UNION ALL SELECT r.rowid, 'temperature', l.temperature, l.rowid FROM log_records AS l JOIN runs AS r ON r.id = l.run_id WHERE l.temperature IS NOT NULL
-        UNION ALL SELECT r.rowid, 'control_id', l.control_id, l.rowid FROM log_records AS l JOIN runs AS r ON r.id = l.run_id WHERE l.control_id IS NOT NULL
-        UNION ALL SELECT r.rowid, 'tags', j.value, l.rowid FROM log_records AS l JOIN runs AS r ON r.id = l.run_id, json_each(l.tags) AS j WHERE j.type = 'text'
-        UNION ALL SELECT r.rowid, 'metrics/' || j.key, j.value, l.rowid FROM log_records AS l JOIN runs AS r ON r.id = l.run_id, json_each(l.metrics) AS j WHERE j.type IN ('integer', 'real');
-      CREATE TRIGGER log_record_values_added AFTER INSERT ON log_records BEGIN
-        INSERT OR IGNORE INTO log_record_values (run, col, value, rec)
-          SELECT (SELECT rowid FROM runs WHERE id = new.run_id), col, value, new.rowid FROM (
-            SELECT 'status_code' AS col, new.status_code AS value WHERE new.status_code IS NOT NULL
-             UNION ALL SELECT 'step_number', new.step_number WHERE new.step_number IS NOT NULL
-             UNION ALL SELECT 'temperature', new.temperature WHERE new.temperature IS NOT NULL
-             UNION ALL SELECT 'control_id', new.control_id WHERE new.control_id IS NOT NULL
-             UNION ALL SELECT 'tags', value FROM json_each(new.tags) WHERE type = 'text'
-             UNION ALL SELECT 'metrics/' || key, value FROM json_each(new.metrics) WHERE type IN ('integer', 'real')
-          );
-      END;
-      CREATE TRIGGER log_record_values_changed AFTER UPDATE OF run_id, status_code, step_number, temperature, control_id, tags, metrics ON log_records BEGIN
-        DELETE FROM log_record_values WHERE (run, col, value, rec) IN (
-          SELECT (SELECT rowid FROM runs WHERE id = old.run_id), col, value, old.rowid FROM (
-            SELECT 'status_code' AS col, old.status_code AS value WHERE old.status_code IS NOT NULL
-             UNION ALL SELECT 'step_number', old.step_number WHERE old.step_number IS NOT NULL
-             UNION ALL SELECT 'temperature', old.temperature WHERE old.temperature IS NOT NULL
-             UNION ALL SELECT 'control_id', old.control_id WHERE old.control_id IS NOT NULL
-             UNION ALL SELECT 'tags', value FROM json_each(old.tags) WHERE type = 'text'
-             UNION ALL SELECT 'metrics/' || key, value FROM json_each(old.metrics) WHERE type IN ('integer', 'real')
-          ));
-        INSERT OR IGNORE INTO log_record_values (run, col, value, rec)
-          SELECT (SELECT rowid FROM runs WHERE id = new.run_id), col, value, new.rowid FROM (
-            SELECT 'status_code' AS col, new.status_code AS value WHERE new.status_code IS NOT NULL
-             UNION ALL SELECT 'step_number', new.step_number WHERE new.step_number IS NOT NULL
-             UNION ALL SELECT 'temperature', new.temperature WHERE new.temperature IS NOT NULL
-             UNION ALL SELECT 'control_id', new.control_id WHERE new.control_id IS NOT NULL
-             UNION ALL SELECT 'tags', value FROM json_each(new.tags) WHERE type = 'text'
-             UNION ALL SELECT 'metrics/' || key, value FROM json_each(new.metrics) WHERE type IN ('integer', 'real')
-          );
-      END;
-      CREATE TRIGGER log_record_values_removed AFTER DELETE ON log_records BEGIN
-        DELETE FROM log_record_values WHERE (run, col, value, rec) IN (
-          SELECT (SELECT rowid FROM runs WHERE id = old.run_id), col, value, old.rowid FROM (
-            SELECT 'status_code' AS col, old.status_code AS value WHERE old.status_code IS NOT NULL
-             UNION ALL SELECT 'step_number', old.step_number WHERE old.step_number IS NOT NULL
-             UNION ALL SELECT 'temperature', old.temperature WHERE old.temperature IS NOT NULL
-             UNION ALL SELECT 'control_id', old.control_id WHERE old.control_id IS NOT NULL
-             UNION ALL SELECT 'tags', value FROM json_each(old.tags) WHERE type = 'text'
-             UNION ALL SELECT 'metrics/' || key, value FROM json_each(old.metrics) WHERE type IN ('integer', 'real')
-          ));
-      END;
-      CREATE INDEX log_records_incomplete ON log_records (run_id) WHERE is_complete = 0;
-    `,
+    name: 'incomplete records (a trace its client has not concluded) are found by a partial index of them alone',
+    up: 'CREATE INDEX log_records_incomplete ON log_records (run_id) WHERE is_complete = 0;',
   },
 ];

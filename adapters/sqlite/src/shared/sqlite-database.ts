@@ -4,6 +4,7 @@ import * as crypto from 'node:crypto';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { type Migration, MIGRATIONS } from './migrations';
+import { RECORD_TERMS, recordTerms } from '../tracing/terms-index';
 import { NoRoomToStart } from '@tracelight/ports';
 import { isStorageFull } from './run';
 
@@ -46,6 +47,9 @@ export class SqliteDatabase {
     if (options.readonly) {
       this.db = new Database(options.path, { readonly: true, fileMustExist: true });
       this.db.pragma('busy_timeout = 5000');
+      // A write statement prepared here (a repository prepares its writes whatever the connection) is
+      // compiled with its triggers, which call it.
+      this.db.function(RECORD_TERMS, { deterministic: true, varargs: true }, recordTerms);
       return;
     }
     if (options.path !== ':memory:') {
@@ -58,6 +62,9 @@ export class SqliteDatabase {
         }
     }
     this.db = new Database(options.path);
+    // Before migrating: the record index's trigger calls it (migration 13), on whatever connection
+    // updates a record, and every statement that could fire the trigger is compiled with it.
+    this.db.function(RECORD_TERMS, { deterministic: true, varargs: true }, recordTerms);
     try {
       this.open(options, migrations);
     } catch (e) {

@@ -61,6 +61,25 @@ describe('record search plans', () => {
     expect(plan).not.toContain('log_records_by_run_time');
   });
 
+  it.each([
+    ['text contains', { type: 'text', columnId: 'input', operator: 'contains', value: 'zanzibar', caseSensitive: false }],
+    ['a status code', { type: 'number', columnId: 'status_code', operator: 'eq', value: 503 }],
+    ['a metric range', { type: 'number', columnId: 'metrics/tokens', operator: 'gte', value: 40_000 }],
+    ['a tag', { type: 'collection', columnId: 'tags', operator: 'contains', value: ['tenant-7'] }],
+  ] as Array<[string, RecordFilter]>)('reads the records of %s that few records match through the record index, never walking the run', (_, f) => {
+    // The database is empty: every probe counts nothing, so the index leads.
+    const plan = planOf(query([f], null));
+    expect(plan).toContain('VIRTUAL TABLE');
+    expect(plan).toContain('USING INTEGER PRIMARY KEY (rowid>? AND rowid<?)');
+    expect(plan).not.toContain('log_records_by_run_time');
+  });
+
+  it('reads incomplete records through their partial index', () => {
+    const plan = planOf(query([{ type: 'boolean', columnId: 'is_complete', operator: 'eq', value: false }], null));
+    expect(plan).toMatch(/USING (COVERING )?INDEX log_records_incomplete /);
+    expect(plan).not.toContain('log_records_by_run_time');
+  });
+
   it('still walks the run in time order, without sorting, for a search that does not narrow', () => {
     const plan = planOf(query([notModel], null));
     expect(plan).toContain('log_records_by_run_time');

@@ -3,8 +3,8 @@
 import { type RecordFilter, type RecordSort, foldCase } from '@tracelight/domain';
 import type { RecordQuery } from '@tracelight/ports';
 import { READ_COLUMNS } from './log-record.mapper';
-import { TEXT_COLUMNS } from './text-index';
-import { CHUNK_RECORDS, textQuery } from './text-terms';
+import { NUMBER_COLUMNS, TEXT_COLUMNS } from './terms-index';
+import { CHUNK_RECORDS, numberQuery, tagQuery, textQuery } from './record-terms';
 
 /** Catalogue column id → SQL expression over log_records. */
 const EXPRESSIONS: Readonly<Record<string, string>> = {
@@ -84,7 +84,7 @@ const COMPARE = { eq: '=', ne: '!=', gt: '>', gte: '>=', lt: '<', lte: '<=' } as
 /**
  * A metric's value where it is a number, else NULL: what number filters compare, so that a scorer's label
  * stored under the name is never compared as a number (SQLite orders any text after every number, so
- * `> 5` held for every label), as MongoDB compares numbers with numbers only, and as the values index
+ * `> 5` held for every label), as MongoDB compares numbers with numbers only, and as the record index
  * holds metrics (numbers alone).
  */
 const metricNumber = (name: string, params: unknown[]): string => {
@@ -203,24 +203,31 @@ const ID_INDEXES: Readonly<Record<string, string>> = {
 };
 
 /**
- * The records of the text index's documents matching a query: each document names its records by rowid
- * (migration 13), the first times 16, the number of the others in the low three bits.
+ * The records of the record index's documents matching a query (its parameter, twice): a group's document
+ * names its records by rowid (migration 13), the first times 8, the number of the others in the low three
+ * bits; a record's own document is under its rowid.
  */
-const TEXT_ROWIDS =
-  'SELECT l.rowid FROM log_record_text AS t JOIN log_records AS l ON l.rowid BETWEEN t.rowid >> 4 AND (t.rowid >> 4) + (t.rowid & 7) WHERE log_record_text MATCH ?';
-const TEXT_DOCUMENTS = 'SELECT 1 FROM log_record_text WHERE log_record_text MATCH ?';
+const INDEXED_ROWIDS =
+  'SELECT l.rowid FROM log_record_terms AS t JOIN log_records AS l ON l.rowid BETWEEN t.rowid >> 3 AND (t.rowid >> 3) + (t.rowid & 7) WHERE log_record_terms MATCH ?' +
+  ' UNION ALL SELECT rowid FROM log_record_terms_own WHERE log_record_terms_own MATCH ?';
+const INDEXED_DOCUMENTS = 'SELECT 1 FROM log_record_terms WHERE log_record_terms MATCH ? UNION ALL SELECT 1 FROM log_record_terms_own WHERE log_record_terms_own MATCH ?';
 const INDEXED_TEXT: ReadonlySet<string> = new Set(TEXT_COLUMNS);
+const INDEXED_NUMBERS: ReadonlySet<string> = new Set(NUMBER_COLUMNS);
 
-/** Number columns whose values the values index holds (migration 14), beside every metric that is a number. */
-const INDEXED_NUMBERS: ReadonlySet<string> = new Set(['status_code', 'step_number', 'temperature', 'control_id']);
-/** A run's rowid in runs, as the values index names runs. */
-const RUN_KEY = '(SELECT rowid FROM runs WHERE id = ?)';
+/** The path through the record index for an FTS5 query (its candidates: up to CHUNK_RECORDS a document). */
+const termsPath = (filter: number, match: string): AccessPath => ({
+  filter,
+  index: 'log_record_terms',
+  rowids: INDEXED_ROWIDS,
+  params: [match, match],
+  probe: { sql: INDEXED_DOCUMENTS, params: [match, match], weight: CHUNK_RECORDS },
+});
 
-/** The values index's rows of a column of the run whose value meets `test` (its parameters after the run and column). */
-const valuesPath = (q: RecordQuery, filter: number, column: string, test: string, values: ReadonlyArray<unknown>): AccessPath => {
-  const where = `run = ${RUN_KEY} AND col = ? AND ${test}`;
-  const params = [q.runId, column, ...values];
-  return { filter, index: 'log_record_values', rowids: `SELECT rec FROM log_record_values WHERE ${where}`, params, probe: { sql: `SELECT 1 FROM log_record_values WHERE ${where}`, params, weight: 1 } };
+/** A number filter's range, both ends included (undefined: no bound), as the index's places cover it. */
+const rangeOf = (f: Extract<RecordFilter, { type: 'number' }>): readonly [number | undefined, number | undefined] => {
+  if (f.operator === 'between') return f.value as readonly [number, number];
+  const v = f.value as number;
+  return f.operator === 'eq' ? [v, v] : f.operator === 'gt' || f.operator === 'gte' ? [v, undefined] : [undefined, v];
 };
 
 /** The ways to the records of a search's filters (each a superset of its filter's matches). */
@@ -233,23 +240,19 @@ export const accessPaths = (q: RecordQuery): ReadonlyArray<AccessPath> =>
       const rowids = `SELECT rowid FROM log_records INDEXED BY ${index} WHERE run_id = ? AND ${EXPRESSIONS[f.columnId]} IN (${placeholders(values.length)})`;
       return [{ filter, index, rowids, params: [q.runId, ...values] }];
     }
-    // Text found in the record, whatever its case: through the text index when every value has a term
-    // (three word characters); the filter itself then decides each record, case and all.
+    // Text found in the record, whatever its case: through the record index when every value has a
+    // term (three word characters); the filter itself then decides each record, case and all.
     if (f.type === 'text' && (f.operator === 'contains' || f.operator === 'eq' || f.operator === 'one_of') && INDEXED_TEXT.has(EXPRESSIONS[f.columnId] ?? '')) {
       const match = textQuery(q.runId, list(f.value));
-      if (match === null) return [];
-      return [{ filter, index: 'log_record_text', rowids: TEXT_ROWIDS, params: [match], probe: { sql: TEXT_DOCUMENTS, params: [match], weight: CHUNK_RECORDS } }];
+      return match === null ? [] : [termsPath(filter, match)];
     }
-    // A number column's (or a metric's) value in a range: the values index, in order of value.
+    // A number column's (or a metric's) value in a range: the places its values fall in.
     if (f.type === 'number' && f.operator !== 'ne' && (INDEXED_NUMBERS.has(f.columnId) || METRIC.test(f.columnId))) {
-      if (f.operator === 'between') return [valuesPath(q, filter, f.columnId, 'value BETWEEN ? AND ?', f.value as readonly [number, number])];
-      return [valuesPath(q, filter, f.columnId, `value ${COMPARE[f.operator]} ?`, [f.value])];
+      const [low, high] = rangeOf(f);
+      return [termsPath(filter, numberQuery(q.runId, f.columnId, low, high))];
     }
-    // A tag among some: the values index, one range a tag.
-    if (f.type === 'collection' && f.operator === 'contains' && f.columnId === 'tags') {
-      const values = list(f.value);
-      return [valuesPath(q, filter, 'tags', `value IN (${placeholders(values.length)})`, values)];
-    }
+    // A tag among some.
+    if (f.type === 'collection' && f.operator === 'contains' && f.columnId === 'tags') return [termsPath(filter, tagQuery(q.runId, list(f.value)))];
     // Incomplete records: few, in a partial index of their own.
     if (f.type === 'boolean' && f.columnId === 'is_complete' && (f.operator === 'eq') !== f.value) {
       const rowids = 'SELECT rowid FROM log_records INDEXED BY log_records_incomplete WHERE run_id = ? AND is_complete = 0';

@@ -8,8 +8,8 @@ import { type InsertRun, prepareInsertRun, runNameTaken } from '../projects-runs
 import { type UnderLiveParent, underLiveParent } from '../projects-runs/live-parent';
 import { RECORD_COLUMNS, type RecordValues, VALUE_INDEX, recordFromRow, recordToValues } from './log-record.mapper';
 import { FOLD_CASE, SEARCH_BUDGET, SIZE_COLUMN, compileSearch } from './record-query.sql';
-import { TextIndexWrites, textChunksOf } from './text-index';
-import { CHUNK_RECORDS } from './text-terms';
+import { TermsIndexWrites, chunkTermsOf } from './terms-index';
+import { CHUNK_RECORDS } from './record-terms';
 import { leadingPath } from './record-plan';
 
 /** Thrown by SEARCH_BUDGET inside SQLite, and caught as it leaves: the search ran out of time. */
@@ -19,13 +19,14 @@ class OutOfTime extends Error {}
 export class SqliteLogRecordRepository implements LogRecordRepository {
   private readonly db: Database.Database;
   private readonly upsert;
+  private readonly insertNew;
   private readonly mark;
   private readonly present;
   private readonly markParents;
   private readonly markFoundParents;
   private readonly storedOf;
   private readonly lastRowid;
-  private readonly text: TextIndexWrites;
+  private readonly terms: TermsIndexWrites;
   private readonly unmarkChildless;
   private readonly removeOld;
   private readonly expire: Database.Transaction<(cutoff: number, limit: number) => number>;
@@ -52,14 +53,18 @@ export class SqliteLogRecordRepository implements LogRecordRepository {
     // A record is its run's: a retried one replaces itself, and the same id in another run (another
     // user's, say) is another record, never touched from here. The WHERE is replacesStoredRecord: a
     // trace's record from a later OTLP root span leaves the stored one as it is.
-    // A new record is given its rowid (the next free one, in the order written): the text index names
-    // records by rowid, a group of them by its first (text-index.ts). A record stored before keeps its own
-    // (the rowid given is NULL: not taken when the insert turns into an update).
+    // For a record stored before (found by storedOf; its new document comes from the record index's
+    // trigger on update, migration 13).
     this.upsert = db.prepare(
-      `INSERT INTO log_records (rowid, ${RECORD_COLUMNS.join(', ')}) VALUES (?, ${RECORD_COLUMNS.map(() => '?').join(', ')})
+      `INSERT INTO log_records (${RECORD_COLUMNS.join(', ')}) VALUES (${RECORD_COLUMNS.map(() => '?').join(', ')})
        ON CONFLICT (run_id, id) DO UPDATE SET ${updates.join(', ')}
        WHERE excluded.otel_root_key IS NULL OR log_records.otel_root_key IS NULL OR excluded.otel_root_key <= log_records.otel_root_key`,
     );
+    // A new record, under the rowid it is given (the next free one, in the order written): the record
+    // index names records by rowid, a group of them by its first (terms-index.ts). A statement of its
+    // own: one that may update (the upsert) carries the index's trigger, whose program cost every
+    // insert a third of its time though it never ran there.
+    this.insertNew = db.prepare(`INSERT INTO log_records (rowid, ${RECORD_COLUMNS.join(', ')}) VALUES (?, ${RECORD_COLUMNS.map(() => '?').join(', ')})`);
     this.mark = db.prepare('INSERT OR IGNORE INTO run_columns (run_id, column_id) VALUES (?, ?)');
     this.present = db.prepare('SELECT column_id FROM run_columns WHERE run_id = ?').pluck();
     // One statement per batch each (ids passed as a JSON array): the loops stay in SQLite's C code.
@@ -80,7 +85,7 @@ export class SqliteLogRecordRepository implements LogRecordRepository {
       .prepare('SELECT l.id, l.type, l.parent_id, l.rowid FROM json_each(@ids) AS j CROSS JOIN log_records AS l ON l.run_id = @run AND l.id = j.value')
       .raw();
     this.lastRowid = db.prepare('SELECT coalesce(max(rowid), 0) FROM log_records').pluck();
-    this.text = new TextIndexWrites(db);
+    this.terms = new TermsIndexWrites(db);
     this.unmarkChildless = db.prepare(
       `UPDATE log_records SET has_children = 0 WHERE run_id = @run AND has_children = 1 AND id IN (SELECT value FROM json_each(@ids))
          AND NOT EXISTS (SELECT 1 FROM log_records c WHERE c.run_id = @run AND c.parent_id = log_records.id)`,
@@ -119,10 +124,10 @@ export class SqliteLogRecordRepository implements LogRecordRepository {
   /**
    * `ingest` on rows already mapped: the writer thread's form of it, so that the mapping (and its
    * JSON encoding) happens on the caller's thread and only flat rows cross to the writer; and so do the
-   * terms of the text index (textChunksOf), worked out here when not given.
+   * terms of the record index (chunkTermsOf), worked out here when not given.
    */
-  ingestRows(runId: RunId, rows: ReadonlyArray<RecordValues>, presentColumns: ReadonlyArray<string>, text?: ReadonlyArray<string>): Result<void> {
-    return run(() => this.writeRows(runId, rows, presentColumns, text ?? textChunksOf(runId, rows)), undefined, notFound('run', runId));
+  ingestRows(runId: RunId, rows: ReadonlyArray<RecordValues>, presentColumns: ReadonlyArray<string>, terms?: ReadonlyArray<string>): Result<void> {
+    return run(() => this.writeRows(runId, rows, presentColumns, terms ?? chunkTermsOf(runId, rows)), undefined, notFound('run', runId));
   }
 
   ingestIntoNewRun(newRun: Run, records: ReadonlyArray<LogRecord>, presentColumns: ReadonlyArray<string>): Result<void> {
@@ -134,12 +139,12 @@ export class SqliteLogRecordRepository implements LogRecordRepository {
    * the records in one transaction (a savepoint within the writer thread's group commit): one write,
    * stored whole or refused whole, so a refused ingest leaves no run.
    */
-  ingestRowsIntoNewRun(newRun: Run, rows: ReadonlyArray<RecordValues>, presentColumns: ReadonlyArray<string>, text?: ReadonlyArray<string>): Result<void> {
+  ingestRowsIntoNewRun(newRun: Run, rows: ReadonlyArray<RecordValues>, presentColumns: ReadonlyArray<string>, terms?: ReadonlyArray<string>): Result<void> {
     return run(
       () =>
         this.together.immediate(() => {
           this.insertRun(newRun);
-          this.writeRows(newRun.id, rows, presentColumns, text ?? textChunksOf(newRun.id, rows));
+          this.writeRows(newRun.id, rows, presentColumns, terms ?? chunkTermsOf(newRun.id, rows));
         }),
       runNameTaken(newRun),
       notFound('project', newRun.projectId),
@@ -147,7 +152,7 @@ export class SqliteLogRecordRepository implements LogRecordRepository {
   }
 
   /** Stores rows of a run that must exist (NotFound, by Abort, when it is gone or its project retired). */
-  private writeRows(runId: RunId, rows: ReadonlyArray<RecordValues>, presentColumns: ReadonlyArray<string>, text: ReadonlyArray<string>): void {
+  private writeRows(runId: RunId, rows: ReadonlyArray<RecordValues>, presentColumns: ReadonlyArray<string>, terms: ReadonlyArray<string>): void {
     this.underLiveRun(runId, () => {
       // What these records were, if they were stored before: read before they are replaced.
       const stored = (this.storedOf.all({ run: runId, ids: JSON.stringify(rows.map((row) => row[VALUE_INDEX.id])) }) as Array<[string, NodeType, string | null, number]>).map(
@@ -158,7 +163,7 @@ export class SqliteLogRecordRepository implements LogRecordRepository {
         if (clash !== undefined) throw new Abort(clash);
       }
       const formerParents = new Set(stored.flatMap((r) => (r.parentId === null ? [] : [r.parentId])));
-      this.writeRecords(runId, rows, stored, text);
+      const groups = this.writeRecords(rows, stored);
       // Out of order: a parent stored earlier learns of its new children; a parent arriving late finds its own.
       const parents = new Set<string>();
       const childless: string[] = [];
@@ -172,15 +177,21 @@ export class SqliteLogRecordRepository implements LogRecordRepository {
       const left = [...formerParents].filter((p) => !parents.has(p));
       if (left.length > 0) this.unmarkChildless.run({ run: runId, ids: JSON.stringify(left) });
       for (const c of presentColumns) this.mark.run(runId, c);
+      // Last: SQLite opens a savepoint for many a statement, and FTS5 writes what it holds in memory to a
+      // segment of its own at each. Written among the rows, a group's document made a segment each (and as
+      // many merges), which cost four times the index's own work.
+      for (const g of groups) this.terms.group(g.first, g.size, terms[g.chunk] ?? '');
     });
   }
 
   /**
-   * The rows, new records under the next free rowids in their order, and their text index: each group of
-   * CHUNK_RECORDS rows (`text`, one entry a group) covers the new records among them, whose rowids follow
-   * one another; a record stored before (or twice in `rows`) gets a document of its own once replaced.
+   * The rows, new records under the next free rowids in their order; and, for the record index, the
+   * groups of new records each chunk of CHUNK_RECORDS rows holds (whose rowids follow one another). A
+   * record stored before (or twice in `rows`) is updated in place, and the index's trigger gives it a
+   * document of its own (migration 13).
    */
-  private writeRecords(runId: RunId, rows: ReadonlyArray<RecordValues>, stored: ReadonlyArray<{ id: string; rowid: number }>, text: ReadonlyArray<string>): void {
+  private writeRecords(rows: ReadonlyArray<RecordValues>, stored: ReadonlyArray<{ id: string; rowid: number }>): Array<{ chunk: number; first: number; size: number }> {
+    const groups: Array<{ chunk: number; first: number; size: number }> = [];
     const rowidOf = new Map(stored.map((r) => [r.id, r.rowid]));
     let next = (this.lastRowid.get() as number) + 1;
     for (let start = 0; start < rows.length; start += CHUNK_RECORDS) {
@@ -192,14 +203,15 @@ export class SqliteLogRecordRepository implements LogRecordRepository {
         const known = rowidOf.get(id);
         if (known === undefined) {
           rowidOf.set(id, next);
-          this.upsert.run(next, ...row);
+          this.insertNew.run(next, ...row);
           first ??= next;
           size++;
           next++;
-        } else if (this.upsert.run(null, ...row).changes > 0) this.text.resent(runId, known, row);
+        } else this.upsert.run(row);
       }
-      if (first !== undefined) this.text.group(first, size, text[start / CHUNK_RECORDS] ?? '');
+      if (first !== undefined) groups.push({ chunk: start / CHUNK_RECORDS, first, size });
     }
+    return groups;
   }
 
   presentColumns(runId: RunId): Result<ReadonlySet<string>> {

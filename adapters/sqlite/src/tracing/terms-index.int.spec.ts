@@ -1,4 +1,4 @@
-// The text index on a real SQLite file: a search it leads finds exactly what reading the run finds, it
+// The record index on a real SQLite file (text filters): a search it leads finds exactly what reading the run finds, it
 // leads only where few records can match, it is written with the records and removed with them, it is
 // built for records stored before it, and a backup copy keeps it true.
 import { type LogRecord, type RecordFilter, type Run, foldCase } from '@tracelight/domain';
@@ -48,9 +48,9 @@ const walked = (db: SqliteDatabase, q: RecordQuery) => {
 };
 const leadsBy = (db: SqliteDatabase, q: RecordQuery) => leadingPath((sql) => db.db.prepare(sql), q)?.index ?? null;
 const contains = (columnId: string, value: string, caseSensitive = false): RecordFilter => ({ type: 'text', columnId, operator: 'contains', value, caseSensitive });
-const docs = (db: SqliteDatabase) => db.db.prepare('SELECT count(*) FROM log_record_text_chunks').pluck().get() as number;
+const docs = (db: SqliteDatabase) => db.db.prepare('SELECT count(*) FROM log_record_terms_chunks').pluck().get() as number;
 
-describe('a search led by the text index', () => {
+describe('a search led by the record index (text)', () => {
   it('finds exactly the records that reading the run finds, for any text and needle, any case, any text column', async () => {
     const run = await aRunStored();
     const letters = 'abcAB Éé-_ΣσςK😀';
@@ -91,7 +91,7 @@ describe('a search led by the text index', () => {
     const records = Array.from({ length: 6000 }, (_, i) => aRecord(run, { input: `common words here, and the number ${i} ${i === 4321 ? 'Zanzibar' : ''}` }));
     for (let i = 0; i < records.length; i += 1000) await right(repos.logRecords.ingest(run.id, records.slice(i, i + 1000), []));
     const rare = query(run, [contains('input', 'zanzibar')]);
-    expect(leadsBy(database, rare)).toBe('log_record_text');
+    expect(leadsBy(database, rare)).toBe('log_record_terms');
     expect(await ids(rare)).toEqual([records[4321]!.id]);
     const common = query(run, [contains('input', 'common words')]);
     expect(leadsBy(database, common)).toBeNull();
@@ -105,12 +105,12 @@ describe('a search led by the text index', () => {
     await right(repos.logRecords.ingest(other.id, [aRecord(other, { input: 'Zanzibar' })], []));
     await right(repos.logRecords.ingest(run.id, [aRecord(run, { input: 'Madagascar' })], []));
     const q = query(run, [contains('input', 'zanzibar')]);
-    expect(leadsBy(database, q)).toBe('log_record_text');
+    expect(leadsBy(database, q)).toBe('log_record_terms');
     expect(await ids(q)).toEqual([]);
   });
 });
 
-describe('the text index’s documents', () => {
+describe('the record index’s documents', () => {
   it('go with their records: retention, a group at a time as its last record goes, and a project’s purge', async () => {
     const run = await aRunStored();
     const old = new Date('2020-01-01T00:00:00Z');
@@ -130,7 +130,8 @@ describe('the text index’s documents', () => {
     await right(repos.projects.retire(project.value.createdBy, project.value.id, new Date()));
     await purgeRetired(repos.projects, project.value.id, 3);
     expect(docs(database)).toBe(0);
-    expect(database.db.prepare('SELECT count(*) FROM log_record_text').pluck().get()).toBe(0);
+    expect(database.db.prepare('SELECT count(*) FROM log_record_terms').pluck().get()).toBe(0);
+    expect(database.db.prepare('SELECT count(*) FROM log_record_terms_own').pluck().get()).toBe(0);
   });
 
   it('are built by migration 13 for the records stored before it', async () => {
@@ -153,7 +154,7 @@ describe('the text index’s documents', () => {
     try {
       const repos2 = sqliteRepositories(after);
       const rare = query(run, [contains('input', 'ZANZIBAR')]);
-      expect(leadsBy(after, rare)).toBe('log_record_text');
+      expect(leadsBy(after, rare)).toBe('log_record_terms');
       expect((await right(repos2.logRecords.search(rare))).items.map((r) => r.id)).toEqual([records[17]!.id]);
       for (const r of [run, other]) {
         const q = query(r, [contains('name', 'step 2')]);
@@ -178,7 +179,7 @@ describe('the text index’s documents', () => {
       restored.db.function(FOLD_CASE, { deterministic: true }, (v: unknown) => (typeof v === 'string' ? foldCase(v) : v));
       restored.db.function(SEARCH_BUDGET, { deterministic: false }, () => 1);
       const q = query(run, [contains('input', 'zanzibar')]);
-      expect(leadsBy(restored, q)).toBe('log_record_text');
+      expect(leadsBy(restored, q)).toBe('log_record_terms');
       const { sql, params } = compileSearch(q, leadingPath((s) => restored.db.prepare(s), q));
       const found = (restored.db.prepare(sql).all(...params) as Array<{ id: string }>).map((r) => r.id).sort();
       expect(found).toEqual(walked(restored, q));

@@ -1,7 +1,8 @@
-// The terms of the text index (log_record_text, migration 13): the distinct trigrams of the words of a
-// group of records' text, case-folded, and the FTS5 query that finds the groups holding a needle. A
-// candidate finder, never a judge: a group it names holds every trigram of the needle somewhere, and the
-// search's own filter then decides each record exactly, so `contains`, `eq` and case keep their meaning.
+// The terms of the record index (log_record_terms, migration 13): the distinct trigrams of the words of
+// a group of records' text, case-folded; a term for each tag and for each number (number columns and
+// metrics, by quarter of an octave); and the FTS5 queries that find the groups holding what a filter
+// asks for. A candidate finder, never a judge: a group it names may hold a match, and the search's own
+// filter then decides each record exactly, so contains, eq, case and number comparisons keep their meaning.
 import { foldCase } from '@tracelight/domain';
 
 /** Records per group of the index: one FTS5 document each. */
@@ -103,10 +104,27 @@ export class TermCollector {
     }
   }
 
+  /** Adds a whole term (a tag's, a number's: see tagTerm, numberTerm). */
+  term(t: string): void {
+    this.other.add(t);
+  }
+
+  /** Where take() writes the ASCII terms (three bytes and a space each) before they are made one string. */
+  private static out = Buffer.allocUnsafe(1 << 16);
+
   /** The terms collected since the last call, space-separated, and a fresh start. */
   take(): string {
-    let out = '';
-    for (const p of this.ascii) out += (out.length > 0 ? ' ' : '') + String.fromCharCode(p >> 14, (p >> 7) & 127, p & 127);
+    const need = this.ascii.length * 4;
+    if (TermCollector.out.length < need) TermCollector.out = Buffer.allocUnsafe(need * 2);
+    const buf = TermCollector.out;
+    let n = 0;
+    for (const p of this.ascii) {
+      buf[n++] = p >> 14;
+      buf[n++] = (p >> 7) & 127;
+      buf[n++] = p & 127;
+      buf[n++] = 32;
+    }
+    let out = buf.toString('latin1', 0, Math.max(0, n - 1));
     for (const t of this.other) out += (out.length > 0 ? ' ' : '') + t;
     this.next();
     return out;
@@ -129,6 +147,39 @@ export class TermCollector {
  */
 export const runTerm = (runId: string): string => `r${runId.toLowerCase().replace(/[^0-9a-z]/g, '')}`;
 
+/** 64 bits of FNV-1a over a text's UTF-16 units (two 32-bit halves, two offsets), in hex: names in terms. */
+const hash = (text: string): string => {
+  let a = 0x811c9dc5;
+  let b = 0x050c5d1f;
+  for (let i = 0; i < text.length; i++) {
+    const c = text.charCodeAt(i);
+    a = Math.imul(a ^ c, 0x01000193);
+    b = Math.imul(b ^ c, 0x01000193) ^ (b >>> 15);
+  }
+  return (a >>> 0).toString(16).padStart(8, '0') + (b >>> 0).toString(16).padStart(8, '0');
+};
+
+/** A tag's term (collection filters compare tags exactly: a hash, whose rare clash makes a false candidate only). */
+export const tagTerm = (tag: string): string => `g${hash(tag)}`;
+
+const bits = new DataView(new ArrayBuffer(8));
+/**
+ * Where a number stands, in 16 bits that order as numbers do: its sign, then its binary exponent and
+ * the first two bits of its mantissa (a quarter of an octave, about 19 % of the value), from the
+ * double's own bits, so the same number always falls in the same place.
+ */
+export const numberPlace = (v: number): number => {
+  if (v === 0 || Number.isNaN(v)) return 0x8000;
+  bits.setFloat64(0, Math.abs(v));
+  const quarter = bits.getUint16(0) >>> 2; // 11 exponent bits, then 2 of the mantissa
+  return v > 0 ? 0x8001 + quarter : 0x7fff - quarter;
+};
+const placeHex = (place: number): string => place.toString(16).padStart(4, '0');
+const numberPrefix = (columnId: string): string => `v${hash(columnId)}z`;
+
+/** A number column's or a metric's term for a value (the column named as the catalogue names it). */
+export const numberTerm = (columnId: string, v: number): string => `${numberPrefix(columnId)}${placeHex(numberPlace(v))}`;
+
 /** The distinct terms of a needle (what a text filter compares), as the index holds them. */
 export const needleTerms = (needle: string): ReadonlyArray<string> => {
   const collector = new TermCollector();
@@ -139,6 +190,13 @@ export const needleTerms = (needle: string): ReadonlyArray<string> => {
 
 /** Terms of a needle the index query names at most: spread over the needle, first and last among them. */
 const MAX_QUERY_TERMS = 8;
+
+/** A query matching no group: the run's term with a term no group holds (a query cannot be empty). */
+const NOTHING = 'nothing';
+
+/** The FTS5 query for the run's groups holding any of `alternatives` (each a query of its own). */
+const ofRun = (runId: string, alternatives: ReadonlyArray<string>): string =>
+  `"${runTerm(runId)}" AND (${alternatives.length === 0 ? `"${NOTHING}"` : alternatives.join(' OR ')})`;
 
 /**
  * The FTS5 query for groups of the run that may hold any of `needles`: the run's term and all the
@@ -157,5 +215,32 @@ export const textQuery = (runId: string, needles: ReadonlyArray<string>): string
     alternatives.push(`(${[...new Set(picked)].map((t) => `"${t}"`).join(' AND ')})`);
   }
   if (alternatives.length === 0) return null;
-  return `"${runTerm(runId)}" AND (${alternatives.join(' OR ')})`;
+  return ofRun(runId, alternatives);
+};
+
+/** The FTS5 query for groups of the run holding any of `tags`. */
+export const tagQuery = (runId: string, tags: ReadonlyArray<string>): string => ofRun(runId, [...new Set(tags)].map((t) => `"${tagTerm(t)}"`));
+
+/**
+ * The FTS5 query for groups of the run holding a value of the column from `low` to `high` (both
+ * included; undefined: no bound): the places between theirs, as few prefixes of the terms as cover them
+ * (a place is four hex digits: a prefix of one to three stands for 16 to 4,096 places).
+ */
+export const numberQuery = (runId: string, columnId: string, low: number | undefined, high: number | undefined): string => {
+  const from = low === undefined ? 0 : numberPlace(low);
+  const to = high === undefined ? 0xffff : numberPlace(high);
+  const prefix = numberPrefix(columnId);
+  const covers: string[] = [];
+  // Aligned blocks, largest first: 16^k places share the term's first 4 - k hex digits.
+  const cover = (lo: number, hi: number): void => {
+    for (let at = lo; at <= hi; ) {
+      let k = 0;
+      while (k < 4 && at % 16 ** (k + 1) === 0 && at + 16 ** (k + 1) - 1 <= hi) k++;
+      const digits = placeHex(at).slice(0, 4 - k);
+      covers.push(k === 0 ? `"${prefix}${digits}"` : `"${prefix}${digits}"*`);
+      at += 16 ** k;
+    }
+  };
+  if (from <= to) cover(from, to);
+  return ofRun(runId, covers);
 };
