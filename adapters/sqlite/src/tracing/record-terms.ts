@@ -10,12 +10,18 @@ export const CHUNK_RECORDS = 8;
 
 /**
  * ASCII letters and digits a word is made of, by character code: 0 for any other ASCII character (a
- * separator), else the folded (lower-case) code. Beyond ASCII, letters, marks and digits (WORD below).
+ * separator), else the folded character's number among the 36 (1 to 36: digits, then lower-case
+ * letters). Beyond ASCII, letters, marks and digits (WORD below).
  */
 const ASCII_WORD = new Uint8Array(128);
-for (let c = 48; c < 58; c++) ASCII_WORD[c] = c;
-for (let c = 97; c < 123; c++) ASCII_WORD[c] = c;
-for (let c = 65; c < 91; c++) ASCII_WORD[c] = c + 32;
+/** The character of each number of ASCII_WORD's. */
+const WORD_CHARACTER = ' 0123456789abcdefghijklmnopqrstuvwxyz';
+for (let n = 1; n < WORD_CHARACTER.length; n++) ASCII_WORD[WORD_CHARACTER.charCodeAt(n)] = n;
+for (let c = 65; c < 91; c++) ASCII_WORD[c] = ASCII_WORD[c + 32]!;
+/** ASCII trigrams, packed as three numbers of ASCII_WORD's: fewer than 37³, a table that stays in cache. */
+const PACKED = 37 * 37 * 37;
+const WORD_CODE = Uint8Array.from(WORD_CHARACTER, (c) => c.charCodeAt(0));
+const pack = (a: number, b: number, c: number): number => (a * 37 + b) * 37 + c;
 const WORD = /[\p{L}\p{M}\p{N}]/u;
 /** Whether a character beyond ASCII is part of a word. */
 const isWordCharacter = (c: string): boolean => WORD.test(c);
@@ -27,7 +33,7 @@ const isWordCharacter = (c: string): boolean => WORD.test(c);
  */
 export class TermCollector {
   /**
-   * Per packed ASCII trigram: the stamp of the group that last saw it. 4 MiB, once per thread; stamps
+   * Per packed ASCII trigram: the stamp of the group that last saw it. 100 KiB, once per thread; stamps
    * are the thread's too, so that no two groups share one (two collectors taking turns may then repeat a
    * term, never miss one).
    */
@@ -38,7 +44,7 @@ export class TermCollector {
   private readonly other = new Set<string>();
 
   constructor() {
-    TermCollector.seen ??= new Uint16Array(1 << 21);
+    TermCollector.seen ??= new Uint16Array(PACKED);
     this.next();
   }
 
@@ -57,7 +63,7 @@ export class TermCollector {
           continue;
         }
         if (a !== 0) {
-          const packed = (a << 14) | (b << 7) | w;
+          const packed = pack(a, b, w);
           if (seen[packed] !== this.stamp) {
             seen[packed] = this.stamp;
             this.ascii.push(packed);
@@ -95,7 +101,7 @@ export class TermCollector {
     for (let k = 0; k + 3 <= chars.length; k++) {
       const [x, y, z] = [chars[k]!, chars[k + 1]!, chars[k + 2]!];
       if (x.length === 1 && y.length === 1 && z.length === 1 && x < '\u0080' && y < '\u0080' && z < '\u0080') {
-        const packed = (x.charCodeAt(0) << 14) | (y.charCodeAt(0) << 7) | z.charCodeAt(0);
+        const packed = pack(ASCII_WORD[x.charCodeAt(0)]!, ASCII_WORD[y.charCodeAt(0)]!, ASCII_WORD[z.charCodeAt(0)]!);
         if (seen[packed] !== this.stamp) {
           seen[packed] = this.stamp;
           this.ascii.push(packed);
@@ -119,9 +125,9 @@ export class TermCollector {
     const buf = TermCollector.out;
     let n = 0;
     for (const p of this.ascii) {
-      buf[n++] = p >> 14;
-      buf[n++] = (p >> 7) & 127;
-      buf[n++] = p & 127;
+      buf[n++] = WORD_CODE[Math.floor(p / 1369)]!;
+      buf[n++] = WORD_CODE[Math.floor(p / 37) % 37]!;
+      buf[n++] = WORD_CODE[p % 37]!;
       buf[n++] = 32;
     }
     let out = buf.toString('latin1', 0, Math.max(0, n - 1));
@@ -159,8 +165,20 @@ const hash = (text: string): string => {
   return (a >>> 0).toString(16).padStart(8, '0') + (b >>> 0).toString(16).padStart(8, '0');
 };
 
+/** Hashes of the names and tags met lately (a batch's are mostly the same few), at most this many kept. */
+const HASHES_KEPT = 4096;
+const hashes = new Map<string, string>();
+const hashOf = (text: string): string => {
+  let h = hashes.get(text);
+  if (h === undefined) {
+    if (hashes.size >= HASHES_KEPT) hashes.clear();
+    hashes.set(text, (h = hash(text)));
+  }
+  return h;
+};
+
 /** A tag's term (collection filters compare tags exactly: a hash, whose rare clash makes a false candidate only). */
-export const tagTerm = (tag: string): string => `g${hash(tag)}`;
+export const tagTerm = (tag: string): string => `g${hashOf(tag)}`;
 
 const bits = new DataView(new ArrayBuffer(8));
 /**
@@ -175,7 +193,7 @@ export const numberPlace = (v: number): number => {
   return v > 0 ? 0x8001 + quarter : 0x7fff - quarter;
 };
 const placeHex = (place: number): string => place.toString(16).padStart(4, '0');
-const numberPrefix = (columnId: string): string => `v${hash(columnId)}z`;
+const numberPrefix = (columnId: string): string => `v${hashOf(columnId)}z`;
 
 /** A number column's or a metric's term for a value (the column named as the catalogue names it). */
 export const numberTerm = (columnId: string, v: number): string => `${numberPrefix(columnId)}${placeHex(numberPlace(v))}`;
