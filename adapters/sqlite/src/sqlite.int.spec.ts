@@ -1,5 +1,6 @@
 // The SQLite adapter on a real database file: the shared contract, then what is SQLite's own.
 import { describeRepositoryContract, right, left, aUser, aScorer, anLlmVersion, aProject, aRun, aRecord, storeAFullProject } from '@tracelight/testkit';
+import { randomBytes } from 'node:crypto';
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
@@ -12,6 +13,12 @@ import { SQLITE_REPOSITORIES, SQLITE_WRITES, sqliteRepositories } from './sqlite
 import { SqliteStorage } from './shared/sqlite-storage';
 import type { LogRecord } from '@tracelight/domain';
 import { RECORD_COLUMNS, recordToValues } from './tracing/log-record.mapper';
+
+/** A record's row values of these columns alone (a schema of before some were added). */
+const valuesIn = (r: LogRecord, columns: ReadonlyArray<string>) => {
+  const values = recordToValues(r);
+  return columns.map((c) => values[RECORD_COLUMNS.indexOf(c as (typeof RECORD_COLUMNS)[number])]);
+};
 
 const tempFile = () => path.join(fs.mkdtempSync(path.join(os.tmpdir(), 'tracelight-sqlite-')), 'nested', 'tracelight.db');
 
@@ -282,10 +289,10 @@ describe('SqliteDatabase', () => {
     for (const r of [run, other]) old.db.prepare('INSERT INTO runs VALUES (?, ?, ?, ?, ?, ?, ?)').run(r.id, project.id, r.name, 'log_stream', owner.id, 0, 0);
     const parent = aRecord(run, { name: 'parent', hasChildren: true });
     const records = [parent, aRecord(run, { type: 'llm', traceId: parent.id, parentId: parent.id }), aRecord(run, { name: 'lone' })];
-    // Schema 3's columns: today's but the ones added since (at the end).
-    const columns = RECORD_COLUMNS.filter((c) => c !== 'otel_root_key');
+    // Schema 3's columns: today's but the ones added since.
+    const columns = RECORD_COLUMNS.filter((c) => c !== 'otel_root_key' && c !== 'input_z' && c !== 'output_z');
     const insert = old.db.prepare(`INSERT INTO log_records (${columns.join(', ')}) VALUES (${columns.map(() => '?').join(', ')})`);
-    const valuesOf = (r: LogRecord) => recordToValues(r).slice(0, columns.length);
+    const valuesOf = (r: LogRecord) => valuesIn(r, columns);
     for (const r of records) insert.run(valuesOf(r));
     // Under schema 3 the id was taken for every run.
     expect(() => insert.run(valuesOf({ ...records[2]!, runId: other.id }))).toThrow(/UNIQUE constraint failed: log_records.id/);
@@ -323,9 +330,9 @@ describe('SqliteDatabase', () => {
     old.db.prepare('INSERT INTO runs VALUES (?, ?, ?, ?, ?, ?, ?)').run(run.id, project.id, run.name, 'log_stream', owner.id, 0, 0);
     const trace = aRecord(run, { name: 'root stored before', hasChildren: true });
     const span = aRecord(run, { type: 'workflow', traceId: trace.id, parentId: trace.id });
-    const columns = RECORD_COLUMNS.filter((c) => c !== 'otel_root_key');
+    const columns = RECORD_COLUMNS.filter((c) => c !== 'otel_root_key' && c !== 'input_z' && c !== 'output_z');
     const insert = old.db.prepare(`INSERT INTO log_records (${columns.join(', ')}) VALUES (${columns.map(() => '?').join(', ')})`);
-    for (const r of [trace, span]) insert.run(recordToValues(r).slice(0, columns.length));
+    for (const r of [trace, span]) insert.run(valuesIn(r, columns));
     old.close();
 
     const upgraded = new SqliteDatabase({ path: file });
@@ -636,7 +643,8 @@ describe('deleting a project', () => {
 // portably): a write that does not fit is refused as StorageFull, alone, and nothing acknowledged is lost.
 describe('a full database', () => {
   const QUOTA = 256 * 1024; // the schema takes about 150 KiB
-  const huge = (run: ReturnType<typeof aRun>) => [aRecord(run, { input: 'x'.repeat(1 << 20) })];
+  // Random text: large texts are stored deflated, and a repeated letter would take a few hundred bytes.
+  const huge = (run: ReturnType<typeof aRun>) => [aRecord(run, { input: randomBytes(1 << 20).toString('hex') })];
   const small = (run: ReturnType<typeof aRun>) => [aRecord(run, { input: 'small' })];
   const setUp = async (repos: ReturnType<typeof sqliteRepositories>) => {
     const owner = await right(repos.users.insert(aUser()));

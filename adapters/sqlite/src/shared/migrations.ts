@@ -1,6 +1,6 @@
 // Versioned schema migrations. Append only: a released migration is never edited.
 import type Database from 'better-sqlite3';
-import { INDEXED_COLUMNS, RECORD_TERMS, indexTermsOfRecords } from '../tracing/terms-index';
+import { INDEXED_COLUMNS, RECORD_TERMS, indexTermsOfRecords, indexedValuesSql } from '../tracing/terms-index';
 
 export interface Migration {
   readonly version: number;
@@ -317,5 +317,21 @@ export const MIGRATIONS: ReadonlyArray<Migration> = [
     version: 14,
     name: 'incomplete records (a trace its client has not concluded) are found by a partial index of them alone',
     up: 'CREATE INDEX log_records_incomplete ON log_records (run_id) WHERE is_complete = 0;',
+  },
+  {
+    version: 15,
+    name: 'large inputs and outputs are stored deflated (input_z, output_z), their search copies then NULL',
+    // Rows stored before keep their text as it is. The record index's trigger is made again to read a
+    // deflated copy inflated, and to follow the new columns.
+    up: `
+      ALTER TABLE log_records ADD COLUMN input_z BLOB;
+      ALTER TABLE log_records ADD COLUMN output_z BLOB;
+      DROP TRIGGER log_records_terms_changed;
+      CREATE TRIGGER log_records_terms_changed AFTER UPDATE OF ${INDEXED_COLUMNS.join(', ')}, input_z, output_z ON log_records BEGIN
+        DELETE FROM log_record_terms_own WHERE rowid = new.rowid AND EXISTS (SELECT 1 FROM log_record_terms_chunks WHERE key = new.rowid * 2 + 1);
+        INSERT INTO log_record_terms_own (rowid, terms) VALUES (new.rowid, ${RECORD_TERMS}(new.run_id, ${indexedValuesSql('new')}));
+        INSERT INTO log_record_terms_chunks (key, size) VALUES (new.rowid * 2 + 1, 1) ON CONFLICT (key) DO NOTHING;
+      END;
+    `,
   },
 ];

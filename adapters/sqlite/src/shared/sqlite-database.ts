@@ -5,6 +5,7 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { type Migration, MIGRATIONS } from './migrations';
 import { RECORD_TERMS, recordTerms } from '../tracing/terms-index';
+import { INFLATE, inflate } from '../tracing/compressed-text';
 import { NoRoomToStart } from '@tracelight/ports';
 import { isStorageFull } from './run';
 
@@ -47,9 +48,7 @@ export class SqliteDatabase {
     if (options.readonly) {
       this.db = new Database(options.path, { readonly: true, fileMustExist: true });
       this.db.pragma('busy_timeout = 5000');
-      // A write statement prepared here (a repository prepares its writes whatever the connection) is
-      // compiled with its triggers, which call it.
-      this.db.function(RECORD_TERMS, { deterministic: true, varargs: true }, recordTerms);
+      registerFunctions(this.db);
       return;
     }
     if (options.path !== ':memory:') {
@@ -62,9 +61,7 @@ export class SqliteDatabase {
         }
     }
     this.db = new Database(options.path);
-    // Before migrating: the record index's trigger calls it (migration 13), on whatever connection
-    // updates a record, and every statement that could fire the trigger is compiled with it.
-    this.db.function(RECORD_TERMS, { deterministic: true, varargs: true }, recordTerms);
+    registerFunctions(this.db);
     try {
       this.open(options, migrations);
     } catch (e) {
@@ -97,6 +94,17 @@ export class SqliteDatabase {
   }
 }
 export const SqliteDatabaseToken = Symbol.for('tracelight.SqliteDatabase');
+
+/**
+ * The SQL functions of our own that the schema's triggers and the searches call, on every connection
+ * (read-only ones too: a write statement prepared there is compiled with its triggers), before
+ * migrating: the record index's terms (migration 13's trigger, on whatever connection updates a
+ * record), and a deflated text inflated (migration 15).
+ */
+const registerFunctions = (db: Database.Database): void => {
+  db.function(RECORD_TERMS, { deterministic: true, varargs: true }, recordTerms);
+  db.function(INFLATE, { deterministic: true }, inflate);
+};
 
 /** What `link` fails with on a file system that has no hard links (some network and FAT file systems). */
 const NO_HARD_LINKS = new Set(['EPERM', 'ENOTSUP', 'EOPNOTSUPP', 'ENOSYS']);

@@ -1,6 +1,7 @@
-// What a record takes in SQLite, on a real file: each input and output stored once, and rows of the
-// earlier form (each value beside its text) still read as they did.
-import type { Json, LogRecord } from '@tracelight/domain';
+// What a record takes in SQLite, on a real file: each input and output stored once, a large one
+// deflated, and rows of the earlier form (each value beside its text) still read as they did.
+import type { Json, LogRecord, RecordFilter } from '@tracelight/domain';
+import type { RecordQuery } from '@tracelight/ports';
 import { aProject, aRecord, aRun, aUser, right } from '@tracelight/testkit';
 import * as fs from 'node:fs';
 import * as os from 'node:os';
@@ -26,7 +27,8 @@ const storedColumns = (id: string) =>
   database.db.prepare('SELECT input, input_text, output, output_text FROM log_records WHERE id = ?').get(id) as Record<string, string | null>;
 
 describe('an input or output in SQLite', () => {
-  const prompt = [{ role: 'system', content: 'You are helpful. '.repeat(60) }, { role: 'user', content: 'Where is my order?' }];
+  // Under 1 KiB: stored as text (larger texts are deflated, below).
+  const prompt = [{ role: 'system', content: 'You are helpful. '.repeat(50) }, { role: 'user', content: 'Where is my order?' }];
   it.each<[string, Json, { input: string | null; input_text: unknown }]>([
     ['a string: its text alone, marked', 'a prompt', { input: '', input_text: 'a prompt' }],
     ['an empty string', '', { input: '', input_text: '' }],
@@ -42,7 +44,7 @@ describe('an input or output in SQLite', () => {
     expect((await right(repos.logRecords.search(everything(record)))).items).toEqual([record]);
   });
 
-  it('takes the bytes of a 1 KB message list once, not twice', async () => {
+  it('takes the bytes of a message list once, not twice', async () => {
     const run = await aRunStored();
     const record = aRecord(run, { input: prompt });
     await right(repos.logRecords.ingest(run.id, [record], []));
@@ -68,5 +70,52 @@ describe('an input or output in SQLite', () => {
     database.db.prepare('UPDATE log_records SET input_text = NULL WHERE id = ?').run(record.id);
     const found = await repos.logRecords.search(everything(record))();
     expect(found).toMatchObject({ _tag: 'Left', left: { _tag: 'Unavailable' } });
+  });
+
+  describe('of 1 KiB or more', () => {
+    const words = (n: number) => Array.from({ length: n }, (_, i) => ['order', 'Refund', 'délai', 'ship', 'ΣΊΣΥΦΟΣ'][i % 5]! + (i % 7)).join(' ');
+    const large = [{ role: 'system', content: words(400) }, { role: 'user', content: 'Where is my parcel Zanzibar?' }];
+    const text = words(300);
+
+    it('is stored deflated, its copy NULL, and read back as sent', async () => {
+      const run = await aRunStored();
+      const record = aRecord(run, { input: large, output: text });
+      await right(repos.logRecords.ingest(run.id, [record], []));
+      const row = database.db.prepare('SELECT input, input_text, input_z, output, output_text, output_z FROM log_records WHERE id = ?').get(record.id) as Record<string, unknown>;
+      expect(row).toMatchObject({ input: `~#${Buffer.byteLength(JSON.stringify(large))}`, input_text: null, output: `~${Buffer.byteLength(text)}`, output_text: null });
+      expect((row['input_z'] as Buffer).length).toBeLessThan(JSON.stringify(large).length / 2);
+      expect((await right(repos.logRecords.search(everything(record)))).items).toEqual([record]);
+    });
+
+    it('is found by every text filter as its text would be, through the index or read in place', async () => {
+      const run = await aRunStored();
+      const records = [aRecord(run, { name: 'large', input: large, output: text }), aRecord(run, { name: 'small', input: 'Where is my parcel?', output: 'ship ΣΊΣΥΦΟΣ1' })];
+      await right(repos.logRecords.ingest(run.id, records, []));
+      // Sorted by name unless the search sorts.
+      const names = async (filters: RecordFilter[], sort: RecordQuery['sort'] = null) => {
+        const found = (await right(repos.logRecords.search({ ...everything(records[0]!), filters, sort }))).items.map((r) => r.name);
+        return sort === null ? found.sort() : found;
+      };
+      const text_ = (columnId: string, operator: 'contains' | 'eq' | 'ne', value: string, caseSensitive = false): RecordFilter => ({ type: 'text', columnId, operator, value, caseSensitive });
+      expect(await names([text_('input', 'contains', 'zanzibar')])).toEqual(['large']); // the index
+      expect(await names([text_('input', 'contains', 'zanzibar', true)])).toEqual([]);
+      expect(await names([text_('input', 'contains', 'Zanzibar', true)])).toEqual(['large']);
+      expect(await names([text_('input', 'contains', 'Y ')])).toEqual(['large', 'small']); // two characters: read in place
+      expect(await names([text_('output', 'contains', 'σίσυφοσ')])).toEqual(['large', 'small']);
+      expect(await names([text_('output', 'eq', text.toUpperCase())])).toEqual(['large']);
+      expect(await names([text_('output', 'ne', text)])).toEqual(['small']);
+      // Sorted by its text: 'order0 …' before 'ship …'.
+      expect(await names([], { columnId: 'output', ascending: true })).toEqual(['large', 'small']);
+      expect(await names([], { columnId: 'output', ascending: false })).toEqual(['small', 'large']);
+    });
+
+    it('counts at its full length against a page’s size budget', async () => {
+      const run = await aRunStored();
+      const records = [1, 2, 3].map((i) => aRecord(run, { name: `r${i}`, input: 'q', output: 'x'.repeat(10_000) }));
+      await right(repos.logRecords.ingest(run.id, records, []));
+      expect(database.db.prepare('SELECT count(*) FROM log_records WHERE output_z IS NOT NULL').pluck().get()).toBe(3);
+      const page = await right(repos.logRecords.search({ ...everything(records[0]!), sort: { columnId: 'name', ascending: true }, maxBytes: 15_000 }));
+      expect(page.items.map((r) => r.name)).toEqual(['r1', 'r2']);
+    });
   });
 });

@@ -4,8 +4,10 @@ import { type Json, type LogRecord, type ProjectId, type RunId, NODE_TYPES, hold
 import * as t from 'io-ts';
 import { IdString, JsonText, MsDate, SqlBool, decodeOrThrow, nullable, row } from '../shared/row-codecs';
 import { CorruptRow } from '../shared/run';
+import { DEFLATE_FROM, deflated, inflate } from './compressed-text';
 
 const StringMap = t.record(t.string, t.string);
+const Bytes = new t.Type<Uint8Array, Uint8Array, unknown>('Bytes', (u): u is Uint8Array => u instanceof Uint8Array, (u, c) => (u instanceof Uint8Array ? t.success(u) : t.failure(u, c)), t.identity);
 
 const ROW_PROPS = {
   id: t.string,
@@ -37,6 +39,8 @@ const ROW_PROPS = {
   error_message: nullable(t.string),
   attributes: JsonText(t.record(t.string, t.unknown)),
   otel_root_key: nullable(t.string),
+  input_z: nullable(Bytes),
+  output_z: nullable(Bytes),
 };
 const Row = row(ROW_PROPS);
 
@@ -55,8 +59,20 @@ export const READ_COLUMNS = Object.keys(ROW_PROPS);
  */
 export const STRING_IN_TEXT = '';
 export const JSON_IN_TEXT = '#';
+/**
+ * As STRING_IN_TEXT and JSON_IN_TEXT, the text deflated into input_z/output_z, the copy NULL
+ * (compressed-text.ts); each followed by the text's length in UTF-8 bytes, which a page's size budget
+ * counts (what the page holds once read).
+ */
+export const STRING_DEFLATED = '~';
+export const JSON_DEFLATED = '~#';
 
-const storedValue = (stored: string, text: string | null, column: string): Json => {
+const storedValue = (stored: string, text: string | null, z: Uint8Array | null, column: string): Json => {
+  if (stored.startsWith(STRING_DEFLATED)) {
+    if (z === null) throw new CorruptRow(`${column} is stored deflated, and there is nothing deflated`);
+    text = inflate(z);
+    stored = stored.startsWith(JSON_DEFLATED) ? JSON_IN_TEXT : STRING_IN_TEXT;
+  }
   if (stored === STRING_IN_TEXT || stored === JSON_IN_TEXT) {
     if (text === null) throw new CorruptRow(`${column} is stored in its text, which is NULL`);
     if (stored === STRING_IN_TEXT) return text;
@@ -79,8 +95,8 @@ export const recordFromRow = (stored: unknown): LogRecord => {
     parentId: r.parent_id,
     sessionId: r.session_id,
     name: r.name,
-    input: storedValue(r.input, r.input_text, 'input'),
-    output: storedValue(r.output, r.output_text, 'output'),
+    input: storedValue(r.input, r.input_text, r.input_z, 'input'),
+    output: storedValue(r.output, r.output_text, r.output_z, 'output'),
     createdAt: r.created_at,
     updatedAt: r.updated_at,
     tags: r.tags,
@@ -115,10 +131,11 @@ export const RECORD_COLUMNS = [
   'dataset_input', 'dataset_output', 'dataset_metadata', 'metrics', 'is_complete', 'has_children', 'step_number',
   'progress_message', 'error_message', 'attributes', 'model', 'temperature', 'finish_reason', 'tools', 'tool_call_id',
   'agent_type', 'control_id', 'agent_name', 'check_stage', 'applies_to', 'evaluator_name', 'selector_path', 'otel_root_key',
+  'input_z', 'output_z',
 ] as const;
 
 /** A row as written: one value per RECORD_COLUMNS entry, JSON already encoded. Flat, so cheap to pass between threads. */
-export type RecordValues = ReadonlyArray<string | number | null>;
+export type RecordValues = ReadonlyArray<string | number | Uint8Array | null>;
 
 /** Where `ingest` looks in a row. */
 export const VALUE_INDEX = {
@@ -182,5 +199,44 @@ export const recordToValues = (r: LogRecord): RecordValues => {
     a.evaluator_name ?? null,
     a.selector_path ?? null,
     r.otelRootKey ?? null,
+    null,
+    null,
   ];
+};
+
+const AT = {
+  input: RECORD_COLUMNS.indexOf('input'),
+  inputText: RECORD_COLUMNS.indexOf('input_text'),
+  inputZ: RECORD_COLUMNS.indexOf('input_z'),
+  output: RECORD_COLUMNS.indexOf('output'),
+  outputText: RECORD_COLUMNS.indexOf('output_text'),
+  outputZ: RECORD_COLUMNS.indexOf('output_z'),
+};
+
+/**
+ * The rows, each large input and output deflated (DEFLATE_FROM): its marker made the deflated one, its
+ * copy NULL, its deflated text in input_z/output_z. After the record index's terms are worked out from
+ * the copies (chunkTermsOf), on the thread that maps records to rows.
+ */
+export const deflateLargeTexts = (rows: ReadonlyArray<RecordValues>): ReadonlyArray<RecordValues> =>
+  rows.map((row) => {
+    let out: Array<RecordValues[number]> | undefined;
+    for (const [stored, text, z] of [[AT.input, AT.inputText, AT.inputZ], [AT.output, AT.outputText, AT.outputZ]] as const) {
+      const marker = row[stored];
+      const copy = row[text];
+      if ((marker !== STRING_IN_TEXT && marker !== JSON_IN_TEXT) || typeof copy !== 'string' || copy.length < DEFLATE_FROM) continue;
+      const small = deflated(copy);
+      if (small === undefined) continue;
+      out ??= [...row];
+      out[stored] = `${marker === STRING_IN_TEXT ? STRING_DEFLATED : JSON_DEFLATED}${Buffer.byteLength(copy)}`;
+      out[text] = null;
+      out[z] = small;
+    }
+    return out ?? row;
+  });
+
+/** A row's input or output copy, inflated where it is stored deflated. */
+export const copyOf = (row: RecordValues, column: 'input' | 'output'): string | null => {
+  const text = row[column === 'input' ? AT.inputText : AT.outputText];
+  return typeof text === 'string' ? text : inflate(row[column === 'input' ? AT.inputZ : AT.outputZ]);
 };

@@ -9,11 +9,13 @@ import { migrate } from '../shared/sqlite-database';
 import { MIGRATIONS } from '../shared/migrations';
 import { FOLD_CASE, SEARCH_BUDGET, compileSearch } from './record-query.sql';
 import { leadingPath } from './record-plan';
+import { INFLATE, inflate } from './compressed-text';
 
 const db = new Database(':memory:');
 migrate(db, MIGRATIONS);
 db.function(FOLD_CASE, { deterministic: true }, (v: unknown) => v);
 db.function(SEARCH_BUDGET, { deterministic: false }, () => 1);
+db.function(INFLATE, { deterministic: true }, inflate);
 afterAll(() => db.close());
 
 const query = (filters: RecordFilter[], sort: RecordSort | null, scope: RecordScope = 'spans', extra: Partial<RecordQuery> = {}): RecordQuery => ({

@@ -5,6 +5,7 @@ import type { RecordQuery } from '@tracelight/ports';
 import { READ_COLUMNS } from './log-record.mapper';
 import { NUMBER_COLUMNS, TEXT_COLUMNS } from './terms-index';
 import { CHUNK_RECORDS, numberQuery, tagQuery, textQuery } from './record-terms';
+import { INFLATE } from './compressed-text';
 
 /** Catalogue column id → SQL expression over log_records. */
 const EXPRESSIONS: Readonly<Record<string, string>> = {
@@ -64,8 +65,13 @@ export const FOLD_CASE = 'tl_fold_case';
  */
 const folded = (sql: string) => `(CASE WHEN octet_length(${sql}) = length(${sql}) THEN lower(${sql}) ELSE ${FOLD_CASE}(${sql}) END)`;
 
+/** Text columns whose copy may be stored deflated (migration 15): then NULL, and read through INFLATE. */
+const DEFLATABLE: Readonly<Record<string, readonly [text: string, deflated: string]>> = { input: ['input_text', 'input_z'], output: ['output_text', 'output_z'] };
+
 /** The SQL for a column, and a parameter it needs (the metric's JSON path). */
 const expression = (columnId: string, params: unknown[]): string => {
+  const deflatable = DEFLATABLE[columnId];
+  if (deflatable) return `coalesce(${deflatable[0]}, ${INFLATE}(${deflatable[1]}))`;
   const known = EXPRESSIONS[columnId];
   if (known) return known;
   const m = METRIC.exec(columnId);
@@ -104,7 +110,15 @@ const condition = (f: RecordFilter, params: unknown[]): string => {
       const text = METRIC.test(f.columnId) ? `CAST(${col} AS TEXT)` : col;
       // SQLite's own lower() folds ASCII letters only (É stayed É): case is folded by the domain's rule.
       // A metric's column carries its JSON path as a parameter, so it is written once (and its text is ASCII).
-      const lhs = !ci ? text : METRIC.test(f.columnId) ? `${FOLD_CASE}(${text})` : folded(text);
+      const deflatable = DEFLATABLE[f.columnId];
+      // A deflated copy is inflated once a row, then folded in JavaScript (folded() writes its text four times).
+      const lhs = !ci
+        ? text
+        : METRIC.test(f.columnId)
+          ? `${FOLD_CASE}(${text})`
+          : deflatable
+            ? `(CASE WHEN ${deflatable[0]} IS NOT NULL THEN ${folded(deflatable[0])} ELSE ${FOLD_CASE}(${INFLATE}(${deflatable[1]})) END)`
+            : folded(text);
       const norm = (s: string) => (ci ? foldCase(s) : s);
       if (f.operator === 'contains') {
         params.push(norm(values[0] ?? ''));
@@ -279,7 +293,14 @@ export const SIZE_COLUMN = 'stored_size';
  * stored (UTF-8), as the budget says and MongoDB counts: octet_length, which SQLite reads from the
  * value's header, where length() would count characters through the whole text.
  */
-const SELECTED = `${READ_COLUMNS.join(', ')}, ${READ_COLUMNS.map((c) => `coalesce(octet_length(${c}), 0)`).join(' + ')} AS ${SIZE_COLUMN}`;
+const sizeOf = (c: string): string =>
+  c === 'input_z' || c === 'output_z'
+    ? '0'
+    : c === 'input' || c === 'output'
+      ? // A deflated text counts at its full length, in its marker (log-record.mapper.ts): what the page holds once read.
+        `(CASE WHEN substr(${c}, 1, 1) = '~' THEN CAST(ltrim(${c}, '~#') AS INTEGER) ELSE octet_length(${c}) END)`
+      : `coalesce(octet_length(${c}), 0)`;
+const SELECTED = `${READ_COLUMNS.join(', ')}, ${READ_COLUMNS.map(sizeOf).join(' + ')} AS ${SIZE_COLUMN}`;
 
 /**
  * The matching rows in order from the page's start, `limit + 1` at most (one more tells that more

@@ -6,11 +6,17 @@ import { Abort, run } from '../shared/run';
 import { SqliteDatabase, SqliteDatabaseToken } from '../shared/sqlite-database';
 import { type InsertRun, prepareInsertRun, runNameTaken } from '../projects-runs/insert-run';
 import { type UnderLiveParent, underLiveParent } from '../projects-runs/live-parent';
-import { RECORD_COLUMNS, type RecordValues, VALUE_INDEX, recordFromRow, recordToValues } from './log-record.mapper';
+import { RECORD_COLUMNS, type RecordValues, VALUE_INDEX, deflateLargeTexts, recordFromRow, recordToValues } from './log-record.mapper';
 import { FOLD_CASE, SEARCH_BUDGET, SIZE_COLUMN, compileSearch } from './record-query.sql';
 import { TermsIndexWrites, chunkTermsOf } from './terms-index';
 import { CHUNK_RECORDS } from './record-terms';
 import { leadingPath } from './record-plan';
+
+/** `make()`'s result, made at the first call. */
+const lazily = <A>(make: () => A): (() => A) => {
+  let made: { readonly value: A } | undefined;
+  return () => (made ??= { value: make() }).value;
+};
 
 /** Thrown by SEARCH_BUDGET inside SQLite, and caught as it leaves: the search ran out of time. */
 class OutOfTime extends Error {}
@@ -55,16 +61,20 @@ export class SqliteLogRecordRepository implements LogRecordRepository {
     // trace's record from a later OTLP root span leaves the stored one as it is.
     // For a record stored before (found by storedOf; its new document comes from the record index's
     // trigger on update, migration 13).
-    this.upsert = db.prepare(
-      `INSERT INTO log_records (${RECORD_COLUMNS.join(', ')}) VALUES (${RECORD_COLUMNS.map(() => '?').join(', ')})
-       ON CONFLICT (run_id, id) DO UPDATE SET ${updates.join(', ')}
-       WHERE excluded.otel_root_key IS NULL OR log_records.otel_root_key IS NULL OR excluded.otel_root_key <= log_records.otel_root_key`,
+    // (Prepared at the first write, as are the next: a repository may be made on a database not migrated
+    // that far, by a test of an earlier migration.)
+    this.upsert = lazily(() =>
+      db.prepare(
+        `INSERT INTO log_records (${RECORD_COLUMNS.join(', ')}) VALUES (${RECORD_COLUMNS.map(() => '?').join(', ')})
+         ON CONFLICT (run_id, id) DO UPDATE SET ${updates.join(', ')}
+         WHERE excluded.otel_root_key IS NULL OR log_records.otel_root_key IS NULL OR excluded.otel_root_key <= log_records.otel_root_key`,
+      ),
     );
     // A new record, under the rowid it is given (the next free one, in the order written): the record
     // index names records by rowid, a group of them by its first (terms-index.ts). A statement of its
     // own: one that may update (the upsert) carries the index's trigger, whose program cost every
     // insert a third of its time though it never ran there.
-    this.insertNew = db.prepare(`INSERT INTO log_records (rowid, ${RECORD_COLUMNS.join(', ')}) VALUES (?, ${RECORD_COLUMNS.map(() => '?').join(', ')})`);
+    this.insertNew = lazily(() => db.prepare(`INSERT INTO log_records (rowid, ${RECORD_COLUMNS.join(', ')}) VALUES (?, ${RECORD_COLUMNS.map(() => '?').join(', ')})`));
     this.mark = db.prepare('INSERT OR IGNORE INTO run_columns (run_id, column_id) VALUES (?, ?)');
     this.present = db.prepare('SELECT column_id FROM run_columns WHERE run_id = ?').pluck();
     // One statement per batch each (ids passed as a JSON array): the loops stay in SQLite's C code.
@@ -118,7 +128,8 @@ export class SqliteLogRecordRepository implements LogRecordRepository {
   }
 
   ingest(runId: RunId, records: ReadonlyArray<LogRecord>, presentColumns: ReadonlyArray<string>): Result<void> {
-    return this.ingestRows(runId, records.map(recordToValues), presentColumns);
+    const rows = records.map(recordToValues);
+    return this.ingestRows(runId, deflateLargeTexts(rows), presentColumns, chunkTermsOf(runId, rows));
   }
 
   /**
@@ -131,7 +142,8 @@ export class SqliteLogRecordRepository implements LogRecordRepository {
   }
 
   ingestIntoNewRun(newRun: Run, records: ReadonlyArray<LogRecord>, presentColumns: ReadonlyArray<string>): Result<void> {
-    return this.ingestRowsIntoNewRun(newRun, records.map(recordToValues), presentColumns);
+    const rows = records.map(recordToValues);
+    return this.ingestRowsIntoNewRun(newRun, deflateLargeTexts(rows), presentColumns, chunkTermsOf(newRun.id, rows));
   }
 
   /**
@@ -203,11 +215,11 @@ export class SqliteLogRecordRepository implements LogRecordRepository {
         const known = rowidOf.get(id);
         if (known === undefined) {
           rowidOf.set(id, next);
-          this.insertNew.run(next, ...row);
+          this.insertNew().run(next, ...row);
           first ??= next;
           size++;
           next++;
-        } else this.upsert.run(row);
+        } else this.upsert().run(row);
       }
       if (first !== undefined) groups.push({ chunk: start / CHUNK_RECORDS, first, size });
     }

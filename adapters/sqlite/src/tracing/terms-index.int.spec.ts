@@ -142,12 +142,18 @@ describe('the record index’s documents', () => {
     const project = await right(old.projects.insert(aProject(owner.id)));
     const [run, other] = [await right(old.runs.insert(aRun(project))), await right(old.runs.insert(aRun(project)))];
     // As an earlier build wrote them: rows alone, two runs taking turns.
-    const insert = before.db.prepare(`INSERT INTO log_records (${RECORD_COLUMNS.join(', ')}) VALUES (${RECORD_COLUMNS.map(() => '?').join(', ')})`);
+    // Schema 12's columns: today's but those migration 15 adds.
+    const columns = RECORD_COLUMNS.filter((c) => c !== 'input_z' && c !== 'output_z');
+    const insert = before.db.prepare(`INSERT INTO log_records (${columns.join(', ')}) VALUES (${columns.map(() => '?').join(', ')})`);
+    const valuesIn = (r: LogRecord) => {
+      const values = recordToValues(r);
+      return columns.map((c) => values[RECORD_COLUMNS.indexOf(c)]);
+    };
     const records: LogRecord[] = [];
     for (let i = 0; i < 30; i++) {
       const r = aRecord(i % 3 === 0 ? other : run, { input: [{ role: 'user', content: `question ${i} ${i === 17 ? 'Zanzibar' : ''}` }], name: `Step ${i}` });
       records.push(r);
-      insert.run(recordToValues(r));
+      insert.run(valuesIn(r));
     }
     before.close();
     const after = new SqliteDatabase({ path: file });

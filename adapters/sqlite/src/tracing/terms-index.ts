@@ -2,7 +2,8 @@
 // keyed so that the records a document covers are read back by rowid; and the SQL function with which a
 // trigger gives a record changed in place (sent again, or scored) a document of its own.
 import type Database from 'better-sqlite3';
-import { RECORD_COLUMNS, type RecordValues } from './log-record.mapper';
+import { RECORD_COLUMNS, type RecordValues, copyOf } from './log-record.mapper';
+import { INFLATE } from './compressed-text';
 import { CHUNK_RECORDS, TermCollector, numberTerm, runTerm, tagTerm } from './record-terms';
 
 /** The log_records columns of the catalogue's text columns: the index holds the trigrams of their words. */
@@ -34,7 +35,16 @@ const addRecord = (collector: TermCollector, values: ReadonlyArray<unknown>): vo
     if (typeof v === 'string') collector.add(v);
   }
 };
-const addRow = (collector: TermCollector, row: RecordValues): void => addRecord(collector, AT.map((i) => row[i]));
+/** A row's values for the index, its input and output copies inflated where stored deflated. */
+const addRow = (collector: TermCollector, row: RecordValues): void =>
+  addRecord(collector, AT.map((i, k) => (INDEXED_COLUMNS[k] === 'input_text' ? copyOf(row, 'input') : INDEXED_COLUMNS[k] === 'output_text' ? copyOf(row, 'output') : row[i])));
+
+/**
+ * INDEXED_COLUMNS as SQL over a row of log_records named `row` (a trigger's `new`), the copies inflated
+ * where stored deflated (migration 15 makes the columns).
+ */
+export const indexedValuesSql = (row: string): string =>
+  INDEXED_COLUMNS.map((c) => (c === 'input_text' || c === 'output_text' ? `coalesce(${row}.${c}, ${INFLATE}(${row}.${c.replace('_text', '_z')}))` : `${row}.${c}`)).join(', ');
 
 const withRun = (runId: string, terms: string): string => (terms === '' ? runTerm(runId) : `${runTerm(runId)} ${terms}`);
 

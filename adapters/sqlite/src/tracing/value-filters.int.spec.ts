@@ -199,8 +199,14 @@ describe('the record index’s values', () => {
     const project = await right(old.projects.insert(aProject(owner.id)));
     const run = await right(old.runs.insert(aRun(project)));
     const records = fc.sample(arbitraryRecord(run), 30);
-    const insert = before.db.prepare(`INSERT INTO log_records (${RECORD_COLUMNS.join(', ')}) VALUES (${RECORD_COLUMNS.map(() => '?').join(', ')})`);
-    for (const r of records) insert.run(recordToValues(r));
+    // Schema 12's columns: today's but those migration 15 adds.
+    const columns = RECORD_COLUMNS.filter((c) => c !== 'input_z' && c !== 'output_z');
+    const insert = before.db.prepare(`INSERT INTO log_records (${columns.join(', ')}) VALUES (${columns.map(() => '?').join(', ')})`);
+    const valuesIn = (r: LogRecord) => {
+      const values = recordToValues(r);
+      return columns.map((c) => values[RECORD_COLUMNS.indexOf(c)]);
+    };
+    for (const r of records) insert.run(valuesIn(r));
     before.close();
     const after = new SqliteDatabase({ path: file });
     try {
