@@ -27,7 +27,7 @@ const storedColumns = (id: string) =>
   database.db.prepare('SELECT input, input_text, output, output_text FROM log_records WHERE id = ?').get(id) as Record<string, string | null>;
 
 describe('an input or output in SQLite', () => {
-  // Under 1 KiB: stored as text (larger texts are deflated, below).
+  // Under 8 KiB: stored as text (larger texts are deflated, below).
   const prompt = [{ role: 'system', content: 'You are helpful. '.repeat(50) }, { role: 'user', content: 'Where is my order?' }];
   it.each<[string, Json, { input: string | null; input_text: unknown }]>([
     ['a string: its text alone, marked', 'a prompt', { input: '', input_text: 'a prompt' }],
@@ -72,10 +72,10 @@ describe('an input or output in SQLite', () => {
     expect(found).toMatchObject({ _tag: 'Left', left: { _tag: 'Unavailable' } });
   });
 
-  describe('of 1 KiB or more', () => {
+  describe('of 8 KiB or more', () => {
     const words = (n: number) => Array.from({ length: n }, (_, i) => ['order', 'Refund', 'délai', 'ship', 'ΣΊΣΥΦΟΣ'][i % 5]! + (i % 7)).join(' ');
-    const large = [{ role: 'system', content: words(400) }, { role: 'user', content: 'Where is my parcel Zanzibar?' }];
-    const text = words(300);
+    const large = [{ role: 'system', content: words(1500) }, { role: 'user', content: 'Where is my parcel Zanzibar?' }];
+    const text = words(1300);
 
     it('is stored deflated, its copy NULL, and read back as sent', async () => {
       const run = await aRunStored();

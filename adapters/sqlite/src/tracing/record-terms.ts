@@ -5,6 +5,9 @@
 // filter then decides each record exactly, so contains, eq, case and number comparisons keep their meaning.
 import { foldCase } from '@tracelight/domain';
 
+/** Texts at least this long are looked up before being read again in a group (shorter ones cost less to read). */
+const TEXT_SEEN = 64;
+
 /** Records per group of the index: one FTS5 document each. */
 export const CHUNK_RECORDS = 8;
 
@@ -48,9 +51,16 @@ export class TermCollector {
     this.next();
   }
 
+  /** Texts of the group added already, from TEXT_SEEN characters: a trace repeats its question and answer in several records. */
+  private readonly texts = new Set<string>();
+
   /** Adds the terms of `text` (null adds none). */
   add(text: string | null): void {
     if (text === null) return;
+    if (text.length >= TEXT_SEEN) {
+      if (this.texts.has(text)) return;
+      this.texts.add(text);
+    }
     const seen = TermCollector.seen!;
     let a = 0;
     let b = 0;
@@ -139,6 +149,7 @@ export class TermCollector {
   private next(): void {
     this.ascii = [];
     this.other.clear();
+    this.texts.clear();
     if (++TermCollector.lastStamp > 0xffff) {
       TermCollector.seen!.fill(0);
       TermCollector.lastStamp = 1;
