@@ -577,7 +577,7 @@ describe('a search past its time budget (TRACELIGHT_SEARCH_TIMEOUT_MS)', () => {
     const stream = await slow.run(slow.admin, project, 'log_streams');
     // 40,000 traces whose input is not ASCII: a case-insensitive filter folds each in JavaScript, and one
     // that matches none reads them all, for far longer than 100 ms (where no index can narrow it: a needle
-    // of two characters has no trigram for the text index).
+    // of two characters has no trigram for the record index).
     const ids: string[] = [];
     for (let batch = 0; batch < 8; batch++) {
       const traces = Array.from({ length: 5_000 }, (_, i) => ({ ...aTrace({ name: `t${batch}-${i}`, input: `Ünïcödé ${'é'.repeat(300)} ${i}` }), spans: [] }));

@@ -73,7 +73,7 @@ describe('SqliteStorage with a writer thread', () => {
   it('runs a record search on a search thread: this thread goes on while it reads, and sees its page after', async () => {
     const repos = s.repositories;
     const { project, run } = await aLargeRun(repos);
-    // Matching nothing, and too short for the text index (two characters, no trigram): the search reads
+    // Matching nothing, and too short for the record index (two characters, no trigram): the search reads
     // every record of the run.
     const search = repos.logRecords.search({
       projectId: project.id,
@@ -113,7 +113,7 @@ describe('SqliteStorage with a writer thread', () => {
       });
       const byId = [{ type: 'id', columnId: 'id', operator: 'eq', value: records[7]!.id }] as const;
       // A search that reads all 40,000 records (tens of ms at least: two characters are too short for the
-      // text index), then, behind it on the one thread, one that reads a single record but may take 20 ms
+      // record index), then, behind it on the one thread, one that reads a single record but may take 20 ms
       // in all: it waited longer than that.
       const slow = repos.logRecords.search(query([{ type: 'text', columnId: 'input', operator: 'contains', value: 'zq', caseSensitive: false }], 60_000))();
       const queued = repos.logRecords.search(query(byId, 20))();

@@ -96,7 +96,7 @@ const arbitraryRecord = (run: Run) =>
 const number = (columnId: string, operator: 'eq' | 'gt' | 'gte' | 'lt' | 'lte' | 'between', value: number, high?: number): RecordFilter =>
   operator === 'between' ? { type: 'number', columnId, operator, value: [value, high ?? value] } : { type: 'number', columnId, operator, value };
 
-describe('a search led by the values index', () => {
+describe('a search led by the record index (numbers, tags, metrics)', () => {
   it('finds exactly what reading the run finds, for number columns, metrics and tags, any operator', async () => {
     const run = await aRunStored();
     const records = fc.sample(arbitraryRecord(run), 120);
