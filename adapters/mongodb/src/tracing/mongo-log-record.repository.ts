@@ -368,6 +368,29 @@ const keepScoring = <D extends { metrics: Record<string, MetricValue | null>; me
   pending: Readonly<Record<string, MetricInfo>> | undefined,
 ): D => (stored === undefined && pending === undefined ? d : { ...d, ...scoringKept(d.metrics, stored, pending) });
 
+/**
+ * Id fields with an index of their own (migrations 5 and 17): a search picking records by them (a trace's
+ * spans, a span's children, a session's traces, records by id) is led by that index, named as a hint,
+ * whatever order it asks for. Left to itself, a server may walk the run's time index for the order
+ * until it meets the few records; with a hint it reads them and sorts them. A hint naming an index the
+ * server lacks is refused (a real server answers an error), never quietly a walk through the run.
+ */
+const ID_INDEXES: Readonly<Record<string, string>> = {
+  id: 'log_records_by_run_id',
+  trace_id: 'log_records_by_run_trace',
+  parent_id: 'log_records_by_run_parent',
+  session_id: 'log_records_by_run_session',
+};
+
+/** Every index a search may be led by. */
+export const LEADING_INDEXES: ReadonlyArray<string> = Object.values(ID_INDEXES);
+
+/** The index a search is led by (see ID_INDEXES), if one of its filters picks records by an indexed id. */
+export const leadingIndex = (filters: ReadonlyArray<RecordFilter>): string | undefined => {
+  for (const f of filters) if (f.type === 'id' && (f.operator === 'eq' || f.operator === 'one_of') && ID_INDEXES[f.columnId] !== undefined) return ID_INDEXES[f.columnId];
+  return undefined;
+};
+
 /** A run's records: with the project too, the shard key's prefix, so that a query goes to the run's shard alone. */
 interface RunScope {
   readonly projectId: string;
@@ -747,7 +770,8 @@ export class MongoLogRecordRepository implements LogRecordRepository {
       // The server stops the search at its time budget (0 would mean none to MongoDB; Infinity is none).
       // A sort no index serves is made in memory, where MongoDB before 6.0 refuses one past 100 MB (a deep
       // page, or large records) unless it may spill to disk, as 6.0 and later do by default.
-      const options = { allowDiskUse: true, ...(Number.isFinite(q.maxMs) ? { maxTimeMS: Math.ceil(q.maxMs) } : {}) };
+      const hint = leadingIndex(q.filters);
+      const options = { allowDiskUse: true, ...(Number.isFinite(q.maxMs) ? { maxTimeMS: Math.ceil(q.maxMs) } : {}), ...(hint === undefined ? {} : { hint }) };
       // Unsorted: newest first.
       const column = q.sort?.columnId ?? 'created_at';
       const dir = q.sort?.ascending ? 1 : -1;
