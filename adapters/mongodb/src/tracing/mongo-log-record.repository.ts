@@ -307,8 +307,10 @@ const condition = (f: RecordFilter): Filter<StringIdDoc> => {
         const [lo, hi] = f.value as readonly [unknown, unknown];
         return { [path]: { $gte: lo, $lte: hi } };
       }
-      // `$ne` alone also matches a missing or null value; SQLite's `col != ?` never matches NULL.
-      if (f.operator === 'ne') return { [path]: { $nin: [f.value, null] } };
+      // `$ne` alone also matches a missing or null value; SQLite's `col != ?` never matches NULL. A metric's
+      // value is compared where it is a number alone, as the other operators compare (a label, a list or
+      // a boolean is not a number), as on SQLite.
+      if (f.operator === 'ne') return { [path]: { $nin: [f.value, null], ...(f.columnId.startsWith('metrics/') ? { $type: 'number' } : {}) } };
       const op = { eq: '$eq', gt: '$gt', gte: '$gte', lt: '$lt', lte: '$lte' }[f.operator];
       return { [path]: { [op]: f.value } };
     }
@@ -320,8 +322,9 @@ const condition = (f: RecordFilter): Filter<StringIdDoc> => {
     case 'collection':
       return { [path]: { [f.operator === 'contains' ? '$in' : '$nin']: list(f.value) } };
     case 'boolean':
-      // As SQLite's `col != ?`: a record without the value (a metric not scored on it) is in neither.
-      return f.operator === 'eq' ? { [path]: { $eq: f.value } } : { [path]: { $nin: [f.value, null] } };
+      // Booleans alone, as on SQLite: a record without one (a metric not scored on it, or holding a number
+      // or a label) is in neither eq nor ne, so ne is the other boolean.
+      return { [path]: { $eq: f.operator === 'eq' ? f.value : !f.value } };
   }
 };
 

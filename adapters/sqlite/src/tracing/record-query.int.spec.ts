@@ -68,6 +68,9 @@ describe('record search plans', () => {
     ['a status code', { type: 'number', columnId: 'status_code', operator: 'eq', value: 503 }],
     ['a metric range', { type: 'number', columnId: 'metrics/tokens', operator: 'gte', value: 40_000 }],
     ['a tag', { type: 'collection', columnId: 'tags', operator: 'contains', value: ['tenant-7'] }],
+    ['a metric’s label', { type: 'text', columnId: 'metrics/toxicity', operator: 'one_of', value: ['Toxic', 'severe'], caseSensitive: false }],
+    ['a label in a metric’s list', { type: 'collection', columnId: 'metrics/topics', operator: 'contains', value: ['billing'] }],
+    ['a metric’s boolean', { type: 'boolean', columnId: 'metrics/hallucinated', operator: 'eq', value: true }],
   ] as Array<[string, RecordFilter]>)('reads the records of %s that few records match through the record index, never walking the run', (_, f) => {
     // The database is empty: every probe counts nothing, so the index leads.
     const plan = planOf(query([f], null));

@@ -4,7 +4,7 @@ import { type RecordFilter, type RecordSort, foldCase } from '@tracelight/domain
 import type { RecordQuery } from '@tracelight/ports';
 import { READ_COLUMNS } from './log-record.mapper';
 import { NUMBER_COLUMNS, TEXT_COLUMNS } from './terms-index';
-import { CHUNK_RECORDS, numberQuery, tagQuery, textQuery } from './record-terms';
+import { CHUNK_RECORDS, flagQuery, labelQuery, metricTextQuery, numberQuery, tagQuery, textQuery } from './record-terms';
 import { INFLATE } from './compressed-text';
 
 /** Catalogue column id → SQL expression over log_records. */
@@ -68,6 +68,9 @@ const folded = (sql: string) => `(CASE WHEN octet_length(${sql}) = length(${sql}
 /** Text columns whose copy may be stored deflated (migration 17): then NULL, and read through INFLATE. */
 const DEFLATABLE: Readonly<Record<string, readonly [text: string, deflated: string]>> = { input: ['input_text', 'input_z'], output: ['output_text', 'output_z'] };
 
+/** A metric's name as a quoted label of a JSON path: a `"` or `\\` in the name is escaped with a backslash. */
+const metricPath = (name: string): string => `$."${name.replace(/["\\]/g, '\\$&')}"`;
+
 /** The SQL for a column, and a parameter it needs (the metric's JSON path). */
 const expression = (columnId: string, params: unknown[]): string => {
   const deflatable = DEFLATABLE[columnId];
@@ -76,8 +79,7 @@ const expression = (columnId: string, params: unknown[]): string => {
   if (known) return known;
   const m = METRIC.exec(columnId);
   if (m) {
-    // A quoted label of a JSON path: a `"` or `\` in the name is escaped with a backslash.
-    params.push(`$."${m[1]!.replace(/["\\]/g, '\\$&')}"`);
+    params.push(metricPath(m[1]!));
     return 'json_extract(metrics, ?)';
   }
   throw new Error(`column ${columnId} has no SQL mapping`); // the use case validated it: a bug if reached
@@ -88,33 +90,38 @@ const placeholders = (n: number) => Array.from({ length: n }, () => '?').join(',
 const COMPARE = { eq: '=', ne: '!=', gt: '>', gte: '>=', lt: '<', lte: '<=' } as const;
 
 /**
- * A metric's value where it is a number, else NULL: what number filters compare, so that a scorer's label
- * stored under the name is never compared as a number (SQLite orders any text after every number, so
- * `> 5` held for every label), as MongoDB compares numbers with numbers only, and as the record index
- * holds metrics (numbers alone).
+ * The JSON types of a metric's value (as json_each names them) each type of filter compares, so that a
+ * filter compares values of its own kind alone, as MongoDB's comparisons do: a number filter numbers (a
+ * scorer's label is never a number: SQLite orders any text after every number, so `> 5` held for every
+ * label; nor is a boolean, which SQLite reads as 1 or 0), a text filter labels and numbers (by their
+ * text), a boolean filter booleans. The record index holds each kind apart (record-terms.ts).
  */
-const metricNumber = (name: string, params: unknown[]): string => {
+const METRIC_TYPES = { number: "'integer', 'real'", text: "'text', 'integer', 'real'", boolean: "'true', 'false'" } as const;
+
+/** A metric's value where it is of `types`, else NULL (a record without one, or with one of another kind). */
+const metricValue = (name: string, types: string, params: unknown[]): string => {
   params.push(name);
-  return "(SELECT value FROM json_each(metrics) WHERE key = ? AND type IN ('integer', 'real'))";
+  return `(SELECT value FROM json_each(metrics) WHERE key = ? AND type IN (${types}))`;
 };
 
 const condition = (f: RecordFilter, params: unknown[]): string => {
-  const metric = f.type === 'number' && f.operator !== 'ne' ? METRIC.exec(f.columnId) : null;
-  const col = metric ? metricNumber(metric[1]!, params) : expression(f.columnId, params);
+  const metric = f.type === 'number' || f.type === 'text' || f.type === 'boolean' ? METRIC.exec(f.columnId) : null;
+  const col = metric ? metricValue(metric[1]!, METRIC_TYPES[f.type as keyof typeof METRIC_TYPES], params) : f.type === 'collection' ? '' : expression(f.columnId, params);
   switch (f.type) {
     case 'text': {
       const values = list(f.value);
       const ci = !f.caseSensitive;
-      // A metric (a categorical scorer's column) holds a number: compared as its text, case or no case
-      // (MongoDB's adapter makes the same text: metricText). Compared as it is, a number never equals a text value in SQLite.
-      const text = METRIC.test(f.columnId) ? `CAST(${col} AS TEXT)` : col;
+      // A metric is compared as its label, or as a number's text (a categorical scorer's column may hold
+      // numbers), case or no case (MongoDB's adapter makes the same text: metricText); a list or a boolean
+      // has none. Compared as it is, a number never equals a text value in SQLite.
+      const text = metric ? `CAST(${col} AS TEXT)` : col;
       // SQLite's own lower() folds ASCII letters only (É stayed É): case is folded by the domain's rule.
-      // A metric's column carries its JSON path as a parameter, so it is written once (and its text is ASCII).
+      // A metric's column carries its name as a parameter, so it is written once (and its text is ASCII).
       const deflatable = DEFLATABLE[f.columnId];
       // A deflated copy is inflated once a row, then folded in JavaScript (folded() writes its text four times).
       const lhs = !ci
         ? text
-        : METRIC.test(f.columnId)
+        : metric
           ? `${FOLD_CASE}(${text})`
           : deflatable
             ? `(CASE WHEN ${deflatable[0]} IS NOT NULL THEN ${folded(deflatable[0])} ELSE ${FOLD_CASE}(${INFLATE}(${deflatable[1]})) END)`
@@ -127,7 +134,7 @@ const condition = (f: RecordFilter, params: unknown[]): string => {
       if (f.operator === 'one_of' || f.operator === 'not_in') {
         params.push(...values.map(norm));
         // A record without the value is not in the list. `coalesce(… NOT IN …, 1)` says so with the column
-        // written once: a metric's column carries its JSON path as a parameter, bound once.
+        // written once: a metric's column carries its name as a parameter, bound once.
         const membership = `${lhs} ${f.operator === 'not_in' ? 'NOT IN' : 'IN'} (${placeholders(values.length)})`;
         return f.operator === 'not_in' ? `coalesce(${membership}, 1)` : `(${membership})`;
       }
@@ -154,8 +161,14 @@ const condition = (f: RecordFilter, params: unknown[]): string => {
     }
     case 'collection': {
       const values = list(f.value);
+      // A metric's labels: the elements of a list, or a label itself (json_each at a path to a single
+      // value gives that value), as MongoDB's $in matches an array's elements or a value; never a number
+      // or a boolean. (json_each of a label's text, not JSON, failed the search.)
+      const m = METRIC.exec(f.columnId);
+      if (m) params.push(metricPath(m[1]!));
+      const elements = m ? "json_each(metrics, ?) WHERE type = 'text' AND" : `json_each(${expression(f.columnId, params)}) WHERE`;
       params.push(...values);
-      const any = `EXISTS (SELECT 1 FROM json_each(${col}) WHERE value IN (${placeholders(values.length)}))`;
+      const any = `EXISTS (SELECT 1 FROM ${elements} value IN (${placeholders(values.length)}))`;
       return f.operator === 'contains' ? any : `NOT ${any}`;
     }
     case 'boolean':
@@ -268,6 +281,15 @@ export const accessPaths = (q: RecordQuery): ReadonlyArray<AccessPath> =>
     }
     // A tag among some.
     if (f.type === 'collection' && f.operator === 'contains' && f.columnId === 'tags') return [termsPath(filter, tagQuery(q.runId, list(f.value)))];
+    // A metric's label (a text filter's eq or one_of: the label, or a number's text), a label among some
+    // (a collection filter: a label, or a list's element), a boolean.
+    const metric = METRIC.exec(f.columnId);
+    if (metric !== null) {
+      const name = metric[1]!;
+      if (f.type === 'text' && (f.operator === 'eq' || f.operator === 'one_of')) return [termsPath(filter, metricTextQuery(q.runId, name, list(f.value)))];
+      if (f.type === 'collection' && f.operator === 'contains') return [termsPath(filter, labelQuery(q.runId, name, list(f.value)))];
+      if (f.type === 'boolean') return [termsPath(filter, flagQuery(q.runId, name, (f.operator === 'eq') === f.value))];
+    }
     // Incomplete records: few, in a partial index of their own.
     if (f.type === 'boolean' && f.columnId === 'is_complete' && (f.operator === 'eq') !== f.value) {
       const rowids = 'SELECT rowid FROM log_records INDEXED BY log_records_incomplete WHERE run_id = ? AND is_complete = 0';

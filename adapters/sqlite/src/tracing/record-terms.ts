@@ -1,8 +1,9 @@
 // The terms of the record index (log_record_terms, migration 15): the distinct trigrams of the words of
-// a group of records' text, case-folded; a term for each tag and for each number (number columns and
-// metrics, by quarter of an octave); and the FTS5 queries that find the groups holding what a filter
-// asks for. A candidate finder, never a judge: a group it names may hold a match, and the search's own
-// filter then decides each record exactly, so contains, eq, case and number comparisons keep their meaning.
+// a group of records' text, case-folded; a term for each tag, for each number (number columns and
+// metrics, by quarter of an octave), and for each metric's label and boolean; and the FTS5 queries that
+// find the groups holding what a filter asks for. A candidate finder, never a judge: a group it names may
+// hold a match, and the search's own filter then decides each record exactly, so contains, eq, case and
+// number comparisons keep their meaning.
 import { foldCase } from '@tracelight/domain';
 
 /** Texts at least this long are looked up before being read again in a group (shorter ones cost less to read). */
@@ -191,6 +192,20 @@ const hashOf = (text: string): string => {
 /** A tag's term (collection filters compare tags exactly: a hash, whose rare clash makes a false candidate only). */
 export const tagTerm = (tag: string): string => `g${hashOf(tag)}`;
 
+/**
+ * A metric's label's term (a categorical scorer's value, or an element of a multilabel scorer's list):
+ * the metric's name and the label case-folded, hashed. Text filters (eq, one_of, either case) and
+ * collection filters (which compare exactly) on the metric ask for it: a superset, the filter decides.
+ * A long label (a freeform scorer's) is hashed without being kept among the names met lately.
+ */
+export const labelTerm = (metric: string, label: string): string => {
+  const text = `${metric}\u0000${foldCase(label)}`;
+  return `l${text.length < TEXT_SEEN ? hashOf(text) : hash(text)}`;
+};
+
+/** A metric's boolean's term (a code scorer's bool): boolean filters on the metric ask for it. */
+export const flagTerm = (metric: string, value: boolean): string => `f${hashOf(metric)}${value ? 't' : 'f'}`;
+
 const bits = new DataView(new ArrayBuffer(8));
 /**
  * Where a number stands, in 16 bits that order as numbers do: its sign, then its binary exponent and
@@ -255,7 +270,11 @@ export const tagQuery = (runId: string, tags: ReadonlyArray<string>): string => 
  * included; undefined: no bound): the places between theirs, as few prefixes of the terms as cover them
  * (a place is four hex digits: a prefix of one to three stands for 16 to 4,096 places).
  */
-export const numberQuery = (runId: string, columnId: string, low: number | undefined, high: number | undefined): string => {
+export const numberQuery = (runId: string, columnId: string, low: number | undefined, high: number | undefined): string =>
+  ofRun(runId, numberCovers(columnId, low, high));
+
+/** The terms (and term prefixes) numberQuery asks for, as alternatives. */
+const numberCovers = (columnId: string, low: number | undefined, high: number | undefined): string[] => {
   const from = low === undefined ? 0 : numberPlace(low);
   const to = high === undefined ? 0xffff : numberPlace(high);
   const prefix = numberPrefix(columnId);
@@ -271,5 +290,29 @@ export const numberQuery = (runId: string, columnId: string, low: number | undef
     }
   };
   if (from <= to) cover(from, to);
-  return ofRun(runId, covers);
+  return covers;
 };
+
+/**
+ * The FTS5 query for groups of the run whose metric may hold one of `values` as a text filter compares
+ * it (eq, one_of): a label equal to it, case-folded; or a number whose text it is (SQLite writes a real
+ * to 15 significant digits, so the number lies within a relative 1e-14 of the text's: the places about
+ * it are asked for).
+ */
+export const metricTextQuery = (runId: string, metric: string, values: ReadonlyArray<string>): string =>
+  ofRun(
+    runId,
+    [...new Set(values)].flatMap((v) => {
+      // Past the largest double, a text rounded to 15 digits reads as infinite: the number is the largest.
+      const x = Math.min(Math.max(v.trim() === '' ? Number.NaN : Number(v), -Number.MAX_VALUE), Number.MAX_VALUE);
+      const around = Math.abs(x) * 1e-14;
+      return [`"${labelTerm(metric, v)}"`, ...(Number.isNaN(x) ? [] : numberCovers(`metrics/${metric}`, x - around, x + around))];
+    }),
+  );
+
+/** The FTS5 query for groups of the run whose metric holds one of `labels` (a label, or an element of a list). */
+export const labelQuery = (runId: string, metric: string, labels: ReadonlyArray<string>): string =>
+  ofRun(runId, [...new Set(labels)].map((l) => `"${labelTerm(metric, l)}"`));
+
+/** The FTS5 query for groups of the run whose metric holds the boolean `value`. */
+export const flagQuery = (runId: string, metric: string, value: boolean): string => ofRun(runId, [`"${flagTerm(metric, value)}"`]);

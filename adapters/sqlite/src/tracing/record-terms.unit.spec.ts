@@ -1,7 +1,7 @@
 // The record index's terms and queries, without a database.
 import { foldCase } from '@tracelight/domain';
 import * as fc from 'fast-check';
-import { TermCollector, needleTerms, numberPlace, numberQuery, numberTerm, runTerm, tagQuery, tagTerm, textQuery } from './record-terms';
+import { TermCollector, flagQuery, flagTerm, labelQuery, labelTerm, metricTextQuery, needleTerms, numberPlace, numberQuery, numberTerm, runTerm, tagQuery, tagTerm, textQuery } from './record-terms';
 
 const termsOf = (...texts: Array<string | null>): string[] => {
   const c = new TermCollector();
@@ -135,5 +135,40 @@ describe('tags', () => {
     expect(tagTerm('prod')).toMatch(/^g[0-9a-f]{16}$/);
     expect(tagQuery('r', ['a', 'b', 'a'])).toBe(`"rr" AND ("${tagTerm('a')}" OR "${tagTerm('b')}")`);
     expect(tagQuery('r', [])).toBe('"rr" AND ("nothing")');
+  });
+});
+
+describe('a metric’s labels and booleans', () => {
+  /** The terms and prefixes a query names, past the run's. */
+  const alternatives = (query: string): string[] => [...query.matchAll(/"([0-9a-z]+)"(\*?)/g)].slice(1).map(([, t, star]) => `${t!}${star!}`);
+
+  it('have a term each, the label case-folded, the metric named in it', () => {
+    expect(labelTerm('judge', 'Toxic')).toBe(labelTerm('judge', 'TOXIC'));
+    expect(labelTerm('judge', 'Σίσυφος')).toBe(labelTerm('judge', foldCase('ΣΊΣΥΦΟΣ')));
+    expect(labelTerm('judge', 'toxic')).not.toBe(labelTerm('other', 'toxic'));
+    expect(labelTerm('judge', 'toxic')).not.toBe(labelTerm('judge', 'toxi'));
+    expect(labelTerm('judge', 'x'.repeat(5000))).toMatch(/^l[0-9a-f]{16}$/);
+    expect(flagTerm('judge', true)).not.toBe(flagTerm('judge', false));
+    expect(flagTerm('judge', true)).not.toBe(flagTerm('other', true));
+  });
+
+  it('are asked for by the filters on the metric: a label, any of several, a boolean', () => {
+    expect(labelQuery('r', 'judge', ['a', 'B', 'a'])).toBe(`"rr" AND ("${labelTerm('judge', 'a')}" OR "${labelTerm('judge', 'B')}")`);
+    expect(flagQuery('r', 'judge', false)).toBe(`"rr" AND ("${flagTerm('judge', false)}")`);
+  });
+
+  it('a text filter asks for the label, and for a number where the text is one, the places about it', () => {
+    expect(alternatives(metricTextQuery('r', 'judge', ['Good']))).toEqual([labelTerm('judge', 'good')]);
+    const covered = (query: string, term: string) => alternatives(query).some((a) => (a.endsWith('*') ? term.startsWith(a.slice(0, -1)) : term === a));
+    fc.assert(
+      fc.property(fc.double({ noNaN: true, noDefaultInfinity: true }), (v) => {
+        // The text SQLite gives a real: 15 significant digits.
+        const text = String(Number(v.toPrecision(15)));
+        const q = metricTextQuery('r', 'judge', [text, 'other']);
+        expect(covered(q, numberTerm('metrics/judge', v))).toBe(true);
+        expect(covered(q, labelTerm('judge', text))).toBe(true);
+        expect(covered(q, numberTerm('metrics/other', v))).toBe(false);
+      }),
+    );
   });
 });

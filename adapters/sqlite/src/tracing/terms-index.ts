@@ -4,7 +4,7 @@
 import type Database from 'better-sqlite3';
 import { RECORD_COLUMNS, type RecordValues, copyOf } from './log-record.mapper';
 import { INFLATE } from './compressed-text';
-import { CHUNK_RECORDS, TermCollector, numberTerm, runTerm, tagTerm } from './record-terms';
+import { CHUNK_RECORDS, TermCollector, flagTerm, labelTerm, numberTerm, runTerm, tagTerm } from './record-terms';
 
 /** The log_records columns of the catalogue's text columns: the index holds the trigrams of their words. */
 export const TEXT_COLUMNS: ReadonlyArray<string> = [
@@ -25,7 +25,13 @@ const addRecord = (collector: TermCollector, values: ReadonlyArray<unknown>): vo
   if (typeof tags === 'string' && tags !== '[]')
     for (const t of JSON.parse(tags) as unknown[]) if (typeof t === 'string') collector.term(tagTerm(t));
   if (typeof metrics === 'string' && metrics !== '{}')
-    for (const [k, v] of Object.entries(JSON.parse(metrics) as Record<string, unknown>)) if (typeof v === 'number') collector.term(numberTerm(`metrics/${k}`, v));
+    for (const [k, v] of Object.entries(JSON.parse(metrics) as Record<string, unknown>)) {
+      // Each kind of value apart, as the filters compare them (record-query.sql.ts: METRIC_TYPES).
+      if (typeof v === 'number') collector.term(numberTerm(`metrics/${k}`, v));
+      else if (typeof v === 'string') collector.term(labelTerm(k, v));
+      else if (typeof v === 'boolean') collector.term(flagTerm(k, v));
+      else if (Array.isArray(v)) for (const l of v) if (typeof l === 'string') collector.term(labelTerm(k, l));
+    }
   for (let i = 0; i < NUMBER_COLUMNS.length; i++) {
     const v = values[2 + i];
     if (typeof v === 'number') collector.term(numberTerm(NUMBER_COLUMNS[i]!, v));

@@ -2,7 +2,7 @@
 // index, on a real SQLite file: a search they lead finds exactly what reading the run finds, they lead
 // only where few records match, the index stays true through every write and removal (a scorer's UPDATE
 // of metrics too), and migration 15 builds it for records stored before.
-import type { LogRecord, RecordFilter, Run } from '@tracelight/domain';
+import type { LogRecord, MetricValue, RecordFilter, Run } from '@tracelight/domain';
 import type { RecordQuery } from '@tracelight/ports';
 import { aProject, aRecord, aRun, aUser, purgeRetired, right } from '@tracelight/testkit';
 import * as fc from 'fast-check';
@@ -63,7 +63,12 @@ const checkEveryValue = (db: SqliteDatabase, run: Run, records: ReadonlyArray<Lo
     if (r.stepNumber !== null) filters.push(number('step_number', 'gte', r.stepNumber));
     if (typeof r.attributes.temperature === 'number') filters.push(number('temperature', 'lte', r.attributes.temperature));
     for (const t of r.tags) filters.push({ type: 'collection', columnId: 'tags', operator: 'contains', value: [t] });
-    for (const [k, v] of Object.entries(r.metrics)) if (typeof v === 'number') filters.push(number(`metrics/${k}`, 'eq', v));
+    for (const [k, v] of Object.entries(r.metrics)) {
+      if (typeof v === 'number') filters.push(number(`metrics/${k}`, 'eq', v), { type: 'text', columnId: `metrics/${k}`, operator: 'eq', value: String(v), caseSensitive: true });
+      if (typeof v === 'string') filters.push({ type: 'text', columnId: `metrics/${k}`, operator: 'eq', value: v.toUpperCase(), caseSensitive: false });
+      if (typeof v === 'boolean') filters.push({ type: 'boolean', columnId: `metrics/${k}`, operator: 'ne', value: !v });
+      if (Array.isArray(v)) for (const l of v) filters.push({ type: 'collection', columnId: `metrics/${k}`, operator: 'contains', value: [l] });
+    }
   }
   for (const f of filters) {
     const q = query(run, [f]);
@@ -82,13 +87,15 @@ const arbitraryRecord = (run: Run) =>
       tags: fc.array(fc.constantFrom('prod', 'web', 'Web', 'tenant-1', 'tenant-2'), { maxLength: 3 }),
       score: fc.option(fc.constantFrom(0, 0.25, 0.5, 1, 3, -2), { nil: null }),
       tokens: fc.option(fc.integer({ min: 0, max: 100 })),
+      // A scorer's value of any kind: a label, a list of labels, a boolean, a number (whose text a text filter compares).
+      verdict: fc.option(fc.constantFrom<MetricValue>('good', 'Bad', 'ok', '1', 'Σίσυφος', ['a', 'b'], ['B'], [], true, false, 1, 0.5)),
     })
     .map((v) =>
       aRecord(run, {
         statusCode: v.status,
         stepNumber: v.step,
         tags: v.tags,
-        metrics: { score: v.score, ...(v.tokens === null ? {} : { tokens: v.tokens }) },
+        metrics: { score: v.score, ...(v.tokens === null ? {} : { tokens: v.tokens }), ...(v.verdict === null ? {} : { verdict: v.verdict }) },
         attributes: v.temperature === null ? {} : { temperature: v.temperature },
       }),
     );
@@ -101,8 +108,7 @@ describe('a search led by the record index (numbers, tags, metrics)', () => {
     const run = await aRunStored();
     const records = fc.sample(arbitraryRecord(run), 120);
     await right(repos.logRecords.ingest(run.id, records, []));
-    // A scorer's label under a metric's name (as scoring writes it into metrics): never a number. (Read
-    // by ids alone below: this build's records take numbers only.)
+    // A scorer's label under a metric's name (as scoring writes it into metrics): never a number.
     database.db.prepare(`UPDATE log_records SET metrics = json_set(metrics, '$.score', 'good') WHERE id = ?`).run(records[3]!.id);
     const filter = fc.oneof(
       fc.record({
@@ -113,7 +119,15 @@ describe('a search led by the record index (numbers, tags, metrics)', () => {
       }),
       fc.record({ type: fc.constant('number' as const), columnId: fc.constantFrom('status_code', 'metrics/score', 'metrics/tokens'), operator: fc.constant('between' as const), value: fc.tuple(fc.integer({ min: -2, max: 300 }), fc.integer({ min: -2, max: 600 })) }),
       fc.record({ type: fc.constant('collection' as const), columnId: fc.constant('tags'), operator: fc.constant('contains' as const), value: fc.array(fc.constantFrom('prod', 'web', 'Web', 'tenant-2', 'none'), { maxLength: 2 }) }),
-      fc.record({ type: fc.constant('boolean' as const), columnId: fc.constant('is_complete'), operator: fc.constantFrom<'eq' | 'ne'>('eq', 'ne'), value: fc.boolean() }),
+      fc.record({ type: fc.constant('boolean' as const), columnId: fc.constantFrom('is_complete', 'metrics/verdict'), operator: fc.constantFrom<'eq' | 'ne'>('eq', 'ne'), value: fc.boolean() }),
+      fc.record({
+        type: fc.constant('text' as const),
+        columnId: fc.constant('metrics/verdict'),
+        operator: fc.constantFrom<'eq' | 'one_of'>('eq', 'one_of'),
+        value: fc.array(fc.constantFrom('good', 'GOOD', 'bad', 'Bad', '1', '1.0', '0.5', 'σίσυφοσ', 'ΣΊΣΥΦΟΣ', 'true', 'a', ''), { minLength: 1, maxLength: 3 }),
+        caseSensitive: fc.boolean(),
+      }).map((f) => (f.operator === 'eq' ? { ...f, value: f.value[0]! } : f)),
+      fc.record({ type: fc.constant('collection' as const), columnId: fc.constant('metrics/verdict'), operator: fc.constant('contains' as const), value: fc.array(fc.constantFrom('a', 'b', 'B', 'good', 'true', '1'), { maxLength: 2 }) }),
     ) as fc.Arbitrary<RecordFilter>;
     await fc.assert(
       fc.asyncProperty(filter, async (f) => {
@@ -130,7 +144,11 @@ describe('a search led by the record index (numbers, tags, metrics)', () => {
   it('leads a search for a rare value, and walks the run for a common one', async () => {
     const run = await aRunStored();
     const records = Array.from({ length: 6000 }, (_, i) =>
-      aRecord(run, { statusCode: i === 4321 ? 503 : 200, tags: ['prod', i % 1000 === 7 ? 'tenant-7' : 'tenant-0'], metrics: { tokens: i === 77 ? 50_000 : i % 500 } }),
+      aRecord(run, {
+        statusCode: i === 4321 ? 503 : 200,
+        tags: ['prod', i % 1000 === 7 ? 'tenant-7' : 'tenant-0'],
+        metrics: { tokens: i === 77 ? 50_000 : i % 500, toxicity: i === 1234 ? 'Toxic' : 'clean', hallucinated: i === 99 },
+      }),
     );
     for (let i = 0; i < records.length; i += 1000) await right(repos.logRecords.ingest(run.id, records.slice(i, i + 1000), []));
     const rare = [number('status_code', 'eq', 503), { type: 'collection', columnId: 'tags', operator: 'contains', value: ['tenant-7'] }, number('metrics/tokens', 'gte', 10_000)] as RecordFilter[];
@@ -138,6 +156,13 @@ describe('a search led by the record index (numbers, tags, metrics)', () => {
     expect(await ids(query(run, [rare[0]!]))).toEqual([records[4321]!.id]);
     expect(await ids(query(run, [rare[2]!]))).toEqual([records[77]!.id]);
     expect((await ids(query(run, [rare[1]!]))).length).toBe(6);
+    // A scorer's rare label, or boolean, among common ones.
+    const toxic: RecordFilter = { type: 'text', columnId: 'metrics/toxicity', operator: 'eq', value: 'toxic', caseSensitive: false };
+    const hallucinated: RecordFilter = { type: 'boolean', columnId: 'metrics/hallucinated', operator: 'ne', value: false };
+    for (const f of [toxic, hallucinated]) expect(leadsBy(database, query(run, [f]))).toBe('log_record_terms');
+    expect(await ids(query(run, [toxic]))).toEqual([records[1234]!.id]);
+    expect(await ids(query(run, [hallucinated]))).toEqual([records[99]!.id]);
+    for (const f of [{ ...toxic, value: 'clean' }, { ...hallucinated, value: true }] as RecordFilter[]) expect(leadsBy(database, query(run, [f]))).toBeNull();
     for (const f of [number('status_code', 'eq', 200), { type: 'collection', columnId: 'tags', operator: 'contains', value: ['prod'] }, number('metrics/tokens', 'lt', 400)] as RecordFilter[])
       expect(leadsBy(database, query(run, [f]))).toBeNull();
     // A narrow created_at range holds fewer records than a path: the walk reads the range.
