@@ -247,10 +247,11 @@ export class PyodideSandbox implements CodeSandbox {
         if (slot.state !== 'busy' || call === null || m.id !== slot.callId) return void this.end(slot, null, 'crash', 'it answered a call it was not given');
         this.clearCall(slot);
         call.settle({ ok: true, body: m.body });
-        // Nothing of the call may run on after its answer (a timer, a promise's callback): the process is
-        // asked to answer a ping before it takes another call.
+        // Nothing of the call may run on after its answer (a timer, a promise's callback): the process
+        // must answer a ping (under the call's id) before it takes another call. It sends that pong by
+        // itself once its thread is free again, saving the ping's way there; the ping is sent all the same.
         slot.state = 'checking';
-        this.ping(slot);
+        this.ping(slot, m.id);
         return;
       }
       case 'pong': {
@@ -303,9 +304,8 @@ export class PyodideSandbox implements CodeSandbox {
     slot.proc.send({ ...call.message, id: slot.callId });
   }
 
-  private ping(slot: Slot): void {
+  private ping(slot: Slot, id = this.nextId++): void {
     if (slot.ping !== null) return;
-    const id = this.nextId++;
     const timer = setTimeout(() => void this.end(slot, null, 'timeout', 'its code ran on after its call answered'), pingLimitMs(this.settings.timeLimitMs));
     slot.ping = { id, timer };
     slot.proc.send({ op: 'ping', id });

@@ -11,8 +11,9 @@ export interface SourceMessage {
 export type CallBody = { readonly op: 'inspect'; readonly source: SourceMessage } | { readonly op: 'score'; readonly source: SourceMessage; readonly args: string };
 
 /**
- * To a process: a call (answered by an `answer` of the same id, one call at a time), or a ping (answered
- * by a `pong` as soon as the process's thread is free: one that is not has code still running).
+ * To a process: a call (answered by an `answer` of the same id, one call at a time, then by a `pong` of
+ * that id once the process's thread is free again), or a ping (answered by a `pong` as soon as the
+ * thread is free: one that is not has code still running).
  */
 export type Request = (CallBody & { readonly id: number }) | { readonly op: 'ping'; readonly id: number };
 

@@ -40,6 +40,9 @@ const handle = (m: Request): void => {
     body = unreadable;
   }
   send({ type: 'answer', id: m.id, body });
+  // Once the thread is free again (whatever the call left queued has run, or runs on and this never
+  // comes): the pong the pool waits for before its next call.
+  setImmediate(() => send({ type: 'pong', id: m.id }));
 };
 
 const reader = new LineReader(
