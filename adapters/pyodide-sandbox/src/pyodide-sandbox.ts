@@ -72,6 +72,8 @@ interface Slot {
   idleTimer: NodeJS.Timeout | null;
   ping: { id: number; timer: NodeJS.Timeout } | null;
   heartbeat: NodeJS.Timeout | null;
+  /** When it last took a call (the pool's count of calls): a full pool ends the idle one used longest ago. */
+  lastUsed: number;
 }
 
 /** Every sandbox process of this process's pools: ended with it, however it ends. */
@@ -185,15 +187,20 @@ export class PyodideSandbox implements CodeSandbox {
    * ended and replaced by a fresh one; else one is started while the pool is not full. While others wait
    * too, an owner holds at most its share of the pool (the pool's size over the owners waiting, at
    * least one), so that a busy owner (a loop that runs to the time limit, upload after upload) does not
-   * keep the pool from another.
+   * keep the pool from another. A call that would end another owner's interpreter waits while one is
+   * being checked after its answer (a moment, unless it is ended): the choice of which to end is then
+   * made among all of them, the one used longest ago.
    */
   private pump(): void {
     if (this.closed) return;
     for (;;) {
       const canStart = this.slots.length < this.settings.workers;
-      if (!canStart && !this.slots.some((s) => s.state === 'idle')) return;
+      const idle = this.slots.filter((s) => s.state === 'idle');
+      if (!canStart && idle.length === 0) return;
+      const checking = this.slots.some((s) => s.state === 'checking');
       const share = Math.max(1, Math.floor(this.settings.workers / Math.max(1, this.activeTenants().size)));
-      const call = this.queue.take((tenant) => this.heldBy(tenant) < share);
+      const servedWithoutEnding = (tenant: string) => canStart || !checking || idle.some((s) => s.tenant === tenant || s.tenant === null);
+      const call = this.queue.take((tenant) => this.heldBy(tenant) < share && servedWithoutEnding(tenant));
       if (call === undefined) return;
       this.serve(call);
     }
@@ -204,7 +211,8 @@ export class PyodideSandbox implements CodeSandbox {
     const slot = idle.find((s) => s.tenant === call.tenant) ?? idle.find((s) => s.tenant === null);
     if (slot !== undefined) return this.run(slot, call);
     if (this.slots.length >= this.settings.workers) {
-      const other = idle[0];
+      // The one used longest ago: an owner's interpreter that has just answered is the likeliest to serve it next.
+      const other = idle.reduce<Slot | undefined>((a, s) => (a === undefined || s.lastUsed < a.lastUsed ? s : a), undefined);
       if (other === undefined) return call.settle({ ok: false, failure: { kind: 'unavailable', message: 'the scorer sandbox had no interpreter for the call' } });
       // Another owner's: ended (its owner's code stays its own), a fresh one started in its place.
       void this.end(other, null, undefined, 'its place went to another owner', false);
@@ -226,7 +234,7 @@ export class PyodideSandbox implements CodeSandbox {
       return;
     }
     live.add(proc);
-    slot = { proc, state: 'starting', tenant: null, next: call, call: null, callId: -1, timer: null, idleTimer: null, ping: null, heartbeat: null };
+    slot = { proc, state: 'starting', tenant: null, next: call, call: null, callId: -1, timer: null, idleTimer: null, ping: null, heartbeat: null, lastUsed: -1 };
     this.slots.push(slot);
   }
 
@@ -300,6 +308,7 @@ export class PyodideSandbox implements CodeSandbox {
     slot.tenant = call.tenant;
     slot.call = call;
     slot.callId = this.nextId++;
+    slot.lastUsed = slot.callId;
     slot.timer = setTimeout(() => void this.end(slot, { kind: 'timeout', limitMs: this.settings.timeLimitMs }, 'timeout', 'it ran past the time limit'), this.settings.timeLimitMs);
     slot.proc.send({ ...call.message, id: slot.callId });
   }
