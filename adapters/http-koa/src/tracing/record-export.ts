@@ -19,9 +19,19 @@ export interface RecordExport {
 const columnValue = (presented: Readonly<Record<string, unknown>>, record: LogRecord, columnId: string): unknown =>
   columnId.startsWith('metrics/') ? (record.metrics[columnId.slice('metrics/'.length)] ?? null) : (presented[columnId] ?? null);
 
-/** A CSV field (RFC 4180): text as it is, anything else as its JSON text, quoted when it must be. */
-const csvField = (v: unknown): string => {
-  const text = v === null || v === undefined ? '' : typeof v === 'string' ? v : JSON.stringify(v);
+/**
+ * Text a spreadsheet would take for a formula (=, +, - or @ first, or a tab or CR, which some read past):
+ * a record's text is its client's, and an export opened in a spreadsheet must not run it (OWASP's CSV
+ * injection). Such text is written after a `'`, which spreadsheets show as text and do not display.
+ */
+const FORMULA_START = /^[=+\-@\t\r]/;
+
+/**
+ * A CSV field (RFC 4180): text as it is (after a `'` when it would start a formula), anything else as
+ * its JSON text, quoted when it must be. A number is written as a number, whatever its sign.
+ */
+export const csvField = (v: unknown): string => {
+  const text = v === null || v === undefined ? '' : typeof v === 'string' ? (FORMULA_START.test(v) ? `'${v}` : v) : JSON.stringify(v);
   return /[",\r\n]/.test(text) ? `"${text.replace(/"/g, '""')}"` : text;
 };
 
