@@ -146,7 +146,7 @@ export class TracingRoutes implements RouteGroup {
         response: LogSpansIngestResponse,
         bodyRule: RUN_SCOPE_RULE,
         // The spans at any depth, counted before decoding as an ingest's are.
-        admits: (body) => tracing.refusesBatchOf(recordsInIngestBody(body, 'spans')),
+        admits: (body) => tracing.refusesBatchOf(recordsInIngestBody(body, 'spans'), 'spans'),
         handle: ({ principal, params, body }) => {
           const run = runScopeOf(body);
           return pipe(

@@ -160,13 +160,15 @@ export class TracingUseCases {
   constructor(private readonly deps: TracingDeps) {}
 
   /**
-   * The refusal of an ingest of `count` traces and spans, when that is more than a request may carry.
-   * An edge that can count a request's records before decoding them asks this first, so that an
-   * oversized batch is not built whole only to be refused.
+   * The refusal of an ingest of `count` traces and spans, when that is more than a request may carry,
+   * placed at the request's list of them (`traces` of a batch, `spans` of immediate mode). An edge that
+   * can count a request's records before decoding them asks this first, so that an oversized batch is
+   * not built whole only to be refused.
    */
-  refusesBatchOf(count: number): DomainError | undefined {
+  refusesBatchOf(count: number, list: 'traces' | 'spans' = 'traces'): DomainError | undefined {
     const max = this.deps.maxRecordsPerRequest;
-    return count > max ? invalid(['traces'], `this request carries ${count} traces and spans; send at most ${max} per request (split the batch)`) : undefined;
+    const what = list === 'traces' ? 'traces and spans' : 'spans';
+    return count > max ? invalid([list], `this request carries ${count} ${what}; send at most ${max} per request (split the batch)`) : undefined;
   }
 
   /** The refusal of an OpenTelemetry export of `count` spans, when that is more than a request may carry (as refusesBatchOf). */
@@ -252,7 +254,7 @@ export class TracingUseCases {
             }),
           ),
           flatMap((records) => {
-            const refusal = this.refusesBatchOf(records.length);
+            const refusal = this.refusesBatchOf(records.length, 'spans');
             return refusal === undefined ? TE.right(records) : TE.left(refusal);
           }),
           flatMap((records) =>
