@@ -190,6 +190,25 @@ describe('sessions with an external id', () => {
     expect(traces.filter((t) => t['session_id'] === racing[0])).toHaveLength(8);
     // session_id, when sent, is the session (the external id is then not read).
     expect(w.ok(await py('POST', `/v2/projects/${projectId}/traces`, { log_stream_id: logStreamId, traces: [pyTrace({ id: randomUUID() })], session_id: made.id, session_external_id: 'elsewhere' })).session_id).toBe(made.id);
+    // A trace that names its own session keeps it; the others of the batch go into the external id's.
+    const own = randomUUID();
+    const mixed = w.ok(
+      await py('POST', `/v2/projects/${projectId}/traces`, { log_stream_id: logStreamId, traces: [pyTrace({ id: own, session_id: made.id }), pyTrace({ id: randomUUID() })], session_external_id: 'conversation-9' }),
+    );
+    expect(mixed.session_id).toBe(first.session_id);
+    const after = await records(py, projectId, 'traces', { log_stream_id: logStreamId });
+    expect(after.find((t) => t['id'] === own)?.['session_id']).toBe(made.id);
+    expect(after.filter((t) => t['session_id'] === first.session_id)).toHaveLength(3);
+  });
+
+  it('2.x: an ingest refused 422 makes no session for its session_external_id', async () => {
+    const py = await pythonSdk();
+    const { projectId, logStreamId } = await firstRun(py, `py-external-refused-${Date.now()}`);
+    const id = randomUUID();
+    const refused = await py('POST', `/v2/projects/${projectId}/traces`, { log_stream_id: logStreamId, traces: [pyTrace({ id }), pyTrace({ id })], session_external_id: 'partial-write-check' });
+    expect([refused.status, refused.body.detail[0].msg]).toEqual([422, `Value error, id ${id} is used twice in this request`]);
+    expect(await records(py, projectId, 'sessions', { log_stream_id: logStreamId })).toEqual([]);
+    expect(await records(py, projectId, 'traces', { log_stream_id: logStreamId })).toEqual([]);
   });
 });
 

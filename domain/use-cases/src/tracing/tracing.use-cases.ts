@@ -129,6 +129,16 @@ const nodesIn = (nodes: ReadonlyArray<NodeInput>): number => nodes.reduce((n, no
 /** Records an export reads a page at a time: bounded by count and by TracingDeps.pageBytes. */
 export const EXPORT_PAGE_RECORDS = 1000;
 
+/**
+ * The session id an ingest's records carry while the session of its `session_external_id` is still to be
+ * found or made: no UUID, so no client can send it as a session id of its own.
+ */
+const SESSION_TO_COME = 'session of session_external_id';
+
+/** The records, those that carry SESSION_TO_COME put in `sessionId` (a trace that named its own session keeps it). */
+const inSession = (records: ReadonlyArray<LogRecord>, sessionId: string): ReadonlyArray<LogRecord> =>
+  records.map((r) => (r.sessionId === SESSION_TO_COME ? { ...r, sessionId } : r));
+
 export interface NewSession {
   readonly name: string;
   readonly externalId: string | null;
@@ -183,39 +193,37 @@ export class TracingUseCases {
     let projectName = '';
     return pipe(
       this.deps.projects.getRunIn(principal, scope.projectId, scope.runId, scope.kind),
-      // Checked before a session is made for them: a refused batch makes none.
       flatMap(({ project }) => {
         projectName = project.name;
         const refusal = this.refusesBatchOf(nodesIn(input.traces));
         return refusal === undefined ? TE.right(undefined) : TE.left(refusal);
       }),
+      // Flattened (and so every refusal of the batch decided) before a session is made for its external
+      // id: a refused batch makes none. Its records carry a stand-in for that session until it is known.
       flatMap(() =>
-        externalId === null
-          ? TE.right(input.sessionId)
-          : pipe(
-              this.deps.records.findOrCreateSession(scope.runId, this.newSession(scope, { name: '', externalId, userMetadata: {} })),
-              TE.map((session) => session.id),
-            ),
-      ),
-      flatMap((sessionId) =>
-        pipe(
-          TE.fromEither(
-            flattenTraces(input.traces, {
-              projectId: scope.projectId,
-              runId: scope.runId,
-              sessionId,
-              isComplete: input.isComplete,
-              now: this.deps.clock.now(),
-              newId: () => this.deps.ids.next(),
-            }),
-          ),
-          TE.map((flat) => ({ flat, sessionId })),
+        TE.fromEither(
+          flattenTraces(input.traces, {
+            projectId: scope.projectId,
+            runId: scope.runId,
+            sessionId: externalId === null ? input.sessionId : SESSION_TO_COME,
+            isComplete: input.isComplete,
+            now: this.deps.clock.now(),
+            newId: () => this.deps.ids.next(),
+          }),
         ),
       ),
-      flatMap((sent) => {
-        const refusal = this.refusesBatchOf(sent.flat.records.length);
-        return refusal === undefined ? TE.right(sent) : TE.left(refusal);
+      flatMap((flat) => {
+        const refusal = this.refusesBatchOf(flat.records.length);
+        return refusal === undefined ? TE.right(flat) : TE.left(refusal);
       }),
+      flatMap((flat) =>
+        externalId === null
+          ? TE.right({ flat, sessionId: input.sessionId })
+          : pipe(
+              this.deps.records.findOrCreateSession(scope.runId, this.newSession(scope, { name: '', externalId, userMetadata: {} })),
+              TE.map((session) => ({ flat: { ...flat, records: inSession(flat.records, session.id) }, sessionId: session.id })),
+            ),
+      ),
       flatMap(({ flat, sessionId }) =>
         pipe(
           this.ingestScored(scope.runId, flat.records),
