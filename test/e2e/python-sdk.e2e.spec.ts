@@ -279,6 +279,35 @@ describe.each([
     const clash = await py('POST', `/v2/projects/${projectId}/spans`, { log_stream_id: logStreamId, trace_id: traceId, parent_id: traceId, spans: [pySpan('llm'), pySpan('tool', { id: session.id })] });
     expect(clash.status).toBe(409);
     expect(await records(py, projectId, 'spans', { log_stream_id: logStreamId })).toEqual(spansBefore);
+    // What the request names must fit what is stored: a span may not take a stored trace's id, trace_id
+    // must name a trace, parent_id that trace or one of its spans. 409 each, nothing stored.
+    const otherTrace = randomUUID();
+    w.ok(await py('POST', `/v2/projects/${projectId}/traces`, { log_stream_id: logStreamId, traces: [pyTrace({ id: otherTrace, spans: [] })] }));
+    const tracesBefore = await records(py, projectId, 'traces', { log_stream_id: logStreamId });
+    const sessionsBefore = await records(py, projectId, 'sessions', { log_stream_id: logStreamId });
+    const append = (trace_id: string, parent_id: string, spans: unknown[] = [pySpan('llm')]) => py('POST', `/v2/projects/${projectId}/spans`, { log_stream_id: logStreamId, trace_id, parent_id, spans });
+    const refusals = [
+      await append(otherTrace, otherTrace, [pySpan('llm', { id: traceId })]),
+      await append(span.id, span.id),
+      await append(session.id, session.id),
+      await append(otherTrace, span.id),
+      await append(otherTrace, traceId),
+      await append(otherTrace, session.id),
+    ];
+    expect(refusals.map((r) => [r.status, r.body.detail])).toEqual([
+      [409, `record ${traceId} is a trace of this run: a span cannot take its id`],
+      [409, `trace_id ${span.id} is a span of this run, not a trace`],
+      [409, `trace_id ${session.id} is a session of this run, not a trace`],
+      [409, `parent_id ${span.id} is a span of trace ${traceId}, not of trace ${otherTrace}`],
+      [409, `parent_id ${traceId} is a trace of this run, not trace ${otherTrace} or one of its spans`],
+      [409, `parent_id ${session.id} is a session of this run, not trace ${otherTrace} or one of its spans`],
+    ]);
+    expect(await records(py, projectId, 'traces', { log_stream_id: logStreamId })).toEqual(tracesBefore);
+    expect(await records(py, projectId, 'spans', { log_stream_id: logStreamId })).toEqual(spansBefore);
+    expect(await records(py, projectId, 'sessions', { log_stream_id: logStreamId })).toEqual(sessionsBefore);
+    // Under a stored span of the trace named, and under a parent not stored yet: taken.
+    expect((await append(traceId, span.id)).status).toBe(200);
+    expect((await append(otherTrace, randomUUID())).status).toBe(200);
     // Updates: an unknown id, a span's id on the trace route, a body naming another record, a bad member.
     const patch = (kind: string, id: string, body: Record<string, unknown>) => py('PATCH', `/v2/projects/${projectId}/${kind}/${id}`, { log_stream_id: logStreamId, ...body });
     expect((await patch('traces', randomUUID(), { trace_id: randomUUID() })).status).toBe(422);
@@ -297,7 +326,7 @@ describe.each([
     expect((await reader('GET', '/projects/all?type=gen_ai')).status).toBe(200);
     const other = await reader('POST', '/projects', { name: `reader-${Date.now()}` });
     expect(other.status).toBe(403);
-    const [trace] = await records(py, projectId, 'traces', { log_stream_id: logStreamId });
+    const trace = (await records(py, projectId, 'traces', { log_stream_id: logStreamId })).find((t) => t['id'] === traceId);
     expect(trace).toMatchObject({ id: traceId, output: 'answer' });
   });
 

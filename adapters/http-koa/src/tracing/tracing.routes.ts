@@ -140,7 +140,8 @@ export class TracingRoutes implements RouteGroup {
         summary: 'Immediate mode: add spans under a trace, below the trace or one of its spans (neither need be stored yet): every span is stored, or none',
         auth: 'required',
         offload: true,
-        conflict: 'A span of the request has the id of a session stored in the run: nothing was stored',
+        conflict:
+          'What the run stores does not fit the request: trace_id names a stored span or session, parent_id a stored record other than that trace or one of its spans, or a span has the id of a stored trace or session. Nothing was stored',
         params: ProjectPath,
         body: LogSpansIngestRequest,
         response: LogSpansIngestResponse,

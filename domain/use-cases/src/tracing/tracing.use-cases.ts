@@ -28,6 +28,7 @@ import {
   notFound,
   otelToRecords,
   flattenSpans,
+  appendClash,
   flattenTraces,
   pageFromFound,
   presentColumns,
@@ -237,25 +238,22 @@ export class TracingUseCases {
    * Spans sent on their own under a trace (immediate mode: the SDKs' `POST …/spans`), with the same
    * rules as a batch: every span stored or none, ids kept, a span under a stored session's id refused.
    * The trace and the parent need not be stored yet (the SDKs send them concurrently): whichever
-   * arrives second is linked to the first. The spans take their trace's session when it is stored.
+   * arrives second is linked to the first. What is stored must fit (appendClash: the trace a trace, the
+   * parent of that trace, no span under a stored trace's id), or nothing is. The spans take their
+   * trace's session when it is stored.
    */
   appendSpans(principal: Principal, scope: RunScope, input: AppendSpans): UseCase<ImmediateResult> {
     if (!mayChangeData(principal)) return readOnly();
+    const place = { traceId: input.traceId.toLowerCase(), parentId: input.parentId.toLowerCase() };
     return pipe(
       this.deps.projects.getRunIn(principal, scope.projectId, scope.runId, scope.kind),
       flatMap(({ project }) =>
         pipe(
-          this.findRecord(scope, 'traces', input.traceId),
-          TE.map((trace) => ({ project, sessionId: trace?.type === 'trace' ? trace.sessionId : null })),
-        ),
-      ),
-      flatMap(({ project, sessionId }) =>
-        pipe(
           TE.fromEither(
-            flattenSpans(input.spans, input, {
+            flattenSpans(input.spans, place, {
               projectId: scope.projectId,
               runId: scope.runId,
-              sessionId,
+              sessionId: null,
               isComplete: input.isComplete,
               now: this.deps.clock.now(),
               newId: () => this.deps.ids.next(),
@@ -265,7 +263,21 @@ export class TracingUseCases {
             const refusal = this.refusesBatchOf(records.length, 'spans');
             return refusal === undefined ? TE.right(records) : TE.left(refusal);
           }),
+          // One read of what the run holds under every id the request names. Checked before the write,
+          // not in it: a trace stored in between under a span's id is replaced as a batch would replace it.
           flatMap((records) =>
+            pipe(
+              this.deps.records.findByIds(scope.runId, [...new Set([place.traceId, place.parentId, ...records.map((r) => r.id)])]),
+              flatMap((stored) => {
+                const clash = appendClash(stored, place, records);
+                if (clash !== undefined) return TE.left(clash);
+                const trace = stored.find((r) => r.id === place.traceId);
+                const sessionId = trace?.sessionId ?? null;
+                return TE.right({ records: sessionId === null ? records : records.map((r) => ({ ...r, sessionId })), sessionId });
+              }),
+            ),
+          ),
+          flatMap(({ records, sessionId }) =>
             pipe(
               this.ingestScored(scope.runId, records),
               TE.map(() => ({ projectName: project.name, sessionId, recordsCount: records.length })),
@@ -341,23 +353,6 @@ export class TracingUseCases {
       errorMessage: null,
       attributes: {},
     };
-  }
-
-  /** The run's record of that id in the scope, or undefined: a search by id, as any reader could make. */
-  private findRecord(scope: RunScope, recordScope: RecordScope, id: string): UseCase<LogRecord | undefined> {
-    return pipe(
-      this.deps.records.search({
-        projectId: scope.projectId,
-        runId: scope.runId,
-        scope: recordScope,
-        filters: [{ type: 'id', columnId: 'id', operator: 'eq', value: id.toLowerCase() }],
-        sort: null,
-        page: { startingToken: 0, limit: 1 },
-        maxBytes: this.deps.pageBytes,
-        maxMs: this.deps.searchMs,
-      }),
-      TE.map((found) => found.items[0]),
-    );
   }
 
   /**
