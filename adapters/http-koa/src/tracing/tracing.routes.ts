@@ -28,7 +28,7 @@ import { inject, injectable } from 'inversify';
 import { type Decoder, type Route, type RouteGroup, route } from '../shared/route';
 import { runScopeIn, runScopeOf } from '../shared/run-scope';
 import { presentRecordPage } from './log-record.presenter';
-import { writeExport } from './record-export';
+import { EXPORTS_PER_USER, type ExportsBusy, ExportsInProgress, type RecordExport, writeExport } from './record-export';
 import { recordsInIngestBody, toFilter, toPatch, toSpanInputs, toTraceInputs } from './tracing.request-mapper';
 
 /** A PATCH body of a trace or a span: the same members, and the one naming the record. */
@@ -42,6 +42,9 @@ const samePathId = (member: string, body: string, path: string): UseCase<void> =
 
 @injectable()
 export class TracingRoutes implements RouteGroup {
+  /** One map for the process: the route group is a singleton. */
+  private readonly exports = new ExportsInProgress(EXPORTS_PER_USER);
+
   constructor(@inject(TracingUseCases) private readonly tracing: TracingUseCases) {}
 
   routes(): ReadonlyArray<Route> {
@@ -188,8 +191,11 @@ export class TracingRoutes implements RouteGroup {
         response: RecordExportLines,
         responseType: 'application/jsonl',
         timesOut: 'reading the first page took TRACELIGHT_SEARCH_TIMEOUT_MS: narrow the filters',
-        handle: ({ principal, params, body }) =>
-          pipe(
+        handle: ({ principal, params, body }): UseCase<RecordExport | ExportsBusy> => {
+          // Taken before anything is read, given back when the answer is done with (writeExport) or refused here.
+          const release = this.exports.take(principal.userId);
+          if (release === undefined) return TE.right({ busy: EXPORTS_PER_USER });
+          return pipe(
             tracing.exportRecords(principal, runScopeIn(params.project_id, body), {
               scope: ROOT_SCOPES[body.root_type],
               filters: (body.filters ?? []).map(toFilter),
@@ -197,8 +203,13 @@ export class TracingRoutes implements RouteGroup {
               columnIds: body.column_ids ?? null,
             }),
             // The first page is read before answering, so that a failure there is a status, not a cut stream.
-            TE.flatMap((cursor) => pipe(cursor.next(), TE.map((first) => ({ cursor, first, format: body.export_format })))),
-          ),
+            TE.flatMap((cursor) => pipe(cursor.next(), TE.map((first) => ({ cursor, first, format: body.export_format, release })))),
+            TE.orElse((e) => {
+              release();
+              return TE.left(e);
+            }),
+          );
+        },
         present: () => null,
         write: writeExport,
       }),
