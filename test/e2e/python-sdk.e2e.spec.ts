@@ -396,9 +396,19 @@ describe('helper routes', () => {
     expect(spans).toHaveLength(2_300);
     expect(spans.map((s) => s['name'])).toEqual(many.map((s) => s.name).reverse());
     const picked = lines(
-      (await py('POST', `/projects/${projectId}/export_records`, { ...body, root_type: 'span', column_ids: ['name', 'status_code', 'type'], filters: [{ type: 'text', column_id: 'name', operator: 'one_of', value: ['s7', 's2'] }], sort: { column_id: 'name', ascending: true } })).text,
+      (await py('POST', `/projects/${projectId}/export_records`, { ...body, root_type: 'span', column_ids: ['name', 'status_code', 'type'], filters: [{ type: 'text', column_id: 'name', operator: 'one_of', value: ['s7', 's2'] }], sort: { column_id: 'created_at', ascending: true } })).text,
     );
     expect(picked).toEqual([{ name: 's2', status_code: 200, type: 'tool' }, { name: 's7', status_code: 200, type: 'tool' }]);
+    // Oldest first across pages: each page starts after the last one read.
+    const oldest = lines((await py('POST', `/projects/${projectId}/export_records`, { ...body, root_type: 'span', sort: { column_id: 'created_at', ascending: true } })).text);
+    expect(oldest.map((s) => s['name'])).toEqual(many.map((s) => s.name));
+    // Another sort would be paged by offset (each page reading the run again): refused before anything is read.
+    const byName = await py('POST', `/projects/${projectId}/export_records`, { ...body, root_type: 'span', sort: { column_id: 'name', ascending: true } });
+    expect([byName.status, byName.body.detail[0].loc, byName.body.detail[0].msg]).toEqual([
+      422,
+      ['body', 'sort', 'column_id'],
+      'Value error, an export is sorted by created_at only (ascending or not), not by name: sort what it gives, or search page by page',
+    ]);
     const csv = await py('POST', `/projects/${projectId}/export_records`, { ...body, export_format: 'csv', column_ids: ['name', 'input', 'tags'] });
     expect([csv.headers.get('content-type'), csv.text]).toEqual(['text/csv; charset=utf-8', 'name,input,tags\r\nsmall,question,[]\r\nbig,question,[]\r\n']);
     const unknown = await py('POST', `/projects/${projectId}/export_records`, { ...body, column_ids: ['name', 'nope'] });

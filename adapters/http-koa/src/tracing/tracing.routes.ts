@@ -178,7 +178,7 @@ export class TracingRoutes implements RouteGroup {
       route({
         method: 'post',
         path: '/projects/{project_id}/export_records',
-        summary: "Export a run's records of one root type, filtered and sorted as a search, as a stream of JSON lines (or CSV)",
+        summary: "Export a run's records of one root type, filtered as a search and sorted by created_at, as a stream of JSON lines (or CSV)",
         description:
           'Each line is one record: with `column_ids`, an object of exactly those columns (a metric by its id, `metrics/<name>`), else the record whole as a search answers it. ' +
           '`json` is answered as `jsonl` (a line a record); `csv` has a header line of the columns (the run’s catalogue when none are named) and a value is its text (JSON for a list or an object). ' +

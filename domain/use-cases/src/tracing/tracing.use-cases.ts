@@ -436,10 +436,12 @@ export class TracingUseCases {
   }
 
   /**
-   * The records of a run that pass the filters, in the order asked for, read a page at a time as the
-   * caller pulls them (the SDKs' `export_records`): memory stays one page whatever the run's size. In
-   * created_at order (the default, newest first) each page starts after the last one read (keyset), so
-   * each costs what it reads; in another order it is an offset, which reads again what came before.
+   * The records of a run that pass the filters, in created_at order (the default, newest first; or
+   * oldest first), read a page at a time as the caller pulls them (the SDKs' `export_records`): memory
+   * stays one page whatever the run's size, and each page starts after the last one read (keyset), so
+   * each costs what it reads and records stored meanwhile shift nothing. Another sort is refused (422):
+   * paged by offset it read the run again for each page (quadratic, cut off by the search budget on a
+   * large run) and skipped or repeated records when others were stored meanwhile.
    * The filters, sort and columns are checked against the run's catalogue before anything is read.
    */
   exportRecords(principal: Principal, scope: RunScope, query: ExportRecords): UseCase<RecordCursor> {
@@ -450,6 +452,11 @@ export class TracingUseCases {
         TE.fromEither(
           pipe(
             validateSearch(catalogue, query.filters, sort),
+            E.flatMap(() =>
+              sort.columnId === 'created_at'
+                ? E.right(undefined)
+                : E.left(invalid(['sort', 'column_id'], `an export is sorted by created_at only (ascending or not), not by ${sort.columnId}: sort what it gives, or search page by page`, sort.columnId)),
+            ),
             E.flatMap(() => {
               const known = new Set(catalogue.map((c) => c.id));
               const unknown = (query.columnIds ?? []).findIndex((c) => !known.has(c));
@@ -459,9 +466,7 @@ export class TracingUseCases {
         ),
       ),
       TE.map((catalogue): RecordCursor => {
-        const keyset = sort.columnId === 'created_at';
         let after: RecordPosition | undefined;
-        let offset = 0;
         let done = false;
         return {
           columnIds: query.columnIds,
@@ -474,8 +479,8 @@ export class TracingUseCases {
               scope: query.scope,
               filters: query.filters,
               sort,
-              page: { startingToken: keyset ? 0 : offset, limit: EXPORT_PAGE_RECORDS },
-              ...(keyset && after !== undefined ? { after } : {}),
+              page: { startingToken: 0, limit: EXPORT_PAGE_RECORDS },
+              ...(after !== undefined ? { after } : {}),
               maxBytes: this.deps.pageBytes,
               maxMs: this.deps.searchMs,
             })();
@@ -483,7 +488,6 @@ export class TracingUseCases {
             const { items, more } = found.right;
             const last = items[items.length - 1];
             done = !more || last === undefined;
-            offset += items.length;
             if (last !== undefined) after = { createdAt: last.createdAt, createdAtMicros: last.createdAtMicros, id: last.id };
             return E.right(items.length === 0 && done ? null : items);
           },
