@@ -417,6 +417,30 @@ describe('helper routes', () => {
   });
 });
 
+describe('ids held from before the upgrade', () => {
+  it('a version-7 id of a project, a log stream or a session names what the upgrade re-keyed to its version-4 form; a client’s trace id of that form stays its own', async () => {
+    const py = await pythonSdk();
+    const { projectId, logStreamId } = await firstRun(py, `py-v7-${Date.now()}`);
+    const session = w.ok(await py('POST', `/v2/projects/${projectId}/sessions`, { log_stream_id: logStreamId, name: 'held' }));
+    // The form each had before the upgrade: the same bits, version nibble 7.
+    const v7 = (id: string) => `${id.slice(0, 14)}7${id.slice(15)}`;
+    const streams = w.ok(await py('GET', `/projects/${v7(projectId)}/log_streams?include_counts=false`));
+    expect(streams.map((s: { id: string }) => s.id)).toEqual([logStreamId]);
+    const traceId = v7(randomUUID());
+    const ingested = w.ok(await py('POST', `/v2/projects/${v7(projectId)}/traces`, { log_stream_id: v7(logStreamId), session_id: v7(session.id), traces: [pyTrace({ id: traceId, spans: [] })] }));
+    expect([ingested.project_id, ingested.log_stream_id, ingested.session_id]).toEqual([projectId, logStreamId, session.id]);
+    const [trace] = await records(py, projectId, 'traces', { log_stream_id: logStreamId });
+    expect([trace!['id'], trace!['session_id']]).toEqual([traceId, session.id]);
+    // A session id that names no session of the run is the client's, as sent.
+    const unknownSession = v7(randomUUID());
+    expect(w.ok(await py('POST', `/v2/projects/${projectId}/traces`, { log_stream_id: logStreamId, session_id: unknownSession, traces: [pyTrace({ spans: [] })] })).session_id).toBe(unknownSession);
+    expect((await py('GET', `/projects/${v7(randomUUID())}/log_streams?include_counts=false`)).status).toBe(404);
+    // An OpenTelemetry exporter's `project` header, set to the id before the upgrade.
+    const otlp = (project: string) => w.call('POST', '/v1/traces', { auth: w.admin, json: { resourceSpans: [] }, headers: { project, logstream: 'default' } });
+    expect([(await otlp(v7(projectId))).status, (await otlp(v7(randomUUID()))).status]).toEqual([200, 404]);
+  });
+});
+
 // The re-keying is proven on each engine by the repository suites (migration 10 on SQLite, 14 on
 // MongoDB); here, on SQLite, what the SDK meets at start-up: the first admin's id, made by an earlier build.
 (process.env['TRACELIGHT_E2E_DATABASE_URL'] ? describe.skip : describe)('a database made by an earlier build', () => {

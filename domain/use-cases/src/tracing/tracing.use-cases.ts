@@ -25,6 +25,7 @@ import {
   storableOtelText,
   invalid,
   isUuid,
+  rekeyedId,
   notFound,
   otelToRecords,
   flattenSpans,
@@ -192,6 +193,7 @@ export class TracingUseCases {
     if (!mayChangeData(principal)) return readOnly();
     const externalId = input.sessionId === null ? (input.sessionExternalId ?? null) : null;
     let projectName = '';
+    let named = input.sessionId;
     return pipe(
       this.deps.projects.getRunIn(principal, scope.projectId, scope.runId, scope.kind),
       flatMap(({ project }) => {
@@ -199,27 +201,29 @@ export class TracingUseCases {
         const refusal = this.refusesBatchOf(nodesIn(input.traces));
         return refusal === undefined ? TE.right(undefined) : TE.left(refusal);
       }),
+      flatMap(() => this.sessionAsStored(scope.runId, input.sessionId)),
       // Flattened (and so every refusal of the batch decided) before a session is made for its external
       // id: a refused batch makes none. Its records carry a stand-in for that session until it is known.
-      flatMap(() =>
-        TE.fromEither(
+      flatMap((asStored) => {
+        named = asStored;
+        return TE.fromEither(
           flattenTraces(input.traces, {
             projectId: scope.projectId,
             runId: scope.runId,
-            sessionId: externalId === null ? input.sessionId : SESSION_TO_COME,
+            sessionId: externalId === null ? asStored : SESSION_TO_COME,
             isComplete: input.isComplete,
             now: this.deps.clock.now(),
             newId: () => this.deps.ids.next(),
           }),
-        ),
-      ),
+        );
+      }),
       flatMap((flat) => {
         const refusal = this.refusesBatchOf(flat.records.length);
         return refusal === undefined ? TE.right(flat) : TE.left(refusal);
       }),
       flatMap((flat) =>
         externalId === null
-          ? TE.right({ flat, sessionId: input.sessionId })
+          ? TE.right({ flat, sessionId: named })
           : pipe(
               this.deps.records.findOrCreateSession(scope.runId, this.newSession(scope, { name: '', externalId, userMetadata: {} })),
               TE.map((session) => ({ flat: { ...flat, records: inSession(flat.records, session.id) }, sessionId: session.id })),
@@ -231,6 +235,24 @@ export class TracingUseCases {
           TE.map(() => ({ tracesCount: flat.traceIds.length, spansCount: flat.spanCount, traceIds: flat.traceIds, sessionId, projectName })),
         ),
       ),
+    );
+  }
+
+  /**
+   * The session id a batch names, as stored: a version-7 id held from before the upgrade names the
+   * session re-keyed to its version-4 form, unless the run holds a session under the version-7 id itself
+   * (one the re-key migration left, its version-4 form being a record's). Anything else, as sent: the id
+   * is the client's to give, stored or not. Read only for a version-7 id.
+   */
+  private sessionAsStored(runId: RunId, sessionId: string | null): UseCase<string | null> {
+    if (sessionId === null || rekeyedId(sessionId) === sessionId) return TE.right(sessionId);
+    const rekeyed = rekeyedId(sessionId);
+    return pipe(
+      this.deps.records.findByIds(runId, [sessionId, rekeyed]),
+      TE.map((found) => {
+        const isSession = (id: string) => found.some((r) => r.id === id && r.type === 'session');
+        return isSession(sessionId) || !isSession(rekeyed) ? sessionId : rekeyed;
+      }),
     );
   }
 
@@ -400,8 +422,9 @@ export class TracingUseCases {
 
   private findProject(principal: Principal, projectRef: string): UseCase<Project> {
     const projects = this.deps.projects;
+    // A project id from before the upgrade (an exporter's `project` header) is read as its re-keyed form.
     return isUuid(projectRef)
-      ? projects.get(principal, asId<ProjectId>(projectRef))
+      ? projects.get(principal, asId<ProjectId>(rekeyedId(projectRef)))
       : pipe(
           projects.list(principal, { name: projectRef }),
           flatMap((found) => (found[0] ? TE.right(found[0]) : TE.left(notFound('project', projectRef)))),
