@@ -1,8 +1,9 @@
 // The SQLite adapter on a real database file: the shared contract, then what is SQLite's own.
-import { describeRepositoryContract, right, left, aUser, aScorer, anLlmVersion, aProject, aRun, aRecord, expectRekeyed, expectSessionClashKept, storeAFullProject, storeSessionClash, storeV7World } from '@tracelight/testkit';
+import { describeRepositoryContract, right, left, aUser, aScorer, anLlmVersion, aProject, aRun, aRecord, expectRekeyed, storeAFullProject, storeV7World } from '@tracelight/testkit';
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
+import { expectSessionClashKept, storeSessionClash } from '@tracelight/testkit';
 import { execFileSync, spawn } from 'node:child_process';
 import * as readline from 'node:readline';
 import { NoRoomToStart, type RecordQuery } from '@tracelight/ports';
