@@ -388,6 +388,9 @@ describe('immediate mode (the SDKs streaming: a record sent incomplete, then PAT
     const [waiting] = await search(s.auth, s.project, s.logStream, 'spans');
     expect(waiting).toMatchObject({ id: spanId, is_complete: false });
     expect(waiting!['metric_info'] ?? {}).toEqual({});
+    // Nor does a recompute queue one: the record waits for the PATCH that completes it.
+    const recompute = await w.call('POST', `/v2/projects/${s.project}/runs/${s.logStream}/metrics/recompute`, { auth: s.auth, json: {} });
+    expect([recompute.status, recompute.body]).toEqual([202, { run_id: s.logStream, queued: 0 }]);
 
     // The PATCH completes it with its output: one job, written with it; one judge call, on that output.
     const output = `you are rude ${randomUUID()}`;

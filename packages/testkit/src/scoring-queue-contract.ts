@@ -379,11 +379,16 @@ export const describeScoringQueueContract = (repositories: () => Repositories): 
       expect((await right(r.logRecords.findByIds(s.run.id, [records[1]!.id, 'missing']))).map((x) => x.id)).toEqual([records[1]!.id]);
       const first = await right(r.logRecords.listKeys(s.run.id, { types: ['llm'], createdAfter: at('2026-02-01T00:00:00.000Z'), limit: 2 }));
       expect(first.map((k) => k.id)).toEqual([records[0]!.id, records[1]!.id]);
-      expect(first[0]).toEqual({ id: records[0]!.id, type: 'llm', traceId: s.trace.id, runId: s.run.id, projectId: s.run.projectId, createdAt: records[0]!.createdAt });
+      expect(first[0]).toEqual({ id: records[0]!.id, type: 'llm', traceId: s.trace.id, runId: s.run.id, projectId: s.run.projectId, createdAt: records[0]!.createdAt, isComplete: true });
       const next = await right(r.logRecords.listKeys(s.run.id, { types: ['llm'], after: { createdAt: first[1]!.createdAt, id: first[1]!.id }, limit: 2 }));
       expect(next.map((k) => k.id)).toEqual([records[2]!.id]);
       const before = await right(r.logRecords.listKeys(s.run.id, { types: ['llm', 'tool'], createdBefore: at('2026-02-02T00:00:00.000Z'), createdAfter: at('2026-01-01T00:00:00.000Z'), limit: 10 }));
       expect(before.map((k) => k.id)).toEqual([records[0]!.id]);
+      // Whether each is complete: a recompute leaves one that is not to the PATCH that completes it.
+      const streamed = aRecord(s.run, { type: 'llm', traceId: s.trace.id, parentId: s.trace.id, isComplete: false, output: null, createdAt: at('2026-03-01T00:00:00.000Z') });
+      await right(r.logRecords.ingest(s.run.id, [streamed], []));
+      const last = await right(r.logRecords.listKeys(s.run.id, { types: ['llm'], createdAfter: at('2026-03-01T00:00:00.000Z'), limit: 2 }));
+      expect(last.map((k) => [k.id, k.isComplete])).toEqual([[streamed.id, false]]);
     });
 
     it('stores no job for a record sent incomplete, and scores it once a PATCH completes it, with its output', async () => {

@@ -57,6 +57,8 @@ export interface RecordKey {
   readonly runId: RunId;
   readonly projectId: ProjectId;
   readonly createdAt: Date;
+  /** Whether it is complete: a recompute queues no job for a record not ready to score (isReadyToScore). */
+  readonly isComplete: boolean;
 }
 
 /** A page of a run's record keys, in created_at order (to the millisecond) then id, from after `after`. */

@@ -743,7 +743,7 @@ export class MongoLogRecordRepository implements LogRecordRepository {
           : {}),
       };
       const found = await this.records
-        .find(filter, { projection: { recordId: 1, type: 1, traceId: 1, runId: 1, projectId: 1, createdAt: 1 } })
+        .find(filter, { projection: { recordId: 1, type: 1, traceId: 1, runId: 1, projectId: 1, createdAt: 1, isComplete: 1 } })
         .sort({ createdAt: 1, _id: 1 })
         .limit(q.limit)
         .toArray();
@@ -754,6 +754,7 @@ export class MongoLogRecordRepository implements LogRecordRepository {
         runId: d['runId'] as RunId,
         projectId: d['projectId'] as ProjectId,
         createdAt: d['createdAt'] as Date,
+        isComplete: d['isComplete'] === true,
       }));
     });
   }

@@ -226,7 +226,7 @@ export class SqliteLogRecordRepository implements LogRecordRepository {
     this.byIds = lazily(() => db.prepare(`SELECT ${READ_COLUMNS.join(', ')} FROM log_records WHERE run_id = @run AND id IN (SELECT value FROM json_each(@ids))`));
     // Keyset pages in (created_at, id) order through log_records_by_run_time, both kinds of is_trace.
     this.keysFrom = db.prepare(
-      `SELECT id, type, trace_id AS traceId, run_id AS runId, project_id AS projectId, created_at AS createdAt FROM log_records
+      `SELECT id, type, trace_id AS traceId, run_id AS runId, project_id AS projectId, created_at AS createdAt, is_complete AS isComplete FROM log_records
        WHERE run_id = @run AND is_trace IN (0, 1) AND type IN (SELECT value FROM json_each(@types))
          AND created_at >= @from AND created_at < @to AND (created_at, id) > (@afterAt, @afterId)
        ORDER BY created_at, id LIMIT @limit`,
@@ -451,8 +451,8 @@ export class SqliteLogRecordRepository implements LogRecordRepository {
           afterAt: q.after?.createdAt.getTime() ?? Number.MIN_SAFE_INTEGER,
           afterId: q.after?.id ?? '',
           limit: q.limit,
-        }) as Array<{ id: string; type: NodeType; traceId: string | null; runId: RunId; projectId: ProjectId; createdAt: number }>
-      ).map((k) => ({ ...k, createdAt: new Date(k.createdAt) })),
+        }) as Array<{ id: string; type: NodeType; traceId: string | null; runId: RunId; projectId: ProjectId; createdAt: number; isComplete: number }>
+      ).map((k) => ({ ...k, createdAt: new Date(k.createdAt), isComplete: k.isComplete === 1 })),
     );
   }
 
