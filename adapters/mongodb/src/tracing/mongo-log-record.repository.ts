@@ -332,12 +332,12 @@ const condition = (f: RecordFilter): Filter<StringIdDoc> => {
 
 /**
  * The order of a column every record has (as SQLite's NEVER_NULL): the column, then `_id`, given to a
- * plain find so an index can serve it (log_records_by_run_time for `created_at`, either way). Within
+ * plain find so an index can serve it (log_records_by_run_time_us for `created_at`, either way). Within
  * a run, `_id` orders as the record id (recordKey). Undefined for a column a record may lack.
  */
 const sortOf = (columnId: string, dir: 1 | -1): Record<string, 1 | -1> | undefined => {
   if (columnId === 'id') return { _id: dir };
-  // To the microsecond, as log_records_by_run_time (migration 16) holds them.
+  // To the microsecond, as log_records_by_run_time_us (migration 16) holds them.
   if (columnId === 'created_at') return { createdAt: dir, createdAtMicros: dir, _id: dir };
   if (!NEVER_NULL.has(columnId)) return undefined;
   return { [field(columnId)]: dir, _id: dir };
@@ -348,7 +348,7 @@ const NEVER_NULL: ReadonlySet<string> = new Set(['created_at', 'name', 'type', '
  * A keyset page's start (RecordQuery.after): past the record's place in created_at order (to the
  * microsecond), then _id (the
  * run's id and the record's: within a run, in the records' id order), in the order's direction. The
- * bound on createdAt alone is a range of log_records_by_run_time; the $or settles the ties within it.
+ * bound on createdAt alone is a range of log_records_by_run_time_us; the $or settles the ties within it.
  */
 const keyset = (q: RecordQuery, after: RecordPosition): Filter<StringIdDoc> => {
   if (q.sort !== null && q.sort.columnId !== 'created_at') throw new Error(`a keyset page needs a sort on created_at, not on ${q.sort.columnId}`);
