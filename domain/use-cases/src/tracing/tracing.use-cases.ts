@@ -19,7 +19,9 @@ import {
   type Project,
   type Run,
   type ScoringPlan,
+  type NewScoringJob,
   asId,
+  isReadyToScore,
   jobsFor,
   distinctOtelRecordIds,
   storableOtelText,
@@ -312,18 +314,50 @@ export class TracingUseCases {
 
   /**
    * A partial update of a stored trace or span (immediate mode: the SDKs' `PATCH …/traces/{id}` and
-   * `…/spans/{id}`): read, changed and written back in one transaction. NotFound for an id that is not
-   * a record of that kind in the run.
+   * `…/spans/{id}`): read, changed and written back in one transaction, with the scoring jobs the run's
+   * plan gives the record, which storage keeps when the PATCH completes it or changes what its scorers
+   * read (scoringOnWrite). NotFound for an id that is not a record of that kind in the run.
    */
   updateRecord(principal: Principal, scope: RunScope, target: PatchTarget, id: string, patch: RecordPatch): UseCase<ImmediateResult & { readonly record: LogRecord }> {
     if (!mayChangeData(principal)) return readOnly();
+    const recordId = id.toLowerCase();
     return pipe(
       this.deps.projects.getRunIn(principal, scope.projectId, scope.runId, scope.kind),
       flatMap(({ project }) =>
         pipe(
-          this.deps.records.update(scope.runId, id.toLowerCase(), target, patch, this.deps.clock.now()),
-          TE.map((record) => ({ record, projectName: project.name, sessionId: record.sessionId, recordsCount: 1 })),
+          this.jobsOfStored(scope.runId, recordId),
+          flatMap((jobs) =>
+            pipe(
+              this.deps.records.update(scope.runId, recordId, target, patch, this.deps.clock.now(), jobs),
+              TE.map((record) => {
+                // Whether storage kept them or not: a look by idle workers that finds nothing costs little.
+                if (jobs.length > 0) this.deps.onJobsQueued?.();
+                return { record, projectName: project.name, sessionId: record.sessionId, recordsCount: 1 };
+              }),
+            ),
+          ),
         ),
+      ),
+    );
+  }
+
+  /**
+   * The jobs the run's plan gives a stored record (none without scoring, or when there is no such
+   * record: the update answers NotFound). What a PATCH changes (its input, output, completeness) is not
+   * what chooses them (type, id, trace), so they are chosen from the record as read before the update.
+   */
+  private jobsOfStored(runId: RunId, id: string): UseCase<ReadonlyArray<NewScoringJob>> {
+    const scoring = this.deps.scoring;
+    if (scoring === undefined) return TE.right([]);
+    return pipe(
+      scoring.scoringPlan(runId),
+      flatMap((plan) =>
+        plan.length === 0
+          ? TE.right([])
+          : pipe(
+              this.deps.records.findByIds(runId, [id]),
+              TE.map((found) => jobsFor(found, plan)),
+            ),
       ),
     );
   }
@@ -522,7 +556,9 @@ export class TracingUseCases {
   /**
    * Stores records of an existing run with the scoring jobs the run's plan gives them, in one write (an
    * outbox: LogRecordRepository.ingest, which also marks each record pending for its jobs' metrics). Every write path
-   * that stores records of a run goes through here, so that what it stores is scored.
+   * that stores records of a run goes through here, so that what it stores is scored. A record not ready
+   * to score (isReadyToScore: sent incomplete, its output to come by PATCH) gets none: updateRecord
+   * queues its jobs when it is completed.
    */
   ingestScored(runId: RunId, records: ReadonlyArray<LogRecord>, present: ReadonlyArray<string> = presentColumnsOfAll(records)): UseCase<void> {
     const scoring = this.deps.scoring;
@@ -530,7 +566,7 @@ export class TracingUseCases {
     return pipe(
       scoring.scoringPlan(runId),
       flatMap((plan) => {
-        const jobs = jobsFor(records, plan);
+        const jobs = jobsFor(records.filter(isReadyToScore), plan);
         if (jobs.length === 0) return this.deps.records.ingest(runId, records, present);
         return pipe(
           this.deps.records.ingest(runId, records, present, jobs),
