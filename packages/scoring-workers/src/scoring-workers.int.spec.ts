@@ -27,7 +27,7 @@ describe('scoring workers on SQLite through the OpenAI-compatible adapter', () =
   let stub: OpenAiStub;
   const clock = new SystemClock();
   const sealer = new AesGcmSecretSealer({ secretKey: Buffer.alloc(32, 7), tokenTtlSeconds: 60, refreshTokenTtlSeconds: 60, passwordCacheTtlSeconds: 0, passwordCost: 15 });
-  const scoring = (settings: Partial<{ scoringWorkers: number; scoringLeaseMs: number; scoringMaxAttempts: number }> = {}) => {
+  const scoring = (settings: Partial<{ scoringWorkers: number; scoringLeaseMs: number; scoringMaxAttempts: number }> = {}, allowedNetworks: ReadonlyArray<string> = ['127.0.0.1/32']) => {
     const scorers = new ScorerUseCases({
       projects: new ProjectUseCases({ projects: r.projects, runs: r.runs, clock, ids: new TimeOrderedUuid4IdGenerator() }),
       scorers: r.scorers,
@@ -38,15 +38,22 @@ describe('scoring workers on SQLite through the OpenAI-compatible adapter', () =
       pageBytes: 1 << 20,
     });
     return composeScoring(
-      { queue: r.scoringQueue, records: r.logRecords, scorers, versions: r.scorerVersions, integrations: r.integrations, sealer, clock, judge: new OpenAiJudgeModel({ timeoutMs: 5_000, concurrencyPerGateway: 4 }) },
+      { queue: r.scoringQueue, records: r.logRecords, scorers, versions: r.scorerVersions, integrations: r.integrations, sealer, clock, judge: judgeModel(allowedNetworks) },
       { scoringWorkers: 2, scoringLeaseMs: 60_000, scoringPollMs: 20, scoringMaxAttempts: 2, scoringRetryBaseMs: 10, ...settings },
       `test-${Math.random()}`,
       log,
     );
   };
 
-  /** A user with a gateway to the stub, a scorer with an LLM version (one judge) on a run. */
-  const scene = async () => {
+  const models: OpenAiJudgeModel[] = [];
+  const judgeModel = (allowedNetworks: ReadonlyArray<string>) => {
+    const model = new OpenAiJudgeModel({ timeoutMs: 5_000, concurrencyPerGateway: 4, allowedNetworks });
+    models.push(model);
+    return model;
+  };
+
+  /** A user with a gateway to the stub (its token `token`), a scorer with an LLM version (one judge) on a run. */
+  const scene = async (token = 'stub-token') => {
     const user = await right(r.users.insert(aUser()));
     const now = new Date();
     await right(
@@ -58,7 +65,7 @@ describe('scoring workers on SQLite through the OpenAI-compatible adapter', () =
         createdAt: now,
         updatedAt: now,
         settings: { endpoint: stub.url, use_case: 'TEST' },
-        sealedSecret: sealer.seal('stub-token', gatewaySecretContext(user.id)),
+        sealedSecret: sealer.seal(token, gatewaySecretContext(user.id)),
         permissions: [],
         isSelected: false,
         isDisabled: false,
@@ -80,7 +87,10 @@ describe('scoring workers on SQLite through the OpenAI-compatible adapter', () =
     db = new SqliteDatabase({ path: path.join(fs.mkdtempSync(path.join(os.tmpdir(), 'tracelight-scoring-')), 'db.sqlite') });
     r = sqliteRepositories(db);
   });
-  afterAll(() => db.close());
+  afterAll(async () => {
+    db.close();
+    for (const m of models) await m.close();
+  });
   beforeEach(async () => {
     stub = await OpenAiStub.start();
     stub.answerWith(judges(true));
@@ -138,5 +148,61 @@ describe('scoring workers on SQLite through the OpenAI-compatible adapter', () =
     expect(stub.completions).toHaveLength(2);
     for (const span of spans) expect((await s.recordOf(span.id))?.metrics[s.scorer.name]).toBe(1);
     expect(lines.filter((l) => l.level === 'error')).toEqual([]);
+  });
+
+  it('scrubs the token from what the judges answered and from every message stored or logged, in its encoded forms too', async () => {
+    const token = 'sk-BOBSECRET-0123456789abcdef+/=xyz';
+    const forms = [token, encodeURIComponent(token), Buffer.from(token).toString('base64'), Buffer.from(`Bearer ${token}`).toString('base64url')];
+    const s = await scene(token);
+    const [quoting, garbling, refused] = [0, 1, 2].map(() => aRecord(s.run, { type: 'llm', parentId: null }));
+    await s.ingest([quoting!, garbling!, refused!]);
+    const { jobs, pool } = scoring({ scoringMaxAttempts: 1 });
+    const claimed = await claimAll(jobs, s.run.id);
+    const jobOf = (id: string) => claimed.find((j) => j.recordId === id)!;
+    // A judge that repeats the key in its explanation: a success, its explanation without it.
+    stub.answerWith(() => JSON.stringify({ explanation: `your key is ${forms.join(' and ')}`, rating: true }));
+    expect((await jobs.run(jobOf(quoting!.id))).outcome.state).toBe('success');
+    expect((await s.recordOf(quoting!.id))?.metricInfo?.[s.scorer.name]).toMatchObject({
+      explanation: 'your key is [redacted] and [redacted] and [redacted] and [redacted]',
+      explanations: ['your key is [redacted] and [redacted] and [redacted] and [redacted]'],
+    });
+    // An answer that does not parse is quoted in the message: scrubbed.
+    stub.answerWith(() => `no JSON here, only ${forms[2]}`);
+    const garbled = await jobs.run(jobOf(garbling!.id));
+    expect(garbled.outcome).toMatchObject({ state: 'failed', message: 'gave up after 1 attempts: the judge\'s answer is not a JSON object: "no JSON here, only [redacted]"' });
+    // A provider that echoes the key, encoded, in its refusal.
+    stub.failNext({ kind: 'status', status: 401, message: `bad key ${forms[1]}` });
+    const report = await jobs.run(jobOf(refused!.id));
+    expect(report.outcome).toMatchObject({ state: 'failed', message: 'the gateway answered 401: bad key [redacted]' });
+    // The workers log a failure once, at warn, scrubbed too.
+    stub.answerWith(() => `no JSON here, only ${forms[3]}`);
+    const logged = aRecord(s.run, { type: 'llm', parentId: null });
+    await s.ingest([logged]);
+    pool.start();
+    for (let waited = 0; (await s.recordOf(logged.id))?.metricInfo?.[s.scorer.name]?.status_type !== 'failed'; waited += 20) {
+      if (waited > 20_000) throw new Error('the job was not scored');
+      await new Promise((resolve) => setTimeout(resolve, 20));
+    }
+    await pool.stop(5_000);
+    expect(lines.filter((l) => l.level === 'warn' && l.fields['record_id'] === logged.id)).toEqual([
+      expect.objectContaining({ message: 'scoring job failed', fields: expect.objectContaining({ reason: 'gave up after 1 attempts: the judge\'s answer is not a JSON object: "no JSON here, only [redacted]"' }) }),
+    ]);
+    // Nothing stored or logged holds any form of it.
+    const stored = JSON.stringify(await right(r.logRecords.findByIds(s.run.id, [quoting!.id, garbling!.id, refused!.id, logged.id])));
+    const counted = JSON.stringify(await right(r.scoringQueue.counts(s.run.id)));
+    for (const form of forms) for (const text of [stored, counted, JSON.stringify(lines)]) expect(text).not.toContain(form);
+  });
+
+  it('ends a job in error, calling nothing, when the gateway\'s address is one judges may not call', async () => {
+    const s = await scene();
+    const span = aRecord(s.run, { type: 'llm', parentId: null });
+    await s.ingest([span]);
+    const { jobs } = scoring({}, []);
+    const [job] = await claimAll(jobs, s.run.id);
+    const report = await jobs.run(job!);
+    const message = "the gateway's address 127.0.0.1 is loopback: judges call public addresses only; an operator may allow it with TRACELIGHT_GATEWAY_ALLOWED_NETWORKS";
+    expect(report).toMatchObject({ stored: true, ownerSetup: true, outcome: { state: 'error', message } });
+    expect((await s.recordOf(span.id))?.metricInfo?.[s.scorer.name]).toEqual({ status_type: 'error', scorer_type: 'llm', version: 1, message });
+    expect(stub.requests).toHaveLength(0);
   });
 });
