@@ -260,6 +260,29 @@ describe('LLM judges on ingested records', () => {
     expect(stranger.body.detail[0].loc).toEqual(['body', 'scorer_ids', 0]);
   });
 
+  it('takes one recompute of a scorer on a run at a time: 409 while the jobs of the last are pending or computing', async () => {
+    const auth = w.admin;
+    const project = await w.project(auth);
+    const logStream = await w.run(auth, project, 'log_streams');
+    await ingest(auth, project, logStream, [trace(['rude a', 'rude b'])]);
+    const s = await scored({ instructions: 'TYPE:boolean', num_judges: 1 }, { project });
+    w.ok(await w.call('POST', `/v2/projects/${project}/runs/${logStream}/scorer-settings`, { auth, json: { scorers: [{ scorer_id: s.scorer.id }] } }));
+    const recompute = () => w.call('POST', `/v2/projects/${project}/runs/${logStream}/metrics/recompute`, { auth });
+    // The judge holds its answers: the first recompute's jobs stay to do while the second is asked for.
+    const release = stub.hold();
+    try {
+      const first = await recompute();
+      expect([first.status, first.body.queued]).toEqual([202, 2]);
+      const second = await recompute();
+      expect(second.status).toBe(409);
+      expect(second.body.detail).toContain('still being scored');
+    } finally {
+      release();
+    }
+    await settled(auth, project, logStream, 2);
+    expect((await recompute()).status).toBe(202);
+  });
+
   it('without a gateway integration ends jobs in error saying so, and a recompute once one is set scores them', async () => {
     const email = `${unique('nogateway')}@example.com`;
     const user = await w.user(email);
@@ -270,6 +293,10 @@ describe('LLM judges on ingested records', () => {
     expect(st.scorers[0].last_error.message).toBe('no gateway integration: set one with PUT /v2/integrations/gateway, then recompute');
     const [span] = await search(s.auth, s.project, s.logStream, 'spans');
     expect(span!['metric_info'][s.name]).toMatchObject({ status_type: 'error', message: expect.stringContaining('no gateway integration') });
+    // Still no gateway: a recompute queues nothing again (it would end the same way), and the job's error stands.
+    const idle = await w.call('POST', `/v2/projects/${s.project}/runs/${s.logStream}/metrics/recompute`, { auth: s.auth });
+    expect([idle.status, idle.body.queued]).toEqual([202, 0]);
+    expect((await status(s.auth, s.project, s.logStream)).scorers[0].jobs).toMatchObject({ pending: 0, computing: 0, error: 1 });
     w.ok(await w.call('PUT', '/v2/integrations/gateway', { auth: user.auth, json: { token: `${TOKEN}-2`, endpoint: stub.url, use_case: 'EVALUATION' } }));
     expect((await w.call('POST', `/v2/projects/${s.project}/runs/${s.logStream}/metrics/recompute`, { auth: s.auth })).body.queued).toBe(1);
     const after = await settled(s.auth, s.project, s.logStream, 1);

@@ -7,7 +7,7 @@ import { OpenAiJudgeModel } from '@tracelight/openai-gateway';
 import type { Repositories } from '@tracelight/ports';
 import { SqliteDatabase, sqliteRepositories } from '@tracelight/sqlite';
 import { OpenAiStub, aProject, aRecord, aRun, aScorer, aUser, anLlmVersion, judges, right } from '@tracelight/testkit';
-import { ProjectUseCases, ScorerUseCases, gatewaySecretContext } from '@tracelight/use-cases';
+import { NO_GATEWAY_MESSAGE, ProjectUseCases, ScorerUseCases, gatewaySecretContext } from '@tracelight/use-cases';
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
@@ -27,7 +27,7 @@ describe('scoring workers on SQLite through the OpenAI-compatible adapter', () =
   let stub: OpenAiStub;
   const clock = new SystemClock();
   const sealer = new AesGcmSecretSealer({ secretKey: Buffer.alloc(32, 7), tokenTtlSeconds: 60, refreshTokenTtlSeconds: 60, passwordCacheTtlSeconds: 0, passwordCost: 15 });
-  const scoring = (settings: Partial<{ scoringWorkers: number; scoringLeaseMs: number; scoringMaxAttempts: number }> = {}, allowedNetworks: ReadonlyArray<string> = ['127.0.0.1/32']) => {
+  const scoring = (settings: Partial<{ scoringWorkers: number; scoringLeaseMs: number; scoringMaxAttempts: number; setupWarnEveryMs: number }> = {}, allowedNetworks: ReadonlyArray<string> = ['127.0.0.1/32']) => {
     const scorers = new ScorerUseCases({
       projects: new ProjectUseCases({ projects: r.projects, runs: r.runs, clock, ids: new TimeOrderedUuid4IdGenerator() }),
       scorers: r.scorers,
@@ -52,25 +52,26 @@ describe('scoring workers on SQLite through the OpenAI-compatible adapter', () =
     return model;
   };
 
-  /** A user with a gateway to the stub (its token `token`), a scorer with an LLM version (one judge) on a run. */
-  const scene = async (token = 'stub-token') => {
+  /** A user with a gateway to the stub (its token `token`; none unless `withGateway`), a scorer with an LLM version (one judge) on a run. */
+  const scene = async (token = 'stub-token', withGateway = true) => {
     const user = await right(r.users.insert(aUser()));
     const now = new Date();
-    await right(
-      r.integrations.upsert({
-        id: new TimeOrderedUuid4IdGenerator().next() as never,
-        provider: 'gateway',
-        name: 'gateway',
-        createdBy: user.id,
-        createdAt: now,
-        updatedAt: now,
-        settings: { endpoint: stub.url, use_case: 'TEST' },
-        sealedSecret: sealer.seal(token, gatewaySecretContext(user.id)),
-        permissions: [],
-        isSelected: false,
-        isDisabled: false,
-      }),
-    );
+    if (withGateway)
+      await right(
+        r.integrations.upsert({
+          id: new TimeOrderedUuid4IdGenerator().next() as never,
+          provider: 'gateway',
+          name: 'gateway',
+          createdBy: user.id,
+          createdAt: now,
+          updatedAt: now,
+          settings: { endpoint: stub.url, use_case: 'TEST' },
+          sealedSecret: sealer.seal(token, gatewaySecretContext(user.id)),
+          permissions: [],
+          isSelected: false,
+          isDisabled: false,
+        }),
+      );
     const run = await right(r.runs.insert(aRun(await right(r.projects.insert(aProject(user.id))))));
     const scorer: Scorer = await right(r.scorers.insert(aScorer(user.id)));
     const version = await right(r.scorerVersions.appendNext(scorer.id, (n) => ({ ...anLlmVersion(scorer, n), numJudges: 1 })));
@@ -191,6 +192,44 @@ describe('scoring workers on SQLite through the OpenAI-compatible adapter', () =
     const stored = JSON.stringify(await right(r.logRecords.findByIds(s.run.id, [quoting!.id, garbling!.id, refused!.id, logged.id])));
     const counted = JSON.stringify(await right(r.scoringQueue.counts(s.run.id)));
     for (const form of forms) for (const text of [stored, counted, JSON.stringify(lines)]) expect(text).not.toContain(form);
+  });
+
+  it('logs the jobs that end in error for their owner\'s setup once per owner and reason per period, not once per job', async () => {
+    const [carol, dave] = [await scene(undefined, false), await scene(undefined, false)];
+    const hers = [0, 1, 2, 3, 4].map(() => aRecord(carol.run, { type: 'llm', parentId: null }));
+    const his = [0, 1].map(() => aRecord(dave.run, { type: 'llm', parentId: null }));
+    await carol.ingest(hers);
+    await dave.ingest(his);
+    const settled = async (s: typeof carol, records: LogRecord[]) => {
+      for (let waited = 0; ; waited += 20) {
+        const stored = await right(r.logRecords.findByIds(s.run.id, records.map((x) => x.id)));
+        if (stored.every((x) => x.metricInfo?.[s.scorer.name]?.status_type === 'error')) return;
+        if (waited > 20_000) throw new Error('the jobs did not end');
+        await new Promise((resolve) => setTimeout(resolve, 20));
+      }
+    };
+    const lineOf = (ownerId: string) => lines.filter((l) => l.level === 'warn' && l.fields['owner_id'] === ownerId);
+    const { pool } = scoring();
+    pool.start();
+    try {
+      await settled(carol, hers);
+      await settled(dave, his);
+    } finally {
+      await pool.stop(5_000);
+    }
+    for (const s of [carol, dave])
+      expect(lineOf(s.user.id)).toEqual([expect.objectContaining({ fields: expect.objectContaining({ state: 'error', reason: NO_GATEWAY_MESSAGE, alike_since_last: 0 }) })]);
+    // Without the period (0): a line per job, as before.
+    const more = [0, 1].map(() => aRecord(carol.run, { type: 'llm', parentId: null }));
+    await carol.ingest(more);
+    const every = scoring({ setupWarnEveryMs: 0 }).pool;
+    every.start();
+    try {
+      await settled(carol, more);
+    } finally {
+      await every.stop(5_000);
+    }
+    expect(lineOf(carol.user.id)).toHaveLength(3);
   });
 
   it('ends a job in error, calling nothing, when the gateway\'s address is one judges may not call', async () => {
