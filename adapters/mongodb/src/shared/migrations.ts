@@ -191,12 +191,27 @@ export const MIGRATIONS: ReadonlyArray<MongoMigration> = [
       const oldRuns = await records.aggregate<{ _id: string }>([{ $match: { runId: { $regex: V7_PATTERN } } }, { $group: { _id: '$runId' } }]).toArray();
       for (const { _id: runId } of oldRuns) {
         // The records naming a session of the run follow it (a session is the server's), then the run's
-        // records move under its new id, the sessions' own ids re-keyed with them.
-        for await (const s of records.find({ runId, type: 'session', recordId: { $regex: V7_PATTERN } }, { projection: { recordId: 1 } }))
-          await records.updateMany({ runId, type: { $ne: 'session' }, sessionId: s['recordId'] }, { $set: { sessionId: rekeyedId(String(s['recordId'])) } });
+        // records move under its new id, the sessions' own ids re-keyed with them. A session whose
+        // version-4 form a client already chose for a record of the run (predictable, so anyone could
+        // plant it) keeps its version-7 id, and its records name it still: re-keyed, it would take that
+        // record's _id. The run's records are looked for under both run ids: a stopped run of this
+        // migration may have moved some of them.
         const newRun = rekeyedId(runId);
+        const kept = new Set<string>();
+        for await (const s of records.find({ runId, type: 'session', recordId: { $regex: V7_PATTERN } }, { projection: { recordId: 1 } })) {
+          const id = String(s['recordId']);
+          if ((await records.countDocuments({ runId: { $in: [runId, newRun] }, recordId: rekeyedId(id) }, { limit: 1 })) > 0) {
+            kept.add(id);
+            process.emitWarning(
+              `migration 14: session ${id} of run ${runId} keeps its version-7 id: the run holds a record of id ${rekeyedId(id)}, its version-4 form`,
+              'TracelightMigration',
+            );
+            continue;
+          }
+          await records.updateMany({ runId, type: { $ne: 'session' }, sessionId: id }, { $set: { sessionId: rekeyedId(id) } });
+        }
         await moveDocuments(db, records, { runId }, (d) => {
-          const session = d['type'] === 'session';
+          const session = d['type'] === 'session' && !kept.has(String(d['recordId']));
           const recordId = session ? rekeyedOrSame(d['recordId']) : d['recordId'];
           return {
             ...d,
@@ -266,7 +281,28 @@ export const MIGRATIONS: ReadonlyArray<MongoMigration> = [
     },
   },
   {
-    // 19: after 18 (queries at scale), merged beside this work.
+    version: 18,
+    name: 'filters that match little are led by indexes: number columns, tags and metrics (a compound wildcard index), incomplete records',
+    // MongoDB 7.0 and later (the supported versions) compound a run's equality with a wildcard over the
+    // fields number, collection and metric filters compare: one index, where each field would take one
+    // of its own and metrics (named by scorers) could have none. Arrays (tags) are indexed by element.
+    // Incomplete records are few: a partial index holds them alone, in the order of the run's time index
+    // (to the microsecond, migration 16), so that it serves a search's order as that index does. The
+    // server's planner races the plans a query could take and keeps the one that finishes first: an index
+    // for a value that matches little, the run's time index for one that matches much.
+    up: async (db) => {
+      const records = db.collection('log_records');
+      await records.createIndex(
+        { runId: 1, '$**': 1 },
+        { name: 'log_records_by_run_values', wildcardProjection: { statusCode: 1, stepNumber: 1, 'attributes.temperature': 1, 'attributes.control_id': 1, tags: 1, metrics: 1 } },
+      );
+      await records.createIndex(
+        { runId: 1, isTrace: 1, createdAt: -1, createdAtMicros: -1, _id: -1 },
+        { name: 'log_records_incomplete', partialFilterExpression: { isComplete: false } },
+      );
+    },
+  },
+  {
     version: 19,
     name: 'scoring: live jobs before backfill (lane), owners in turn; a run\'s backfill still to do found at once',
     // A job queued by a recompute has lane 1 (backfill); a live one (stored with its record) has none,

@@ -23,12 +23,14 @@ import {
   pendingByRecord,
   presentColumns,
   replacesStoredRecord,
+  isReadyToScore,
   scoringKept,
+  scoringOnWrite,
   searchTimedOut,
   takePageAsync,
 } from '@tracelight/domain';
 import type { LogRecordRepository, RecordKey, RecordKeyQuery, RecordPosition, RecordQuery, Result } from '@tracelight/ports';
-import { type JobDoc, insertNewJobs } from '../evaluation/mongo-scoring-queue';
+import { type JobDoc, insertNewJobs, rescoreJobs } from '../evaluation/mongo-scoring-queue';
 import * as t from 'io-ts';
 import { inject, injectable } from 'inversify';
 import { BSON, BSONRegExp, type ClientSession, type Collection, type Db, type Document, type Filter, type MongoClient } from 'mongodb';
@@ -307,8 +309,10 @@ const condition = (f: RecordFilter): Filter<StringIdDoc> => {
         const [lo, hi] = f.value as readonly [unknown, unknown];
         return { [path]: { $gte: lo, $lte: hi } };
       }
-      // `$ne` alone also matches a missing or null value; SQLite's `col != ?` never matches NULL.
-      if (f.operator === 'ne') return { [path]: { $nin: [f.value, null] } };
+      // `$ne` alone also matches a missing or null value; SQLite's `col != ?` never matches NULL. A metric's
+      // value is compared where it is a number alone, as the other operators compare (a label, a list or
+      // a boolean is not a number), as on SQLite.
+      if (f.operator === 'ne') return { [path]: { $nin: [f.value, null], ...(f.columnId.startsWith('metrics/') ? { $type: 'number' } : {}) } };
       const op = { eq: '$eq', gt: '$gt', gte: '$gte', lt: '$lt', lte: '$lte' }[f.operator];
       return { [path]: { [op]: f.value } };
     }
@@ -320,19 +324,20 @@ const condition = (f: RecordFilter): Filter<StringIdDoc> => {
     case 'collection':
       return { [path]: { [f.operator === 'contains' ? '$in' : '$nin']: list(f.value) } };
     case 'boolean':
-      // As SQLite's `col != ?`: a record without the value (a metric not scored on it) is in neither.
-      return f.operator === 'eq' ? { [path]: { $eq: f.value } } : { [path]: { $nin: [f.value, null] } };
+      // Booleans alone, as on SQLite: a record without one (a metric not scored on it, or holding a number
+      // or a label) is in neither eq nor ne, so ne is the other boolean.
+      return { [path]: { $eq: f.operator === 'eq' ? f.value : !f.value } };
   }
 };
 
 /**
  * The order of a column every record has (as SQLite's NEVER_NULL): the column, then `_id`, given to a
- * plain find so an index can serve it (log_records_by_run_time for `created_at`, either way). Within
+ * plain find so an index can serve it (log_records_by_run_time_us for `created_at`, either way). Within
  * a run, `_id` orders as the record id (recordKey). Undefined for a column a record may lack.
  */
 const sortOf = (columnId: string, dir: 1 | -1): Record<string, 1 | -1> | undefined => {
   if (columnId === 'id') return { _id: dir };
-  // To the microsecond, as log_records_by_run_time (migration 16) holds them.
+  // To the microsecond, as log_records_by_run_time_us (migration 16) holds them.
   if (columnId === 'created_at') return { createdAt: dir, createdAtMicros: dir, _id: dir };
   if (!NEVER_NULL.has(columnId)) return undefined;
   return { [field(columnId)]: dir, _id: dir };
@@ -343,7 +348,7 @@ const NEVER_NULL: ReadonlySet<string> = new Set(['created_at', 'name', 'type', '
  * A keyset page's start (RecordQuery.after): past the record's place in created_at order (to the
  * microsecond), then _id (the
  * run's id and the record's: within a run, in the records' id order), in the order's direction. The
- * bound on createdAt alone is a range of log_records_by_run_time; the $or settles the ties within it.
+ * bound on createdAt alone is a range of log_records_by_run_time_us; the $or settles the ties within it.
  */
 const keyset = (q: RecordQuery, after: RecordPosition): Filter<StringIdDoc> => {
   if (q.sort !== null && q.sort.columnId !== 'created_at') throw new Error(`a keyset page needs a sort on created_at, not on ${q.sort.columnId}`);
@@ -360,13 +365,38 @@ const keyset = (q: RecordQuery, after: RecordPosition): Filter<StringIdDoc> => {
 
 /**
  * A record's document with its metrics and metric entries as scoringKept says (keys encoded, as
- * stored): a stored record's entries and success values kept, a `pending` entry for each of its jobs.
+ * stored): a stored record's entries and success values kept, a `pending` entry for each of its jobs;
+ * for a record scored afresh, its earlier value and entry of each job's metric dropped.
  */
 const keepScoring = <D extends { metrics: Record<string, MetricValue | null>; metricInfo: Record<string, MetricInfo> }>(
   d: D,
   stored: Readonly<Record<string, MetricInfo>> | undefined,
   pending: Readonly<Record<string, MetricInfo>> | undefined,
-): D => (stored === undefined && pending === undefined ? d : { ...d, ...scoringKept(d.metrics, stored, pending) });
+  afresh: boolean,
+): D => (stored === undefined && pending === undefined ? d : { ...d, ...scoringKept(d.metrics, stored, pending, afresh) });
+
+/**
+ * Id fields with an index of their own (migrations 5 and 17): a search picking records by them (a trace's
+ * spans, a span's children, a session's traces, records by id) is led by that index, named as a hint,
+ * whatever order it asks for. Left to itself, a server may walk the run's time index for the order
+ * until it meets the few records; with a hint it reads them and sorts them. A hint naming an index the
+ * server lacks is refused (a real server answers an error), never quietly a walk through the run.
+ */
+const ID_INDEXES: Readonly<Record<string, string>> = {
+  id: 'log_records_by_run_id',
+  trace_id: 'log_records_by_run_trace',
+  parent_id: 'log_records_by_run_parent',
+  session_id: 'log_records_by_run_session',
+};
+
+/** Every index a search may be led by. */
+export const LEADING_INDEXES: ReadonlyArray<string> = Object.values(ID_INDEXES);
+
+/** The index a search is led by (see ID_INDEXES), if one of its filters picks records by an indexed id. */
+export const leadingIndex = (filters: ReadonlyArray<RecordFilter>): string | undefined => {
+  for (const f of filters) if (f.type === 'id' && (f.operator === 'eq' || f.operator === 'one_of') && ID_INDEXES[f.columnId] !== undefined) return ID_INDEXES[f.columnId];
+  return undefined;
+};
 
 /** A run's records: with the project too, the shard key's prefix, so that a query goes to the run's shard alone. */
 interface RunScope {
@@ -442,7 +472,7 @@ export class MongoLogRecordRepository implements LogRecordRepository {
     });
   }
 
-  update(runId: RunId, id: string, target: PatchTarget, patch: RecordPatch, now: Date): Result<LogRecord> {
+  update(runId: RunId, id: string, target: PatchTarget, patch: RecordPatch, now: Date, jobs: ReadonlyArray<NewScoringJob> = []): Result<LogRecord> {
     return run(async () => {
       const runDoc = await this.runs.findOne({ _id: runId }, { projection: { projectId: 1 } });
       const projectId = runDoc?.projectId;
@@ -455,8 +485,10 @@ export class MongoLogRecordRepository implements LogRecordRepository {
         const stored = found === null ? undefined : recordFromDocument(found);
         if (stored === undefined || !isPatchTarget(stored, target)) throw new Abort(notFound(target, id));
         const next = applyRecordPatch(stored, patch, now);
-        await this.store(runId, [next], presentColumns(next), session);
-        return next;
+        await this.store(runId, [next], presentColumns(next), session, jobs.filter((j) => j.recordId === id), 'patch');
+        // As stored: the entries the write made (pending for its jobs, earlier results dropped).
+        const written = await this.records.findOne({ ...scope, _id: recordKey(runId, id) }, { session });
+        return written === null ? next : recordFromDocument(written);
       });
       if (!(await runExists(this.db, runId, projectId))) {
         await removeRunData(this.db, [runId], projectId);
@@ -474,8 +506,7 @@ export class MongoLogRecordRepository implements LogRecordRepository {
       // The outbox: the records' scoring jobs in their transaction.
       const now = new Date();
       await inTransaction(this.client, async (session) => {
-        await this.store(runId, records, presentColumns, session, jobs);
-        await insertNewJobs(this.jobs, jobs, now, session);
+        await this.store(runId, records, presentColumns, session, jobs, 'ingest', now);
       });
       await this.linkAgain(runId, records);
       // The run deleted meanwhile (its project was): what this wrote goes again, and nothing of the
@@ -510,9 +541,21 @@ export class MongoLogRecordRepository implements LogRecordRepository {
     }, runNameTaken(newRun));
   }
 
-  /** The records and the run's new columns, inside the caller's transaction. */
-  private async store(runId: RunId, records: ReadonlyArray<LogRecord>, presentColumns: ReadonlyArray<string>, session: ClientSession, jobs: ReadonlyArray<NewScoringJob> = []): Promise<void> {
-    const { parents: formerParents, scored } = await this.parentsOf(runId, records, session);
+  /**
+   * The records, their scoring jobs (as scoringOnWrite says of each: `write` says how it was made) and
+   * the run's new columns, inside the caller's transaction.
+   */
+  private async store(
+    runId: RunId,
+    records: ReadonlyArray<LogRecord>,
+    presentColumns: ReadonlyArray<string>,
+    session: ClientSession,
+    sentJobs: ReadonlyArray<NewScoringJob> = [],
+    write: 'ingest' | 'patch' = 'ingest',
+    now: Date = new Date(),
+  ): Promise<void> {
+    const { parents: formerParents, scored, stored } = await this.parentsOf(runId, records, session);
+    const { jobs, afresh } = await this.scoringOf(runId, records, stored, sentJobs, write, session);
     const pending = pendingByRecord(jobs, encodeMetricKey);
     const rootKeys = await this.rootKeysOf(runId, records, session);
     const replacing = records.filter((r) => r.otelRootKey === undefined || replacesStoredRecord(r, rootKeys.get(r.id)));
@@ -521,7 +564,7 @@ export class MongoLogRecordRepository implements LogRecordRepository {
         // A retry replaces its own record. The run and project too: with a sharded collection, an
         // upsert names the whole shard key.
         replacing.map((r) => {
-          const d = keepScoring(recordToDocument(r), scored.get(r.id), pending.get(r.id));
+          const d = keepScoring(recordToDocument(r), scored.get(r.id), pending.get(r.id), afresh.has(r.id));
           return { replaceOne: { filter: { _id: d._id, runId: d.runId, projectId: d.projectId }, replacement: d, upsert: true } };
         }),
         { session, ordered: true },
@@ -537,6 +580,46 @@ export class MongoLogRecordRepository implements LogRecordRepository {
       const added = presentColumns.filter((c) => !have.has(c));
       if (added.length > 0) await this.columns.updateOne({ _id: runId }, { $addToSet: { columns: { $each: added } } }, { upsert: true, session });
     }
+    // The outbox: the records' scoring jobs in their transaction.
+    if (jobs.length > 0) {
+      await rescoreJobs(this.jobs, jobs.filter((j) => afresh.has(j.recordId)), now, session);
+      await insertNewJobs(this.jobs, jobs, now, session);
+    }
+  }
+
+  /**
+   * What the write does with the jobs sent (scoringOnWrite): the jobs to store, and the records scored
+   * afresh. A record stored before (`stored`: their ids) is read whole to see whether what its scorers
+   * read changed (a retry, or a record completed later: not the ingest's usual path, which stores new records).
+   */
+  private async scoringOf(
+    runId: RunId,
+    records: ReadonlyArray<LogRecord>,
+    stored: ReadonlySet<string>,
+    sent: ReadonlyArray<NewScoringJob>,
+    write: 'ingest' | 'patch',
+    session: ClientSession,
+  ): Promise<{ readonly jobs: ReadonlyArray<NewScoringJob>; readonly afresh: ReadonlySet<string> }> {
+    const afresh = new Set<string>();
+    if (sent.length === 0) return { jobs: sent, afresh };
+    const scored = new Set(sent.map((j) => j.recordId));
+    const before = new Map<string, LogRecord>();
+    const storedScored = [...stored].filter((id) => scored.has(id));
+    const projectId = records[0]?.projectId;
+    if (storedScored.length > 0 && projectId !== undefined)
+      for (const d of await this.records.find({ projectId, runId, _id: { $in: storedScored.map((id) => recordKey(runId, id)) } }, { session }).toArray()) {
+        const was = recordFromDocument(d);
+        before.set(was.id, was);
+      }
+    const none = new Set<string>();
+    for (const r of records) {
+      if (!scored.has(r.id)) continue;
+      const was = before.get(r.id);
+      const decision = was === undefined ? (isReadyToScore(r) ? 'missing' : 'none') : scoringOnWrite(was, r, write);
+      if (decision === 'none') none.add(r.id);
+      else if (decision === 'afresh') afresh.add(r.id);
+    }
+    return { jobs: none.size === 0 ? sent : sent.filter((j) => !none.has(j.recordId)), afresh };
   }
 
   /**
@@ -607,7 +690,7 @@ export class MongoLogRecordRepository implements LogRecordRepository {
   }
 
   /**
-   * The parents these records had, if they were stored before (read before they are replaced); and a
+   * The parents these records had, if they were stored before (read before they are replaced), and the ids of those stored; and a
    * record of another kind stored under one of their ids refuses the ingest (kindClash, thrown as Abort,
    * which ends the transaction with nothing written).
    */
@@ -615,12 +698,12 @@ export class MongoLogRecordRepository implements LogRecordRepository {
     runId: RunId,
     records: ReadonlyArray<LogRecord>,
     session: ClientSession,
-  ): Promise<{ readonly parents: ReadonlyArray<string>; readonly scored: ReadonlyMap<string, Readonly<Record<string, MetricInfo>>> }> {
+  ): Promise<{ readonly parents: ReadonlyArray<string>; readonly scored: ReadonlyMap<string, Readonly<Record<string, MetricInfo>>>; readonly stored: ReadonlySet<string> }> {
     const projectId = records[0]?.projectId;
-    if (projectId === undefined) return { parents: [], scored: new Map() };
+    if (projectId === undefined) return { parents: [], scored: new Map(), stored: new Set() };
     const keys = records.map((r) => recordKey(runId, r.id));
     const found = await this.records.find({ projectId, runId, _id: { $in: keys } }, { projection: { type: 1, parentId: 1, metricInfo: 1 }, session }).toArray();
-    if (found.length === 0) return { parents: [], scored: new Map() };
+    if (found.length === 0) return { parents: [], scored: new Map(), stored: new Set() };
     // What scorers wrote on the stored records (encoded keys, as stored), kept when they are replaced.
     const scored = new Map<string, Readonly<Record<string, MetricInfo>>>();
     for (const d of found) {
@@ -631,7 +714,7 @@ export class MongoLogRecordRepository implements LogRecordRepository {
     const stored = found.map((d) => ({ id: String(d['_id']).slice(runId.length + 1), type: d['type'] as NodeType, parentId: d['parentId'] }));
     const clash = firstKindClash(stored, new Map(records.map((r) => [r.id, r.type])));
     if (clash !== undefined) throw new Abort(clash);
-    return { parents: [...new Set(stored.flatMap((r) => (typeof r.parentId === 'string' ? [r.parentId] : [])))], scored };
+    return { parents: [...new Set(stored.flatMap((r) => (typeof r.parentId === 'string' ? [r.parentId] : [])))], scored, stored: new Set(stored.map((r) => r.id)) };
   }
 
   findByIds(runId: RunId, ids: ReadonlyArray<string>): Result<ReadonlyArray<LogRecord>> {
@@ -660,7 +743,7 @@ export class MongoLogRecordRepository implements LogRecordRepository {
           : {}),
       };
       const found = await this.records
-        .find(filter, { projection: { recordId: 1, type: 1, traceId: 1, runId: 1, projectId: 1, createdAt: 1 } })
+        .find(filter, { projection: { recordId: 1, type: 1, traceId: 1, runId: 1, projectId: 1, createdAt: 1, isComplete: 1 } })
         .sort({ createdAt: 1, _id: 1 })
         .limit(q.limit)
         .toArray();
@@ -671,6 +754,7 @@ export class MongoLogRecordRepository implements LogRecordRepository {
         runId: d['runId'] as RunId,
         projectId: d['projectId'] as ProjectId,
         createdAt: d['createdAt'] as Date,
+        isComplete: d['isComplete'] === true,
       }));
     });
   }
@@ -747,7 +831,8 @@ export class MongoLogRecordRepository implements LogRecordRepository {
       // The server stops the search at its time budget (0 would mean none to MongoDB; Infinity is none).
       // A sort no index serves is made in memory, where MongoDB before 6.0 refuses one past 100 MB (a deep
       // page, or large records) unless it may spill to disk, as 6.0 and later do by default.
-      const options = { allowDiskUse: true, ...(Number.isFinite(q.maxMs) ? { maxTimeMS: Math.ceil(q.maxMs) } : {}) };
+      const hint = leadingIndex(q.filters);
+      const options = { allowDiskUse: true, ...(Number.isFinite(q.maxMs) ? { maxTimeMS: Math.ceil(q.maxMs) } : {}), ...(hint === undefined ? {} : { hint }) };
       // Unsorted: newest first.
       const column = q.sort?.columnId ?? 'created_at';
       const dir = q.sort?.ascending ? 1 : -1;

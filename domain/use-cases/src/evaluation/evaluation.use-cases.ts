@@ -13,6 +13,7 @@ import {
   type UserId,
   conflict,
   invalid,
+  isReadyToScore,
   jobsFor,
   mayChangeData,
   scoreableNodeTypes,
@@ -116,7 +117,8 @@ export class EvaluationUseCases {
             limit: step,
           })();
           if (E.isLeft(keys)) return keys;
-          const jobs = jobsFor(keys.right, plan);
+          // A record not complete yet is left to the PATCH that completes it (scoringOnWrite), as at ingest.
+          const jobs = jobsFor(keys.right.filter(isReadyToScore), plan);
           for (const mode of ['again', 'new'] as const) {
             const these = jobs.filter((j) => (j.kind === 'llm' ? (modes.right.get(j.ownerId) ?? 'again') : 'again') === mode);
             if (these.length === 0) continue;
