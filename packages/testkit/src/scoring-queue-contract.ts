@@ -553,6 +553,19 @@ export const describeScoringQueueContract = (repositories: () => Repositories): 
       expect((await recordOf(s.run, span!.id))?.metrics[s.scorer.name]).toBe(0.3);
     });
 
+    it('makes a recompute\'s job live again when a write changes what its record\'s scorers read', async () => {
+      await drain(now());
+      const s = await scene();
+      const [older] = await jobsOf(s, 1, 'backfill');
+      const [changed] = await jobsOf(s, 1, 'backfill');
+      // The second's record gets its output: scored afresh, as a live write, ahead of the older backfill.
+      await right(r.logRecords.update(s.run.id, changed!.recordId, 'span', { output: 'the answer, at last' }, now(), [changed!]));
+      const t = later(1);
+      const [first] = await right(r.scoringQueue.claim(owner(), 1, t, new Date(t.getTime() + 60_000)));
+      expect(first?.recordId).toBe(changed!.recordId);
+      expect((await right(r.scoringQueue.claim(owner(), 1, t, new Date(t.getTime() + 60_000)))).map((j) => j.recordId)).toEqual([older!.recordId]);
+    });
+
     it('removes the jobs of records retention removes', async () => {
       const s = await scene();
       const old = aRecord(s.run, { type: 'llm', traceId: s.trace.id, parentId: null, createdAt: at('2001-01-01T00:00:00.000Z') });
