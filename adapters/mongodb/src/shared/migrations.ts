@@ -302,6 +302,24 @@ export const MIGRATIONS: ReadonlyArray<MongoMigration> = [
       );
     },
   },
+  {
+    version: 19,
+    name: 'scoring: live jobs before backfill (lane), owners in turn; a run\'s backfill still to do found at once',
+    // A job queued by a recompute has lane 1 (backfill); a live one (stored with its record) has none,
+    // so that jobs stored before this are live. Jobs still to do are indexed by lane, then owner, then
+    // due time: a claim walks the owners with work (a seek each) and takes each one's oldest due job
+    // (another seek), so its cost follows the owners, not a backlog of a million jobs.
+    up: async (db) => {
+      const jobs = db.collection('scoring_jobs');
+      await jobs.createIndex({ lane: 1, ownerId: 1, dueAt: 1, _id: 1 }, { name: 'scoring_jobs_due_by_owner', partialFilterExpression: { dueAt: { $exists: true } } });
+      await jobs.createIndex({ runId: 1, scorerId: 1 }, { name: 'scoring_jobs_backfill', partialFilterExpression: { dueAt: { $exists: true }, lane: 1 } });
+      try {
+        await jobs.dropIndex('scoring_jobs_due');
+      } catch (e) {
+        if ((e as { code?: unknown }).code !== 27) throw e; // IndexNotFound: already gone
+      }
+    },
+  },
 ];
 
 /** A version-7 id, as a query's regular expression (ids are stored lower-case). */

@@ -481,4 +481,18 @@ export const MIGRATIONS: ReadonlyArray<Migration> = [
       END;
     `,
   },
+  {
+    version: 18,
+    name: 'scoring: live jobs before backfill (lane), owners in turn; a run\'s backfill still to do found at once',
+    // lane 0: stored with its record (live); 1: queued by a recompute (backfill). Jobs still to do are
+    // indexed by lane, then owner, then due time: a claim walks the owners with work (a seek each) and
+    // takes each one's oldest due job (another seek), so its cost follows the owners, not a backlog of a
+    // million jobs. The second index holds only backfill still to do, which a recompute looks up.
+    up: `
+      ALTER TABLE scoring_jobs ADD COLUMN lane INTEGER NOT NULL DEFAULT 0;
+      DROP INDEX scoring_jobs_due;
+      CREATE INDEX scoring_jobs_due ON scoring_jobs (lane, owner_id, due_at) WHERE due_at IS NOT NULL;
+      CREATE INDEX scoring_jobs_backfill ON scoring_jobs (run_id, scorer_id) WHERE due_at IS NOT NULL AND lane = 1;
+    `,
+  },
 ];
