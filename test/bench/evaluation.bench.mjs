@@ -27,7 +27,8 @@ const fmt = (n) => n.toLocaleString('en-US', { maximumFractionDigits: 1 });
 const startServer = async (env) => {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'tracelight-bench-eval-'));
   const child = spawn(process.execPath, [path.join(ROOT, 'apps/server/dist/main.js')], {
-    env: { PATH: process.env.PATH, TRACELIGHT_PORT: '0', TRACELIGHT_DATA_DIR: dir, TRACELIGHT_ADMIN_EMAIL: 'bench@example.com', TRACELIGHT_ADMIN_PASSWORD: 'bench-password', TRACELIGHT_RATE_LIMIT_PER_MINUTE: '0', ...env },
+    // The stub judging listens on 127.0.0.1, an address judges call only where it is allowed.
+    env: { PATH: process.env.PATH, TRACELIGHT_PORT: '0', TRACELIGHT_DATA_DIR: dir, TRACELIGHT_ADMIN_EMAIL: 'bench@example.com', TRACELIGHT_ADMIN_PASSWORD: 'bench-password', TRACELIGHT_RATE_LIMIT_PER_MINUTE: '0', TRACELIGHT_GATEWAY_ALLOWED_NETWORKS: '127.0.0.1/32', ...env },
     stdio: ['ignore', 'pipe', 'inherit'],
   });
   const port = await new Promise((resolve, reject) => {

@@ -16,7 +16,8 @@ export const startServer = async (env = {}) => {
   if (!fs.existsSync(main)) throw new Error('apps/server/dist/main.js is missing: run `pnpm build` first');
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'tracelight-console-'));
   const child = spawn(process.execPath, [main], {
-    env: { PATH: process.env.PATH ?? '', TRACELIGHT_HOST: '127.0.0.1', TRACELIGHT_PORT: '0', TRACELIGHT_DATA_DIR: dataDir, TRACELIGHT_ADMIN_EMAIL: ADMIN.email, TRACELIGHT_ADMIN_PASSWORD: ADMIN.password, ...env },
+    // The judges score through the testkit's stub on 127.0.0.1, an address allowed only by name.
+    env: { PATH: process.env.PATH ?? '', TRACELIGHT_HOST: '127.0.0.1', TRACELIGHT_PORT: '0', TRACELIGHT_DATA_DIR: dataDir, TRACELIGHT_ADMIN_EMAIL: ADMIN.email, TRACELIGHT_ADMIN_PASSWORD: ADMIN.password, TRACELIGHT_GATEWAY_ALLOWED_NETWORKS: '127.0.0.1/32', ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   const exited = new Promise((resolve) => child.on('exit', resolve));

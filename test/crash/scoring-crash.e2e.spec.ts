@@ -9,7 +9,14 @@ import { type Auth, http } from '../support/http';
 import { ADMIN, type RunningServer, startServer } from '../support/server';
 
 const TOKEN = `gw-${randomUUID()}`;
-const SCORING = { TRACELIGHT_SCORING_WORKERS: '4', TRACELIGHT_SCORING_LEASE_MS: '2000', TRACELIGHT_SCORING_POLL_MS: '50', TRACELIGHT_SCORING_RETRY_BASE_MS: '50' };
+// The evaluator app is started here, not by startServer: it is told itself that the stub's address (127.0.0.1) may be called.
+const SCORING = {
+  TRACELIGHT_SCORING_WORKERS: '4',
+  TRACELIGHT_SCORING_LEASE_MS: '2000',
+  TRACELIGHT_SCORING_POLL_MS: '50',
+  TRACELIGHT_SCORING_RETRY_BASE_MS: '50',
+  TRACELIGHT_GATEWAY_ALLOWED_NETWORKS: '127.0.0.1/32',
+};
 
 /** Signs in, sets the gateway to the stub, makes a scorer (one judge) on a new log stream: what a run needs to be scored. */
 const setUp = async (server: RunningServer, stub: OpenAiStub) => {

@@ -2,7 +2,12 @@
 // sandbox, attached to a log stream and run on what is ingested. One server, one owner: its sandbox
 // starts few interpreters (seconds each), so bounds are generous and counts of starts low.
 import { randomUUID } from 'node:crypto';
+import * as fs from 'node:fs';
+import * as net from 'node:net';
+import * as path from 'node:path';
+import { sandboxEscapeExploit } from '@tracelight/testkit';
 import type { Auth } from '../support/http';
+import { ADMIN } from '../support/server';
 import { startWorld, type World } from '../support/world';
 
 const TIME_LIMIT_MS = 2_000;
@@ -283,6 +288,34 @@ def scorer_fn(*, index, node_input, node_output, **kwargs):
     expect(span!['metrics'][environ.name]).toBe('{}');
   });
 
+  it('ends a job whose str value is too long in error saying so, and logs none of what the scorer said (M2, M3, L2)', async () => {
+    const auth = w.admin;
+    const long = await codeScorer(auth, "def scorer_fn(*, node_output, **kwargs):\n    return 'x' * (int(node_output) * 1_000_000)\n\ndef score_type():\n    return str\n", 'long');
+    const named = await codeScorer(auth, "def scorer_fn(*, node_output, **kwargs):\n    return type('Q' * 5_000_000, (), {})()\n", 'named');
+    const raising = await codeScorer(auth, "def scorer_fn(*, node_output, **kwargs):\n    raise ValueError('bad record\\n' + node_output)\n", 'leaking');
+    const { project, logStream } = await streamScoredBy(auth, [long.id, named.id, raising.id]);
+    await ingest(auth, project, logStream, [trace(['50']), trace(['customer_secret_4242'])]);
+    const st = await settled(auth, project, logStream, 6);
+    const spans = await search(auth, project, logStream, 'spans', { sort: { column_id: 'created_at', ascending: true } });
+    const fifty = spans.find((x) => x['output'] === '50')!;
+    expect(fifty['metric_info'][long.name]).toEqual({
+      status_type: 'error',
+      scorer_type: 'code',
+      version: 1,
+      message: 'scorer_fn returned a str of 50000000 characters: a value holds at most 4096 (a label or a short text)',
+    });
+    expect(fifty['metrics']).not.toHaveProperty(long.name);
+    const message = fifty['metric_info'][named.name].message as string;
+    expect(message.length).toBeLessThan(200);
+    expect(message).toMatch(/^scorer_fn returned a Q+…: it must return a float, int, bool, str or None$/);
+    for (const s of st.scorers) expect(JSON.stringify(s.last_error).length).toBeLessThan(3_000);
+    // The log: fixed reasons and an exception's type, nothing the scorer or the record said.
+    await w.server.waitForOutput(new RegExp(`"scoring job error".*"metric":"${raising.name}"`), 10_000);
+    const logged = w.server.output.filter((l) => l.includes('"scoring job error"'));
+    expect(logged.filter((l) => l.includes('customer_secret_4242') || l.includes('QQQQ') || l.length > 2_000)).toEqual([]);
+    expect(logged.some((l) => l.includes("scorer_fn raised ValueError (the traceback is in the record's metric_info)"))).toBe(true);
+  });
+
   it('keeps luna versions\' jobs as not_computed, saying they need the origin\'s model runtime', async () => {
     const auth = w.admin;
     const luna = w.ok(await w.call('POST', '/v2/scorers', { auth, json: { name: unique('luna'), scorer_type: 'luna', defaults: { scoreable_node_types: ['llm'] } } }));
@@ -307,6 +340,60 @@ describe('code scorer uploads', () => {
     const versions = w.ok(await w.call('GET', `/v2/scorers/${scorer.id}/versions`, { auth: w.admin }));
     return { status: r.status, body: r.body, versions: versions.versions };
   };
+
+  it('keeps an uploaded exploit (H1) from the server\'s secret key, its environment and the network, though the upload runs it', async () => {
+    const secretKey = fs.readFileSync(path.join(w.server.dataDir, 'secret.key'), 'utf8').trim();
+    expect(secretKey.length).toBeGreaterThan(20);
+    const received: string[] = [];
+    const listener = net.createServer((socket) => {
+      received.push('connected');
+      socket.on('data', (d: Buffer) => received.push(d.toString('utf8')));
+      socket.on('error', () => undefined);
+    });
+    await new Promise<void>((resolve) => listener.listen(0, '127.0.0.1', resolve));
+    try {
+      const port = (listener.address() as net.AddressInfo).port;
+      const exploit = sandboxEscapeExploit([path.join(w.server.dataDir, 'secret.key'), '/proc/self/environ', '/etc/hostname'], port);
+      const scorer = w.ok(await w.call('POST', '/v2/scorers', { auth: w.admin, json: { name: unique('exploit'), scorer_type: 'code' } }));
+      const r = await upload(w.admin, scorer.id, exploit);
+      // The file is refused: ctypes is not there to import.
+      expect([r.status, r.body.detail?.[0]?.msg]).toEqual([422, "Value error, line 1: ModuleNotFoundError: No module named 'ctypes' (raised as the file was read)"]);
+      // What the exploit would have sent had it reached the runtime (its steps ran on after the upload
+      // answered): another upload of the owner's, in the same interpreter, answered after them.
+      await new Promise((resolve) => setTimeout(resolve, 1_000));
+      w.ok(await upload(w.admin, scorer.id, 'def scorer_fn(**kwargs):\n    return 1\n'));
+      expect(received).toEqual([]);
+      expect(JSON.stringify(r.body)).not.toContain(secretKey);
+      expect(w.server.output.filter((l) => l.includes(secretKey) || l.includes(ADMIN.password))).toEqual([]);
+    } finally {
+      listener.close();
+    }
+  });
+
+  it('refuses scoreable_node_types naming no node type (L3), at its index', async () => {
+    const scorer = w.ok(await w.call('POST', '/v2/scorers', { auth: w.admin, json: { name: unique('types'), scorer_type: 'code' } }));
+    const r = await upload(w.admin, scorer.id, 'def scorer_fn(**kwargs):\n    return 1\n', { scoreable_node_types: '["llm", "nope"]' });
+    expect(r.status).toBe(422);
+    expect(r.body.detail).toEqual([expect.objectContaining({ loc: ['body', 'scoreable_node_types', 1], type: 'enum', input: 'nope' })]);
+    expect(w.ok(await w.call('GET', `/v2/scorers/${scorer.id}/versions`, { auth: w.admin })).versions).toEqual([]);
+  });
+
+  it('keeps one owner\'s uploads from holding the sandbox (M6): past its share they are refused 429 with Retry-After, and another owner\'s upload is answered', async () => {
+    const alice = w.admin;
+    const bob = (await w.user(`bob-${randomUUID()}@example.com`)).auth;
+    const spinner = w.ok(await w.call('POST', '/v2/scorers', { auth: alice, json: { name: unique('spin'), scorer_type: 'code' } }));
+    const calm = w.ok(await w.call('POST', '/v2/scorers', { auth: bob, json: { name: unique('calm'), scorer_type: 'code' } }));
+    // Two run (the pool's two interpreters), two may wait, the rest are refused at once.
+    const spins = Array.from({ length: 6 }, () => upload(alice, spinner.id, 'while True:\n    pass\n'));
+    const bobs = upload(bob, calm.id, 'def scorer_fn(**kwargs):\n    return 1\n');
+    const answers = await Promise.all(spins);
+    const refused = answers.filter((a) => a.status === 429);
+    expect(refused.length).toBeGreaterThanOrEqual(1);
+    expect(refused[0]!.headers.get('retry-after')).toBe(String(TIME_LIMIT_MS / 1000));
+    expect(refused[0]!.body.detail).toMatch(/busy with your uploads/);
+    expect(answers.filter((a) => a.status !== 429).map((a) => a.status)).toEqual(answers.filter((a) => a.status !== 429).map(() => 422));
+    expect((await bobs).status).toBe(200);
+  });
 
   it('refuses a syntax error with a 422 naming the line, and stores no version', async () => {
     const r = await refusal('import re\n\ndef scorer_fn(*, node_output, **kwargs)\n    return 1.0\n');

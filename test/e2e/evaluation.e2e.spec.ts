@@ -24,6 +24,9 @@ const VALUES: Record<string, ReadonlyArray<unknown>> = {
 };
 const rule = (r: StubRequest, i: number): string => {
   const type = typeOf(r);
+  // A judge that repeats the gateway's token, as written and in base64, in its explanation; or in an answer that does not parse.
+  if (type === 'leaky') return judgeAnswer(true, `your key is ${TOKEN} (${Buffer.from(`Bearer ${TOKEN}`).toString('base64')})`);
+  if (type === 'leakyjunk') return `not JSON, your key is ${TOKEN}`;
   if (type !== 'boolean') return judgeAnswer(VALUES[type]![i % VALUES[type]!.length], `judge ${i + 1} on ${type}`);
   const text = lastUserText(r);
   const yes = text.includes('rude') ? true : text.includes('meh') ? i < 2 : false;
@@ -257,6 +260,29 @@ describe('LLM judges on ingested records', () => {
     expect(stranger.body.detail[0].loc).toEqual(['body', 'scorer_ids', 0]);
   });
 
+  it('takes one recompute of a scorer on a run at a time: 409 while the jobs of the last are pending or computing', async () => {
+    const auth = w.admin;
+    const project = await w.project(auth);
+    const logStream = await w.run(auth, project, 'log_streams');
+    await ingest(auth, project, logStream, [trace(['rude a', 'rude b'])]);
+    const s = await scored({ instructions: 'TYPE:boolean', num_judges: 1 }, { project });
+    w.ok(await w.call('POST', `/v2/projects/${project}/runs/${logStream}/scorer-settings`, { auth, json: { scorers: [{ scorer_id: s.scorer.id }] } }));
+    const recompute = () => w.call('POST', `/v2/projects/${project}/runs/${logStream}/metrics/recompute`, { auth });
+    // The judge holds its answers: the first recompute's jobs stay to do while the second is asked for.
+    const release = stub.hold();
+    try {
+      const first = await recompute();
+      expect([first.status, first.body.queued]).toEqual([202, 2]);
+      const second = await recompute();
+      expect(second.status).toBe(409);
+      expect(second.body.detail).toContain('still being scored');
+    } finally {
+      release();
+    }
+    await settled(auth, project, logStream, 2);
+    expect((await recompute()).status).toBe(202);
+  });
+
   it('without a gateway integration ends jobs in error saying so, and a recompute once one is set scores them', async () => {
     const email = `${unique('nogateway')}@example.com`;
     const user = await w.user(email);
@@ -267,6 +293,10 @@ describe('LLM judges on ingested records', () => {
     expect(st.scorers[0].last_error.message).toBe('no gateway integration: set one with PUT /v2/integrations/gateway, then recompute');
     const [span] = await search(s.auth, s.project, s.logStream, 'spans');
     expect(span!['metric_info'][s.name]).toMatchObject({ status_type: 'error', message: expect.stringContaining('no gateway integration') });
+    // Still no gateway: a recompute queues nothing again (it would end the same way), and the job's error stands.
+    const idle = await w.call('POST', `/v2/projects/${s.project}/runs/${s.logStream}/metrics/recompute`, { auth: s.auth });
+    expect([idle.status, idle.body.queued]).toEqual([202, 0]);
+    expect((await status(s.auth, s.project, s.logStream)).scorers[0].jobs).toMatchObject({ pending: 0, computing: 0, error: 1 });
     w.ok(await w.call('PUT', '/v2/integrations/gateway', { auth: user.auth, json: { token: `${TOKEN}-2`, endpoint: stub.url, use_case: 'EVALUATION' } }));
     expect((await w.call('POST', `/v2/projects/${s.project}/runs/${s.logStream}/metrics/recompute`, { auth: s.auth })).body.queued).toBe(1);
     const after = await settled(s.auth, s.project, s.logStream, 1);
@@ -308,6 +338,28 @@ describe('LLM judges on ingested records', () => {
     expect(warned()).toHaveLength(2);
     expect(w.server.output.join('\n')).not.toContain(TOKEN);
     expect(JSON.stringify(spans)).not.toContain(TOKEN);
+  });
+
+  it('stores and logs no form of the token a judge or a provider repeats: its explanation, an answer that does not parse, an encoded echo', async () => {
+    const s = await scored({ instructions: 'TYPE:leaky', num_judges: 1 });
+    await ingest(s.auth, s.project, s.logStream, [trace(['rude'])]);
+    await settled(s.auth, s.project, s.logStream, 1);
+    const [span] = await search(s.auth, s.project, s.logStream, 'spans');
+    expect(span!['metric_info'][s.name]).toMatchObject({ status_type: 'success', explanation: 'your key is [redacted] ([redacted])' });
+    const junk = await scored({ instructions: 'TYPE:leakyjunk', num_judges: 1 });
+    await ingest(junk.auth, junk.project, junk.logStream, [trace(['rude'])]);
+    let st = await settled(junk.auth, junk.project, junk.logStream, 1);
+    expect(st.scorers[0].last_error.message).toBe('gave up after 3 attempts: the judge\'s answer is not a JSON object: "not JSON, your key is [redacted]"');
+    // A provider that echoes the key in base64 in its refusal (as a Basic credential, and alone).
+    const echo = await scored({ instructions: 'TYPE:boolean', num_judges: 1 });
+    stub.failNext({ kind: 'status', status: 401, message: `bad key ${Buffer.from(`user:${TOKEN}`).toString('base64')} ${Buffer.from(TOKEN).toString('base64url')}` });
+    await ingest(echo.auth, echo.project, echo.logStream, [trace(['rude'])]);
+    st = await settled(echo.auth, echo.project, echo.logStream, 1);
+    // Of the Basic credential, only the groups that also hold `user` are left.
+    expect(st.scorers[0].last_error.message).toMatch(/^the gateway answered 401: bad key dXNlcj\S{0,2}\[redacted\]\S{0,4} \[redacted\]$/);
+    await w.server.waitForOutput(/"level":"warn".*the gateway answered 401: bad key dXNlcj/, 10_000);
+    const everything = [w.server.output.join('\n'), JSON.stringify(await search(junk.auth, junk.project, junk.logStream, 'spans')), JSON.stringify(await search(echo.auth, echo.project, echo.logStream, 'spans'))].join('\n');
+    for (const form of [TOKEN, Buffer.from(TOKEN).toString('base64'), Buffer.from(TOKEN).toString('base64url'), Buffer.from(`Bearer ${TOKEN}`).toString('base64')]) expect(everything).not.toContain(form);
   });
 
   it('scores traces sent over OpenTelemetry too', async () => {
@@ -364,5 +416,102 @@ describe('LLM judges on ingested records', () => {
     expect(text).toMatch(/^tracelight_judge_tokens_total\{kind="prompt"\} [1-9]\d*$/m);
     expect(text).toMatch(/^tracelight_scoring_jobs_finished_total\{state="success"\} [1-9]\d*$/m);
     expect(text).not.toContain(TOKEN);
+  });
+});
+
+describe('a server left to its default address policy', () => {
+  let strict: World;
+  beforeAll(async () => {
+    strict = await startWorld({ TRACELIGHT_SCORING_WORKERS: '2', TRACELIGHT_SCORING_POLL_MS: '50', TRACELIGHT_GATEWAY_ALLOWED_NETWORKS: '' });
+  }, 60_000);
+  afterAll(async () => {
+    await strict?.server.stop();
+  });
+
+  it('refuses a gateway endpoint with a query, which would choose the path judges call', async () => {
+    const r = await strict.call('PUT', '/v2/integrations/gateway', { auth: strict.admin, json: { token: TOKEN, endpoint: `${stub.url.replace('/v1', '')}/internal/admin/keys?q=`, use_case: 'EVALUATION' } });
+    expect(r.status).toBe(422);
+    expect(r.body.detail).toEqual([expect.objectContaining({ loc: ['body', 'endpoint'], type: 'value_error' })]);
+  });
+
+  it('calls no loopback gateway: the job ends in error saying how an operator allows it', async () => {
+    const auth = strict.admin;
+    strict.ok(await strict.call('PUT', '/v2/integrations/gateway', { auth, json: { token: TOKEN, endpoint: stub.url, use_case: 'EVALUATION' } }));
+    const project = await strict.project(auth);
+    const logStream = await strict.run(auth, project, 'log_streams');
+    const scorer = strict.ok(await strict.call('POST', '/v2/scorers', { auth, json: { name: unique('strict'), scorer_type: 'llm' } }));
+    strict.ok(await strict.call('POST', `/v2/scorers/${scorer.id}/version/llm`, { auth, json: { instructions: 'TYPE:boolean', num_judges: 1 } }));
+    strict.ok(await strict.call('POST', `/v2/projects/${project}/runs/${logStream}/scorer-settings`, { auth, json: { scorers: [{ scorer_id: scorer.id }] } }));
+    const before = stub.requests.length;
+    strict.ok(await strict.call('POST', `/v2/projects/${project}/traces`, { auth, json: { log_stream_id: logStream, traces: [trace(['rude'])] } }));
+    const deadline = Date.now() + 45_000;
+    let st: any;
+    for (;;) {
+      st = strict.ok(await strict.call('GET', `/v2/projects/${project}/runs/${logStream}/metrics/status`, { auth }));
+      if (st.scorers[0].jobs.error === 1) break;
+      if (Date.now() > deadline) throw new Error(`the job did not end: ${JSON.stringify(st)}`);
+      await new Promise((r) => setTimeout(r, 100));
+    }
+    const message = "the gateway's address 127.0.0.1 is loopback: judges call public addresses only; an operator may allow it with TRACELIGHT_GATEWAY_ALLOWED_NETWORKS";
+    expect(st.scorers[0].last_error.message).toBe(message);
+    const [span] = strict.ok(await strict.call('POST', `/v2/projects/${project}/spans/search`, { auth, json: { log_stream_id: logStream } })).records;
+    expect(span.metric_info[scorer.name]).toEqual({ status_type: 'error', scorer_type: 'llm', version: 1, message });
+    expect(stub.requests.length).toBe(before);
+  });
+});
+
+describe('immediate mode (the SDKs streaming: a record sent incomplete, then PATCHed with its output)', () => {
+  it('judges a span once the PATCH that completes it brings its output, once; again when its output changes; not for a PATCH of tags', async () => {
+    const s = await scored({ instructions: 'Is the output rude? TYPE:boolean', user_prompt: 'Output to judge: {output}', num_judges: 3, scoreable_node_types: ['llm'] });
+    const run = { log_stream_id: s.logStream, logging_method: 'api_direct', client_version: null, reliable: true };
+    const traceId = randomUUID();
+    const spanId = randomUUID();
+    const before = stub.completions.length;
+    // The trace, then its span, each incomplete and without output, as the SDKs stream them.
+    w.ok(await w.call('POST', `/v2/projects/${s.project}/traces`, { auth: s.auth, json: { ...run, traces: [{ id: traceId, name: 'chat', input: 'hi', output: null }], is_complete: false } }));
+    w.ok(
+      await w.call('POST', `/v2/projects/${s.project}/spans`, {
+        auth: s.auth,
+        json: { ...run, trace_id: traceId, parent_id: traceId, is_complete: false, spans: [{ type: 'llm', id: spanId, name: 'answer', input: 'say something', output: null }] },
+      }),
+    );
+    // No job for the incomplete span: nothing to claim, so no judge is ever called on its missing output.
+    const idle = await status(s.auth, s.project, s.logStream);
+    expect(idle.scorers[0].jobs).toEqual({ pending: 0, computing: 0, succeeded: 0, failed: 0, error: 0, not_applicable: 0, not_computed: 0 });
+    const [waiting] = await search(s.auth, s.project, s.logStream, 'spans');
+    expect(waiting).toMatchObject({ id: spanId, is_complete: false });
+    expect(waiting!['metric_info'] ?? {}).toEqual({});
+    // Nor does a recompute queue one: the record waits for the PATCH that completes it.
+    const recompute = await w.call('POST', `/v2/projects/${s.project}/runs/${s.logStream}/metrics/recompute`, { auth: s.auth, json: {} });
+    expect([recompute.status, recompute.body]).toEqual([202, { run_id: s.logStream, queued: 0 }]);
+
+    // The PATCH completes it with its output: one job, written with it; one judge call, on that output.
+    const output = `you are rude ${randomUUID()}`;
+    w.ok(await w.call('PATCH', `/v2/projects/${s.project}/spans/${spanId}`, { auth: s.auth, json: { ...run, span_id: spanId, output, is_complete: true } }));
+    w.ok(await w.call('PATCH', `/v2/projects/${s.project}/traces/${traceId}`, { auth: s.auth, json: { ...run, trace_id: traceId, output: 'bye', is_complete: true } }));
+    const done = await settled(s.auth, s.project, s.logStream, 1);
+    expect(done.scorers[0].jobs).toMatchObject({ pending: 0, computing: 0, succeeded: 1 });
+    const sent = stub.completions.slice(before);
+    expect(sent).toHaveLength(1);
+    expect(lastUserText(sent[0]!)).toBe(`Output to judge: ${output}`);
+    const rude = await search(s.auth, s.project, s.logStream, 'spans', { filters: [{ column_id: s.metric, type: 'number', operator: 'eq', value: 1 }] });
+    expect(rude.map((x) => [x['id'], x['output'], x['metrics'][s.name], x['metric_info'][s.name]['status_type']])).toEqual([[spanId, output, 1, 'success']]);
+    const [tr] = await search(s.auth, s.project, s.logStream, 'traces');
+    expect(tr!['metrics'][s.name]).toBe(1);
+
+    // A PATCH that changes nothing the judge reads (tags, status): no job, no call, the value stands.
+    w.ok(await w.call('PATCH', `/v2/projects/${s.project}/spans/${spanId}`, { auth: s.auth, json: { ...run, span_id: spanId, tags: ['reviewed'], status_code: 200 } }));
+    expect((await status(s.auth, s.project, s.logStream)).scorers[0].jobs).toMatchObject({ pending: 0, computing: 0, succeeded: 1 });
+
+    // A PATCH that changes the output: judged again, on the new output, its value replacing the earlier one.
+    const polite = `thank you ${randomUUID()}`;
+    w.ok(await w.call('PATCH', `/v2/projects/${s.project}/spans/${spanId}`, { auth: s.auth, json: { ...run, span_id: spanId, output: polite } }));
+    const again = await settled(s.auth, s.project, s.logStream, 1);
+    expect(again.scorers[0].jobs).toMatchObject({ pending: 0, computing: 0, succeeded: 1, failed: 0 });
+    const sentAgain = stub.completions.slice(before);
+    expect(sentAgain.map((r) => lastUserText(r))).toEqual([`Output to judge: ${output}`, `Output to judge: ${polite}`]);
+    const [span] = await search(s.auth, s.project, s.logStream, 'spans');
+    expect([span!['output'], span!['tags'], span!['metrics'][s.name], span!['metric_info'][s.name]['explanations']]).toEqual([polite, ['reviewed'], 0, ['judge 1 says false', 'judge 2 says false', 'judge 3 says false']]);
+    expect(await search(s.auth, s.project, s.logStream, 'spans', { filters: [{ column_id: s.metric, type: 'number', operator: 'eq', value: 1 }] })).toEqual([]);
   });
 });

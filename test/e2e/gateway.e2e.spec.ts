@@ -117,6 +117,9 @@ describe('gateway integration', () => {
     ['endpoint', { endpoint: 'not a url' }, undefined],
     // Half of a surrogate pair: the URL parser would call another address, and stored it would come back changed.
     ['endpoint', { endpoint: 'https://gateway.example.com/cut\ud83d' }, 'url_parsing'],
+    // A base URL: a query would choose the whole path judges call ({endpoint}/chat/completions becomes its value).
+    ['endpoint', { endpoint: 'http://127.0.0.1:23413/internal/admin/keys?q=' }, 'value_error'],
+    ['endpoint', { endpoint: 'https://gateway.example.com/relay/v1#x' }, 'value_error'],
     ['use_case', { use_case: 'customer_support' }, undefined],
     ['use_case', { use_case: '1ABC' }, undefined],
   ])('answers 422 naming %s for %j', async (field, over, type) => {

@@ -75,6 +75,9 @@ export const startServer = async (
       TRACELIGHT_SCORING_WORKERS: '0',
       // Nor a Python interpreter for code scorers (seconds to start): uploads are stored unread unless a suite asks.
       TRACELIGHT_SANDBOX_WORKERS: '0',
+      // Suites that score point gateways at the testkit's stub, on 127.0.0.1, which judges call only where
+      // the operator allows it; a suite that shows the default refusal sets this to ''.
+      TRACELIGHT_GATEWAY_ALLOWED_NETWORKS: '127.0.0.1/32',
       ...storageEnv,
     },
     stdio: ['ignore', 'pipe', 'pipe'],

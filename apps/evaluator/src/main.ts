@@ -116,7 +116,7 @@ const main = async (): Promise<void> => {
       integrations: container.get(IntegrationRepository),
       sealer: container.get(SecretSealer),
       clock: container.get(Clock),
-      judge: new OpenAiJudgeModel({ timeoutMs: config.judgeTimeoutMs, concurrencyPerGateway: config.gatewayConcurrency }),
+      judge: new OpenAiJudgeModel({ timeoutMs: config.judgeTimeoutMs, concurrencyPerGateway: config.gatewayConcurrency, allowedNetworks: config.gatewayAllowedNetworks }),
     },
     config,
     owner,

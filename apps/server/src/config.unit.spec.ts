@@ -25,6 +25,19 @@ describe('the list of configuration variables', () => {
 });
 
 describe('configuration from the environment', () => {
+  it('lets judges call public addresses only unless networks are allowed, and reports a network it cannot read', () => {
+    expect(loadConfig({})).toEqual(E.right(expect.objectContaining({ gatewayAllowedNetworks: [] })));
+    expect(loadConfig({ TRACELIGHT_GATEWAY_ALLOWED_NETWORKS: ' 127.0.0.1/32, 10.20.0.0/16,fd00::/8,::1 ' })).toEqual(
+      E.right(expect.objectContaining({ gatewayAllowedNetworks: ['127.0.0.1/32', '10.20.0.0/16', 'fd00::/8', '::1'] })),
+    );
+    const bad = loadConfig({ TRACELIGHT_GATEWAY_ALLOWED_NETWORKS: '10.0.0.0/33,localhost,true' });
+    expect(bad).toEqual(
+      E.left([
+        'TRACELIGHT_GATEWAY_ALLOWED_NETWORKS must be comma-separated CIDRs or IP addresses (10.0.0.0/8, 127.0.0.1, fd00::/8), got "10.0.0.0/33", "localhost", "true"',
+      ]),
+    );
+  });
+
   it('has the documented defaults: 127.0.0.1:8088, SQLite in ./.tracelight', () => {
     expect(loadConfig({})).toEqual(
       E.right(

@@ -13,6 +13,7 @@ import * as os from 'node:os';
 export interface JudgeSettings {
   readonly judgeTimeoutMs: number;
   readonly gatewayConcurrency: number;
+  readonly gatewayAllowedNetworks: ReadonlyArray<string>;
 }
 
 /** This process's name on the leases it takes: which host and process held a job, for an operator reading the jobs. */
@@ -30,7 +31,7 @@ export const watchScoringQueue = (container: Container, metrics: HttpMetrics): v
 /** The workers, built (not started) from the container's ports; undefined when this process scores nothing. */
 export const scoringWorkers = (container: Container, settings: ScoringSettings & JudgeSettings, log: ScoringLog, metrics: HttpMetrics): ScoringWorkerPool | undefined => {
   if (settings.scoringWorkers <= 0) return undefined;
-  const judge = new OpenAiJudgeModel({ timeoutMs: settings.judgeTimeoutMs, concurrencyPerGateway: settings.gatewayConcurrency });
+  const judge = new OpenAiJudgeModel({ timeoutMs: settings.judgeTimeoutMs, concurrencyPerGateway: settings.gatewayConcurrency, allowedNetworks: settings.gatewayAllowedNetworks });
   metrics.watch('judge_calls', () => judge.held());
   const { pool } = composeScoring(
     {

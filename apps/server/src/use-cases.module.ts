@@ -121,6 +121,7 @@ export const useCasesModule = (limits: {
           scorers: c.get(ScorerUseCases),
           records: c.get(LogRecordRepository),
           queue: c.get(ScoringQueue),
+          integrations: c.get(IntegrationRepository),
           clock: c.get(Clock),
           ...onJobsQueued,
         }),

@@ -12,6 +12,7 @@ export * from './projects-runs/project';
 export * from './projects-runs/run';
 export * from './insights/run-insights';
 export * from './integrations/integration';
+export * from './integrations/secret-scrub';
 export * from './scorers/scorer';
 export * from './scorers/scorer-version';
 export * from './scorers/run-scorer-settings';

@@ -34,6 +34,8 @@ export interface ScoringSettings {
   readonly scoringPollMs: number;
   readonly scoringMaxAttempts: number;
   readonly scoringRetryBaseMs: number;
+  /** How often a setup error is logged per owner (ScoringWorkerOptions.setupWarnEveryMs); tests shorten it. */
+  readonly setupWarnEveryMs?: number;
 }
 
 export interface ScoringObservers {
@@ -77,7 +79,13 @@ export const composeScoring = (
   });
   const pool = new ScoringWorkerPool(
     jobs,
-    { concurrency: settings.scoringWorkers, leaseMs: settings.scoringLeaseMs, pollMs: settings.scoringPollMs, owner },
+    {
+      concurrency: settings.scoringWorkers,
+      leaseMs: settings.scoringLeaseMs,
+      pollMs: settings.scoringPollMs,
+      owner,
+      ...(settings.setupWarnEveryMs !== undefined ? { setupWarnEveryMs: settings.setupWarnEveryMs } : {}),
+    },
     log,
     observers.finished,
   );

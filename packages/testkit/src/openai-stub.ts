@@ -31,7 +31,9 @@ export type StubFault =
   /** A 200 whose body is not JSON. */
   | { readonly kind: 'malformed' }
   /** A completion whose content is JSON without the value asked for. */
-  | { readonly kind: 'wrong_schema' };
+  | { readonly kind: 'wrong_schema' }
+  /** An answer of this status, content type and body exactly (an HTML error page, a proxy's text). */
+  | { readonly kind: 'raw'; readonly status: number; readonly contentType: string; readonly body: string };
 
 /** A function call an answer makes in place of text (`arguments` as JSON text, as the API sends it). */
 export interface StubToolCall {
@@ -190,6 +192,10 @@ export class OpenAiStub {
         fault.retryAfter !== undefined ? { 'retry-after': fault.retryAfter } : {},
       );
     if (fault?.kind === 'malformed') return send(200, '{"id": "chatcmpl-stub", "choices": [');
+    if (fault?.kind === 'raw') {
+      res.writeHead(fault.status, { 'content-type': fault.contentType });
+      return void res.end(fault.body);
+    }
     const n = Math.min(Math.max(1, request.n), this.options.maxChoices ?? Number.POSITIVE_INFINITY);
     const replies = Array.from({ length: n }, (_, i): StubReply => (fault?.kind === 'wrong_schema' ? JSON.stringify({ verdict: 'not what was asked' }) : this.rule(request, i)));
     const prompt = tokensOf(request.messages.map((m) => m.content ?? '').join('\n'));

@@ -372,6 +372,96 @@ export const describeScoringQueueContract = (repositories: () => Repositories): 
       expect(await right(r.scoringQueue.requeue(jobs, now()))).toBe(0);
     });
 
+    /** Claims every job due at `at` (other tests' too), holding them for a day: what a claim then hands out is this test's. */
+    const drain = async (at: Date) => {
+      for (;;) if ((await right(r.scoringQueue.claim('drain', 500, at, new Date(at.getTime() + 86_400_000)))).length < 500) return;
+    };
+    /** `n` llm spans of the scene's trace, stored with live jobs (`live`) or without, then queued by a recompute (backfill). */
+    const jobsOf = async (s: Awaited<ReturnType<typeof scene>>, n: number, lane: 'live' | 'backfill') => {
+      const records = Array.from({ length: n }, () => aRecord(s.run, { type: 'llm', traceId: s.trace.id, parentId: s.trace.id }));
+      if (lane === 'live') return ingestScored(s.run, records, s.scorer);
+      await right(r.logRecords.ingest(s.run.id, records, []));
+      const jobs = jobsFor(records, plan(s.scorer));
+      expect(await right(r.scoringQueue.requeue(jobs, now()))).toBe(n);
+      return jobs;
+    };
+
+    it('hands out live jobs (stored with their records) before backfill (a recompute\'s), even older backfill', async () => {
+      await drain(now());
+      const s = await scene();
+      const backfill = await jobsOf(s, 3, 'backfill');
+      const live = await jobsOf(s, 2, 'live');
+      const t = later(1);
+      const first = await right(r.scoringQueue.claim(owner(), 2, t, new Date(t.getTime() + 60_000)));
+      expect(first.map((j) => j.recordId).sort()).toEqual(live.map((j) => j.recordId).sort());
+      const rest = await right(r.scoringQueue.claim(owner(), 10, t, new Date(t.getTime() + 60_000)));
+      expect(rest.map((j) => j.recordId).sort()).toEqual(backfill.map((j) => j.recordId).sort());
+    });
+
+    it('lets owners take turns in each lane: one owner\'s older backlog does not hold back another\'s jobs', async () => {
+      await drain(now());
+      const carol = await scene();
+      const bob = await scene();
+      for (const lane of ['live', 'backfill'] as const) {
+        const hers = await jobsOf(carol, 6, lane);
+        const his = await jobsOf(bob, 2, lane);
+        const t = later(1);
+        const got = await right(r.scoringQueue.claim(owner(), 4, t, new Date(t.getTime() + 60_000)));
+        // Oldest first would give carol's four; in turns, bob's two are among them, and each owner's oldest first.
+        expect(got.filter((j) => j.ownerId === bob.user.id).map((j) => j.recordId).sort()).toEqual(his.map((j) => j.recordId).sort());
+        expect(got.filter((j) => j.ownerId === carol.user.id)).toHaveLength(2);
+        const rest = await right(r.scoringQueue.claim(owner(), 10, t, new Date(t.getTime() + 60_000)));
+        expect(rest.map((j) => j.recordId).sort()).toEqual(hers.map((j) => j.recordId).filter((id) => !got.some((j) => j.recordId === id)).sort());
+      }
+    });
+
+    it('goes on from the owner served last: a claim of one job at a time serves each owner in turn', async () => {
+      await drain(now());
+      const owners = [await scene(), await scene(), await scene()];
+      for (const s of owners) await jobsOf(s, 3, 'live');
+      const t = later(1);
+      const served: string[] = [];
+      for (let i = 0; i < 6; i++) served.push(...(await right(r.scoringQueue.claim(owner(), 1, t, new Date(t.getTime() + 60_000)))).map((j) => j.ownerId));
+      const ids = owners.map((s) => s.user.id);
+      expect(served).toHaveLength(6);
+      // Any three in a row are the three owners.
+      for (let i = 0; i + 3 <= served.length; i++) expect(new Set(served.slice(i, i + 3))).toEqual(new Set(ids));
+    });
+
+    it('in mode `new`, stores jobs not stored yet and leaves the ended ones as they are (the owner\'s setup cannot score them now)', async () => {
+      const s = await scene();
+      const [a] = s.spans;
+      await ingestScored(s.run, [a!], s.scorer);
+      const [job] = await claimOf(s.run);
+      await right(r.scoringQueue.complete(job!, outcome('error', 'no gateway integration'), now(), null));
+      const fresh = aRecord(s.run, { type: 'llm', traceId: s.trace.id, parentId: s.trace.id });
+      await right(r.logRecords.ingest(s.run.id, [fresh], []));
+      const jobs = jobsFor([a!, fresh], plan(s.scorer));
+      expect(await right(r.scoringQueue.requeue(jobs, now(), 'new'))).toBe(1);
+      expect((await recordOf(s.run, a!.id))?.metricInfo?.[s.scorer.name]?.status_type).toBe('error');
+      expect((await claimOf(s.run)).map((j) => j.recordId)).toEqual([fresh.id]);
+      expect(await right(r.scoringQueue.requeue(jobs, now(), 'new'))).toBe(0);
+      // Once the setup is mended, a recompute (`again`) queues the ended one.
+      expect(await right(r.scoringQueue.requeue(jobs, now(), 'again'))).toBe(1);
+      expect((await claimOf(s.run)).map((j) => j.recordId)).toEqual([a!.id]);
+    });
+
+    it('tells whether a run has backfill of some scorers still to do (pending or computing), live jobs apart', async () => {
+      const s = await scene();
+      const other = await right(r.scorers.insert(aScorer(s.user.id)));
+      expect(await right(r.scoringQueue.backfilling(s.run.id, [s.scorer.id]))).toBe(false);
+      await jobsOf(s, 1, 'live');
+      expect(await right(r.scoringQueue.backfilling(s.run.id, [s.scorer.id]))).toBe(false);
+      await jobsOf(s, 2, 'backfill');
+      expect(await right(r.scoringQueue.backfilling(s.run.id, [s.scorer.id]))).toBe(true);
+      expect(await right(r.scoringQueue.backfilling(s.run.id, [other.id]))).toBe(false);
+      const held = await claimOf(s.run);
+      expect(held).toHaveLength(3);
+      expect(await right(r.scoringQueue.backfilling(s.run.id, [other.id, s.scorer.id]))).toBe(true); // computing
+      for (const j of held) await right(r.scoringQueue.complete(j, success(1), now(), null));
+      expect(await right(r.scoringQueue.backfilling(s.run.id, [s.scorer.id]))).toBe(false);
+    });
+
     it('reads records by id, and record keys a page at a time by type and creation time', async () => {
       const s = await scene();
       const records = [0, 1, 2, 3].map((i) => aRecord(s.run, { type: i === 3 ? 'tool' : 'llm', traceId: s.trace.id, parentId: s.trace.id, createdAt: at(`2026-02-0${i + 1}T00:00:00.000Z`) }));
@@ -379,11 +469,101 @@ export const describeScoringQueueContract = (repositories: () => Repositories): 
       expect((await right(r.logRecords.findByIds(s.run.id, [records[1]!.id, 'missing']))).map((x) => x.id)).toEqual([records[1]!.id]);
       const first = await right(r.logRecords.listKeys(s.run.id, { types: ['llm'], createdAfter: at('2026-02-01T00:00:00.000Z'), limit: 2 }));
       expect(first.map((k) => k.id)).toEqual([records[0]!.id, records[1]!.id]);
-      expect(first[0]).toEqual({ id: records[0]!.id, type: 'llm', traceId: s.trace.id, runId: s.run.id, projectId: s.run.projectId, createdAt: records[0]!.createdAt });
+      expect(first[0]).toEqual({ id: records[0]!.id, type: 'llm', traceId: s.trace.id, runId: s.run.id, projectId: s.run.projectId, createdAt: records[0]!.createdAt, isComplete: true });
       const next = await right(r.logRecords.listKeys(s.run.id, { types: ['llm'], after: { createdAt: first[1]!.createdAt, id: first[1]!.id }, limit: 2 }));
       expect(next.map((k) => k.id)).toEqual([records[2]!.id]);
       const before = await right(r.logRecords.listKeys(s.run.id, { types: ['llm', 'tool'], createdBefore: at('2026-02-02T00:00:00.000Z'), createdAfter: at('2026-01-01T00:00:00.000Z'), limit: 10 }));
       expect(before.map((k) => k.id)).toEqual([records[0]!.id]);
+      // Whether each is complete: a recompute leaves one that is not to the PATCH that completes it.
+      const streamed = aRecord(s.run, { type: 'llm', traceId: s.trace.id, parentId: s.trace.id, isComplete: false, output: null, createdAt: at('2026-03-01T00:00:00.000Z') });
+      await right(r.logRecords.ingest(s.run.id, [streamed], []));
+      const last = await right(r.logRecords.listKeys(s.run.id, { types: ['llm'], createdAfter: at('2026-03-01T00:00:00.000Z'), limit: 2 }));
+      expect(last.map((k) => [k.id, k.isComplete])).toEqual([[streamed.id, false]]);
+    });
+
+    it('stores no job for a record sent incomplete, and scores it once a PATCH completes it, with its output', async () => {
+      const s = await scene();
+      // Immediate mode: the span is sent incomplete, its output to come. Jobs sent with it are not stored.
+      const streamed = { ...s.spans[0]!, isComplete: false, output: null };
+      const jobs = await ingestScored(s.run, [streamed], s.scorer);
+      expect(jobs).toHaveLength(1);
+      expect(await claimOf(s.run)).toEqual([]);
+      expect((await recordOf(s.run, streamed.id))?.metricInfo).toBeUndefined();
+      // Sent again, still incomplete (the SDK's retry): nothing either.
+      await ingestScored(s.run, [{ ...streamed, input: 'more' }], s.scorer);
+      expect(await claimOf(s.run)).toEqual([]);
+      // The PATCH that completes it brings the output: its jobs are stored with it, and the record says pending.
+      const completed = await right(r.logRecords.update(s.run.id, streamed.id, 'span', { output: 'the answer', isComplete: true }, now(), jobs));
+      expect(completed.metricInfo?.[s.scorer.name]).toEqual({ status_type: 'pending', scorer_type: 'llm', version: 1 });
+      const [job, ...more] = await claimOf(s.run);
+      expect(more).toEqual([]);
+      expect(job).toMatchObject({ recordId: streamed.id, attempts: 1 });
+      expect((await recordOf(s.run, streamed.id))?.output).toBe('the answer');
+      expect(await right(r.scoringQueue.complete(job!, success(0.25), now(), null))).toBe(true);
+      // A PATCH that changes nothing a scorer reads (tags, status, a metric) queues nothing, and the result stands.
+      const tagged = await right(r.logRecords.update(s.run.id, streamed.id, 'span', { tags: ['late'], statusCode: 200, durationNs: 9 }, now(), jobs));
+      expect(tagged.metrics[s.scorer.name]).toBe(0.25);
+      expect(tagged.metricInfo?.[s.scorer.name]?.status_type).toBe('success');
+      expect(await claimOf(s.run)).toEqual([]);
+      // Without jobs (a run that scores nothing), a PATCH completes a record and queues nothing.
+      const other = { ...s.spans[1]!, isComplete: false, output: null };
+      await ingestScored(s.run, [other], s.scorer);
+      await right(r.logRecords.update(s.run.id, other.id, 'span', { output: 'x', isComplete: true }, now()));
+      expect(await claimOf(s.run)).toEqual([]);
+    });
+
+    it('scores a record again when a PATCH or an ingest changes what its scorers read: the earlier result gives way to one new result', async () => {
+      const s = await scene();
+      const [span] = s.spans;
+      const jobs = await ingestScored(s.run, [span!], s.scorer);
+      const [first] = await claimOf(s.run);
+      await right(r.scoringQueue.complete(first!, success(0.75), now(), null));
+      // The output changes: the value goes, the record says pending, and its job is due again with its attempts reset.
+      const patched = await right(r.logRecords.update(s.run.id, span!.id, 'span', { output: 'a better answer' }, now(), jobs));
+      expect(patched.metrics).toEqual({ duration_ns: 5 });
+      expect(patched.metricInfo?.[s.scorer.name]).toEqual({ status_type: 'pending', scorer_type: 'llm', version: 1 });
+      const [second, ...more] = await claimOf(s.run);
+      expect(more).toEqual([]);
+      expect(second).toMatchObject({ recordId: span!.id, version: 1, attempts: 1 });
+      expect(await right(r.scoringQueue.complete(second!, success(0.5), now(), null))).toBe(true);
+      expect((await recordOf(s.run, span!.id))?.metrics[s.scorer.name]).toBe(0.5);
+      // Sent again whole with another input (an ingest, not a PATCH): scored again too.
+      await ingestScored(s.run, [{ ...span!, input: 'another question', output: 'a better answer' }], s.scorer);
+      expect((await recordOf(s.run, span!.id))?.metricInfo?.[s.scorer.name]?.status_type).toBe('pending');
+      const [third] = await claimOf(s.run);
+      expect(await right(r.scoringQueue.complete(third!, success(0.125), now(), null))).toBe(true);
+      expect((await recordOf(s.run, span!.id))?.metrics[s.scorer.name]).toBe(0.125);
+      const counts = await right(r.scoringQueue.counts(s.run.id));
+      expect(counts.map((c) => [c.version, c.counts.success, c.counts.pending, c.counts.computing])).toEqual([[1, 1, 0, 0]]);
+    });
+
+    it('stores nothing of a job whose record changed while it was scored: the job scores what the record now holds', async () => {
+      const s = await scene();
+      const [span] = s.spans;
+      const jobs = await ingestScored(s.run, [span!], s.scorer);
+      const who = owner();
+      const [stale] = await claimOf(s.run, who);
+      // The output arrives while a worker judges the record as it was; the same worker may claim the job again.
+      await right(r.logRecords.update(s.run.id, span!.id, 'span', { output: 'changed meanwhile' }, now(), jobs));
+      const [fresh] = await claimOf(s.run, who);
+      expect(fresh).toBeDefined();
+      expect(await right(r.scoringQueue.complete(stale!, success(0.9), now(), null))).toBe(false);
+      expect((await recordOf(s.run, span!.id))?.metricInfo?.[s.scorer.name]?.status_type).toBe('pending');
+      expect(await right(r.scoringQueue.complete(fresh!, success(0.3), now(), null))).toBe(true);
+      expect((await recordOf(s.run, span!.id))?.metrics[s.scorer.name]).toBe(0.3);
+    });
+
+    it('makes a recompute\'s job live again when a write changes what its record\'s scorers read', async () => {
+      await drain(now());
+      const s = await scene();
+      const [older] = await jobsOf(s, 1, 'backfill');
+      const [changed] = await jobsOf(s, 1, 'backfill');
+      // The second's record gets its output: scored afresh, as a live write, ahead of the older backfill.
+      await right(r.logRecords.update(s.run.id, changed!.recordId, 'span', { output: 'the answer, at last' }, now(), [changed!]));
+      const t = later(1);
+      const [first] = await right(r.scoringQueue.claim(owner(), 1, t, new Date(t.getTime() + 60_000)));
+      expect(first?.recordId).toBe(changed!.recordId);
+      expect((await right(r.scoringQueue.claim(owner(), 1, t, new Date(t.getTime() + 60_000)))).map((j) => j.recordId)).toEqual([older!.recordId]);
     });
 
     it('removes the jobs of records retention removes', async () => {

@@ -20,28 +20,33 @@ export interface CodeSource {
 
 /**
  * Why a call gave no answer. `syntax`: the file does not compile (the line, when Python names one);
- * `exception`: the code raised (its traceback's last lines, and the line in the file where it was
- * raised); `timeout`: it ran past the time limit and its interpreter was ended; `memory`: it ran out of
- * its memory and its interpreter was ended; `unavailable`: the sandbox could not run it now (an
- * interpreter failed to start): worth another try later.
+ * `exception`: the code raised (its traceback's last lines, the line in the file where it was raised,
+ * and the exception's type by its qualified name when it has one, the only part of it a log may show);
+ * `timeout`: it ran past the time limit and its interpreter was ended; `memory`: it ran out of its memory
+ * and its interpreter was ended; `unavailable`: the sandbox could not run it now (an interpreter failed
+ * to start): worth another try later; `busy`: too many calls wait already (`mine`: the caller's own, past
+ * its share; else everyone's): worth another try after `retryAfterMs`.
  */
 export type SandboxFailure =
   | { readonly kind: 'syntax'; readonly message: string; readonly line: number | null }
-  | { readonly kind: 'exception'; readonly message: string; readonly traceback: string; readonly line: number | null }
+  | { readonly kind: 'exception'; readonly message: string; readonly traceback: string; readonly line: number | null; readonly errorType: string | null }
   | { readonly kind: 'timeout'; readonly limitMs: number }
   | { readonly kind: 'memory'; readonly message: string }
-  | { readonly kind: 'unavailable'; readonly message: string };
+  | { readonly kind: 'unavailable'; readonly message: string }
+  | { readonly kind: 'busy'; readonly message: string; readonly retryAfterMs: number; readonly mine: boolean };
 
 export interface CodeSandbox {
   /**
    * Compiles the file and runs its top level (defining its functions), then reads its hooks as the file
    * gives them: what `scorer_fn` is, what `score_type()` and `scoreable_node_types_fn()` return, and
-   * `chain_aggregation`. The domain checks them against the contract (profileOf).
+   * `chain_aggregation`. The domain checks them against the contract (profileOf). An upload waits for
+   * it: when too many wait already, it may be refused `busy` at once rather than wait long.
    */
   inspect(source: CodeSource): TaskEither<SandboxFailure, CodeInspection>;
   /**
    * Calls `scorer_fn(**args)` of the file, in a module of its own (nothing a call leaves in the file's
-   * globals reaches the next call), and says what it returned.
+   * globals reaches the next call), and says what it returned. A scoring job's call waits its turn (the
+   * workers that make them are bounded in number): it is never refused `busy`.
    */
   score(source: CodeSource, args: ScorerArguments): TaskEither<SandboxFailure, ScorerReturn>;
   /** Ends the interpreters (a process that stops). */

@@ -31,11 +31,14 @@ export interface JudgeReply {
 /**
  * Why a call failed, in words that hold no secret (the provider's text is scrubbed of the token).
  * `retryable`: a timeout, a network failure, 408, 429 or 5xx, worth another try after `retryAfterMs`
- * when the provider said; `permanent`: what another try would only repeat (401, 404, a bad request).
+ * when the provider said; `permanent`: what another try would only repeat (401, 404, a bad request);
+ * `refused`: the call was not made, the gateway's address being one judges may not call (a private or
+ * loopback address the operator did not allow): the gateway's setup must change.
  */
 export type JudgeFailure =
   | { readonly kind: 'retryable'; readonly message: string; readonly retryAfterMs?: number }
-  | { readonly kind: 'permanent'; readonly message: string };
+  | { readonly kind: 'permanent'; readonly message: string }
+  | { readonly kind: 'refused'; readonly message: string };
 
 export interface JudgeModel {
   /** One call (no retry of its own: the job is retried, durably, by the queue), within the adapter's timeout and per-gateway bound. */

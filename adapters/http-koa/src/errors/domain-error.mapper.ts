@@ -47,6 +47,10 @@ export const toHttpError = (error: DomainError): HttpError => {
     // request): the detail says why and what helps, as retrying the same search at once would not.
     case 'TimedOut':
       return { status: 503, body: { detail: error.message }, note: 'timed out' };
+    // 429 when the caller's own requests fill its share, 503 when everyone's fill the service's: either
+    // way the client is told what waits and when to come back.
+    case 'Busy':
+      return { status: error.mine ? 429 : 503, body: { detail: error.message }, headers: { 'Retry-After': String(error.retryAfterSeconds) }, note: 'busy' };
     // 507, not 503: nothing was stored, retrying will not help until space is freed, and reads are
     // still served (the service is not unavailable; /readyz stays ready).
     case 'StorageFull':

@@ -42,7 +42,8 @@ export class EvaluationRoutes implements RouteGroup {
         path: '/projects/{project_id}/runs/{run_id}/metrics/recompute',
         summary: 'Queue scoring of the run\'s stored records',
         description:
-          'Queues a scoring job for each stored record of the run (created within `created_after` to `created_before`, when given) that a chosen scorer\'s version in use scores and samples: `scorer_ids` (default: every scorer of the run\'s scorer settings). A record already scored by that version keeps its value; one whose job ended in `error`, `failed`, `not_applicable` or `not_computed` is queued again. Answers 202 with how many jobs were queued; the workers score them in the background (see `metrics/status`).',
+          'Queues a scoring job for each stored record of the run (created within `created_after` to `created_before`, when given) that a chosen scorer\'s version in use scores and samples: `scorer_ids` (default: every scorer of the run\'s scorer settings). A record already scored by that version keeps its value; one whose job ended in `error`, `failed`, `not_applicable` or `not_computed` is queued again. Answers 202 with how many jobs were queued; the workers score them in the background (see `metrics/status`), after the records ingested meanwhile, and each owner\'s in turn with others\'. An LLM scorer whose owner has no gateway integration gets jobs for records without one only (its ended jobs would end the same way). One recompute of a scorer on a run at a time: 409 while the jobs of an earlier one are pending or computing.',
+        conflict: 'A recompute of a chosen scorer on this run is still being scored (its jobs are pending or computing)',
         auth: 'required',
         params: RunPath,
         body: RecomputeMetricsRequest,

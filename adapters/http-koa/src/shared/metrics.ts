@@ -96,10 +96,10 @@ export class HttpMetrics {
     registers: [this.registry],
   });
 
-  /** Judge calls, by how they ended (`ok`, `retryable`, `permanent`, `unparseable`), and how long they took. */
+  /** Judge calls, by how they ended (`ok`, `retryable`, `permanent`, `refused`, `unparseable`), and how long they took. */
   readonly judgeCalls = new Histogram({
     name: 'tracelight_judge_call_duration_seconds',
-    help: 'Calls to judge models through users\' gateways (one per ChainPoll request), by outcome: ok, retryable (timeout, network, 408, 429, 5xx, an unreadable answer), permanent (another 4xx), unparseable (an answer that is not the JSON asked for)',
+    help: 'Calls to judge models through users\' gateways (one per ChainPoll request), by outcome: ok, retryable (timeout, network, 408, 429, 5xx, an unreadable answer), permanent (another 4xx), refused (the gateway\'s address is one judges may not call), unparseable (an answer that is not the JSON asked for)',
     labelNames: ['outcome'] as const,
     // Judges answer in seconds; the call timeout's default is 60 s.
     buckets: [0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 20, 30, 60, 120],

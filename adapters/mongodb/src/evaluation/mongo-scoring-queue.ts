@@ -1,6 +1,6 @@
 // The scoring queue on MongoDB: one document per job, claimed one at a time by findOneAndUpdate (atomic
-// per document, so any number of processes hold each job once), finished in a transaction with the
-// record's entry and roll-ups.
+// per document, so any number of processes hold each job once), live before backfill and owner by owner
+// in turn, finished in a transaction with the record's entry and roll-ups.
 import {
   type ClaimedJob,
   type JobCounts,
@@ -11,6 +11,7 @@ import {
   type NodeType,
   type RollUpSpec,
   type RunId,
+  type ScorerId,
   REQUEUED_STATES,
   pendingInfo,
   type MetricValue,
@@ -21,7 +22,7 @@ import {
   takesRollUp,
   zeroCounts,
 } from '@tracelight/domain';
-import type { Result, ScoringQueue } from '@tracelight/ports';
+import type { RequeueMode, Result, ScoringQueue } from '@tracelight/ports';
 import { inject, injectable } from 'inversify';
 import type { AnyBulkWriteOperation, ClientSession, Collection, Document, Filter, MongoClient } from 'mongodb';
 import { MongoDatabase, MongoDatabaseToken } from '../shared/mongo-database';
@@ -41,15 +42,31 @@ export interface JobDoc {
   metricName: string;
   ownerId: string;
   state: JobState;
+  /**
+   * 1: queued by a recompute (backfill), claimed after live jobs. Absent on a live job (stored with its
+   * record), so that a job written without it (by a process of an earlier build) is live; a query for
+   * `null` finds those.
+   */
+  lane?: typeof BACKFILL | null;
   dueAt?: Date;
   leaseOwner?: string;
   attempts: number;
+  /**
+   * Times the job was made pending again because its record is scored afresh (rescoreJobs); absent for
+   * none. A claimed job's id names it, so that a holder of a claim made before stores nothing, even when
+   * its own process has claimed the job again since (the same lease owner).
+   */
+  rescored?: number;
   message: string | null;
   promptTokens: number;
   completionTokens: number;
   createdAt: Date;
   updatedAt: Date;
 }
+
+export const BACKFILL = 1;
+/** The lanes in the order they are claimed, as a query matches them (a live job has no `lane`). */
+const LANES = [null, BACKFILL] as const;
 
 /** A job's key: one per (run, scorer, version, record), so storing it twice is one document. */
 export const jobKey = (j: Pick<NewScoringJob, 'runId' | 'scorerId' | 'version' | 'recordId'>): string => `${j.runId}:${j.scorerId}:${j.version}:${j.recordId}`;
@@ -87,8 +104,54 @@ export const insertNewJobs = async (jobs: Collection<JobDoc>, newJobs: ReadonlyA
   );
 };
 
+/**
+ * Makes each stored job of these pending again whatever its state, in the caller's transaction (a record
+ * scored afresh: scoringOnWrite), live: its attempts reset and its lease lost, so that a holder scoring what the
+ * record was finds the job no longer its own and stores nothing. Jobs not stored are left to insertNewJobs.
+ */
+export const rescoreJobs = async (jobs: Collection<JobDoc>, again: ReadonlyArray<NewScoringJob>, now: Date, session: ClientSession): Promise<void> => {
+  if (again.length === 0) return;
+  await jobs.bulkWrite(
+    again.map(
+      (j): AnyBulkWriteOperation<JobDoc> => ({
+        updateOne: {
+          filter: { _id: jobKey(j) },
+          // Live again (no `lane`): a write scores it afresh, whoever queued it before.
+          update: { $set: { state: 'pending', dueAt: now, attempts: 0, message: null, updatedAt: now }, $unset: { leaseOwner: '', lane: '' }, $inc: { rescored: 1 } },
+        },
+      }),
+    ),
+    { session, ordered: false },
+  );
+};
+
+/** A claimed job's id (ClaimedJob.id, opaque to its holder): how often the job was scored afresh, and its key. */
+const claimId = (d: Pick<JobDoc, '_id' | 'rescored'>): string => `${d.rescored ?? 0}#${d._id}`;
+/** The job a claimed job's id names, as it was when claimed (the first `#`: the number holds none, a record's id may). */
+const claimOf = (id: string): Filter<JobDoc> => {
+  const at = id.indexOf('#');
+  const rescored = Number(id.slice(0, at));
+  return { _id: id.slice(at + 1), rescored: rescored === 0 ? { $exists: false } : rescored };
+};
+
 /** A record's `_id` (as MongoLogRecordRepository keys it). */
 const recordKey = (runId: string, id: string): string => `${runId}:${id}`;
+
+/** A claimed job as the queue hands it out. */
+const claimedOf = (d: JobDoc, owner: string): ClaimedJob => ({
+  id: claimId(d),
+  runId: d.runId as RunId,
+  projectId: d.projectId as ClaimedJob['projectId'],
+  recordId: d.recordId,
+  traceId: d.traceId ?? null,
+  scorerId: d.scorerId as ClaimedJob['scorerId'],
+  version: d.version,
+  kind: d.kind as ClaimedJob['kind'],
+  metricName: d.metricName,
+  ownerId: d.ownerId as ClaimedJob['ownerId'],
+  attempts: d.attempts,
+  leaseOwner: owner,
+});
 
 @injectable()
 export class MongoScoringQueue implements ScoringQueue {
@@ -96,6 +159,8 @@ export class MongoScoringQueue implements ScoringQueue {
   private readonly jobs: Collection<JobDoc>;
   private readonly records: Collection<Document & { _id: string }>;
   private readonly columns: Collection<{ _id: string; columns: string[] }>;
+  /** Per lane, the owner this process's last claim served: the next claim's turns start after it. */
+  private readonly servedLast: [string, string] = ['', ''];
 
   constructor(@inject(MongoDatabaseToken) database: MongoDatabase) {
     this.client = database.client;
@@ -107,39 +172,68 @@ export class MongoScoringQueue implements ScoringQueue {
   claim(owner: string, limit: number, now: Date, leaseUntil: Date): Result<ReadonlyArray<ClaimedJob>> {
     return run(async () => {
       const claimed: ClaimedJob[] = [];
-      // One document at a time: each findOneAndUpdate is atomic, so of concurrent claims each job goes to one.
-      while (claimed.length < limit) {
-        const d = await this.jobs.findOneAndUpdate(
-          { dueAt: { $exists: true, $lte: now } },
-          { $set: { state: 'computing', leaseOwner: owner, dueAt: leaseUntil, updatedAt: now }, $inc: { attempts: 1 } },
-          { sort: { dueAt: 1, _id: 1 }, returnDocument: 'after' },
-        );
-        if (d === null) break;
-        claimed.push({
-          id: d._id,
-          runId: d.runId as RunId,
-          projectId: d.projectId as ClaimedJob['projectId'],
-          recordId: d.recordId,
-          traceId: d.traceId ?? null,
-          scorerId: d.scorerId as ClaimedJob['scorerId'],
-          version: d.version,
-          kind: d.kind as ClaimedJob['kind'],
-          metricName: d.metricName,
-          ownerId: d.ownerId as ClaimedJob['ownerId'],
-          attempts: d.attempts,
-          leaseOwner: owner,
-        });
-      }
+      for (const [i, lane] of LANES.entries()) claimed.push(...(await this.claimLane(i, lane, owner, limit - claimed.length, now, leaseUntil)));
       return claimed;
     });
+  }
+
+  /**
+   * Up to `limit` due jobs of the lane, the owners with jobs there taking turns (as SQLite's): a first
+   * round from the owner after the one this process served last (wrapping round once), one job each,
+   * then rounds of those that gave one. Both reads follow the index (lane, ownerId, dueAt, _id) of jobs
+   * still to do: the next owner is one seek, an owner's oldest due job another.
+   */
+  private async claimLane(index: number, lane: (typeof LANES)[number], owner: string, limit: number, now: Date, leaseUntil: Date): Promise<ClaimedJob[]> {
+    const claimed: ClaimedJob[] = [];
+    if (limit <= 0) return claimed;
+    // One document at a time: each findOneAndUpdate is atomic, so of concurrent claims each job goes to one.
+    const take = async (ownerId: string): Promise<boolean> => {
+      const d = await this.jobs.findOneAndUpdate(
+        { lane, ownerId, dueAt: { $exists: true, $lte: now } },
+        { $set: { state: 'computing', leaseOwner: owner, dueAt: leaseUntil, updatedAt: now }, $inc: { attempts: 1 } },
+        { sort: { dueAt: 1, _id: 1 }, returnDocument: 'after' },
+      );
+      if (d === null) return false;
+      this.servedLast[index] = ownerId;
+      claimed.push(claimedOf(d, owner));
+      return true;
+    };
+    const start = this.servedLast[index]!;
+    const gave: string[] = [];
+    let after = start;
+    let wrapped = false;
+    while (claimed.length < limit) {
+      const next = await this.jobs.findOne({ lane, dueAt: { $exists: true }, ownerId: { $gt: after } }, { sort: { lane: 1, ownerId: 1 }, projection: { ownerId: 1 } });
+      if (next === null || (wrapped && next.ownerId > start)) {
+        if (wrapped || start === '') break;
+        wrapped = true;
+        after = '';
+        continue;
+      }
+      after = next.ownerId;
+      if (await take(next.ownerId)) gave.push(next.ownerId);
+    }
+    for (let round = gave; claimed.length < limit && round.length > 0; ) {
+      const next: string[] = [];
+      for (const ownerId of round) {
+        if (claimed.length >= limit) break;
+        if (await take(ownerId)) next.push(ownerId);
+      }
+      round = next;
+    }
+    return claimed;
+  }
+
+  backfilling(runId: RunId, scorerIds: ReadonlyArray<ScorerId>): Result<boolean> {
+    return run(async () => (await this.jobs.findOne({ runId, scorerId: { $in: [...scorerIds] }, lane: BACKFILL, dueAt: { $exists: true } }, { projection: { _id: 1 } })) !== null);
   }
 
   renew(owner: string, ids: ReadonlyArray<string>, leaseUntil: Date): Result<ReadonlyArray<string>> {
     return run(async () => {
       if (ids.length === 0) return [];
-      const held = { _id: { $in: [...ids] }, state: 'computing' as const, leaseOwner: owner };
+      const held: Filter<JobDoc> = { $or: ids.map(claimOf), state: 'computing', leaseOwner: owner };
       await this.jobs.updateMany(held, { $set: { dueAt: leaseUntil } });
-      return (await this.jobs.find(held, { projection: { _id: 1 } }).toArray()).map((d) => d._id);
+      return (await this.jobs.find(held, { projection: { _id: 1, rescored: 1 } }).toArray()).map(claimId);
     });
   }
 
@@ -155,7 +249,7 @@ export class MongoScoringQueue implements ScoringQueue {
   }
 
   private async completeIn(session: ClientSession, job: ClaimedJob, outcome: JobOutcome, now: Date, rollUp: RollUpSpec | null): Promise<boolean> {
-    const held = { _id: job.id, state: 'computing' as const, leaseOwner: job.leaseOwner };
+    const held: Filter<JobDoc> = { ...claimOf(job.id), state: 'computing', leaseOwner: job.leaseOwner };
     const tokens = { promptTokens: outcome.tokens.prompt, completionTokens: outcome.tokens.completion };
     if (outcome.state === 'retry') {
       const r = await this.jobs.updateOne(
@@ -257,20 +351,21 @@ export class MongoScoringQueue implements ScoringQueue {
     }
   }
 
-  requeue(jobs: ReadonlyArray<NewScoringJob>, now: Date): Result<number> {
+  requeue(jobs: ReadonlyArray<NewScoringJob>, now: Date, mode: RequeueMode = 'again'): Result<number> {
     return run(async () => {
       let queued = 0;
       for (const j of jobs) {
         const { _id, ...doc } = newJobDoc(j, now);
-        const inserted = await this.jobs.updateOne({ _id }, { $setOnInsert: doc }, { upsert: true });
+        const inserted = await this.jobs.updateOne({ _id }, { $setOnInsert: { ...doc, lane: BACKFILL } }, { upsert: true });
         const again =
           inserted.upsertedCount > 0 ||
-          (
-            await this.jobs.updateOne(
-              { _id, state: { $in: [...REQUEUED_STATES] } },
-              { $set: { state: 'pending', dueAt: now, attempts: 0, message: null, updatedAt: now }, $unset: { leaseOwner: '' } },
-            )
-          ).modifiedCount > 0;
+          (mode === 'again' &&
+            (
+              await this.jobs.updateOne(
+                { _id, state: { $in: [...REQUEUED_STATES] } },
+                { $set: { state: 'pending', dueAt: now, lane: BACKFILL, attempts: 0, message: null, updatedAt: now }, $unset: { leaseOwner: '' } },
+              )
+            ).modifiedCount > 0);
         if (!again) continue;
         queued += 1;
         const key = encodeMetricKey(j.metricName);

@@ -1,5 +1,6 @@
-// The scoring queue on SQLite: jobs in scoring_jobs, claimed by one UPDATE under the write lock (so two
-// processes never hold one job), finished in one transaction with the record's entry and roll-ups.
+// The scoring queue on SQLite: jobs in scoring_jobs, claimed in one transaction under the write lock (so
+// two processes never hold one job), live before backfill and owner by owner in turn, finished in one
+// transaction with the record's entry and roll-ups.
 import {
   type ClaimedJob,
   type JobCounts,
@@ -21,12 +22,12 @@ import {
   takesRollUp,
   zeroCounts,
 } from '@tracelight/domain';
-import type { Result, ScoringQueue } from '@tracelight/ports';
+import type { RequeueMode, Result, ScoringQueue } from '@tracelight/ports';
 import type Database from 'better-sqlite3';
 import { inject, injectable } from 'inversify';
 import { run } from '../shared/run';
 import { SqliteDatabase, SqliteDatabaseToken } from '../shared/sqlite-database';
-import { type JobWrites, metricPath, prepareJobWrites } from './scoring-jobs.sql';
+import { BACKFILL, type JobWrites, LIVE, metricPath, prepareJobWrites } from './scoring-jobs.sql';
 
 interface ClaimedRow {
   id: number;
@@ -41,6 +42,13 @@ interface ClaimedRow {
   owner_id: string;
   attempts: number;
   lease_owner: string;
+}
+
+/** The claiming process, the time, and the lease's end, as the claim's statements bind them. */
+interface ClaimParams {
+  readonly owner: string;
+  readonly now: number;
+  readonly until: number;
 }
 
 const claimedJob = (r: ClaimedRow): ClaimedJob => ({
@@ -65,7 +73,12 @@ const valueJson = (info: MetricInfo): string | null =>
 @injectable()
 export class SqliteScoringQueue implements ScoringQueue {
   private readonly jobs: JobWrites;
-  private readonly claimDue;
+  private readonly nextOwner;
+  private readonly claimOfOwner;
+  private readonly backfillOf;
+  private readonly claimAll: Database.Transaction<(params: ClaimParams, limit: number) => ClaimedRow[]>;
+  /** Per lane, the owner this process's last claim served: the next claim's turns start after it. */
+  private readonly servedLast: [string, string] = ['', ''];
   private readonly renewHeld;
   private readonly finish;
   private readonly putBack;
@@ -80,17 +93,33 @@ export class SqliteScoringQueue implements ScoringQueue {
   private readonly lastError;
   private readonly depthByState;
   private readonly completeAll: Database.Transaction<(job: ClaimedJob, outcome: JobOutcome, now: number, rollUp: RollUpSpec | null) => boolean>;
-  private readonly requeueAll: Database.Transaction<(jobs: ReadonlyArray<NewScoringJob>, now: number) => number>;
+  private readonly requeueAll: Database.Transaction<(jobs: ReadonlyArray<NewScoringJob>, now: number, mode: RequeueMode) => number>;
 
   constructor(@inject(SqliteDatabaseToken) { db }: SqliteDatabase) {
     this.jobs = prepareJobWrites(db);
-    // One statement: SQLite runs it under the write lock, so of any number of claims (threads, processes)
-    // each job goes to one. The oldest due first; a computing job's due_at is the end of its lease.
-    this.claimDue = db.prepare(
+    // Both read the index (lane, owner_id, due_at) of jobs still to do: the next owner with any there is
+    // one seek, and an owner's oldest due job another. A computing job's due_at is the end of its lease.
+    this.nextOwner = db
+      .prepare('SELECT owner_id FROM scoring_jobs WHERE lane = @lane AND due_at IS NOT NULL AND owner_id > @after ORDER BY owner_id LIMIT 1')
+      .pluck();
+    this.claimOfOwner = db.prepare(
       `UPDATE scoring_jobs SET state = 'computing', lease_owner = @owner, due_at = @until, attempts = attempts + 1, updated_at = @now
-       WHERE id IN (SELECT id FROM scoring_jobs WHERE due_at IS NOT NULL AND due_at <= @now ORDER BY due_at, id LIMIT @limit)
+       WHERE id = (SELECT id FROM scoring_jobs WHERE lane = @lane AND owner_id = @ownerId AND due_at IS NOT NULL AND due_at <= @now ORDER BY due_at, id LIMIT 1)
        RETURNING id, run_id, project_id, record_id, trace_key, scorer_id, version, kind, metric_name, owner_id, attempts, lease_owner`,
     );
+    this.backfillOf = db
+      .prepare(
+        `SELECT EXISTS (SELECT 1 FROM scoring_jobs WHERE run_id = @runId AND scorer_id IN (SELECT value FROM json_each(@scorerIds))
+           AND due_at IS NOT NULL AND lane = ${BACKFILL})`,
+      )
+      .pluck();
+    // One transaction: SQLite runs it under the write lock, so of any number of claims (threads,
+    // processes) each job goes to one.
+    this.claimAll = db.transaction((params, limit) => {
+      const claimed: ClaimedRow[] = [];
+      for (const lane of [LIVE, BACKFILL] as const) claimed.push(...this.claimLane(lane, params, limit - claimed.length));
+      return claimed;
+    });
     this.renewHeld = db
       .prepare(
         `UPDATE scoring_jobs SET due_at = @until WHERE state = 'computing' AND lease_owner = @owner AND id IN (SELECT value FROM json_each(@ids))
@@ -184,7 +213,49 @@ export class SqliteScoringQueue implements ScoringQueue {
       if (rollUp !== null) this.rollUp(job.runId, path, rollUp, written as Parameters<typeof rollUpTargets>[0]);
       return true;
     });
-    this.requeueAll = db.transaction((jobs, now) => this.jobs.requeue(jobs, now));
+    this.requeueAll = db.transaction((jobs, now, mode) => this.jobs.requeue(jobs, now, mode));
+  }
+
+  /**
+   * Up to `limit` due jobs of the lane, the owners with jobs there taking turns: a first round from the
+   * owner after the one served last (wrapping round once), one job each; then rounds of those that gave
+   * one, until the limit or no owner has another. A round's owner without a due job (all in backoff or
+   * held) drops out.
+   */
+  private claimLane(lane: typeof LIVE | typeof BACKFILL, params: ClaimParams, limit: number): ClaimedRow[] {
+    const claimed: ClaimedRow[] = [];
+    if (limit <= 0) return claimed;
+    const take = (ownerId: string): boolean => {
+      const row = this.claimOfOwner.get({ ...params, lane, ownerId }) as ClaimedRow | undefined;
+      if (row === undefined) return false;
+      claimed.push(row);
+      this.servedLast[lane] = ownerId;
+      return true;
+    };
+    const start = this.servedLast[lane];
+    const gave: string[] = [];
+    let after = start;
+    let wrapped = false;
+    while (claimed.length < limit) {
+      const ownerId = this.nextOwner.get({ lane, after }) as string | undefined;
+      if (ownerId === undefined || (wrapped && ownerId > start)) {
+        if (wrapped || start === '') break;
+        wrapped = true;
+        after = '';
+        continue;
+      }
+      after = ownerId;
+      if (take(ownerId)) gave.push(ownerId);
+    }
+    for (let round = gave; claimed.length < limit && round.length > 0; ) {
+      const next: string[] = [];
+      for (const ownerId of round) {
+        if (claimed.length >= limit) break;
+        if (take(ownerId)) next.push(ownerId);
+      }
+      round = next;
+    }
+    return claimed;
   }
 
   /** The record's trace and session take the roll-up of their scored descendants, or lose a roll-up none is left for. */
@@ -216,8 +287,13 @@ export class SqliteScoringQueue implements ScoringQueue {
     return { value: n === 0 ? null : rollUpValue(spec.method, { average: null, sum: null, first: parse(first), last: parse(last) }), n };
   }
 
+  // IMMEDIATE: the write lock first, so that the owners read are those the claims then change.
   claim(owner: string, limit: number, now: Date, leaseUntil: Date): Result<ReadonlyArray<ClaimedJob>> {
-    return run(() => (this.claimDue.all({ owner, limit, now: now.getTime(), until: leaseUntil.getTime() }) as ClaimedRow[]).map(claimedJob));
+    return run(() => this.claimAll.immediate({ owner, now: now.getTime(), until: leaseUntil.getTime() }, limit).map(claimedJob));
+  }
+
+  backfilling(runId: RunId, scorerIds: ReadonlyArray<ScorerId>): Result<boolean> {
+    return run(() => this.backfillOf.get({ runId, scorerIds: JSON.stringify(scorerIds) }) === 1);
   }
 
   renew(owner: string, ids: ReadonlyArray<string>, leaseUntil: Date): Result<ReadonlyArray<string>> {
@@ -229,8 +305,8 @@ export class SqliteScoringQueue implements ScoringQueue {
     return run(() => this.completeAll.immediate(job, outcome, now.getTime(), rollUp));
   }
 
-  requeue(jobs: ReadonlyArray<NewScoringJob>, now: Date): Result<number> {
-    return run(() => this.requeueAll.immediate(jobs, now.getTime()));
+  requeue(jobs: ReadonlyArray<NewScoringJob>, now: Date, mode: RequeueMode = 'again'): Result<number> {
+    return run(() => this.requeueAll.immediate(jobs, now.getTime(), mode));
   }
 
   counts(runId: RunId): Result<ReadonlyArray<JobCounts>> {

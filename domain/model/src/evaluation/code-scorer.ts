@@ -132,14 +132,42 @@ export const scorerArguments = (r: LogRecord): ScorerArguments => ({
   dataset_variables: datasetVariablesOf(r),
 });
 
-/** What `scorer_fn` returned, as the sandbox saw it: one of the types the contract allows, or another. */
+/**
+ * The longest `str` a code scorer's value may be, in characters (code points): 4 KiB of text. A value is
+ * stored with its record (in `metrics` and `metric_info`, and again in a trace's roll-up) and answered
+ * with every search of it, so it is a label or a short text, not a document.
+ */
+export const MAX_STR_VALUE_CHARS = 4096;
+
+/** The most of a type's name a message keeps: a scorer names its own types. */
+export const MAX_TYPE_NAME_CHARS = 80;
+
+/**
+ * What `scorer_fn` returned, as the sandbox saw it: one of the types the contract allows, or another
+ * (by its name, at most MAX_TYPE_NAME_CHARS of it). A str longer than MAX_STR_VALUE_CHARS is told by
+ * its length only: it is not carried out of the sandbox.
+ */
 export type ScorerReturn =
   | { readonly type: 'none' }
   | { readonly type: 'bool'; readonly value: boolean }
   | { readonly type: 'int'; readonly value: number }
   | { readonly type: 'float'; readonly value: number }
   | { readonly type: 'str'; readonly value: string }
+  | { readonly type: 'str_too_long'; readonly length: number }
   | { readonly type: 'other'; readonly typeName: string };
+
+/** Characters as Python counts them (code points), which a JavaScript string's length does not. */
+export const codePointsOf = (s: string): number => {
+  let n = 0;
+  for (const _ of s) n++;
+  return n;
+};
+
+/** A name cut to MAX_TYPE_NAME_CHARS. */
+const boundedName = (name: string): string => (name.length <= MAX_TYPE_NAME_CHARS ? name : `${name.slice(0, MAX_TYPE_NAME_CHARS - 1)}…`);
+
+const tooLong = (length: number): string =>
+  `scorer_fn returned a str of ${length} characters: a value holds at most ${MAX_STR_VALUE_CHARS} (a label or a short text)`;
 
 /**
  * The value stored for what `scorer_fn` returned, checked against the version's score type (a column
@@ -152,26 +180,36 @@ export const scoredValue = (scoreType: ScoreType, returned: ScorerReturn): E.Eit
     case 'none':
       return E.right(null);
     case 'other':
-      return E.left(`scorer_fn returned a ${returned.typeName}: it must return a float, int, bool, str or None`);
+      return E.left(`scorer_fn returned a ${boundedName(returned.typeName)}: it must return a float, int, bool, str or None`);
+    case 'str_too_long':
+      return E.left(tooLong(returned.length));
     case 'float':
       if (!Number.isFinite(returned.value)) return E.left(`scorer_fn returned ${returned.value}, which no column can hold`);
       if (scoreType === 'float') return E.right(returned.value);
       return scoreType === 'int' && Number.isInteger(returned.value) ? E.right(returned.value) : wrong(`a float (${returned.value})`);
     case 'int':
+      // An int past a double's range comes as infinity, which no column holds either.
+      if (!Number.isFinite(returned.value)) return E.left('scorer_fn returned an int too large for any column to hold');
       return scoreType === 'int' || scoreType === 'float' ? E.right(returned.value) : wrong(`an int (${returned.value})`);
     case 'bool':
       return scoreType === 'bool' ? E.right(returned.value) : wrong(`a bool (${returned.value ? 'True' : 'False'})`);
-    case 'str':
-      return scoreType === 'str' ? E.right(returned.value) : wrong('a str');
+    case 'str': {
+      if (scoreType !== 'str') return wrong('a str');
+      const length = codePointsOf(returned.value);
+      return length > MAX_STR_VALUE_CHARS ? E.left(tooLong(length)) : E.right(returned.value);
+    }
   }
 };
 
-/** The record's entry for a value `scorer_fn` gave. */
+/**
+ * The record's entry for a value `scorer_fn` gave. A str is not copied into display_value: it would be
+ * the value again (a threshold levels numbers only), stored once more.
+ */
 export const codeScoredInfo = (version: ScorerVersion, value: MetricValue | null, threshold: ColumnThreshold | undefined): MetricInfo => ({
   status_type: 'success',
   scorer_type: 'code',
   value,
-  display_value: value === null ? null : displayValueOf(value, threshold),
+  display_value: value === null || typeof value === 'string' ? null : displayValueOf(value, threshold),
   explanation: null,
   version: version.version,
 });
@@ -194,13 +232,49 @@ export const scoreTypeOf = (v: ScorerVersion): ScoreType => {
   return isScoreType(t) ? t : 'float';
 };
 
+/** A qualified Python name (json.decoder.JSONDecodeError): what an exception's type may be shown as. */
+const QUALIFIED_NAME = /^[A-Za-z_]\w*(?:\.[A-Za-z_]\w*)*$/;
+
+/** An exception's type as the sandbox named it, when it is a qualified name of bounded length. */
+export const exceptionTypeOf = (name: string | null | undefined): string | null =>
+  typeof name === 'string' && name.length <= MAX_TYPE_NAME_CHARS && QUALIFIED_NAME.test(name) ? name : null;
+
 /**
- * A code job's message as the server's log says it. A traceback may quote the record (an exception's
- * message often does) and the log holds no record's content: of a traceback, only the exception's type.
+ * A code job's message for an exception: a first line of our own naming the exception's type (which the
+ * server's log may show), then the traceback's last lines (which it never does: they may quote the record).
+ */
+export const codeExceptionMessage = (errorType: string | null, traceback: string): string =>
+  `scorer_fn raised ${exceptionTypeOf(errorType) ?? 'an exception'}\n${lastLinesOf(traceback)}`;
+
+/** A code job's message for a file that does not compile (the version's code, not a record, is quoted). */
+export const codeSyntaxMessage = (line: number | null, message: string): string =>
+  lastLinesOf(`the scorer file does not compile: line ${line ?? '?'}: ${message}`);
+
+/**
+ * What the server's log says of a code job's message: never the message itself, which quotes what the
+ * scorer said (its exceptions' messages, the types it named, the values it returned: the record, often),
+ * but one of a fixed set of reasons, recognised by the forms this module and the code runner write, with
+ * no more of the message than an exception's type (a qualified name), a number or a score type.
  */
 export const codeLogReason = (message: string): string => {
-  if (!message.startsWith('Traceback') && !message.startsWith('…')) return message;
-  const last = message.trimEnd().split('\n').pop() ?? '';
-  const type = /^([A-Za-z_][\w.]*)/.exec(last)?.[1] ?? 'an exception';
-  return `scorer_fn raised ${type} (the traceback is in the record's metric_info)`;
+  for (const [form, reason] of LOGGED_REASONS) {
+    const m = form.exec(message);
+    if (m !== null) return reason(m);
+  }
+  return "the scorer failed (the reason is in the record's metric_info)";
 };
+
+const LOGGED_REASONS: ReadonlyArray<readonly [RegExp, (m: RegExpExecArray) => string]> = [
+  [/^scorer_fn raised ([A-Za-z_][\w.]{0,79}|an exception)\n/, (m) => `scorer_fn raised ${exceptionTypeOf(m[1]) ?? 'an exception'} (the traceback is in the record's metric_info)`],
+  [/^scorer_fn ran past the time limit of (\d+(?:\.\d+)?) s and was stopped$/, (m) => `scorer_fn ran past the time limit of ${m[1]} s and was stopped`],
+  [/^scorer_fn ran out of memory and was stopped/, () => 'scorer_fn ran out of memory and was stopped'],
+  [/^the scorer file does not compile: line (\d+|\?):/, (m) => `the scorer file does not compile (line ${m[1]})`],
+  [/^scorer_fn returned a str of (\d+) characters: /, (m) => `scorer_fn returned a str of ${m[1]} characters, over the limit of ${MAX_STR_VALUE_CHARS}`],
+  [/, but score_type is (float|int|str|bool)$/, (m) => `scorer_fn returned a value of another type than its score_type (${m[1]})`],
+  [/^scorer_fn returned .*: it must return a float, int, bool, str or None$/s, () => 'scorer_fn returned a type it may not return'],
+  [/^scorer_fn returned .*, which no column can hold$/s, () => 'scorer_fn returned a float no column can hold'],
+  [/^scorer_fn returned an int too large for any column to hold$/, (m) => m[0]],
+  [/^scorer version (\d+) has no code$/, (m) => `scorer version ${m[1]} has no code`],
+  // The sandbox's own words (an interpreter that did not start, a busy pool): no scorer's text in them.
+  [/^the scorer sandbox [^\n]{0,200}$/, (m) => m[0]],
+];

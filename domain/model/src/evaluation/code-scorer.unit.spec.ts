@@ -2,10 +2,14 @@ import * as E from 'fp-ts/Either';
 import { metricColumn } from '../columns/metric-columns';
 import {
   type CodeInspection,
+  MAX_STR_VALUE_CHARS,
+  MAX_TYPE_NAME_CHARS,
   TRACEBACK_CHARS,
   TRACEBACK_LINES,
+  codeExceptionMessage,
   codeLogReason,
   codeScoredInfo,
+  codeSyntaxMessage,
   lastLinesOf,
   profileOf,
   scoreTypeDataType,
@@ -22,6 +26,13 @@ const found = (over: Partial<CodeInspection> = {}): CodeInspection => ({
   chainAggregation: null,
   ...over,
 });
+
+/** scoredValue's refusal (its message). */
+const scoredValueMessage = (...a: Parameters<typeof scoredValue>): string => {
+  const r = scoredValue(...a);
+  if (E.isRight(r)) throw new Error('expected a refusal');
+  return r.left;
+};
 
 describe('code scorers', () => {
   it('takes a file\'s hooks as the contract says, with float, every default node type and the average when it has none', () => {
@@ -83,12 +94,31 @@ describe('code scorers', () => {
     expect(scoredValue('float', { type: 'float', value: Number.NaN })).toEqual(E.left('scorer_fn returned NaN, which no column can hold'));
   });
 
+  it('refuses a str longer than MAX_STR_VALUE_CHARS (counted in code points) and bounds a type\'s name in its message', () => {
+    expect(MAX_STR_VALUE_CHARS).toBe(4096);
+    expect(scoredValue('str', { type: 'str', value: '€'.repeat(MAX_STR_VALUE_CHARS) })).toEqual(E.right('€'.repeat(MAX_STR_VALUE_CHARS)));
+    // 4,096 astral characters are 8,192 UTF-16 units: still within the limit, as Python counts.
+    expect(scoredValue('str', { type: 'str', value: '😀'.repeat(MAX_STR_VALUE_CHARS) })).toEqual(E.right('😀'.repeat(MAX_STR_VALUE_CHARS)));
+    const over = 'scorer_fn returned a str of 50000000 characters: a value holds at most 4096 (a label or a short text)';
+    expect(scoredValue('str', { type: 'str_too_long', length: 50_000_000 })).toEqual(E.left(over));
+    expect(scoredValue('str', { type: 'str', value: 'x'.repeat(MAX_STR_VALUE_CHARS + 1) })).toEqual(
+      E.left('scorer_fn returned a str of 4097 characters: a value holds at most 4096 (a label or a short text)'),
+    );
+    const long = scoredValue('float', { type: 'other', typeName: 'Q'.repeat(5_000_000) });
+    expect(E.isLeft(long) && long.left.length).toBeLessThan(MAX_TYPE_NAME_CHARS + 80);
+    expect(scoredValue('int', { type: 'int', value: Infinity })).toEqual(E.left('scorer_fn returned an int too large for any column to hold'));
+  });
+
   it('writes the value on the record as the code scorer\'s success', () => {
     expect(codeScoredInfo(codeVersion({ version: 3 }), true, undefined)).toEqual({
       status_type: 'success', scorer_type: 'code', value: true, display_value: 'true', explanation: null, version: 3,
     });
     expect(codeScoredInfo(codeVersion(), null, undefined)).toMatchObject({ value: null, display_value: null });
     expect(codeScoredInfo(codeVersion(), 0.8, { buckets: [0.5], displayValueLevels: ['Low', 'High'], inverted: false }).display_value).toBe('High');
+  });
+
+  it('does not copy a str into display_value (it would be stored a third time)', () => {
+    expect(codeScoredInfo(codeVersion(), 'a label', undefined)).toMatchObject({ value: 'a label', display_value: null });
   });
 
   it('keeps a traceback\'s last lines, bounded in lines and characters', () => {
@@ -121,11 +151,22 @@ describe('code scorers', () => {
     expect(rollUpSpecOf({ ...job, kind: 'llm' }, null, llmVersion({ outputType: 'boolean' }))?.method).toBe('average');
   });
 
-  it('logs of a traceback only the exception\'s type (its message may quote the record), other messages as they are', () => {
-    expect(codeLogReason('Traceback (most recent call last):\n  File "s.py", line 2, in scorer_fn\nValueError: the customer said "secret"')).toBe(
-      "scorer_fn raised ValueError (the traceback is in the record's metric_info)",
-    );
-    expect(codeLogReason('…\n  File "s.py"\njson.decoder.JSONDecodeError: Expecting value')).toContain('raised json.decoder.JSONDecodeError');
+  it('logs of a job\'s message only a fixed reason, an exception\'s type, a number or a score type: never what the scorer said', () => {
+    // L2: the exception's message quotes the record, on lines of its own that look like a traceback's last.
+    const tb = 'Traceback (most recent call last):\n  File "s.py", line 2, in scorer_fn\nValueError: bad record\ncustomer_secret_4242: card 4111';
+    expect(codeLogReason(codeExceptionMessage('ValueError', tb))).toBe("scorer_fn raised ValueError (the traceback is in the record's metric_info)");
+    expect(codeLogReason(codeExceptionMessage('json.decoder.JSONDecodeError', tb))).toContain('raised json.decoder.JSONDecodeError (');
+    // A type name that is not a qualified name, or is too long, is not logged either.
+    expect(codeLogReason(codeExceptionMessage('Bad name: customer_secret_4242', tb))).toBe("scorer_fn raised an exception (the traceback is in the record's metric_info)");
+    expect(codeLogReason(codeExceptionMessage('Q'.repeat(5_000_000), tb))).toBe("scorer_fn raised an exception (the traceback is in the record's metric_info)");
+    // A traceback as the old runner wrote it, its last line the record's: a fixed reason.
+    expect(codeLogReason(tb)).toBe("the scorer failed (the reason is in the record's metric_info)");
+    expect(codeLogReason('customer_secret_4242 said hello')).toBe("the scorer failed (the reason is in the record's metric_info)");
     expect(codeLogReason('scorer_fn ran past the time limit of 5 s and was stopped')).toBe('scorer_fn ran past the time limit of 5 s and was stopped');
+    expect(codeLogReason(codeSyntaxMessage(3, 'SyntaxError: customer_secret_4242'))).toBe('the scorer file does not compile (line 3)');
+    expect(codeLogReason(scoredValueMessage('str', { type: 'other', typeName: 'customer_secret_4242' }))).toBe('scorer_fn returned a type it may not return');
+    expect(codeLogReason(scoredValueMessage('int', { type: 'str', value: 'customer_secret_4242' }))).toBe('scorer_fn returned a value of another type than its score_type (int)');
+    expect(codeLogReason(scoredValueMessage('str', { type: 'str_too_long', length: 9000 }))).toBe('scorer_fn returned a str of 9000 characters, over the limit of 4096');
+    for (const m of [codeExceptionMessage('ValueError', tb), codeSyntaxMessage(1, 'x'.repeat(10_000)), codeLogReason('y'.repeat(10_000))]) expect(m.length).toBeLessThan(2200);
   });
 });

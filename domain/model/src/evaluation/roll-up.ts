@@ -69,7 +69,8 @@ export const rollUpInfo = (spec: RollUpSpec, value: MetricValue, count: number):
   status_type: 'success',
   scorer_type: spec.scorerType,
   value,
-  display_value: displayValueOf(value, spec.threshold ?? undefined),
+  // A code scorer's str is not copied into display_value (its value again): see codeScoredInfo.
+  display_value: typeof value === 'string' && spec.scorerType === 'code' ? null : displayValueOf(value, spec.threshold ?? undefined),
   explanation: `${METHOD_WORDS[spec.method]} of ${count} scored descendant${count === 1 ? '' : 's'}${picksValue(spec.method) ? ' (by creation time)' : ''}.`,
   version: spec.version,
   roll_up_method: spec.method,

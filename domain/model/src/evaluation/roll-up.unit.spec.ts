@@ -43,7 +43,8 @@ describe('roll-up', () => {
     expect((['average', 'sum', 'first', 'last'] as const).map((m) => rollUpValue(m, found))).toEqual([2, 6, 1, 3]);
     expect(rollUpInfo({ metricName: 'length', scorerType: 'code', version: 1, threshold: null, method: 'first' }, 'ok', 2)).toMatchObject({
       value: 'ok',
-      display_value: 'ok',
+      // A code scorer's str is its own display: not stored again.
+      display_value: null,
       explanation: 'The first of 2 scored descendants (by creation time).',
       roll_up_method: 'first',
       roll_up_count: 2,

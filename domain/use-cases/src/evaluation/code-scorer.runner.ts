@@ -1,6 +1,6 @@
 // The code runner: a version's uploaded scorer_fn called in the sandbox on one record, its return
 // checked against the version's score type. What the record hands it and what is stored are the domain's.
-import { NO_TOKENS, codeScoredInfo, lastLinesOf, scoreTypeOf, scoredValue, scorerArguments } from '@tracelight/domain';
+import { NO_TOKENS, codeExceptionMessage, codeScoredInfo, codeSyntaxMessage, lastLinesOf, scoreTypeOf, scoredValue, scorerArguments } from '@tracelight/domain';
 import type { CodeSandbox } from '@tracelight/ports';
 import * as E from 'fp-ts/Either';
 import type { RunnerVerdict, ScorerRunner, ScoringContext } from './scorer-runner';
@@ -18,21 +18,24 @@ export class CodeScorerRunner implements ScorerRunner {
     const ran = await this.deps.sandbox.score(source, scorerArguments(record))();
     if (E.isLeft(ran)) {
       const f = ran.left;
+      // Every message bounded (lastLinesOf), and in a form codeLogReason knows: the log shows none of it but
+      // an exception's type.
       switch (f.kind) {
         case 'unavailable':
-          return { kind: 'retry', message: f.message, tokens: NO_TOKENS };
+        case 'busy':
+          return { kind: 'retry', message: lastLinesOf(f.message), tokens: NO_TOKENS };
         case 'exception':
-          return { kind: 'outcome', state: 'error', message: lastLinesOf(f.traceback === '' ? f.message : f.traceback), tokens: NO_TOKENS };
+          return { kind: 'outcome', state: 'error', message: codeExceptionMessage(f.errorType, f.traceback === '' ? f.message : f.traceback), tokens: NO_TOKENS };
         case 'syntax':
-          return { kind: 'outcome', state: 'error', message: lastLinesOf(`line ${f.line ?? '?'}: ${f.message}`), tokens: NO_TOKENS };
+          return { kind: 'outcome', state: 'error', message: codeSyntaxMessage(f.line, f.message), tokens: NO_TOKENS };
         case 'timeout':
           return { kind: 'outcome', state: 'error', message: `scorer_fn ran past the time limit of ${seconds(f.limitMs)} and was stopped`, tokens: NO_TOKENS };
         case 'memory':
-          return { kind: 'outcome', state: 'error', message: `scorer_fn ran out of memory and was stopped: ${f.message}`, tokens: NO_TOKENS };
+          return { kind: 'outcome', state: 'error', message: lastLinesOf(`scorer_fn ran out of memory and was stopped: ${f.message}`), tokens: NO_TOKENS };
       }
     }
     const value = scoredValue(scoreTypeOf(version), ran.right);
-    if (E.isLeft(value)) return { kind: 'outcome', state: 'error', message: value.left, tokens: NO_TOKENS };
+    if (E.isLeft(value)) return { kind: 'outcome', state: 'error', message: lastLinesOf(value.left), tokens: NO_TOKENS };
     return { kind: 'success', info: codeScoredInfo(version, value.right, scorer.display.threshold), tokens: NO_TOKENS };
   }
 }

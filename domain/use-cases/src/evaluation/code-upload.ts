@@ -1,6 +1,6 @@
 // What an upload is told when its scorer file cannot score: a 422 on the file, naming the line where
 // there is one (the sandbox's failure, or the contract's refusal of a hook).
-import { type CodeRefusal, type DomainError, invalid, unavailable } from '@tracelight/domain';
+import { type CodeRefusal, type DomainError, busy, invalid, lastLinesOf, unavailable } from '@tracelight/domain';
 import type { SandboxFailure } from '@tracelight/ports';
 
 /** The text of a line of the file (1-based), cut to a length a message can echo. */
@@ -20,14 +20,16 @@ const seconds = (ms: number): string => `${Math.round(ms / 100) / 10} s`;
 export const uploadRefusal = (failure: SandboxFailure, code: string): DomainError => {
   switch (failure.kind) {
     case 'syntax':
-      return fileRefusal({ message: failure.message, line: failure.line }, code);
+      return fileRefusal({ message: lastLinesOf(failure.message), line: failure.line }, code);
     case 'exception':
-      return fileRefusal({ message: `${failure.message} (raised as the file was read)`, line: failure.line }, code);
+      return fileRefusal({ message: `${lastLinesOf(failure.message)} (raised as the file was read)`, line: failure.line }, code);
     case 'timeout':
       return fileRefusal({ message: `the file did not finish loading within ${seconds(failure.limitMs)}`, line: null }, code);
     case 'memory':
       return fileRefusal({ message: 'the file ran out of memory as it loaded', line: null }, code);
     case 'unavailable':
       return unavailable(`the scorer sandbox could not read the file: ${failure.message}`);
+    case 'busy':
+      return busy(failure.message, Math.max(1, Math.ceil(failure.retryAfterMs / 1000)), failure.mine);
   }
 };

@@ -10,7 +10,7 @@ describe('what an upload is told of a file that cannot score', () => {
       message: "line 3: SyntaxError: expected ':'",
       input: 'def scorer_fn(**kwargs)',
     });
-    expect(uploadRefusal({ kind: 'exception', message: 'NameError: name x is not defined', traceback: '…', line: 1 }, FILE)).toMatchObject({
+    expect(uploadRefusal({ kind: 'exception', message: 'NameError: name x is not defined', traceback: '…', line: 1, errorType: 'NameError' }, FILE)).toMatchObject({
       message: 'line 1: NameError: name x is not defined (raised as the file was read)',
       input: 'import re',
     });
@@ -22,5 +22,15 @@ describe('what an upload is told of a file that cannot score', () => {
     expect(uploadRefusal({ kind: 'timeout', limitMs: 5000 }, FILE)).toEqual({ _tag: 'Invalid', path: ['file'], message: 'the file did not finish loading within 5 s' });
     expect(uploadRefusal({ kind: 'memory', message: 'm' }, FILE)).toEqual({ _tag: 'Invalid', path: ['file'], message: 'the file ran out of memory as it loaded' });
     expect(uploadRefusal({ kind: 'unavailable', message: 'no interpreter' }, FILE)).toEqual({ _tag: 'Unavailable', message: 'the scorer sandbox could not read the file: no interpreter' });
+  });
+
+  it('tells an upload refused by a busy sandbox when to come back, in whole seconds (M6)', () => {
+    expect(uploadRefusal({ kind: 'busy', message: 'yours wait', retryAfterMs: 5000, mine: true }, FILE)).toEqual({ _tag: 'Busy', message: 'yours wait', retryAfterSeconds: 5, mine: true });
+    expect(uploadRefusal({ kind: 'busy', message: 'all wait', retryAfterMs: 1, mine: false }, FILE)).toEqual({ _tag: 'Busy', message: 'all wait', retryAfterSeconds: 1, mine: false });
+  });
+
+  it('bounds what the file\'s exception says (M3)', () => {
+    const refusal = uploadRefusal({ kind: 'exception', message: `ValueError: ${'Q'.repeat(5_000_000)}`, traceback: '', line: 1, errorType: 'ValueError' }, FILE);
+    expect(refusal._tag === 'Invalid' && refusal.message.length).toBeLessThan(2_100);
   });
 });

@@ -1,6 +1,7 @@
 // Evaluation as a run's owner drives it: a recompute queues jobs for records already stored, and the
 // run's scoring status says how far its scorers have got.
 import {
+  type DomainError,
   type JobCounts,
   type NodeType,
   type Principal,
@@ -9,25 +10,32 @@ import {
   type Scorer,
   type ScorerId,
   type TokenUsage,
+  type UserId,
+  conflict,
   invalid,
+  isReadyToScore,
   jobsFor,
   mayChangeData,
   scoreableNodeTypes,
+  versionKind,
   zeroCounts,
 } from '@tracelight/domain';
-import type { Clock, LogRecordRepository, RecordKeyQuery, ScoringQueue } from '@tracelight/ports';
+import type { Clock, IntegrationRepository, LogRecordRepository, RecordKeyQuery, RequeueMode, ScoringQueue } from '@tracelight/ports';
 import * as E from 'fp-ts/Either';
 import * as TE from 'fp-ts/TaskEither';
 import { pipe } from 'fp-ts/function';
 import type { ProjectUseCases } from '../projects-runs/project.use-cases';
 import type { ScorerUseCases } from '../scorers/scorer.use-cases';
 import { type UseCase, flatMap, readOnly } from '../shared/te';
+import { hasGateway } from './gateways';
 
 export interface EvaluationDeps {
   readonly projects: ProjectUseCases;
   readonly scorers: ScorerUseCases;
   readonly records: LogRecordRepository;
   readonly queue: ScoringQueue;
+  /** Whose gateway a recompute looks for: an LLM judge's ended jobs are not queued again while its owner has none. */
+  readonly integrations: IntegrationRepository;
   readonly clock: Clock;
   /** Told when a recompute queued jobs, so that idle workers of this process look at once. */
   readonly onJobsQueued?: () => void;
@@ -60,13 +68,19 @@ export interface RunScoringStatus {
   readonly scorers: ReadonlyArray<ScorerStatus>;
 }
 
+export const RECOMPUTE_RUNNING =
+  'a recompute of these scorers on this run is still being scored (its jobs are pending or computing: see metrics/status); recompute again once it is done';
+
 export class EvaluationUseCases {
   constructor(private readonly deps: EvaluationDeps) {}
 
   /**
    * Queues the jobs the run's plan gives its stored records (of the chosen scorers, created within the
-   * range), a step at a time: records without a job get one, and jobs whose outcome may change once its
-   * cause is mended (an error, a failure) are queued again; a success stands. How many were queued.
+   * range), a step at a time, as backfill (scored after live records): records without a job get one,
+   * and jobs whose outcome may change once its cause is mended (an error, a failure) are queued again; a
+   * success stands. An LLM judge whose owner has no gateway gets jobs for records without one only: its
+   * ended jobs would end the same way again. One recompute of a scorer on a run at a time: while one's
+   * jobs are still to do, another is a Conflict. How many were queued.
    */
   recompute(principal: Principal, projectId: ProjectId, runId: RunId, request: RecomputeRequest): UseCase<{ readonly queued: number }> {
     if (!mayChangeData(principal)) return readOnly();
@@ -85,6 +99,11 @@ export class EvaluationUseCases {
       }),
       flatMap((plan) => async () => {
         if (plan.length === 0) return E.right({ queued: 0 });
+        const running = await this.deps.queue.backfilling(runId, plan.map((e) => e.scorer.id))();
+        if (E.isLeft(running)) return running;
+        if (running.right) return E.left(conflict(RECOMPUTE_RUNNING));
+        const modes = await this.requeueModes(plan.filter((e) => versionKind(e.version) === 'llm').map((e) => e.scorer.createdBy));
+        if (E.isLeft(modes)) return modes;
         const types = [...new Set(plan.flatMap((e) => scoreableNodeTypes(e.version)))] as NodeType[];
         const step = this.deps.recomputeStep ?? 1_000;
         let queued = 0;
@@ -98,9 +117,12 @@ export class EvaluationUseCases {
             limit: step,
           })();
           if (E.isLeft(keys)) return keys;
-          const jobs = jobsFor(keys.right, plan);
-          if (jobs.length > 0) {
-            const done = await this.deps.queue.requeue(jobs, this.deps.clock.now())();
+          // A record not complete yet is left to the PATCH that completes it (scoringOnWrite), as at ingest.
+          const jobs = jobsFor(keys.right.filter(isReadyToScore), plan);
+          for (const mode of ['again', 'new'] as const) {
+            const these = jobs.filter((j) => (j.kind === 'llm' ? (modes.right.get(j.ownerId) ?? 'again') : 'again') === mode);
+            if (these.length === 0) continue;
+            const done = await this.deps.queue.requeue(these, this.deps.clock.now(), mode)();
             if (E.isLeft(done)) return done;
             queued += done.right;
           }
@@ -112,6 +134,17 @@ export class EvaluationUseCases {
         return E.right({ queued });
       }),
     );
+  }
+
+  /** Per owner of an LLM judge: `new` when they have no gateway (their ended jobs stay as they are), else `again`. */
+  private async requeueModes(owners: ReadonlyArray<UserId>): Promise<E.Either<DomainError, ReadonlyMap<UserId, RequeueMode>>> {
+    const modes = new Map<UserId, RequeueMode>();
+    for (const owner of new Set(owners)) {
+      const has = await hasGateway(this.deps.integrations, owner);
+      if (E.isLeft(has)) return has;
+      modes.set(owner, has.right ? 'again' : 'new');
+    }
+    return E.right(modes);
   }
 
   /**

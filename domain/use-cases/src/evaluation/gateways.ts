@@ -1,6 +1,6 @@
 // The gateway a user's judges are called through: their gateway integration, its token opened for the
 // call at hand only (it stays sealed at rest and is never kept opened).
-import type { UserId } from '@tracelight/domain';
+import type { DomainError, Integration, UserId } from '@tracelight/domain';
 import type { IntegrationRepository, JudgeGateway, SecretSealer } from '@tracelight/ports';
 import * as E from 'fp-ts/Either';
 import * as O from 'fp-ts/Option';
@@ -11,6 +11,15 @@ export type NoGateway = { readonly reason: 'none' | 'unopenable' | 'unavailable'
 
 export const NO_GATEWAY_MESSAGE = 'no gateway integration: set one with PUT /v2/integrations/gateway, then recompute';
 
+/** An integration judges can be called through: enabled, with an endpoint. */
+const usable = (integration: Integration): boolean => !integration.isDisabled && integration.settings['endpoint'] !== undefined;
+
+/** Whether the owner has a gateway judges could be called through (its token is not opened). */
+export const hasGateway = async (integrations: IntegrationRepository, owner: UserId): Promise<E.Either<DomainError, boolean>> => {
+  const found = await integrations.findByOwner(owner, 'gateway')();
+  return E.isLeft(found) ? found : E.right(O.isSome(found.right) && usable(found.right.value));
+};
+
 export class GatewayLookup {
   constructor(private readonly deps: { readonly integrations: IntegrationRepository; readonly sealer: SecretSealer }) {}
 
@@ -18,7 +27,7 @@ export class GatewayLookup {
     const found = await this.deps.integrations.findByOwner(owner, 'gateway')();
     if (E.isLeft(found)) return E.left({ reason: 'unavailable', message: `storage unavailable: ${found.left._tag}` });
     const option = found.right;
-    if (O.isNone(option) || option.value.isDisabled) return E.left({ reason: 'none', message: NO_GATEWAY_MESSAGE });
+    if (O.isNone(option) || !usable(option.value)) return E.left({ reason: 'none', message: NO_GATEWAY_MESSAGE });
     const integration = option.value;
     const endpoint = integration.settings['endpoint'];
     if (endpoint === undefined) return E.left({ reason: 'none', message: NO_GATEWAY_MESSAGE });

@@ -1,14 +1,14 @@
 // The LLM-judge runner: ChainPoll through the run owner's gateway. The prompt, the answers' reading and
 // their aggregation are the domain's; this asks the judge model for `num_judges` answers and says what came of it.
-import { type JudgeAnswer, type TokenUsage, NO_TOKENS, addTokens, buildJudgePrompt, chainPoll, judgedInfo, parseJudgeAnswer } from '@tracelight/domain';
-import type { JudgeModel } from '@tracelight/ports';
+import { type JudgeAnswer, type JudgePrompt, type TokenUsage, NO_TOKENS, addTokens, buildJudgePrompt, chainPoll, judgedInfo, parseJudgeAnswer, secretScrubber } from '@tracelight/domain';
+import type { JudgeGateway, JudgeModel } from '@tracelight/ports';
 import * as E from 'fp-ts/Either';
 import type { GatewayLookup } from './gateways';
 import type { RunnerVerdict, ScorerRunner, ScoringContext } from './scorer-runner';
 
 /** What the runner tells of each judge call: for metrics (latency, outcomes, tokens). */
 export interface JudgeObserver {
-  called(seconds: number, outcome: 'ok' | 'retryable' | 'permanent' | 'unparseable'): void;
+  called(seconds: number, outcome: 'ok' | 'retryable' | 'permanent' | 'refused' | 'unparseable'): void;
   used(tokens: TokenUsage): void;
 }
 
@@ -30,7 +30,20 @@ export class LlmJudgeRunner implements ScorerRunner {
     if (E.isLeft(gateway))
       return gateway.left.reason === 'unavailable'
         ? { kind: 'retry', message: gateway.left.message, tokens: NO_TOKENS }
-        : { kind: 'outcome', state: 'error', message: gateway.left.message, tokens: NO_TOKENS };
+        : { kind: 'outcome', state: 'error', message: gateway.left.message, tokens: NO_TOKENS, ownerSetup: true };
+    // Whatever leaves this call (a message stored and logged, an answer's explanation or labels) is
+    // scrubbed of the token: a provider may echo it encoded, and a model may repeat what it was shown.
+    const scrub = secretScrubber(gateway.right.token);
+    const verdict = await this.judge(prompt.right, gateway.right, scrub, { scorer, version });
+    return verdict.kind === 'success' ? verdict : { ...verdict, message: scrub(verdict.message) };
+  }
+
+  private async judge(
+    prompt: JudgePrompt,
+    gateway: JudgeGateway,
+    scrub: (text: string) => string,
+    { scorer, version }: Pick<ScoringContext, 'scorer' | 'version'>,
+  ): Promise<RunnerVerdict> {
     const config = version.generatedScorer?.scorerConfiguration;
     const judges = Math.max(1, version.numJudges ?? config?.numJudges ?? 1);
     const model = version.modelName ?? config?.modelAlias ?? '';
@@ -41,19 +54,26 @@ export class LlmJudgeRunner implements ScorerRunner {
     // most once per judge.
     for (let call = 0; call < judges && answers.length < judges; call++) {
       const started = this.deps.elapsedMs();
-      const reply = await this.deps.judge.complete({ gateway: gateway.right, model, messages: prompt.right.messages, n: judges - answers.length, schema: prompt.right.schema })();
+      const reply = await this.deps.judge.complete({ gateway, model, messages: prompt.messages, n: judges - answers.length, schema: prompt.schema })();
       const seconds = (this.deps.elapsedMs() - started) / 1000;
       if (E.isLeft(reply)) {
         this.deps.observer?.called(seconds, reply.left.kind);
         const f = reply.left;
-        return f.kind === 'retryable'
-          ? { kind: 'retry', message: f.message, ...(f.retryAfterMs !== undefined ? { retryAfterMs: f.retryAfterMs } : {}), tokens }
-          : { kind: 'outcome', state: 'failed', message: f.message, tokens };
+        switch (f.kind) {
+          case 'retryable':
+            return { kind: 'retry', message: f.message, ...(f.retryAfterMs !== undefined ? { retryAfterMs: f.retryAfterMs } : {}), tokens };
+          case 'permanent':
+            return { kind: 'outcome', state: 'failed', message: f.message, tokens };
+          case 'refused':
+            // The gateway's address is not one judges may call: the owner's setup (or the operator's) must change.
+            return { kind: 'outcome', state: 'error', message: f.message, tokens, ownerSetup: true };
+        }
       }
       tokens = addTokens(tokens, reply.right.usage);
       this.deps.observer?.used(reply.right.usage);
       for (const text of reply.right.answers.slice(0, judges - answers.length)) {
-        const read = parseJudgeAnswer(text, cpt, prompt.right.outputType);
+        // Scrubbed before it is read: its explanation and labels are stored, and a quote of it may be a message.
+        const read = parseJudgeAnswer(scrub(text), cpt, prompt.outputType);
         if (E.isLeft(read)) {
           this.deps.observer?.called(seconds, 'unparseable');
           return { kind: 'retry', message: read.left, tokens };
@@ -63,7 +83,7 @@ export class LlmJudgeRunner implements ScorerRunner {
       this.deps.observer?.called(seconds, 'ok');
     }
     if (answers.length < judges) return { kind: 'retry', message: `the model gave ${answers.length} of the ${judges} answers asked for`, tokens };
-    const result = chainPoll(prompt.right.outputType, answers);
+    const result = chainPoll(prompt.outputType, answers);
     return { kind: 'success', info: judgedInfo(version, result, answers, scorer.display.threshold), tokens };
   }
 }

@@ -18,7 +18,14 @@ export interface ScoringContext {
  */
 export type RunnerVerdict =
   | { readonly kind: 'success'; readonly info: MetricInfo; readonly tokens: TokenUsage }
-  | { readonly kind: 'outcome'; readonly state: 'error' | 'failed' | 'not_computed'; readonly message: string; readonly tokens: TokenUsage }
+  | {
+      readonly kind: 'outcome';
+      readonly state: 'error' | 'failed' | 'not_computed';
+      readonly message: string;
+      readonly tokens: TokenUsage;
+      /** What failed is the owner's setup (no gateway, one whose token or address cannot be used): the same for each of their jobs until mended. */
+      readonly ownerSetup?: boolean;
+    }
   | { readonly kind: 'retry'; readonly message: string; readonly retryAfterMs?: number; readonly tokens: TokenUsage };
 
 export interface ScorerRunner {

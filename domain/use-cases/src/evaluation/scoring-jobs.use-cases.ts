@@ -43,6 +43,8 @@ export interface JobReport {
   readonly stored: boolean;
   /** Storage failed to store it: the job stays claimed until its lease runs out, then is claimed again. */
   readonly storageError?: DomainError;
+  /** The outcome comes of the owner's setup (no gateway, or one that cannot be used): each of their jobs ends alike until it is mended. */
+  readonly ownerSetup?: boolean;
 }
 
 export class ScoringJobs {
@@ -75,7 +77,8 @@ export class ScoringJobs {
     }
     const outcome = this.outcomeOf(job, verdict);
     const stored = await this.deps.queue.complete(job, outcome, this.deps.clock.now(), rollUp)();
-    return E.isLeft(stored) ? { job, outcome, stored: false, storageError: stored.left } : { job, outcome, stored: stored.right };
+    const setup = verdict.kind === 'outcome' && verdict.ownerSetup === true ? { ownerSetup: true } : {};
+    return E.isLeft(stored) ? { job, outcome, stored: false, storageError: stored.left, ...setup } : { job, outcome, stored: stored.right, ...setup };
   }
 
   /** The job's record, scorer and version; or, when one is missing, the verdict that ends the job. */

@@ -29,10 +29,11 @@ export interface IntegrationDeps {
   readonly ids: IdGenerator;
 }
 
-const isHttpUrl = (s: string): boolean => {
+/** An absolute http(s) URL that is a base URL: judges call `{endpoint}/chat/completions`, which a query or fragment would change. */
+const isBaseHttpUrl = (s: string): boolean => {
   try {
     const u = new URL(s);
-    return (u.protocol === 'http:' || u.protocol === 'https:') && u.hostname !== '';
+    return (u.protocol === 'http:' || u.protocol === 'https:') && u.hostname !== '' && !/[?#]/.test(s);
   } catch {
     return false;
   }
@@ -43,7 +44,7 @@ export const validateGateway = (input: GatewayIntegrationInput): UseCase<Gateway
   // The token is never echoed, even refused.
   if (input.token.length > MAX_GATEWAY_TOKEN_LENGTH || !GATEWAY_TOKEN.test(input.token))
     return TE.left(invalid(['token'], `token must be 1 to ${MAX_GATEWAY_TOKEN_LENGTH} visible ASCII characters (spaces only between them), as a header carries it`));
-  if (!isHttpUrl(input.endpoint)) return TE.left(invalid(['endpoint'], 'endpoint must be an http(s) URL', input.endpoint));
+  if (!isBaseHttpUrl(input.endpoint)) return TE.left(invalid(['endpoint'], 'endpoint must be an http(s) URL without a query (?) or fragment (#)', input.endpoint));
   if (!USE_CASE.test(input.useCase))
     return TE.left(invalid(['use_case'], 'use_case must be an upper-case token', input.useCase));
   return TE.right(input);

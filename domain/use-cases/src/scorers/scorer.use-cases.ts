@@ -277,7 +277,7 @@ export class ScorerUseCases {
             this.deps.versions.appendNext(scorerId, (version) => {
               const now = this.deps.clock.now();
               // The form's node types, else the file's scoreable_node_types_fn(), else the scorer's defaults.
-              const nodeTypes = input.scoreableNodeTypes ?? profile?.scoreableNodeTypes ?? scorer.defaults.scoreableNodeTypes ?? ['llm'];
+              const nodeTypes = (input.scoreableNodeTypes && [...new Set(input.scoreableNodeTypes)]) ?? profile?.scoreableNodeTypes ?? scorer.defaults.scoreableNodeTypes ?? ['llm'];
               return {
                 ...this.versionHeader(scorerId, version, principal.userId),
                 ...EMPTY_VERSION_FIELDS,

@@ -1,7 +1,8 @@
 // Gateway integration (spec operation 3: Create or update gateway integration).
 import { GATEWAY_TOKEN, MAX_GATEWAY_TOKEN_LENGTH, PROVIDERS, USE_CASE } from '@tracelight/domain';
 import * as t from 'io-ts';
-import { DateTimeOut, Enum, HttpUrl, Obj, Str, Utf8Str } from '../shared/primitives.codec';
+import { Checked, DateTimeOut, Enum, HttpUrl, Obj, Str, Utf8Str } from '../shared/primitives.codec';
+import { valueErrorInfo } from '../shared/validation-error';
 
 /**
  * The gateway's secret, by the domain's rule (GATEWAY_TOKEN): sent on as a credential, an HTTP header's
@@ -11,13 +12,22 @@ import { DateTimeOut, Enum, HttpUrl, Obj, Str, Utf8Str } from '../shared/primiti
  */
 export const GatewayToken = Utf8Str({ min: 1, max: MAX_GATEWAY_TOKEN_LENGTH, pattern: GATEWAY_TOKEN, name: 'GatewayToken' });
 
+const BASE_URL_RULE = 'the endpoint is a base URL (judges call {endpoint}/chat/completions): no query (?) or fragment (#)';
+
 /**
- * `PUT /v2/integrations/gateway`: all three required; `token` a GatewayToken; `endpoint` an absolute
- * http(s) URL; `use_case` an upper-case token `^[A-Z][A-Z0-9_]*$` (`string_pattern_mismatch`, ctx pattern).
+ * The gateway's base URL: an HttpUrl without a query or a fragment (`value_error`). Judges call
+ * `{endpoint}/chat/completions`; a `?` in the endpoint would make the rest of that path a query, so that
+ * the endpoint's owner chose the whole path called.
+ */
+export const GatewayEndpoint = Checked(HttpUrl, (u) => (/[?#]/.test(u) ? valueErrorInfo(BASE_URL_RULE) : undefined), 'GatewayEndpoint', BASE_URL_RULE);
+
+/**
+ * `PUT /v2/integrations/gateway`: all three required; `token` a GatewayToken; `endpoint` a
+ * GatewayEndpoint; `use_case` an upper-case token `^[A-Z][A-Z0-9_]*$` (`string_pattern_mismatch`, ctx pattern).
  */
 export const GatewayIntegrationCreate = Obj('GatewayIntegrationCreate', {
   token: GatewayToken,
-  endpoint: HttpUrl,
+  endpoint: GatewayEndpoint,
   use_case: Str({ min: 1, max: 128, pattern: USE_CASE, name: 'UseCase' }),
 });
 export type GatewayIntegrationCreate = t.TypeOf<typeof GatewayIntegrationCreate>;

@@ -50,6 +50,26 @@ describe('GatewayIntegrationCreate', () => {
   });
 });
 
+describe('GatewayIntegrationCreate endpoint', () => {
+  it('takes a base URL, with a path or none', () => {
+    for (const endpoint of ['https://gw.example.com', 'https://gw.example.com/', 'http://10.0.0.7:4000/v1', 'https://[2001:db8::1]/openai/v1'])
+      expect(decodedOk(GatewayIntegrationCreate, { ...good, endpoint }).endpoint).toBe(endpoint);
+  });
+
+  it('refuses a query or a fragment, which would choose the path judges call', () => {
+    for (const endpoint of ['http://127.0.0.1:23413/internal/admin/keys?q=', 'https://gw.example.com/v1?', 'https://gw.example.com/v1#x', 'https://gw.example.com?a=1'])
+      expect(detailOf(GatewayIntegrationCreate, { ...good, endpoint })).toEqual([
+        {
+          loc: ['body', 'endpoint'],
+          msg: 'Value error, the endpoint is a base URL (judges call {endpoint}/chat/completions): no query (?) or fragment (#)',
+          type: 'value_error',
+          input: endpoint,
+          ctx: { error: 'the endpoint is a base URL (judges call {endpoint}/chat/completions): no query (?) or fragment (#)' },
+        },
+      ]);
+  });
+});
+
 describe('GatewayIntegrationCreate token', () => {
   it('takes a token of visible ASCII up to 8,192 characters, spaces and tabs between them included', () => {
     for (const token of ['t', 'Bearer-ish token with spaces', 'a\tb', '~!@#$%^&*()_+{}|:"<>?`-=[]\\;\',./', 't'.repeat(8192)])

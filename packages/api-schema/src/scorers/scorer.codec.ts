@@ -3,7 +3,7 @@
 // `dist/types/openapi.types.d.ts` and the `galileo` Python SDK's generated models):
 // CreateScorerRequest, ScorerDefaults, CreateLLMScorerVersionRequest, ChainPollTemplate,
 // CreateCustomLunaScorerVersionRequest and the multipart body of the code-version upload.
-import { SCORER_TYPES } from '@tracelight/domain';
+import { NODE_TYPES, type NodeType, SCORER_TYPES } from '@tracelight/domain';
 import * as t from 'io-ts';
 import { describeCodec } from '../shared/json-schema';
 import {
@@ -275,10 +275,30 @@ export const ListField = describeCodec(new t.Type<string[], string, unknown>(
   (a) => JSON.stringify(a),
 ), { type: 'string', description: 'A JSON array of strings, or comma-separated names' });
 
+const NodeTypes = Arr(Enum(NODE_TYPES, 'NodeType'), 'NodeTypes');
+
+/**
+ * The upload's `scoreable_node_types`: a ListField of node types, at least one, checked as the file's
+ * scoreable_node_types_fn() is (a version that scores no node type would score nothing). A name that is
+ * not a node type is reported at its index.
+ */
+export const NodeTypesField = describeCodec(new t.Type<NodeType[], string, unknown>(
+  'NodeTypesField',
+  (u): u is NodeType[] => NodeTypes.is(u) && u.length > 0,
+  (u, c) => {
+    const names = ListField.validate(u, c);
+    if (names._tag === 'Left') return names;
+    if (names.right.length === 0) return fail(u, c, valueErrorInfo('scoreable_node_types is empty: the scorer would score nothing'));
+    // Handed down under an empty key: the names' indexes join `loc` as the list's own.
+    return NodeTypes.validate(names.right, t.appendContext(c, '', NodeTypes, names.right));
+  },
+  (a) => JSON.stringify(a),
+), { type: 'string', description: `Node types (${NODE_TYPES.join(', ')}): a JSON array of strings, or comma-separated names` });
+
 const codeFormFields = {
   /** The SDK's "pre-validated result as JSON string to skip validation"; kept as sent. */
   validation_result: t.string,
-  scoreable_node_types: ListField,
+  scoreable_node_types: NodeTypesField,
 };
 
 /** The non-file form fields of `POST /v2/scorers/{scorer_id}/version/code` (multipart). */

@@ -225,6 +225,26 @@ describe('the code version form', () => {
     ]);
   });
 
+  it('refuses a name that is not a node type, at its index, and an empty list', () => {
+    const expected = "'retriever', 'agent', 'session', 'control', 'tool', 'workflow', 'llm' or 'trace'";
+    expect(detailOf(CodeScorerVersionFields, { scoreable_node_types: '["nope"]' })).toEqual([
+      { loc: ['body', 'scoreable_node_types', 0], msg: `Input should be ${expected}`, type: 'enum', input: 'nope', ctx: { expected } },
+    ]);
+    expect(detailOf(CodeScorerVersionFields, { scoreable_node_types: 'llm, chain' })).toEqual([
+      { loc: ['body', 'scoreable_node_types', 1], msg: `Input should be ${expected}`, type: 'enum', input: 'chain', ctx: { expected } },
+    ]);
+    for (const empty of ['[]', ''])
+      expect(detailOf(CodeScorerVersionFields, { scoreable_node_types: empty })).toEqual([
+        {
+          loc: ['body', 'scoreable_node_types'],
+          msg: 'Value error, scoreable_node_types is empty: the scorer would score nothing',
+          type: 'value_error',
+          input: empty,
+          ctx: { error: 'scoreable_node_types is empty: the scorer would score nothing' },
+        },
+      ]);
+  });
+
   it('needs an uploaded file', () => {
     const file = { filename: 'scorer.py', content: Buffer.from('def scorer_fn(): pass') };
     expect(decodedOk(CodeScorerVersionForm, { file })).toEqual({ file });
