@@ -1,6 +1,7 @@
 // The record index's terms and queries, without a database.
 import { foldCase } from '@tracelight/domain';
 import * as fc from 'fast-check';
+import { recordTerms } from './terms-index';
 import { TermCollector, flagQuery, flagTerm, labelQuery, labelTerm, metricTextQuery, needleTerms, numberPlace, numberQuery, numberTerm, runTerm, tagQuery, tagTerm, textQuery } from './record-terms';
 
 const termsOf = (...texts: Array<string | null>): string[] => {
@@ -22,6 +23,13 @@ describe('the terms of some text', () => {
     expect(termsOf('Ünïcödé ΣΊΣΥΦΟΣ 😀ab')).toEqual(termsOf(foldCase('Ünïcödé ΣΊΣΥΦΟΣ 😀ab')));
     expect(termsOf('Café')).toEqual(['afé', 'caf']);
     expect(termsOf('naïve-x')).toEqual(['aïv', 'naï', 'ïve']);
+  });
+
+  it('are exactly the trigrams of the ASCII words, none across a separator (the scan shifts separators in, take leaves them out)', () => {
+    const reference = (t: string): string[] =>
+      [...new Set(t.toLowerCase().split(/[^a-z0-9]+/).flatMap((w) => Array.from({ length: Math.max(0, w.length - 2) }, (_, k) => w.slice(k, k + 3))))].sort();
+    const text = fc.string({ unit: fc.constantFrom(...'abzAZ09 -_"\n.,:{}'.split('')), maxLength: 60 });
+    fc.assert(fc.property(fc.array(text, { maxLength: 4 }), (ts) => expect(termsOf(...ts)).toEqual(reference(ts.join(' ')))));
   });
 
   it('are none for null, an empty text or words shorter than three characters', () => {
@@ -170,5 +178,15 @@ describe('a metric’s labels and booleans', () => {
         expect(covered(q, numberTerm('metrics/other', v))).toBe(false);
       }),
     );
+  });
+});
+
+describe('a record’s terms (the trigger’s tl_record_terms)', () => {
+  it('are the same whether its tags’ and metrics’ JSON was met before or not (their terms are remembered by text)', () => {
+    const values = ['["prod","tenant-7"]', '{"num_input_tokens":455,"tone":"calm","ok":true,"labels":["a","b"]}', 200, null, 0.5, null, 'a name'];
+    const first = recordTerms('run-1', ...values).split(' ').sort();
+    expect(first).toEqual(expect.arrayContaining([tagTerm('prod'), tagTerm('tenant-7'), numberTerm('metrics/num_input_tokens', 455), labelTerm('tone', 'calm'), flagTerm('ok', true), labelTerm('labels', 'b'), numberTerm('status_code', 200), numberTerm('temperature', 0.5), 'nam', 'ame']));
+    expect(recordTerms('run-1', ...values).split(' ').sort()).toEqual(first);
+    expect(recordTerms('run-1', '[]', '{}', null, null, null, null, 'a name').split(' ').sort()).toEqual([runTerm('run-1'), 'ame', 'nam'].sort());
   });
 });
