@@ -623,7 +623,11 @@ describeSqliteOnly('a search past its time budget (TRACELIGHT_SEARCH_TIMEOUT_MS)
     const line = await slow.server.waitForOutput(`"request_id":${JSON.stringify(stopped.headers.get('x-request-id'))}`);
     expect(JSON.parse(line)).toMatchObject({ level: 'info', status: 503, note: 'timed out' });
     // A search that reads little is answered, by the same search threads, and the server is still ready.
-    const narrow = slow.ok(await searchFor([{ column_id: 'id', type: 'id', operator: 'eq', value: ids[12_345] }]));
+    // Its 100 ms are wall-clock time, which a loaded machine can spend elsewhere: a few tries, each its own.
+    const byId = () => searchFor([{ column_id: 'id', type: 'id', operator: 'eq', value: ids[12_345] }]);
+    let answered = await byId();
+    for (let tries = 1; answered.status === 503 && tries < 10; tries++) answered = await byId();
+    const narrow = slow.ok(answered);
     expect(narrow.records.map((r: { name: string }) => r.name)).toEqual(['t2-2345']);
     expect((await slow.call('GET', '/readyz')).status).toBe(200);
     // Writing 40,000 records takes more than the 30 s default on a loaded machine, on the MongoDB wire
