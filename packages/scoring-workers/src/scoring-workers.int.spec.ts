@@ -2,7 +2,7 @@
 // the testkit's stub over real HTTP. What the black-box suites cannot reach: a record gone or retyped
 // before its job runs, a lease kept alive past its length while a judge is slow, a stop mid-job.
 import type { ClaimedJob, LogRecord, Scorer } from '@tracelight/domain';
-import { AesGcmSecretSealer, SystemClock, UuidV7IdGenerator } from '@tracelight/credentials';
+import { AesGcmSecretSealer, SystemClock, TimeOrderedUuid4IdGenerator } from '@tracelight/credentials';
 import { OpenAiJudgeModel } from '@tracelight/openai-gateway';
 import type { Repositories } from '@tracelight/ports';
 import { SqliteDatabase, sqliteRepositories } from '@tracelight/sqlite';
@@ -29,12 +29,12 @@ describe('scoring workers on SQLite through the OpenAI-compatible adapter', () =
   const sealer = new AesGcmSecretSealer({ secretKey: Buffer.alloc(32, 7), tokenTtlSeconds: 60, refreshTokenTtlSeconds: 60, passwordCacheTtlSeconds: 0, passwordCost: 15 });
   const scoring = (settings: Partial<{ scoringWorkers: number; scoringLeaseMs: number; scoringMaxAttempts: number }> = {}) => {
     const scorers = new ScorerUseCases({
-      projects: new ProjectUseCases({ projects: r.projects, runs: r.runs, clock, ids: new UuidV7IdGenerator() }),
+      projects: new ProjectUseCases({ projects: r.projects, runs: r.runs, clock, ids: new TimeOrderedUuid4IdGenerator() }),
       scorers: r.scorers,
       versions: r.scorerVersions,
       runScorers: r.runScorers,
       clock,
-      ids: new UuidV7IdGenerator(),
+      ids: new TimeOrderedUuid4IdGenerator(),
       pageBytes: 1 << 20,
     });
     return composeScoring(
@@ -51,7 +51,7 @@ describe('scoring workers on SQLite through the OpenAI-compatible adapter', () =
     const now = new Date();
     await right(
       r.integrations.upsert({
-        id: new UuidV7IdGenerator().next() as never,
+        id: new TimeOrderedUuid4IdGenerator().next() as never,
         provider: 'gateway',
         name: 'gateway',
         createdBy: user.id,

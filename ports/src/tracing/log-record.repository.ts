@@ -60,7 +60,8 @@ export interface RecordKeyQuery {
   readonly createdAfter?: Date;
   /** Records created before this instant only. */
   readonly createdBefore?: Date;
-  readonly after?: RecordPosition;
+  /** Keys page by millisecond then id (a RecordKey carries no microseconds). */
+  readonly after?: Pick<RecordPosition, 'createdAt' | 'id'>;
   readonly limit: number;
 }
 

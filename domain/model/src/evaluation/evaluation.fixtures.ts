@@ -76,7 +76,7 @@ export const scorer = (over: Partial<Scorer> = {}): Scorer => ({
 
 export const record = (over: Partial<LogRecord> = {}): LogRecord => ({
   id: 'r1', type: 'llm', projectId: 'p1' as ProjectId, runId: 'run1' as RunId, traceId: 't1', parentId: 't1', sessionId: null,
-  name: 'chat', input: 'What is 2+2?', output: '4', createdAt: T0, updatedAt: null, tags: [], userMetadata: {}, statusCode: null,
+  name: 'chat', input: 'What is 2+2?', output: '4', createdAt: T0, createdAtMicros: 0, updatedAt: null, tags: [], userMetadata: {}, statusCode: null,
   externalId: null, datasetInput: null, datasetOutput: null, datasetMetadata: {}, metrics: {}, isComplete: true,
   hasChildren: false, stepNumber: null, progressMessage: null, errorMessage: null, attributes: {},
   ...over,

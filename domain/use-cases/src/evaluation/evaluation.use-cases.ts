@@ -15,7 +15,7 @@ import {
   scoreableNodeTypes,
   zeroCounts,
 } from '@tracelight/domain';
-import type { Clock, LogRecordRepository, RecordPosition, ScoringQueue } from '@tracelight/ports';
+import type { Clock, LogRecordRepository, RecordKeyQuery, ScoringQueue } from '@tracelight/ports';
 import * as E from 'fp-ts/Either';
 import * as TE from 'fp-ts/TaskEither';
 import { pipe } from 'fp-ts/function';
@@ -88,7 +88,7 @@ export class EvaluationUseCases {
         const types = [...new Set(plan.flatMap((e) => scoreableNodeTypes(e.version)))] as NodeType[];
         const step = this.deps.recomputeStep ?? 1_000;
         let queued = 0;
-        let after: RecordPosition | undefined;
+        let after: RecordKeyQuery['after'];
         for (;;) {
           const keys = await this.deps.records.listKeys(runId, {
             types,

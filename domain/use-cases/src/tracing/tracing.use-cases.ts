@@ -483,6 +483,11 @@ export class TracingUseCases {
             return E.right(items.length === 0 && done ? null : items);
           },
         };
+      }),
+    );
+  }
+
+  /**
    * Stores records of an existing run with the scoring jobs the run's plan gives them, in one write (an
    * outbox: LogRecordRepository.ingest, which also marks each record pending for its jobs' metrics). Every write path
    * that stores records of a run goes through here, so that what it stores is scored.
