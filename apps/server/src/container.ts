@@ -19,8 +19,14 @@ const consoleAssetDir = path.join(path.dirname(require.resolve('@tracelight/cons
 
 /** What must run before the container's ports are used: the storage, then the offload workers. */
 export interface Storage {
-  /** Connects and migrates, then starts the offload workers (which open the storage themselves). */
+  /**
+   * Connects and migrates; the ports are usable once it resolves. The threads that only take work off
+   * the request thread (SQLite's search threads, the offload workers, which open the storage themselves)
+   * start behind it, and what they would take waits for them or runs here meanwhile: see `warmed`.
+   */
   open(): Promise<void>;
+  /** Resolves once the threads `open` left starting are up; rejects with why one could not start (it is tried again). */
+  warmed(): Promise<void>;
   /** Lets the offload workers finish, then closes the storage. */
   close(): Promise<void>;
 }
@@ -29,6 +35,8 @@ export interface Storage {
 interface Engine {
   readonly module: ContainerModule;
   open(container: Container): Promise<void>;
+  /** Once the threads `open` left starting are up. */
+  warmed(container: Container): Promise<void>;
   close(container: Container): Promise<void>;
   /** Reports in /metrics what the engine's adapter keeps in memory that grows with clients. */
   watch?(container: Container, metrics: HttpMetrics): void;
@@ -51,6 +59,7 @@ const loadEngine = async (config: ServerConfig): Promise<Engine> => {
         ...(config.sqliteMaxBytes !== undefined ? { maxBytes: config.sqliteMaxBytes } : {}),
       }),
       open: (container) => storage(container).open(),
+      warmed: (container) => storage(container).warmed(),
       close: (container) => storage(container).close(),
       watch: (container, metrics) => {
         const sqlite = storage(container);
@@ -63,6 +72,7 @@ const loadEngine = async (config: ServerConfig): Promise<Engine> => {
   return {
     module: mongodbModule({ url: config.database.url }),
     open: (container) => database(container).connect(),
+    warmed: () => Promise.resolve(),
     close: (container) => database(container).close(),
   };
 };
@@ -146,10 +156,16 @@ export const buildContainer = async (
     container.bind(RouteOffload).toConstantValue(pool);
     metrics.watch('offload_queue', () => pool.held());
   }
+  let poolStarted: Promise<void> = Promise.resolve();
   const storage: Storage = {
     open: async () => {
       await engine.open(container);
-      await pool?.start();
+      poolStarted = pool?.start() ?? Promise.resolve();
+      // Reported through `warmed`; unawaited meanwhile, a failure must not end the process.
+      poolStarted.catch(() => undefined);
+    },
+    warmed: async () => {
+      await Promise.all([engine.warmed(container), poolStarted.catch((e: unknown) => Promise.reject(new Error(`an offload worker could not start: ${e instanceof Error ? e.message : String(e)}`)))]);
     },
     close: async () => {
       await pool?.close();

@@ -119,6 +119,11 @@ const main = async (): Promise<void> => {
     purge.start();
     endedSessions.start();
     scoring?.start();
+    // Listening comes first; the threads that take work off this one start behind it (Storage.open).
+    storage.warmed().then(
+      () => logger.info({ took_ms: Math.round(performance.now()) }, 'worker threads started'),
+      (e: unknown) => logger.error({ error: e instanceof Error ? e.message : String(e) }, 'a worker thread could not start: it is tried again; meanwhile its work runs elsewhere or waits'),
+    );
   });
   server.on('error', (e) => {
     exit(1, `Tracelight cannot listen on ${cfg.host}:${cfg.port}: ${e.message}\n`);

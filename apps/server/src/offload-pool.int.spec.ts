@@ -79,3 +79,46 @@ describe('offload pool, bounded by the bytes of the bodies its workers hold', ()
     expect((await pool.run(request('POST /d', 5_000))).status).toBe(200);
   });
 });
+
+describe('offload pool, used before its workers are up', () => {
+  it('holds a request that comes while its worker starts, and answers it once the worker is ready', async () => {
+    const pool = new OffloadPool({} as unknown as ServerConfig, { minBytes: 0, workers: 1, maxQueueBytes: 1 << 20 }, SCRIPT);
+    const started = pool.start();
+    try {
+      // Sent in the turn that started the worker, which cannot be ready before a later one.
+      expect(await pool.run(request('POST /early'))).toEqual({ status: 200, body: { route: 'POST /early', bytes: 3 } });
+      await started;
+    } finally {
+      await pool.close();
+    }
+  });
+
+  it('reports a first start that fails, answers 503 meanwhile, and serves once a later attempt starts the worker', async () => {
+    const failStartWhile = path.join(fs.mkdtempSync(path.join(os.tmpdir(), 'tracelight-pool-')), 'fail-start');
+    fs.writeFileSync(failStartWhile, '');
+    const pool = new OffloadPool({ failStartWhile } as unknown as ServerConfig, { minBytes: 0, workers: 1, maxQueueBytes: 1 << 20 }, SCRIPT);
+    try {
+      await expect(pool.start()).rejects.toThrow('offload worker: no room to open the storage');
+      const refused = await pool.run(request('POST /a'));
+      expect([refused.status, refused.headers]).toEqual([503, { 'Retry-After': '1' }]);
+      fs.rmSync(failStartWhile);
+      // Tried again after growing waits: generous bounds, as the machine may be loaded.
+      let reply = await pool.run(request('POST /b'));
+      for (let waited = 0; reply.status !== 200 && waited < 60_000; waited += 100) {
+        await new Promise((resolve) => setTimeout(resolve, 100));
+        reply = await pool.run(request('POST /b'));
+      }
+      expect(reply).toEqual({ status: 200, body: { route: 'POST /b', bytes: 3 } });
+    } finally {
+      await pool.close();
+    }
+  }, 120_000);
+
+  it('closes while its worker is still starting, stopping it once up', async () => {
+    const pool = new OffloadPool({} as unknown as ServerConfig, { minBytes: 0, workers: 2, maxQueueBytes: 1 << 20 }, SCRIPT);
+    const started = pool.start();
+    await pool.close();
+    await started;
+    expect(await pool.run(request('POST /late'))).toEqual({ status: 503, body: { detail: 'The server is shutting down' } });
+  });
+});

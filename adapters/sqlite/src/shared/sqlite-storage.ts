@@ -36,9 +36,9 @@ const leastBusy = (threads: ReadonlyArray<SqliteThread>): SqliteThread => {
 
 /**
  * The read repositories, with every write method sent to the writer thread instead, and record searches
- * to the least busy search thread (when there are any).
+ * (when `searching`) to the least busy of the search threads running, which `searchers` holds as they start.
  */
-const routeCalls = (reads: Repositories, writer: SqliteThread, searchers: ReadonlyArray<SqliteThread>): Repositories => {
+const routeCalls = (reads: Repositories, writer: SqliteThread, searchers: ReadonlyArray<SqliteThread>, searching: boolean): Repositories => {
   const routed = {} as Record<RepositoryName, unknown>;
   for (const name of Object.keys(SQLITE_WRITES) as RepositoryName[]) {
     // Unlisted methods (the reads) are found on the prototype: the read repository itself.
@@ -71,12 +71,16 @@ const routeCalls = (reads: Repositories, writer: SqliteThread, searchers: Readon
     () =>
       writer.call('logRecords', 'ingestRowsIntoNewRun', [newRun, records.map(recordToValues), presentColumns]) as Promise<E.Either<DomainError, void>>;
   // A search may read most of a large run before it has its page (seconds for a million spans): on a
-  // search thread, not on the caller's, where it would hold every other request meanwhile.
-  if (searchers.length > 0)
+  // search thread, not on the caller's, where it would hold every other request meanwhile. The threads
+  // start behind the writer (SqliteStorage.open): until the first is running, searches run here.
+  if (searching) {
+    const here = reads.logRecords.search.bind(reads.logRecords);
     (routed.logRecords as Record<string, unknown>)['search'] =
       (query: RecordQuery): Result<FoundPage<LogRecord>> =>
-      () =>
-        leastBusy(searchers).call('logRecords', 'search', [query, Date.now()]) as Promise<E.Either<DomainError, FoundPage<LogRecord>>>;
+        searchers.length === 0
+          ? here(query)
+          : () => leastBusy(searchers).call('logRecords', 'search', [query, Date.now()]) as Promise<E.Either<DomainError, FoundPage<LogRecord>>>;
+  }
   return routed as unknown as Repositories;
 };
 
@@ -90,12 +94,19 @@ export class SqliteStorage implements StorageHealth {
         readonly searchers: ReadonlyArray<SqliteThread>;
         /** The database file as the writer opened it (thread mode). */
         readonly file?: FileWatch;
+        /** Settled once every search thread has started or failed to (they start behind the writer). */
+        readonly warming: Promise<void>;
       }
     | undefined;
+  private warmFailure: string | undefined;
 
   constructor(private readonly options: SqliteStorageOptions) {}
 
-  /** Opens (and migrates) the database. Ports are usable once this resolves. */
+  /**
+   * Opens (and migrates) the database. Ports are usable once this resolves: the search threads are still
+   * starting then (each loads its code, a few hundred milliseconds on a busy machine), and searches run on
+   * this thread until the first is up, so that a server can answer without waiting for them (`warmed`).
+   */
   async open(): Promise<void> {
     if (this.opened) return;
     if ((this.options.writer ?? 'thread') === 'inline') return this.openInline();
@@ -104,20 +115,42 @@ export class SqliteStorage implements StorageHealth {
       synchronous: this.options.synchronous ?? 'FULL',
       ...(this.options.maxBytes !== undefined ? { maxBytes: this.options.maxBytes } : {}),
     });
-    // Once the writer has migrated the schema.
-    let searchers: SqliteThread[] = [];
+    let reader: SqliteDatabase;
     try {
-      searchers = await Promise.all(Array.from({ length: this.options.searchThreads ?? 2 }, () => SqliteThread.startSearch(this.options.path)));
+      reader = new SqliteDatabase({ path: this.options.path, readonly: true });
     } catch (e) {
       await writer.close();
       throw e;
     }
-    const reader = new SqliteDatabase({ path: this.options.path, readonly: true });
     const reads = buildRepositories(SQLITE_REPOSITORIES, reader);
+    // Once the writer has migrated the schema; each joins the searches as it is up.
+    const count = this.options.searchThreads ?? 2;
+    const searchers: SqliteThread[] = [];
+    const warming = Promise.allSettled(
+      Array.from({ length: count }, () =>
+        SqliteThread.startSearch(this.options.path).then(async (thread) => {
+          // Closed meanwhile: the thread started too late to serve, and goes at once.
+          if (this.opened?.searchers !== searchers) await thread.close();
+          else searchers.push(thread);
+        }),
+      ),
+    ).then((outcomes) => {
+      const failed = outcomes.find((o): o is PromiseRejectedResult => o.status === 'rejected');
+      if (failed) this.warmFailure = failed.reason instanceof Error ? failed.reason.message : String(failed.reason);
+    });
     // Writes into a file no longer at its path would be acknowledged and then lost: refused instead.
     const file = FileWatch.of(this.options.path);
     if (file) writer.guard = () => file.trouble();
-    this.opened = { reader, writer, searchers, reads, repositories: routeCalls(reads, writer, searchers), ...(file ? { file } : {}) };
+    this.opened = { reader, writer, searchers, reads, warming, repositories: routeCalls(reads, writer, searchers, count > 0), ...(file ? { file } : {}) };
+  }
+
+  /**
+   * Resolves once the threads that start behind `open` (the search threads) are running; rejects with
+   * the reason one could not start (searches then run on the threads that did, or on this one).
+   */
+  async warmed(): Promise<void> {
+    await this.opened?.warming;
+    if (this.warmFailure !== undefined) throw new Error(`a storage search thread could not start: ${this.warmFailure}`);
   }
 
   /** The `inline` mode needs no waiting. */
@@ -125,7 +158,7 @@ export class SqliteStorage implements StorageHealth {
     if (this.opened) return;
     const database = new SqliteDatabase(this.options);
     const reads = buildRepositories(SQLITE_REPOSITORIES, database);
-    this.opened = { reader: database, searchers: [], reads, repositories: reads };
+    this.opened = { reader: database, searchers: [], reads, repositories: reads, warming: Promise.resolve() };
   }
 
   get repositories(): Repositories {
@@ -204,6 +237,8 @@ export class SqliteStorage implements StorageHealth {
     this.opened = undefined;
     if (!opened) return;
     opened.reader.close();
+    // A search thread still starting closes itself once up (open); those up are closed here.
+    await opened.warming;
     await Promise.all(opened.searchers.map((s) => s.close()));
     await opened.writer?.close();
   }
