@@ -1,5 +1,6 @@
 // The production bundles (`pnpm bundle`, `pnpm bundle:admin`, what the Dockerfile runs): each is a
-// directory of compiled code and its own production node_modules, outside this checkout. The server
+// directory of compiled code (the server's bundled into a file per thread) and its own production
+// node_modules, outside this checkout. The server
 // started from it serves, uses its writer thread and offload worker, and stops cleanly; the admin CLI
 // from its bundle works on the same data.
 import { execFile } from 'node:child_process';
@@ -45,15 +46,21 @@ const packagesOf = (bundle: string): string[] => fs.readdirSync(path.join(out, b
 describe('production bundles', () => {
   it('hold compiled code and production dependencies only', () => {
     for (const bundle of ['server', 'admin']) {
-      const dev = packagesOf(bundle).filter((p) => /^(jest|typescript|@swc\+|autocannon|testcontainers|fast-check|ajv@)/.test(p));
+      const dev = packagesOf(bundle).filter((p) => /^(jest|typescript|@swc\+|autocannon|testcontainers|fast-check|ajv@|esbuild|@esbuild\+)/.test(p));
       expect([bundle, dev]).toEqual([bundle, []]);
       const ours = fs.readdirSync(path.join(out, bundle, 'node_modules', '.pnpm')).filter((p) => p.startsWith('@tracelight+'));
-      expect(ours.length).toBeGreaterThan(3);
+      // The server's code is bundled into its dist/ (one file per thread): of ours, only the console's built files come beside it.
+      if (bundle === 'server') expect(ours.map((p) => p.split('@file')[0])).toEqual(['@tracelight+console']);
+      else expect(ours.length).toBeGreaterThan(3);
       for (const p of ours) {
         const dir = path.join(out, bundle, 'node_modules', '.pnpm', p, 'node_modules', ...p.split('@file')[0]!.replace('+', '/').split('/'));
         expect([p, fs.readdirSync(dir).sort()]).toEqual([p, ['dist', 'package.json']]);
       }
     }
+    // The server's bundles and their source maps; not what tsc compiled them from.
+    expect(fs.readdirSync(path.join(out, 'server', 'dist')).sort()).toEqual(
+      ['main', 'offload.worker', 'sqlite-search.worker', 'sqlite-writer.worker'].flatMap((f) => [`${f}.js`, `${f}.js.map`]),
+    );
   });
 
   it('serve from outside the checkout: probes, docs, sign-in, an ingest through the offload worker and the writer thread, then a clean stop; the admin CLI works on the same data', async () => {

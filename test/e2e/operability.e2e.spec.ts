@@ -374,7 +374,9 @@ describe('replicas starting together on a new database', () => {
           const signIn = await fetch(`${s.baseUrl}/login`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ username: ADMIN.email, password: ADMIN.password }) });
           expect([round, signIn.status]).toEqual([round, 200]);
         }
-        expect(servers.flatMap((s) => s.output.filter((l) => l.includes('created the first admin')))).toHaveLength(1);
+        // Each says what its variables came to once it has looked (behind its listening socket): one made the admin.
+        const said = await Promise.all(servers.map((s) => s.waitForOutput(/created the first admin|the first admin exists already/, 60_000)));
+        expect(said.filter((l) => l.includes('created the first admin'))).toHaveLength(1);
       } finally {
         await Promise.all(servers.map((s) => s.stop()));
       }

@@ -3,12 +3,11 @@ import { credentialsModule, keyId, loadOrCreateSecretKey, parseSecretKey, sameKe
 import { type HttpLogger, HttpApp, HttpMetrics, RouteOffload, httpModule } from '@tracelight/http-koa';
 import { CannotStart, REPOSITORY_TOKENS } from '@tracelight/ports';
 import { ScorerUseCases } from '@tracelight/use-cases';
-import type { MongoDatabase } from '@tracelight/mongodb';
-import type { SqliteStorage } from '@tracelight/sqlite';
-import { Container, type ContainerModule } from 'inversify';
+import { Container } from 'inversify';
 import type { ServerConfig } from './config';
 import { OffloadPool } from './offload-pool';
 import * as path from 'node:path';
+import { type Engine, loadEngine } from './engine';
 import { useCasesModule } from './use-cases.module';
 
 /**
@@ -31,60 +30,18 @@ export interface Storage {
   close(): Promise<void>;
 }
 
-/** The configured storage engine's module, and how to open and close what it binds. */
-interface Engine {
-  readonly module: ContainerModule;
-  open(container: Container): Promise<void>;
-  /** Once the threads `open` left starting are up. */
-  warmed(container: Container): Promise<void>;
-  close(container: Container): Promise<void>;
-  /** Reports in /metrics what the engine's adapter keeps in memory that grows with clients. */
-  watch?(container: Container, metrics: HttpMetrics): void;
-}
-
 /**
- * Loads only the configured engine's adapter: the other one's driver is never required (the MongoDB
- * driver alone takes about 0.1 s to load, in every process and offload worker that would not use it).
+ * `metrics`: the registry to time into (an offload worker's, which forwards its storage timings); a new one
+ * by default. `loaded`: the storage engine loaded already (loadEngine, maybe started early); else it is loaded here.
  */
-const loadEngine = async (config: ServerConfig): Promise<Engine> => {
-  if (config.database.engine === 'sqlite') {
-    const { SqliteStorageToken, sqliteModule } = await import('@tracelight/sqlite');
-    const storage = (container: Container) => container.get<SqliteStorage>(SqliteStorageToken);
-    return {
-      module: sqliteModule({
-        path: config.database.path,
-        synchronous: config.sqliteSynchronous,
-        writer: config.sqliteWriter,
-        searchThreads: config.sqliteSearchThreads,
-        ...(config.sqliteMaxBytes !== undefined ? { maxBytes: config.sqliteMaxBytes } : {}),
-      }),
-      open: (container) => storage(container).open(),
-      warmed: (container) => storage(container).warmed(),
-      close: (container) => storage(container).close(),
-      watch: (container, metrics) => {
-        const sqlite = storage(container);
-        for (const name of Object.keys(sqlite.held())) metrics.watch(name, () => sqlite.held()[name]!);
-      },
-    };
-  }
-  const { MongoDatabaseToken, mongodbModule } = await import('@tracelight/mongodb');
-  const database = (container: Container) => container.get<MongoDatabase>(MongoDatabaseToken);
-  return {
-    module: mongodbModule({ url: config.database.url }),
-    open: (container) => database(container).connect(),
-    warmed: () => Promise.resolve(),
-    close: (container) => database(container).close(),
-  };
-};
-
-/** `metrics`: the registry to time into (an offload worker's, which forwards its storage timings); a new one by default. */
 export const buildContainer = async (
   config: ServerConfig,
   logger: HttpLogger,
   metrics: HttpMetrics = new HttpMetrics(),
   onJobsQueued?: () => void,
+  loaded?: Engine,
 ): Promise<{ container: Container; storage: Storage; keyIds: { readonly secretKeyId: string; readonly previousSecretKeyId?: string } }> => {
-  const engine = await loadEngine(config);
+  const engine = loaded ?? (await loadEngine(config));
   const container = new Container();
   // Every repository, whichever engine provides it, is timed into /metrics.
   for (const [name, token] of Object.entries(REPOSITORY_TOKENS)) {

@@ -18,8 +18,8 @@ export type FromOffloadWorker =
   /** A storage call the worker made, for the request thread's /metrics. */
   | { readonly type: 'storage-timing'; readonly timing: StorageTiming };
 
-// The compiled worker, also when this module runs from TypeScript sources (tests): src/ and dist/ are
-// siblings.
+// The worker's bundle (pnpm build: scripts/bundle.mjs), beside the server's own in dist/: found so from
+// the server's bundle, and from this module's TypeScript source (tests), as src/ and dist/ are siblings.
 const WORKER = path.resolve(__dirname, '..', 'dist', 'offload.worker.js');
 
 const unknownOutcome: OffloadedReply = {

@@ -10,7 +10,7 @@ import { run } from './run';
 import { SqliteDatabase, type SqliteOptions } from './sqlite-database';
 import { FileWatch } from './file-watch';
 import { type DatabaseCopy, copyDatabase } from './sqlite-backup';
-import { SqliteThread } from './sqlite-thread';
+import { SqliteThread, type ThreadScripts } from './sqlite-thread';
 import { SQLITE_REPOSITORIES, SQLITE_WRITES } from '../sqlite.repositories';
 import { recordToValues } from '../tracing/log-record.mapper';
 import { groupJobs } from '../evaluation/scoring-jobs.sql';
@@ -25,7 +25,33 @@ export interface SqliteStorageOptions extends Omit<SqliteOptions, 'readonly'> {
    * own (default 2); 0 runs them on the caller's thread.
    */
   readonly searchThreads?: number;
+  /** The threads' scripts: this adapter's compiled workers unless an app gives its bundles of them. */
+  readonly threadScripts?: ThreadScripts;
+  /** A writer thread started ahead of `open` (startSqliteWriter), used by `open` instead of starting one. */
+  readonly writerStarted?: WriterStart;
 }
+
+/**
+ * A writer thread started ahead of the storage's `open`, by an app that has more of its own code to
+ * load: the thread loads its code and migrates the database meanwhile, on another core.
+ */
+export interface WriterStart {
+  readonly thread: Promise<SqliteThread>;
+}
+
+/** Starts the writer thread `new SqliteStorage(options)` would start at `open`; give the result as `writerStarted`. */
+export const startSqliteWriter = (options: SqliteStorageOptions): WriterStart => {
+  const thread = SqliteThread.startWriter(writerData(options), options.threadScripts);
+  // Awaited by `open`; a start that fails before then must not end the process as an unhandled rejection.
+  thread.catch(() => undefined);
+  return { thread };
+};
+
+const writerData = (options: SqliteStorageOptions) => ({
+  path: options.path,
+  synchronous: options.synchronous ?? 'FULL',
+  ...(options.maxBytes !== undefined ? { maxBytes: options.maxBytes } : {}),
+});
 export const SqliteStorageToken = Symbol.for('tracelight.SqliteStorage');
 
 /** The running thread with the fewest calls in flight: one being started again (none in flight) would only refuse. */
@@ -110,11 +136,7 @@ export class SqliteStorage implements StorageHealth {
   async open(): Promise<void> {
     if (this.opened) return;
     if ((this.options.writer ?? 'thread') === 'inline') return this.openInline();
-    const writer = await SqliteThread.startWriter({
-      path: this.options.path,
-      synchronous: this.options.synchronous ?? 'FULL',
-      ...(this.options.maxBytes !== undefined ? { maxBytes: this.options.maxBytes } : {}),
-    });
+    const writer = await (this.options.writerStarted?.thread ?? SqliteThread.startWriter(writerData(this.options), this.options.threadScripts));
     let reader: SqliteDatabase;
     try {
       reader = new SqliteDatabase({ path: this.options.path, readonly: true });
@@ -128,7 +150,7 @@ export class SqliteStorage implements StorageHealth {
     const searchers: SqliteThread[] = [];
     const warming = Promise.allSettled(
       Array.from({ length: count }, () =>
-        SqliteThread.startSearch(this.options.path).then(async (thread) => {
+        SqliteThread.startSearch(this.options.path, this.options.threadScripts).then(async (thread) => {
           // Closed meanwhile: the thread started too late to serve, and goes at once.
           if (this.opened?.searchers !== searchers) await thread.close();
           else searchers.push(thread);
