@@ -3,6 +3,7 @@
 // else a text answer; with `stream: true`, as server-sent events. Every request body is kept.
 import * as http from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { track } from './started';
 
 export interface OpenAiStub {
   /** The base URL an OpenAI client is given (`…/v1`). */
@@ -77,9 +78,13 @@ export const startOpenAiStub = async (): Promise<OpenAiStub> => {
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const { port } = server.address() as AddressInfo;
-  return {
-    baseUrl: `http://127.0.0.1:${port}/v1`,
-    requests,
-    stop: () => new Promise<void>((resolve) => server.close(() => resolve())),
-  };
+  const stop = () =>
+    new Promise<void>((resolve) => {
+      untrack();
+      server.close(() => resolve());
+      server.closeAllConnections();
+    });
+  // Stopped once the test file is done, should its tests not stop it.
+  const untrack = track({ name: `an OpenAI-compatible stub (port ${port})`, stop });
+  return { baseUrl: `http://127.0.0.1:${port}/v1`, requests, stop };
 };

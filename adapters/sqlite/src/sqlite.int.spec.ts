@@ -102,7 +102,7 @@ describe('SqliteStorage with a writer thread', () => {
     const code = await exited;
     clearTimeout(hung);
     expect({ code, said }).toEqual({ code: 0, said: 'closed\n' });
-  }, 120_000);
+  });
 
   it('runs a record search on a search thread: this thread goes on while it reads, and sees its page after', async () => {
     const repos = s.repositories;
