@@ -34,10 +34,11 @@ const bundled = ((): boolean => {
   return true;
 })();
 /**
- * `pnpm deploy` also writes the bins it links (pino's) to the target taken relative to the workspace but
- * resolved from the deployed package's folder (pnpm issues 10981 and 11246): from a checkout two folders
- * deep, `<checkout>/tmp/…/server/node_modules/.bin`. That copy goes too, and the folders of the checkout
- * left empty above it, so that a test run leaves the checkout as it was.
+ * `pnpm deploy` wrote the bins it links (pino's, while the server's production dependencies had it) to the
+ * target taken relative to the workspace but resolved from the deployed package's folder (pnpm issues 10981
+ * and 11246): from a checkout two folders deep, `<checkout>/tmp/…/server/node_modules/.bin`. Should such a
+ * copy be written, it goes too, and the folders of the checkout left empty above it, so that a test run
+ * leaves the checkout as it was.
  */
 const removeStrayCopy = (dir: string): void => {
   const stray = path.join(ROOT, 'apps', 'server', path.relative(ROOT, dir));
