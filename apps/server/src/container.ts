@@ -1,13 +1,14 @@
 // The composition root: configuration → inversify container. Choosing the storage engine is one switch here.
-import { credentialsModule, keyId, loadOrCreateSecretKey, parseSecretKey, sameKeysProblem } from '@tracelight/credentials';
+import { credentialsModule } from '@tracelight/credentials';
 import { type HttpLogger, HttpApp, HttpMetrics, RouteOffload, httpModule } from '@tracelight/http-koa';
-import { CannotStart, REPOSITORY_TOKENS } from '@tracelight/ports';
+import { REPOSITORY_TOKENS } from '@tracelight/ports';
 import { ScorerUseCases } from '@tracelight/use-cases';
 import { Container } from 'inversify';
 import type { ServerConfig } from './config';
 import { OffloadPool } from './offload-pool';
 import * as path from 'node:path';
 import { type Engine, loadEngine } from './engine';
+import { loadKeys } from './keys';
 import { useCasesModule } from './use-cases.module';
 
 /**
@@ -47,15 +48,7 @@ export const buildContainer = async (
   for (const [name, token] of Object.entries(REPOSITORY_TOKENS)) {
     container.onActivation(token, (_context, repository: object) => metrics.instrument(name, repository));
   }
-  const secretKey = loadOrCreateSecretKey({ fromEnv: config.secretKey, dataDir: config.dataDir });
-  const previousSecretKey = config.previousSecretKey !== undefined ? parseSecretKey(config.previousSecretKey) : undefined;
-  const mistake = sameKeysProblem(secretKey, previousSecretKey);
-  if (mistake !== undefined) throw new CannotStart(mistake);
-  /** Which keys this process uses, by their ids (keyId): told at start, so that an operator sees every process (and the admin CLI) has the same. */
-  const keyIds = {
-    secretKeyId: keyId(secretKey),
-    ...(previousSecretKey !== undefined ? { previousSecretKeyId: keyId(previousSecretKey) } : {}),
-  };
+  const { secretKey, previousSecretKey, keyIds } = loadKeys(config);
   container.loadSync(
     credentialsModule({
       secretKey,

@@ -9,6 +9,7 @@ import * as E from 'fp-ts/Either';
 import * as fs from 'node:fs';
 import { CONFIG_VARIABLES, type ServerConfig, loadConfig } from './config';
 import { loadEngine } from './engine';
+import { loadKeys } from './keys';
 import { exit } from './exit';
 import { limitLogBuffer } from './logger';
 import { startFailure } from './start-failure';
@@ -34,6 +35,8 @@ const main = async (): Promise<void> => {
   const cfg = config.right;
   startingWith = cfg;
   limitLogBuffer(cfg.logBufferBytes);
+  // The keys first: a start they refuse (or whose new key cannot be written) must not have begun a database.
+  loadKeys(cfg);
   const engine = await loadEngine(cfg, { early: true });
   // Loaded now, while the writer thread starts: most of the server's code, which the first lines do not need.
   const { serve } = await import('./serve');
