@@ -15,6 +15,7 @@ const packages = {
   '@tracelight/mongodb': 'adapters/mongodb',
   '@tracelight/http-koa': 'adapters/http-koa',
   '@tracelight/openai-gateway': 'adapters/openai-gateway',
+  '@tracelight/pyodide-sandbox': 'adapters/pyodide-sandbox',
   '@tracelight/server': 'apps/server',
   '@tracelight/cli': 'apps/cli',
   '@tracelight/evaluator': 'apps/evaluator',

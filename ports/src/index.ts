@@ -22,3 +22,4 @@ export * from './tracing/log-record.repository';
 export * from './repositories';
 export * from './evaluation/scoring-queue';
 export * from './evaluation/judge-model';
+export * from './evaluation/code-sandbox';

@@ -1,18 +1,24 @@
 // Writes screenshots of the console's main pages to docs/images/ (`pnpm screenshots`, after `pnpm build`):
-// a real server seeded through the API, real headless Chromium at 1280×800 (and one narrow window).
+// a real server seeded through the API, which scores the seeded spans itself through the testkit's
+// OpenAI-compatible stub as its gateway; real headless Chromium at 1280×800 (and one narrow window).
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { createRequire } from 'node:module';
 import { ADMIN, launchBrowser, ROOT, signIn, startServer } from './launch.mjs';
 
-const { seedConsole } = createRequire(import.meta.url)('../support/console-seed.cjs');
+const require = createRequire(import.meta.url);
+const { seedConsole, supportJudges } = require('../support/console-seed.cjs');
+const { OpenAiStub } = require('../../packages/testkit/dist/index.js');
 const out = path.join(ROOT, 'docs/images');
 fs.mkdirSync(out, { recursive: true });
 
-const server = await startServer();
+const stub = await OpenAiStub.start();
+stub.answerWith(supportJudges);
+// A judge's answer that does not parse is tried twice, then failed (the seed has two such answers).
+const server = await startServer({ TRACELIGHT_SCORING_MAX_ATTEMPTS: '2', TRACELIGHT_SCORING_RETRY_BASE_MS: '50' });
 const browser = await launchBrowser();
 try {
-  const seeded = await seedConsole(server.baseUrl, { login: ADMIN }, { traces: 60, project: 'Support bot' });
+  const seeded = await seedConsole(server.baseUrl, { login: ADMIN }, { traces: 60, project: 'Support bot', gateway: stub.url });
   const page = await browser.newPage();
   const shot = async (name) => {
     await page.waitForLoadState('networkidle');
@@ -35,14 +41,23 @@ try {
   await shot('traces');
   await page.goto(`${run}?tab=spans&filters=${encodeURIComponent(JSON.stringify([{ type: 'text', column_id: 'type', operator: 'one_of', value: ['llm'] }]))}`);
   await page.locator('table.records-table tbody tr').first().waitFor();
+  // The judges' explanation of the first row's correctness, as hovering shows it.
+  await page.locator('table.records-table tbody tr').first().locator('td[data-column-id="metrics/correctness"] .has-tip').hover();
   await shot('spans-filtered');
   await page.goto(`${run}/traces/${seeded.traceIds[3]}`);
   await page.locator('.waterfall-row').nth(4).waitFor();
   await page.locator('.waterfall-row', { hasText: 'chat completion' }).click();
   await page.locator('.conversation').first().waitFor();
   await shot('trace');
+  // The same span's metrics as the engine left them: toxicity scored, correctness failed with the judge's words.
+  await page.locator('section.details [data-metric="correctness"]').scrollIntoViewIfNeeded();
+  await page.evaluate(() => window.scrollBy(0, 200));
+  await shot('trace-metrics');
   await page.goto(`${run}/settings`);
   await page.getByRole('heading', { name: 'Scoring status' }).waitFor();
+  await page.locator('section.scorer-status').first().waitFor();
+  // The scorers and their scoring status, below the insights.
+  await page.locator('#scorers-title').evaluate((h) => h.scrollIntoView());
   await shot('run-settings');
   await page.goto(`${server.baseUrl}/console/scorers/${seeded.scorerIds.correctness}`);
   await page.getByRole('heading', { name: 'Versions' }).waitFor();
@@ -63,4 +78,5 @@ try {
 } finally {
   await browser.close();
   await server.stop();
+  await stub.close();
 }

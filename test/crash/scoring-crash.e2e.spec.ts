@@ -121,6 +121,28 @@ describe('scoring across crashes and processes', () => {
     expect(evaluator.output.join('\n')).not.toContain(TOKEN);
   });
 
+  it('scores a code version in the evaluator app\'s sandbox when the server scores nothing', async () => {
+    // The server compiles the upload (its sandbox), the evaluator runs the jobs (its own).
+    const server = await startServer({ ...SCORING, TRACELIGHT_SCORING_WORKERS: '0', TRACELIGHT_SANDBOX_WORKERS: '1' });
+    running.push(server);
+    const s = await setUp(server, stub);
+    const call = http(server.baseUrl);
+    const code = (await call('POST', '/v2/scorers', { auth: s.auth, json: { name: `length-${randomUUID().slice(0, 8)}`, scorer_type: 'code' } })).body;
+    const form = new FormData();
+    form.append('file', new Blob(['def scorer_fn(*, node_output, **kwargs):\n    return len(node_output)\n\ndef score_type():\n    return int\n']), 'length.py');
+    expect((await call('POST', `/v2/scorers/${code.id}/version/code`, { auth: s.auth, multipart: form })).status).toBe(200);
+    expect((await call('POST', `/v2/projects/${s.project}/runs/${s.logStream}/scorer-settings`, { auth: s.auth, json: { scorers: [{ scorer_id: code.id }] } })).status).toBe(200);
+    const ids = await ingest(server, s, 1, 10);
+    const evaluator = startEvaluator(server.storageEnv);
+    running.push(evaluator);
+    await evaluator.started;
+    // An interpreter's start takes seconds on a loaded machine.
+    expect(await until('every job finished', () => jobsOf(server, s), (j) => j['pending']! + j['computing']! === 0, 120_000)).toMatchObject({ succeeded: 10, error: 0 });
+    const spans = await spansOf(server, s);
+    expect(spans.filter((x) => x['metrics'][code.name] === 4 && x['metric_info'][code.name].scorer_type === 'code').map((x) => x['id']).sort()).toEqual([...ids].sort());
+    expect(await evaluator.stop('SIGTERM')).toBe(0);
+  }, 180_000);
+
   it('scores one queue from two servers and the evaluator app together without judging any record twice', async () => {
     const idle = await startServer({ ...SCORING, TRACELIGHT_SCORING_WORKERS: '0' });
     running.push(idle);

@@ -6,8 +6,11 @@ import * as path from 'node:path';
 const ROOT = path.resolve(__dirname, '../..');
 const pages = ['README.md', ...fs.readdirSync(path.join(ROOT, 'docs')).filter((f) => f.endsWith('.md')).map((f) => `docs/${f}`)];
 const read = (file: string) => fs.readFileSync(path.join(ROOT, file), 'utf8');
-/** Markdown without its code blocks, where a bracket is code, not a link. */
-const prose = (text: string) => text.replace(/```[\s\S]*?```/g, '');
+/**
+ * Markdown without its code blocks, where a bracket is code, not a link: fenced blocks, whose fences open
+ * and close a line (three backticks inside a line are inline code, as evaluation.md's ```` ```json ````).
+ */
+const prose = (text: string) => text.replace(/^```[^\n]*\n[\s\S]*?^```$/gm, '');
 
 /** A heading's anchor as GitHub makes it: lower case, punctuation dropped, spaces to hyphens. */
 const anchor = (heading: string) =>

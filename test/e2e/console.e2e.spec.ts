@@ -1,25 +1,29 @@
 // The console in real headless Chromium against a real server seeded through the API: sign-in and the
 // session, a run's records (columns from available_columns, filters, sort, pages), a trace's waterfall and
-// messages, the settings pages (insights, gateway, scorers, API keys), errors, keyboard and narrow
-// windows. What the page shows is checked against what the API answers for the same question.
-import { TracelightClient, type RecordFilter, type StoredRecord } from '@tracelight/client';
+// messages, metrics as the evaluation engine scores them (the server's scoring workers on, its gateway the
+// testkit's OpenAI-compatible stub: values, levels, explanations, statuses, the run's scoring status), the
+// settings pages (insights, gateway, scorers, API keys), errors, keyboard and narrow windows. What the
+// page shows is checked against what the API answers for the same question.
+import { TracelightClient, type RecordFilter, type RunScoringStatus, type StoredRecord } from '@tracelight/client';
+import { OpenAiStub } from '@tracelight/testkit';
 import type { Page, Response } from 'playwright-core';
 import { launchBrowser, type RunningBrowser } from '../support/browser';
-import { seedConsole, type Seeded } from '../support/console-seed.cjs';
+import { random, scoringSettles, seedConsole, supportJudges, traceOf, type Seeded } from '../support/console-seed.cjs';
 import { ADMIN, startServer, type RunningServer } from '../support/server';
 
-jest.setTimeout(180_000);
+jest.setTimeout(300_000);
 
 let server: RunningServer;
 let browser: RunningBrowser;
 let api: TracelightClient;
+let stub: OpenAiStub;
 let seeded: Seeded;
 let page: Page;
 
-/** Polls `read` until it equals `expected` (deep), for up to 30 s; then fails showing the last value. */
+/** Polls `read` until it equals `expected` (deep), for up to 60 s; then fails showing the last value. */
 const settles = async <T>(read: () => Promise<T>, expected: T): Promise<void> => {
   let last: T | undefined;
-  for (let waited = 0; waited < 30_000; waited += 100) {
+  for (let waited = 0; waited < 60_000; waited += 100) {
     last = await read();
     if (JSON.stringify(last) === JSON.stringify(expected)) return;
     await new Promise((r) => setTimeout(r, 100));
@@ -40,10 +44,42 @@ const signIn = async (p: Page, password = ADMIN.password) => {
   await p.getByRole('button', { name: 'Sign in' }).click();
 };
 
+/** The run's scoring status as its settings page shows it: each scorer version's card, its job counts and sample rate. */
+const statusShown = (p: Page = page) =>
+  p.locator('section.scorer-status').evaluateAll((cards) =>
+    cards.map((c) => ({
+      scorer_id: c.getAttribute('data-scorer-id'),
+      version: Number(c.getAttribute('data-version')),
+      jobs: Object.fromEntries([...c.querySelectorAll('[data-count]')].map((d) => [d.getAttribute('data-count'), Number((d.textContent ?? '').replace(/\D/g, ''))])),
+      sample_rate: c.querySelector('[data-fact=sample_rate]')?.textContent ?? null,
+      last_error: c.querySelector('[data-fact=last_error] .error-text')?.textContent ?? null,
+    })),
+  );
+/** The same, from the API's answer. */
+const statusOf = (status: RunScoringStatus) =>
+  status.scorers.map((s) => ({
+    scorer_id: s.scorer_id,
+    version: s.version,
+    jobs: Object.fromEntries((['pending', 'computing', 'succeeded', 'failed', 'error', 'not_applicable', 'not_computed'] as const).map((k) => [k, s.jobs[k]])),
+    sample_rate: s.sample_rate === null ? '—' : `${s.sample_rate * 100} %`,
+    last_error: s.last_error?.message ?? null,
+  }));
+const llmOnly = [{ type: 'text' as const, column_id: 'type', operator: 'one_of' as const, value: ['llm'] }];
+
 beforeAll(async () => {
-  server = await startServer();
+  // The server scores what it is sent (4 workers), through the gateway the seed sets: the stub. A judge's
+  // answer that does not parse is tried twice, then failed; a held judge is waited for, not timed out.
+  stub = await OpenAiStub.start();
+  stub.answerWith(supportJudges);
+  server = await startServer({
+    TRACELIGHT_SCORING_WORKERS: '4',
+    TRACELIGHT_SCORING_POLL_MS: '100',
+    TRACELIGHT_SCORING_MAX_ATTEMPTS: '2',
+    TRACELIGHT_SCORING_RETRY_BASE_MS: '50',
+    TRACELIGHT_JUDGE_TIMEOUT_MS: '600000',
+  });
   api = new TracelightClient(server.baseUrl, { login: ADMIN });
-  [seeded, browser] = await Promise.all([seedConsole(server.baseUrl, { login: ADMIN }, { traces: 60 }), launchBrowser()]);
+  [seeded, browser] = await Promise.all([seedConsole(server.baseUrl, { login: ADMIN }, { traces: 60, gateway: stub.url }), launchBrowser()]);
   page = await browser.newPage();
   await signIn(page);
   await page.getByRole('heading', { name: 'Projects' }).waitFor();
@@ -51,6 +87,7 @@ beforeAll(async () => {
 afterAll(async () => {
   await browser?.close();
   await server?.stop();
+  await stub?.close();
 });
 
 describe('signing in', () => {
@@ -117,6 +154,8 @@ describe('a run’s records', () => {
       await settles(() => headerIds(), offered.filter((c) => !c.is_empty).map((c) => c.id));
       await page.getByRole('button', { name: /^Columns/ }).click();
       const dialog = page.getByRole('dialog', { name: 'Columns' });
+      // The dialog's content is rendered once it opens: wait for it before reading it whole.
+      await dialog.locator('input[name=column]').first().waitFor();
       const picked = await dialog.locator('input[name=column]').evaluateAll((inputs) => inputs.map((i) => [(i as unknown as { value: string; checked: boolean }).value, (i as unknown as { value: string; checked: boolean }).checked]));
       expect(picked).toEqual(offered.map((c) => [c.id, !c.is_empty]));
       // The labels are the catalogue's.
@@ -159,9 +198,10 @@ describe('a run’s records', () => {
     const expected = await api.searchSpans(seeded.projectId, scope(), { filters: [filter], limit: 50 });
     expect(expected.records.length).toBeGreaterThan(0);
     await settles(() => rowIds(), ids(expected.records));
-    // 0.3 ≤ value < 0.7 is the threshold's middle level: Medium, amber.
+    // 0.3 ≤ value < 0.7 is the threshold's middle level: Medium, amber, as the judge's metric_info says.
     const badges = page.locator('td[data-column-id="metrics/toxicity"] .badge');
     expect(await badges.count()).toBe(expected.records.length);
+    expect(new Set(expected.records.map((r) => r.metric_info['toxicity']?.display_value))).toEqual(new Set(['Medium']));
     for (const badge of await badges.all()) {
       expect(await badge.getAttribute('class')).toContain('tone-fair');
       expect(await badge.locator('.badge-level').innerText()).toBe('Medium');
@@ -169,6 +209,7 @@ describe('a run’s records', () => {
     // Inverted (toxicity): the highest level is the bad one.
     await page.goto(`${runUrl()}?tab=spans&filters=${encodeURIComponent(JSON.stringify([{ type: 'number', column_id: 'metrics/toxicity', operator: 'gte', value: 0.7 }]))}`);
     const high = await api.searchSpans(seeded.projectId, scope(), { filters: [{ type: 'number', column_id: 'metrics/toxicity', operator: 'gte', value: 0.7 }] });
+    expect(high.records.length).toBeGreaterThan(0);
     await settles(() => rowIds(), ids(high.records));
     for (const badge of await page.locator('td[data-column-id="metrics/toxicity"] .badge').all()) expect(await badge.getAttribute('class')).toContain('tone-poor');
   });
@@ -290,9 +331,30 @@ describe('a trace', () => {
     const messages = llm.input as Array<{ content: string }>;
     expect(await input.locator('.text').allInnerTexts()).toEqual(messages.map((m) => m.content));
     expect(await details.getByRole('list', { name: 'Output: 1 message' }).locator('.text').innerText()).toBe((llm.output as { content: string }).content);
-    // Its metrics, with their level.
-    await details.locator('[data-metric="toxicity"] .badge').waitFor();
+    // Its metrics as the engine scored them: toxicity's level and the judge's explanation; correctness,
+    // whose judges answered no JSON for this conversation, failed, with the reason in place of a value.
     expect(page.url()).toContain(`span=${llm.id}`);
+    const toxicity = llm.metric_info['toxicity']!;
+    const correctness = llm.metric_info['correctness']!;
+    expect([toxicity.status_type, correctness.status_type]).toEqual(['success', 'failed']);
+    const tox = details.locator('[data-metric="toxicity"]');
+    expect(await tox.locator('.badge-level').innerText()).toBe(toxicity.display_value);
+    expect(await tox.locator('.metric-explanation').innerText()).toBe(toxicity.explanation);
+    expect(await tox.locator('.metric-status').innerText()).toBe(`Scored · ${toxicity.model_alias} · version 1`);
+    const corr = details.locator('[data-metric="correctness"]');
+    expect(await corr.getAttribute('data-status')).toBe('failed');
+    expect(await corr.locator('.status').innerText()).toBe('Failed');
+    expect(correctness.message).toContain('I cannot judge this reply.');
+    expect(await corr.locator('.metric-explanation').innerText()).toBe(correctness.message);
+    // Another conversation's correctness: three judges, each one's explanation listed.
+    const other = seeded.traceIds[1]!;
+    const [otherLlm] = (await api.searchSpans(seeded.projectId, scope(), { filters: [{ type: 'id', column_id: 'trace_id', operator: 'eq', value: other }, ...llmOnly] })).records;
+    await page.goto(`${runUrl()}/traces/${other}?span=${otherLlm!.id}`);
+    const judged = page.locator('section.details [data-metric="correctness"]');
+    await judged.locator('details.metric-judges summary').click();
+    expect(await judged.locator('details.metric-judges li').allInnerTexts()).toEqual(otherLlm!.metric_info['correctness']!.explanations);
+    expect(otherLlm!.metric_info['correctness']!.explanations).toHaveLength(3);
+    expect(await judged.locator('.badge-level').innerText()).toBe(otherLlm!.metric_info['correctness']!.display_value);
   });
 
   it('folds and searches JSON, and moves through the spans by keyboard', async () => {
@@ -312,37 +374,111 @@ describe('a trace', () => {
     expect(await page.evaluate("document.activeElement?.getAttribute('data-record-id')")).toBe(traceId);
   });
 
-  it('shows a judge’s explanation on hover (metric_info, as the evaluation engine will answer it)', async () => {
-    // Until the evaluation engine stores metric_info, the real answer is given the documented field on its
-    // way to the page; everything else is the server's.
-    await page.route('**/v2/projects/*/spans/search', async (route) => {
-      const response = await route.fetch();
-      const body = (await response.json()) as { records: StoredRecord[] };
-      for (const r of body.records)
-        if (typeof r.metrics['toxicity'] === 'number')
-          (r as { metric_info?: unknown }).metric_info = {
-            [`toxicity`]: { status_type: 'success', value: r.metrics['toxicity'], explanation: `The answer is polite (${r.id.slice(-4)}).`, num_judges: 3 },
-            correctness: { status_type: 'error', message: 'no gateway integration' },
-          };
-      await route.fulfill({ response, json: body });
-    });
+  it('shows a judge’s explanation on hover and on focus, a trace’s roll-up, and a failed scoring’s reason in place of its value', async () => {
+    const llm = await api.searchSpans(seeded.projectId, scope(), { filters: llmOnly, limit: 50 });
+    await page.goto(`${runUrl()}?tab=spans&filters=${encodeURIComponent(JSON.stringify(llmOnly))}`);
+    await settles(() => rowIds(), ids(llm.records));
+    const scored = llm.records.find((r) => r.metric_info['toxicity']?.status_type === 'success' && r.metric_info['correctness']?.status_type === 'success')!;
+    const row = page.locator(`tr[data-record-id="${scored.id}"]`);
+    const badge = row.locator('td[data-column-id="metrics/toxicity"] .has-tip');
+    const tip = badge.locator('[role=tooltip]');
+    expect(await tip.isVisible()).toBe(false);
+    await badge.hover();
+    await tip.waitFor({ state: 'visible' });
+    const toxicity = scored.metric_info['toxicity']!;
+    expect(await tip.innerText()).toBe(`${toxicity.explanation}\n\n${toxicity.model_alias} · version 1`);
+    // The same on keyboard focus; three judges say so.
+    await page.mouse.move(0, 0);
+    expect(await tip.isVisible()).toBe(false);
+    const correctness = row.locator('td[data-column-id="metrics/correctness"] .has-tip');
+    await correctness.focus();
+    const judged = scored.metric_info['correctness']!;
+    expect(await correctness.locator('[role=tooltip]').innerText()).toBe(`${judged.explanation}\n\n3 judges · ${judged.model_alias} · version 2`);
+    expect(await correctness.locator('.badge-level').innerText()).toBe(judged.display_value);
+    // A scoring that failed shows its status, and its reason on focus.
+    const failed = llm.records.filter((r) => r.metric_info['correctness']?.status_type === 'failed');
+    expect(failed.length).toBeGreaterThan(0);
+    const cell = page.locator(`tr[data-record-id="${failed[0]!.id}"] td[data-column-id="metrics/correctness"]`);
+    expect(await cell.innerText()).toBe('Failed');
+    await cell.locator('.has-tip').focus();
+    expect(await cell.locator('[role=tooltip]').innerText()).toBe(failed[0]!.metric_info['correctness']!.message);
+    // A trace's value is the average of its scored spans, and says so.
+    const traces = await api.searchTraces(seeded.projectId, scope(), { limit: 50 });
+    await page.goto(runUrl());
+    await settles(() => rowIds(), ids(traces.records));
+    const trace = traces.records.find((r) => r.metric_info['toxicity']?.roll_up_method === 'average')!;
+    const rolled = page.locator(`tr[data-record-id="${trace.id}"] td[data-column-id="metrics/toxicity"] .has-tip`);
+    await rolled.focus();
+    expect(trace.metric_info['toxicity']).toMatchObject({ roll_up_count: 1, explanation: 'The average of 1 scored descendant.' });
+    expect(await rolled.locator('[role=tooltip]').innerText()).toBe('The average of 1 scored descendant.\n\nversion 1');
+    expect(await rolled.locator('.badge-level').innerText()).toBe(trace.metric_info['toxicity']!.display_value);
+  });
+});
+
+describe('a metric’s status, as the engine gives it', () => {
+  it('shows Pending while the judges have not answered and Error where a scorer cannot run, then the values; the run’s status counts the jobs as they go', async () => {
+    const canary = await api.createLogStream(seeded.projectId, `canary ${Date.now()}`);
+    const verdict = await api.createScorer({ name: `verdict-${Date.now()}`, scorer_type: 'llm', label: 'Verdict' });
+    await api.createLlmVersion(verdict.id, { instructions: 'Say what you think of the reply.', output_type: 'freeform' });
+    await api.setRunScorers(seeded.projectId, canary.id, [{ scorer_id: seeded.scorerIds.toxicity }, { scorer_id: seeded.scorerIds.correctness }, { scorer_id: verdict.id }]);
+    const canaryUrl = runUrl('log_streams', canary.id);
+    const canaryStatus = async () => statusOf(await api.metricsStatus(seeded.projectId, canary.id));
+    const asked = stub.completions.length;
+    const release = stub.hold();
     try {
-      await page.goto(`${runUrl()}?tab=spans&filters=${encodeURIComponent(JSON.stringify([{ type: 'text', column_id: 'type', operator: 'one_of', value: ['llm'] }]))}`);
-      const row = page.locator('table.records-table tbody tr').first();
-      const id = (await row.getAttribute('data-record-id'))!;
-      const badge = row.locator('td[data-column-id="metrics/toxicity"] .has-tip');
-      const tip = badge.locator('[role=tooltip]');
-      expect(await tip.isVisible()).toBe(false);
-      await badge.hover();
-      await tip.getByText(`The answer is polite (${id.slice(-4)}).`).waitFor({ state: 'visible' });
-      // The same on keyboard focus, and a status in place of a value where scoring failed.
-      await page.mouse.move(0, 0);
-      await badge.focus();
-      expect(await tip.isVisible()).toBe(true);
-      expect(await row.locator('td[data-column-id="metrics/correctness"]').innerText()).toBe('Error');
+      // Question 4 of the seed's: toxicity High, two of three correctness judges say yes.
+      const sent = await api.ingestTraces(seeded.projectId, { log_stream_id: canary.id, traces: [traceOf(4, Date.now() - 1000, random(4))], include_trace_ids: true });
+      const traceId = sent.trace_ids![0]!;
+      // Both judges have been asked and hold their answers: two jobs in hand; the freeform one ended in error at once.
+      await settles(async () => stub.completions.length - asked, 2);
+      await settles(async () => (await canaryStatus()).map((s) => [s.jobs['computing'], s.jobs['error']]), [
+        [1, 0],
+        [1, 0],
+        [0, 1],
+      ]);
+      const during = await canaryStatus();
+      await page.goto(`${canaryUrl}/settings`);
+      await settles(() => statusShown(), during);
+      expect(during[2]!.last_error).toMatch(/output type "freeform" is not one an LLM judge gives/);
+      // The span's metrics: both judges' pending, the freeform scorer's error with its reason.
+      const [span] = (await api.searchSpans(seeded.projectId, { log_stream_id: canary.id }, { filters: llmOnly })).records;
+      expect([span!.metric_info['toxicity']?.status_type, span!.metric_info['correctness']?.status_type, span!.metric_info[verdict.name]?.status_type]).toEqual(['pending', 'pending', 'error']);
+      await page.goto(`${canaryUrl}/traces/${traceId}?span=${span!.id}`);
+      const metric = (name: string) => page.locator(`section.details [data-metric="${name}"]`);
+      await settles(() => Promise.all(['toxicity', 'correctness', verdict.name].map((m) => metric(m).locator('.status').innerText())), ['Pending', 'Pending', 'Error']);
+      expect(await metric(verdict.name).locator('.metric-explanation').innerText()).toBe(span!.metric_info[verdict.name]!.message);
+      // In the table too, once the (still empty) metric columns are picked.
+      await page.goto(`${canaryUrl}?tab=spans&filters=${encodeURIComponent(JSON.stringify(llmOnly))}`);
+      await page.getByRole('button', { name: /^Columns/ }).click();
+      const dialog = page.getByRole('dialog', { name: 'Columns' });
+      await dialog.getByRole('button', { name: 'Show all' }).click();
+      await dialog.getByRole('button', { name: 'Close' }).click();
+      const cell = (name: string) => page.locator(`tr[data-record-id="${span!.id}"] td[data-column-id="metrics/${name}"]`);
+      await settles(() => Promise.all(['toxicity', 'correctness', verdict.name].map((m) => cell(m).innerText())), ['Pending', 'Pending', 'Error']);
+      await cell('toxicity').locator('.has-tip').focus();
+      expect(await cell('toxicity').locator('[role=tooltip]').innerText()).toBe('Queued for scoring: a judge has not answered yet.');
     } finally {
-      await page.unroute('**/v2/projects/*/spans/search');
+      release();
     }
+    // The judges answer: the values, their levels and explanations replace the statuses.
+    await scoringSettles(api, seeded.projectId, canary.id, 1);
+    const [scored] = (await api.searchSpans(seeded.projectId, { log_stream_id: canary.id }, { filters: llmOnly })).records;
+    expect([scored!.metric_info['toxicity']?.display_value, scored!.metric_info['correctness']?.display_value]).toEqual(['High', 'Fair']);
+    await page.reload();
+    const cell = (name: string) => page.locator(`tr[data-record-id="${scored!.id}"] td[data-column-id="metrics/${name}"]`);
+    await settles(() => Promise.all(['toxicity', 'correctness'].map((m) => cell(m).locator('.badge-level').innerText())), ['High', 'Fair']);
+    expect(await cell('toxicity').locator('.badge').getAttribute('class')).toContain('tone-poor');
+    await cell('toxicity').locator('.has-tip').focus();
+    expect(await cell('toxicity').locator('[role=tooltip]').innerText()).toContain(scored!.metric_info['toxicity']!.explanation!);
+    // The settings page, left open while the jobs were in hand, has caught up by itself.
+    await page.goto(`${canaryUrl}/settings`);
+    const after = await canaryStatus();
+    expect(after.map((s) => [s.jobs['succeeded'], s.jobs['error']])).toEqual([
+      [1, 0],
+      [1, 0],
+      [0, 1],
+    ]);
+    await settles(() => statusShown(), after);
   });
 });
 
@@ -378,9 +514,12 @@ describe('settings', () => {
     };
     page.on('response', collect);
     try {
+      // The seed set the stub as the gateway the judges are called through: its endpoint shows, its token never.
       await page.goto(`${server.baseUrl}/console/settings/gateway`);
-      await page.getByText('No gateway integration is set.').waitFor();
-      await page.getByLabel(/^Endpoint/).fill('https://gateway.example.com/v1');
+      await page.getByText('Set (never shown)').waitFor();
+      expect(await page.locator('code', { hasText: stub.url }).count()).toBe(1);
+      // A new token and use case for it (an endpoint of the world would be called by the judges of this server).
+      await page.getByLabel(/^Endpoint/).fill(stub.url);
       await page.getByLabel(/^Use case/).fill('CUSTOMER_SUPPORT');
       await page.getByLabel(/^Token/).fill(token);
       await page.getByRole('button', { name: 'Save gateway' }).click();
@@ -389,7 +528,8 @@ describe('settings', () => {
       expect(await page.getByLabel(/^Token/).inputValue()).toBe('');
       await page.reload();
       await page.getByText('Set (never shown)').waitFor();
-      expect(await page.locator('code', { hasText: 'https://gateway.example.com/v1' }).count()).toBe(1);
+      expect(await page.locator('code', { hasText: stub.url }).count()).toBe(1);
+      await page.getByText('CUSTOMER_SUPPORT', { exact: true }).waitFor();
       const html = await page.content();
       expect(html).not.toContain(token);
     } finally {
@@ -398,7 +538,23 @@ describe('settings', () => {
     expect(bodies.length).toBeGreaterThan(3);
     expect(bodies.filter((b) => b.includes(token))).toEqual([]);
     const stored = await api.getGatewayIntegration();
-    expect((stored as { extra?: unknown }).extra).toEqual({ endpoint: 'https://gateway.example.com/v1', use_case: 'CUSTOMER_SUPPORT' });
+    expect((stored as { extra?: unknown }).extra).toEqual({ endpoint: stub.url, use_case: 'CUSTOMER_SUPPORT' });
+    // Someone without one is told so.
+    const other = await browser.browser.newContext({ viewport: { width: 1280, height: 800 } });
+    try {
+      const newcomer = { email: `newcomer-${Date.now()}@example.com`, password: 'a long enough password' };
+      await api.createUser(newcomer);
+      const p = await other.newPage();
+      await p.goto(`${server.baseUrl}/console/`);
+      await p.getByLabel('Email').fill(newcomer.email);
+      await p.getByLabel('Password').fill(newcomer.password);
+      await p.getByRole('button', { name: 'Sign in' }).click();
+      await p.getByRole('heading', { name: 'Projects' }).waitFor();
+      await p.goto(`${server.baseUrl}/console/settings/gateway`);
+      await p.getByText('No gateway integration is set.').waitFor();
+    } finally {
+      await other.close();
+    }
     // A refusal is the API's sentence.
     await page.getByLabel(/^Endpoint/).fill('https://user:pw@gateway.example.com/');
     await page.getByLabel(/^Token/).fill('x');
@@ -428,7 +584,23 @@ describe('settings', () => {
     expect(refused).toBe(401);
   });
 
-  it('lists a scorer’s versions a page at a time (operation 5), attaches a scorer to a run, and says when scoring status is unavailable', async () => {
+  it('shows the run’s scoring status as the API answers it: each scorer’s jobs by state, sample rate, the last error', async () => {
+    const status = await api.metricsStatus(seeded.projectId, seeded.runId);
+    // Every LLM span scored by both scorers; the correctness judges of two conversations answered no JSON.
+    expect(status.scorers.map((s) => [s.scorer_id, s.version, s.in_use, s.jobs.succeeded, s.jobs.failed])).toEqual([
+      [seeded.scorerIds.toxicity, 1, true, seeded.tracesCount, 0],
+      [seeded.scorerIds.correctness, 2, true, seeded.tracesCount - 2, 2],
+    ]);
+    expect(status.scorers[1]!.tokens.prompt).toBeGreaterThan(0);
+    await page.goto(`${runUrl()}/settings`);
+    await settles(() => statusShown(), statusOf(status));
+    expect(statusOf(status)[1]!.last_error).toContain('I cannot judge this reply.');
+    const card = page.locator(`section.scorer-status[data-scorer-id="${seeded.scorerIds.correctness}"]`);
+    // Digits only: the page groups them in the reader's locale.
+    expect((await card.locator('[data-fact=tokens]').innerText()).replace(/[^0-9a-z·]/g, '')).toBe(`${status.scorers[1]!.tokens.prompt}prompt·${status.scorers[1]!.tokens.completion}completion`);
+  });
+
+  it('lists a scorer’s versions a page at a time (operation 5), and attaches a scorer to a run with a pinned version and a sample rate, which the API keeps', async () => {
     const scorer = await api.createScorer({ name: `paged-${Date.now()}`, scorer_type: 'llm' });
     for (let v = 1; v <= 12; v++) await api.createLlmVersion(scorer.id, { instructions: `version number ${v}` });
     await page.goto(`${server.baseUrl}/console/scorers`);
@@ -447,9 +619,19 @@ describe('settings', () => {
     await page.getByRole('button', { name: 'Save scorers' }).click();
     await page.getByText('Scorers saved.').waitFor();
     const settings = await api.getRunScorers(seeded.projectId, seeded.runId);
-    expect(settings.scorers.at(-1)).toMatchObject({ scorer_id: scorer.id, version: 11 });
-    // This server has no evaluation engine: its status route is not there, and the page says so.
-    await page.getByText(/^Scoring status is unavailable on this server/).waitFor();
+    expect(settings.scorers).toEqual([
+      { scorer_id: seeded.scorerIds.toxicity, version: null, sample_rate: 1 },
+      { scorer_id: seeded.scorerIds.correctness, version: null, sample_rate: 1 },
+      { scorer_id: scorer.id, version: 11, sample_rate: 0.5 },
+    ]);
+    // Read back: the page shows what the API kept, and the status lists the new scorer's version with its rate.
+    await page.reload();
+    expect(await page.getByLabel(`Version of ${scorer.name}`).inputValue()).toBe('11');
+    expect(await page.getByLabel(`Sample rate of ${scorer.name}`).inputValue()).toBe('0.5');
+    const status = await api.metricsStatus(seeded.projectId, seeded.runId);
+    expect(status.scorers.at(-1)).toMatchObject({ scorer_id: scorer.id, version: 11, in_use: true, sample_rate: 0.5 });
+    await settles(() => statusShown(), statusOf(status));
+    expect(await page.locator(`section.scorer-status[data-scorer-id="${scorer.id}"] [data-fact=sample_rate]`).innerText()).toBe('50 %');
   });
 });
 

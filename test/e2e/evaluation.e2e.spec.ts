@@ -337,7 +337,7 @@ describe('LLM judges on ingested records', () => {
     expect(spans.find((x) => x['type'] === 'llm')!['metrics'][s.name]).toBe(1);
   });
 
-  it('keeps code and luna versions\' jobs as not_computed, saying why', async () => {
+  it('keeps luna versions\' jobs as not_computed, and code versions\' in a server that runs no sandbox (TRACELIGHT_SANDBOX_WORKERS=0), saying why', async () => {
     const auth = w.admin;
     const project = await w.project(auth);
     const logStream = await w.run(auth, project, 'log_streams');

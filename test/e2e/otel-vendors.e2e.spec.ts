@@ -5,7 +5,7 @@
 import { execFile } from 'node:child_process';
 import * as path from 'node:path';
 import { promisify } from 'node:util';
-import { type OpenAiStub, STUB_ANSWER, STUB_TOOL_CALL, startOpenAiStub } from '../support/openai-stub';
+import { OpenAiStub, type StubRequest } from '@tracelight/testkit';
 import { ADMIN } from '../support/server';
 import { startWorld, type World } from '../support/world';
 
@@ -14,6 +14,13 @@ type Rec = Record<string, any>;
 let w: World;
 let stub: OpenAiStub;
 let key: string;
+
+/** What the model answers, fixed so that the tests can name it: a tool call when tools are offered and the user spoke last, else text. */
+const STUB_ANSWER = 'Sunny, 24 °C.';
+const STUB_TOOL_CALL = { id: 'call_weather_1', name: 'get_weather', arguments: '{"city":"Paris"}' };
+const STUB_USAGE = { prompt_tokens: 31, completion_tokens: 9 };
+const assistant = (request: StubRequest) =>
+  Array.isArray(request.body['tools']) && request.body['tools'].length > 0 && request.messages.at(-1)?.role === 'user' ? { toolCalls: [STUB_TOOL_CALL] } : STUB_ANSWER;
 
 const emit = async (run: 'phoenix' | 'langfuse', options: Record<string, string>): Promise<Rec> => {
   const script = path.join(__dirname, '../support/vendor-emitter.cjs');
@@ -44,18 +51,19 @@ describe.each([
 ])('OpenTelemetry set-ups of other vendors, exports %s', (mode, env: Record<string, string>) => {
   const tag = mode.startsWith('decoded') ? 'thread' : 'worker';
   beforeAll(async () => {
-    [w, stub] = await Promise.all([startWorld(env), startOpenAiStub()]);
+    [w, stub] = await Promise.all([startWorld(env), OpenAiStub.start({ usage: STUB_USAGE })]);
+    stub.answerWith(assistant);
     key = await w.apiKey(w.admin);
   });
   afterAll(async () => {
-    await Promise.allSettled([w?.server.stop(), stub?.stop()]);
+    await Promise.allSettled([w?.server.stop(), stub?.close()]);
   });
 
   describe("Phoenix's register({url, apiKey, projectName}) with OpenInference's OpenAI instrumentation", () => {
     it('authenticates with the API key as a bearer credential, creates the project named by openinference.project.name, and stores each call as an llm span with its messages, tools, model and tokens', async () => {
       const projectName = `phoenix-${tag}`;
-      await emit('phoenix', { serverUrl: w.server.baseUrl, apiKey: key, projectName, openAiUrl: stub.baseUrl });
-      expect(stub.requests).toHaveLength(3);
+      await emit('phoenix', { serverUrl: w.server.baseUrl, apiKey: key, projectName, openAiUrl: stub.url });
+      expect(stub.completions.map((r) => r.body['stream'] === true)).toEqual([false, false, true]);
       const project = await projectNamed(projectName);
       expect(project).toMatchObject({ name: projectName, type: 'gen_ai' });
       const streams = await logStreams(project!['id']);

@@ -1,6 +1,6 @@
 // Ingesting traces as the origin's SDKs send them, then finding them again by the column catalogue.
 import { randomUUID } from 'node:crypto';
-import { E2E_ENGINE } from '../support/storage';
+import { describeSqliteOnly, E2E_ENGINE } from '../support/storage';
 import { startWorld, type World } from '../support/world';
 
 let w: World;
@@ -591,7 +591,10 @@ describe('pages of large records and versions (TRACELIGHT_PAGE_BYTES)', () => {
   });
 });
 
-describe('a search past its time budget (TRACELIGHT_SEARCH_TIMEOUT_MS)', () => {
+// On MongoDB the server stops a search at its maxTimeMS, which the adapter suite shows; the wire test
+// server CI runs checks that limit only once a query is computed, so whether this search passes 100 ms
+// there depends on the machine's speed alone.
+describeSqliteOnly('a search past its time budget (TRACELIGHT_SEARCH_TIMEOUT_MS), on SQLite (MongoDB: the adapter suite)', () => {
   let slow: World;
   beforeAll(async () => {
     slow = await startWorld({ TRACELIGHT_SEARCH_TIMEOUT_MS: '100' });

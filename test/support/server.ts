@@ -77,6 +77,8 @@ export const startServer = async (
       // No scoring unless a suite asks for it (with a stub gateway of its own): suites that set a
       // gateway integration to an address of the world (or the fuzzer, to any) must never have it called.
       TRACELIGHT_SCORING_WORKERS: '0',
+      // Nor a Python interpreter for code scorers (seconds to start): uploads are stored unread unless a suite asks.
+      TRACELIGHT_SANDBOX_WORKERS: '0',
       ...storageEnv,
     },
     stdio: ['ignore', 'pipe', 'pipe'],

@@ -177,3 +177,36 @@ const harness = () => {
     expect(await db.collection('runs').countDocuments({ projectId: project.id })).toBe(0);
   });
 });
+
+(available ? describe : describe.skip)('MongoDB: a search past its time budget', () => {
+  const h = harness();
+  let repos: Awaited<ReturnType<typeof h.setup>>;
+  beforeAll(async () => {
+    repos = await h.setup();
+  });
+  afterAll(() => h.teardown());
+
+  it('is stopped by the server at its maxTimeMS and answered TimedOut (the e2e suite shows this on SQLite only)', async () => {
+    const owner = await right(repos.users.insert(aUser()));
+    const project = await right(repos.projects.insert(aProject(owner.id)));
+    const run = await right(repos.runs.insert(aRun(project)));
+    // 20,000 records that a case-insensitive filter matching none reads whole: far more than the 1 ms
+    // budget on any server, and a slower machine only makes it more so.
+    for (let batch = 0; batch < 20; batch++)
+      await right(repos.logRecords.ingest(run.id, Array.from({ length: 1000 }, (_, i) => aRecord(run, { name: `r${batch}-${i}`, input: `Ünïcödé ${'é'.repeat(300)} ${i}` })), []));
+    const search = (maxMs: number) =>
+      repos.logRecords.search({
+        projectId: run.projectId,
+        runId: run.id,
+        scope: 'traces',
+        filters: [{ type: 'text', columnId: 'input', operator: 'contains', value: 'NOTHING LIKE THIS', caseSensitive: false }],
+        sort: null,
+        page: { startingToken: 0, limit: 10 },
+        maxBytes: 1 << 30,
+        maxMs,
+      });
+    expect(await left(search(1))).toMatchObject({ _tag: 'TimedOut', message: expect.stringContaining('Narrow it') });
+    // With time to finish, the same search answers: nothing found.
+    expect((await right(search(600_000))).items).toEqual([]);
+  }, 300_000);
+});

@@ -178,7 +178,7 @@ const RecordC = t.intersection([t.type({
   datasetMetadata: Strings,
   // Rec, not t.record, whose key codec leaves out a key it refuses instead of failing.
   // A scorer's value may be a label or labels (categorical, multilabel judges).
-  metrics: Rec(orNull(t.union([t.number, Utf8Text, t.array(Utf8Text)])), Utf8Text),
+  metrics: Rec(orNull(t.union([t.number, t.boolean, Utf8Text, t.array(Utf8Text)])), Utf8Text),
   isComplete: t.boolean,
   hasChildren: t.boolean,
   stepNumber: orNull(t.number),

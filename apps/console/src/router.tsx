@@ -39,14 +39,22 @@ export const withQuery = (loc: Location, changes: Record<string, string | undefi
   return `${loc.path}${text ? `?${text}` : ''}`;
 };
 
+const hrefOf = (): string => `${location.pathname}${location.search}`;
+
+/**
+ * The address, as of the last render. A component starts listening in an effect, which runs after its
+ * first paint: an address changed in between (a control used the moment it appeared, as the run page's
+ * Rows) is caught up when it starts listening, or the component would keep the address it was made with.
+ */
 export const useLocation = (): Location => {
-  const [loc, setLoc] = useState(current);
+  const [state, setState] = useState(() => ({ href: hrefOf(), loc: current() }));
   useEffect(() => {
-    const update = () => setLoc(current());
+    const update = () => setState((s) => (s.href === hrefOf() ? s : { href: hrefOf(), loc: current() }));
     listeners.add(update);
+    update();
     return () => void listeners.delete(update);
   }, []);
-  return loc;
+  return state.loc;
 };
 
 /** The parameters of `pattern` (`/projects/:project`) in `path`, or undefined when it does not match. */

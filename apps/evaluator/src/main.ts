@@ -6,6 +6,7 @@ import 'reflect-metadata';
 import { DEFAULT_PASSWORD_COST, credentialsModule, keyId, loadSecretKey, parseSecretKey } from '@tracelight/credentials';
 import type { MongoDatabase } from '@tracelight/mongodb';
 import { OpenAiJudgeModel } from '@tracelight/openai-gateway';
+import { PyodideSandbox } from '@tracelight/pyodide-sandbox';
 import {
   CannotStart,
   Clock,
@@ -22,7 +23,7 @@ import {
 } from '@tracelight/ports';
 import { type ScoringLog, composeScoring } from '@tracelight/scoring-workers';
 import type { SqliteStorage } from '@tracelight/sqlite';
-import { ProjectUseCases, ScorerUseCases } from '@tracelight/use-cases';
+import { CodeScorerRunner, ProjectUseCases, ScorerUseCases } from '@tracelight/use-cases';
 import * as E from 'fp-ts/Either';
 import { Container } from 'inversify';
 import { randomUUID } from 'node:crypto';
@@ -97,6 +98,14 @@ const main = async (): Promise<void> => {
     pageBytes: 16 * 1024 * 1024,
     planKnownForMs: config.credentialCacheMs,
   });
+  // Code scorers run here too (their interpreters start on first use); uploads are the servers' to compile.
+  const sandbox =
+    config.sandboxWorkers > 0
+      ? new PyodideSandbox(
+          { workers: config.sandboxWorkers, timeLimitMs: config.sandboxTimeLimitMs, memoryMb: config.sandboxMemoryMb, idleMs: config.sandboxIdleMs },
+          { replaced: (reason) => log.warn({ reason }, 'a code scorer interpreter was ended and will be replaced') },
+        )
+      : undefined;
   const owner = `${os.hostname()}:${process.pid}:${randomUUID().slice(0, 8)}`;
   const { pool } = composeScoring(
     {
@@ -112,6 +121,8 @@ const main = async (): Promise<void> => {
     config,
     owner,
     log,
+    {},
+    sandbox !== undefined ? { code: new CodeScorerRunner({ sandbox }) } : {},
   );
   pool.start();
   log.info({ engine: config.database.engine, workers: config.scoringWorkers, owner, secret_key_id: keyId(secretKey) }, 'tracelight-evaluator scoring');
@@ -122,6 +133,7 @@ const main = async (): Promise<void> => {
     log.info({ signal }, 'stopping: finishing the jobs in hand');
     void pool
       .stop(5_000)
+      .then(() => sandbox?.close())
       .then(() => engine.close())
       .then(
         () => {

@@ -1,6 +1,6 @@
 // Bundles the server's entry points, compiled by tsc into dist/tsc, into one file each in dist/: the
 // server (dist/main.js) and the scripts of its threads (the offload worker, SQLite's writer and search
-// threads). A start then reads a few files instead of resolving and compiling some 900 CommonJS modules
+// threads, the code scorers' sandbox). A start then reads a few files instead of resolving and compiling some 900 CommonJS modules
 // on each thread (about 0.4 s of the main thread's start on a loaded 2-core machine; see docs/benchmarks.md).
 // Skipped when no input changed since the last bundle, so that `pnpm start` does not redo it.
 import * as esbuild from 'esbuild';
@@ -11,17 +11,22 @@ import { fileURLToPath } from 'node:url';
 const app = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const dist = path.join(app, 'dist');
 const sqlite = path.resolve(app, '../../adapters/sqlite/dist/shared');
+const sandbox = path.resolve(app, '../../adapters/pyodide-sandbox/dist');
 const ENTRIES = {
   main: path.join(dist, 'tsc', 'main.js'),
   'offload.worker': path.join(dist, 'tsc', 'offload.worker.js'),
   'sqlite-writer.worker': path.join(sqlite, 'sqlite-writer.worker.js'),
   'sqlite-search.worker': path.join(sqlite, 'sqlite-search.worker.js'),
+  // Each adapter finds its thread's script beside its own code (`<its dist>/../dist/<name>.js`): bundled
+  // into main.js, that is this dist/, where the bundle of each script is written.
+  'sandbox.worker': path.join(sandbox, 'sandbox.worker.js'),
 };
 /**
- * Loaded from node_modules at run time, never bundled: the native addon, and the MongoDB driver, loaded
- * only on MongoDB and carrying optional modules of its own. Each is a dependency of this app.
+ * Loaded from node_modules at run time, never bundled: the native addon, the MongoDB driver, loaded
+ * only on MongoDB and carrying optional modules of its own, and Pyodide, which reads its interpreter and
+ * standard library from its package's folder. Each is a dependency of this app.
  */
-const EXTERNAL = ['better-sqlite3', 'mongodb'];
+const EXTERNAL = ['better-sqlite3', 'mongodb', 'pyodide'];
 /** What the last bundle was made from (esbuild's metafile): its inputs are compared with the bundles. */
 const META = path.join(dist, 'bundle.meta.json');
 /** Beside the inputs esbuild reads: this script, and the lockfile (a package upgraded in node_modules). */

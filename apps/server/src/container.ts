@@ -1,7 +1,8 @@
 // The composition root: configuration → inversify container. Choosing the storage engine is one switch here.
 import { credentialsModule } from '@tracelight/credentials';
 import { type HttpLogger, HttpApp, HttpMetrics, RouteOffload, httpModule } from '@tracelight/http-koa';
-import { REPOSITORY_TOKENS } from '@tracelight/ports';
+import { CodeSandbox, REPOSITORY_TOKENS } from '@tracelight/ports';
+import { PyodideSandbox } from '@tracelight/pyodide-sandbox';
 import { ScorerUseCases } from '@tracelight/use-cases';
 import { Container } from 'inversify';
 import type { ServerConfig } from './config';
@@ -88,6 +89,22 @@ export const buildContainer = async (
       metrics,
     ),
   );
+  // Code scorers: compiled at upload, run by the scoring workers. Its interpreters start on first use.
+  if (config.sandboxWorkers > 0) {
+    const sandbox = new PyodideSandbox(
+      { workers: config.sandboxWorkers, timeLimitMs: config.sandboxTimeLimitMs, memoryMb: config.sandboxMemoryMb, idleMs: config.sandboxIdleMs },
+      {
+        started: (ms) => metrics.sandboxStarts.observe(ms / 1000),
+        replaced: (reason) => {
+          metrics.sandboxReplaced.inc({ reason });
+          logger.info({ reason }, 'a code scorer interpreter was ended and will be replaced');
+        },
+      },
+    );
+    container.bind(CodeSandbox).toConstantValue(sandbox);
+    // Entries: interpreters running or starting; size: calls waiting for one.
+    metrics.watch('sandbox', () => ({ entries: sandbox.held().workers, size: sandbox.held().waiting }));
+  }
   engine.watch?.(container, metrics);
   metrics.watch('request_bodies', () => container.get(HttpApp).bodies?.held() ?? { entries: 0, size: 0 });
   metrics.watch('scorers', () => container.get(ScorerUseCases).held().scorers);

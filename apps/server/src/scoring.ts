@@ -2,9 +2,9 @@
 // /metrics says of them. Off the request thread: a judge call is awaited I/O, and each outcome one write.
 import type { HttpMetrics } from '@tracelight/http-koa';
 import { OpenAiJudgeModel } from '@tracelight/openai-gateway';
-import { Clock, IntegrationRepository, LogRecordRepository, ScorerVersionRepository, ScoringQueue, SecretSealer } from '@tracelight/ports';
+import { Clock, CodeSandbox, IntegrationRepository, LogRecordRepository, ScorerVersionRepository, ScoringQueue, SecretSealer } from '@tracelight/ports';
 import { type ScoringLog, type ScoringSettings, type ScoringWorkerPool, composeScoring } from '@tracelight/scoring-workers';
-import { ScorerUseCases } from '@tracelight/use-cases';
+import { CodeScorerRunner, ScorerUseCases } from '@tracelight/use-cases';
 import * as E from 'fp-ts/Either';
 import type { Container } from 'inversify';
 import { randomUUID } from 'node:crypto';
@@ -56,6 +56,7 @@ export const scoringWorkers = (container: Container, settings: ScoringSettings &
       },
       finished: (report) => metrics.scoringJobs.labels(report.outcome.state).inc(),
     },
+    container.isBound(CodeSandbox) ? { code: new CodeScorerRunner({ sandbox: container.get<CodeSandbox>(CodeSandbox) }) } : {},
   );
   return pool;
 };

@@ -7,6 +7,7 @@ import * as O from 'fp-ts/Option';
 import { createServer, type Server } from 'node:http';
 import type { ServerConfig } from './config';
 import { HttpApp, HttpMetrics } from '@tracelight/http-koa';
+import { CodeSandbox } from '@tracelight/ports';
 import { closingAnswers, Connections } from './connections';
 import { buildContainer } from './container';
 import type { Engine } from './engine';
@@ -170,7 +171,10 @@ export const serve = async (cfg: ServerConfig, engine: Engine): Promise<void> =>
     /** What the stop waits for, said by the forced exit. */
     let waitingFor = 'in-flight requests';
     // Scoring workers finish the jobs in hand within a grace; those left are claimed again after their leases.
-    const swept = Promise.all([retention.stop(), purge.stop(), endedSessions.stop(), scoring?.stop(3_000)]);
+    // Then the code scorers' interpreters end (no job is left to call them).
+    const swept = Promise.all([retention.stop(), purge.stop(), endedSessions.stop(), scoring?.stop(3_000)]).then(() =>
+      container.isBound(CodeSandbox) ? container.get<CodeSandbox>(CodeSandbox).close() : undefined,
+    );
     server.close(() => {
       waitingFor = 'the database to close';
       void swept

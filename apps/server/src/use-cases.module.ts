@@ -3,6 +3,7 @@ import {
   ApiKeyMinter,
   ApiKeyRepository,
   Clock,
+  CodeSandbox,
   IdGenerator,
   InsightsRepository,
   IntegrationRepository,
@@ -31,6 +32,9 @@ import {
   TracingUseCases,
 } from '@tracelight/use-cases';
 import { ContainerModule } from 'inversify';
+
+/** The sandbox uploads are compiled in, where the process has one (TRACELIGHT_SANDBOX_WORKERS > 0). */
+const sandboxOf = (sandbox: CodeSandbox | undefined): { sandbox?: CodeSandbox } => (sandbox !== undefined ? { sandbox } : {});
 
 export const useCasesModule = (limits: {
   maxRecordsPerRequest: number;
@@ -105,6 +109,7 @@ export const useCasesModule = (limits: {
           pageBytes: limits.pageBytes,
           // As projects and runs: a settings change by another process is seen within this time.
           planKnownForMs: limits.credentialCacheMs,
+          ...sandboxOf(c.get<CodeSandbox | undefined>(CodeSandbox, { optional: true })),
         }),
     )
     .inSingletonScope();

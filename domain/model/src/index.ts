@@ -34,3 +34,4 @@ export * from './evaluation/judge-answer';
 export * from './evaluation/chain-poll';
 export * from './evaluation/roll-up';
 export * from './evaluation/retry-policy';
+export * from './evaluation/code-scorer';

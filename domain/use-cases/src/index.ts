@@ -11,5 +11,7 @@ export * from './tracing/retention.use-cases';
 export * from './evaluation/scorer-runner';
 export * from './evaluation/gateways';
 export * from './evaluation/llm-judge.runner';
+export * from './evaluation/code-scorer.runner';
+export * from './evaluation/code-upload';
 export * from './evaluation/scoring-jobs.use-cases';
 export * from './evaluation/evaluation.use-cases';

@@ -21,6 +21,8 @@ import type {
   ListScorerVersionsResponse,
   LogTracesIngestRequest,
   LogTracesIngestResponse,
+  MetricInfoResponse,
+  MetricValueResponse,
   OtlpExportResponse,
   ProjectResponse,
   ProjectType,
@@ -160,43 +162,22 @@ export type RecordSearch = Omit<Sendable<t.TypeOf<typeof RecordSearchRequest>>, 
   sort?: { column_id: string; ascending?: boolean } | null;
 };
 /** A metric's value on a record: a number, or, for categorical and multilabel judges, a label or labels. */
-export type MetricValue = number | string | ReadonlyArray<string> | null;
-/** What a record says of one of its metrics (`metric_info`), as the evaluation engine writes it. */
-export type MetricInfo =
-  | {
-      readonly status_type: 'success';
-      readonly value?: MetricValue;
-      /** The threshold's level the value falls in (`High`…). */
-      readonly display_value?: string | null;
-      readonly explanation?: string | null;
-      readonly rationale?: string | null;
-      readonly model_alias?: string | null;
-      readonly num_judges?: number | null;
-      readonly scorer_type?: string | null;
-      readonly cost?: number | null;
-    }
-  | {
-      readonly status_type: 'pending' | 'computing' | 'not_computed' | 'not_applicable' | 'error' | 'failed';
-      readonly message?: string | null;
-    };
+export type MetricValue = t.TypeOf<typeof MetricValueResponse>;
 /**
- * A stored trace, span or session as a search answers it: the listed fields, the typed attributes of its
- * type (model, tools, …), metric values that may be labels, and `metric_info` where a server evaluates.
+ * What a record says of one of its scorers (`metric_info`), as the evaluation engine writes it: its
+ * status, and for a success the value, level, the judges' explanations and a roll-up's method.
  */
-export type StoredRecord = Omit<t.TypeOf<typeof RecordSearchResponse>['records'][number], 'metrics'> & {
-  readonly metrics: Readonly<Record<string, MetricValue>>;
-  readonly metric_info?: Readonly<Record<string, MetricInfo>>;
+export type MetricInfo = t.TypeOf<typeof MetricInfoResponse>;
+/** A metric's status on a record (`metric_info[name].status_type`). */
+export type MetricStatus = MetricInfo['status_type'];
+/** A stored trace, span or session as a search answers it: the listed fields and the typed attributes of its type (model, tools, …). */
+export type StoredRecord = t.TypeOf<typeof RecordSearchResponse>['records'][number] & {
   readonly [attribute: string]: unknown;
 };
 /** A page of records (a record keeps the typed attributes of its type besides the listed fields). */
 export type RecordPage = Omit<t.TypeOf<typeof RecordSearchResponse>, 'records'> & { readonly records: StoredRecord[] };
-/**
- * A run's scoring status (`GET …/metrics/status`): per scorer, its version and its jobs by state, the
- * last error and the tokens used. Typed loosely: the console shows what the server answers.
- */
-export interface RunMetricsStatus {
-  readonly [field: string]: unknown;
-}
+/** A run's scoring status (`GET …/metrics/status`): per scorer version, its jobs by state, the last error and the tokens used. */
+export type RunScoringStatus = t.TypeOf<typeof RunScoringStatusResponse>;
 /** Immediate mode: the body of `POST …/spans` beside the run (spans under a trace, below a parent). */
 export type SpansAppend = Omit<Sendable<t.TypeOf<typeof LogSpansIngestRequest>>, RunIds>;
 /** Immediate mode: the changes of `PATCH …/traces/{trace_id}` (the trace's id goes in the path and the body alike). */
@@ -513,7 +494,7 @@ export class TracelightClient {
     this.request<t.TypeOf<typeof RecomputeMetricsResponse>>('POST', `/v2/projects/${enc(projectId)}/runs/${enc(runId)}/metrics/recompute`, { ...call, json: body });
   /** The run's scoring status: per scorer version, its jobs by state, the latest failure, the tokens used. */
   metricsStatus = (projectId: string, runId: string, call: CallOptions = {}) =>
-    this.request<t.TypeOf<typeof RunScoringStatusResponse>>('GET', `/v2/projects/${enc(projectId)}/runs/${enc(runId)}/metrics/status`, call);
+    this.request<RunScoringStatus>('GET', `/v2/projects/${enc(projectId)}/runs/${enc(runId)}/metrics/status`, call);
 
   // — tracing —
   ingestTraces = (projectId: string, body: TracesIngest, call: SendOptions = {}) =>

@@ -18,6 +18,14 @@ export interface ScoringConfig {
   readonly judgeTimeoutMs: number;
   /** TRACELIGHT_GATEWAY_CONCURRENCY: judge calls in flight at once to one user's gateway, per process. */
   readonly gatewayConcurrency: number;
+  /** TRACELIGHT_SANDBOX_WORKERS: Python interpreters kept for code scorers, per process (0: code scorers are not run). */
+  readonly sandboxWorkers: number;
+  /** TRACELIGHT_SANDBOX_TIME_LIMIT_MS: the longest one call of a scorer's code may run. */
+  readonly sandboxTimeLimitMs: number;
+  /** TRACELIGHT_SANDBOX_MEMORY_MB: the most memory one interpreter's Python heap may grow to. */
+  readonly sandboxMemoryMb: number;
+  /** TRACELIGHT_SANDBOX_IDLE_MS: an interpreter idle this long is ended. */
+  readonly sandboxIdleMs: number;
 }
 
 /** The scoring variables, their defaults and what they do, in Markdown (docs/evaluation.md's table is this list). */
@@ -29,6 +37,10 @@ export const SCORING_VARIABLES: ReadonlyArray<readonly [name: string, defaultVal
   ['TRACELIGHT_SCORING_RETRY_BASE_MS', '`1000`', 'The wait before a failed job is tried again, doubled after each failure up to a minute, with jitter (half to all of it), and never shorter than the provider\'s `Retry-After`.'],
   ['TRACELIGHT_JUDGE_TIMEOUT_MS', '`60000`', 'The longest a call to a judge model may take, answer included; past it the call counts as a failure to retry.'],
   ['TRACELIGHT_GATEWAY_CONCURRENCY', '`8`', 'Judge calls in flight at once to one user\'s gateway, per process; more wait their turn.'],
+  ['TRACELIGHT_SANDBOX_WORKERS', '`2`', 'Python interpreters (Pyodide, each in a worker thread) kept for code scorers by this process, started on first use; calls beyond them wait their turn. An interpreter runs one owner\'s code only. 0: code scorers are not run here (their jobs end `not_computed`) and uploads are not compiled.'],
+  ['TRACELIGHT_SANDBOX_TIME_LIMIT_MS', '`5000`', 'The longest one call of a scorer\'s code (`scorer_fn` on a record, or loading the file at upload) may run; past it its interpreter is ended and replaced, and the job ends `error`.'],
+  ['TRACELIGHT_SANDBOX_MEMORY_MB', '`256`', 'The most memory the Python heap of one interpreter may grow to (at least `64`); past it the scorer\'s allocation raises `MemoryError`.'],
+  ['TRACELIGHT_SANDBOX_IDLE_MS', '`300000`', 'An interpreter that ran nothing for this long is ended, giving back its memory (the next call starts one, in a few seconds).'],
 ];
 
 const int = (env: Env, name: string, min: number, max: number, dflt: number): E.Either<string, number> => {
@@ -47,6 +59,10 @@ export const loadScoringConfig = (env: Env): E.Either<ReadonlyArray<string>, Sco
     scoringRetryBaseMs: int(env, 'TRACELIGHT_SCORING_RETRY_BASE_MS', 1, 3_600_000, 1000),
     judgeTimeoutMs: int(env, 'TRACELIGHT_JUDGE_TIMEOUT_MS', 100, 3_600_000, 60_000),
     gatewayConcurrency: int(env, 'TRACELIGHT_GATEWAY_CONCURRENCY', 1, 1024, 8),
+    sandboxWorkers: int(env, 'TRACELIGHT_SANDBOX_WORKERS', 0, 64, 2),
+    sandboxTimeLimitMs: int(env, 'TRACELIGHT_SANDBOX_TIME_LIMIT_MS', 100, 600_000, 5_000),
+    sandboxMemoryMb: int(env, 'TRACELIGHT_SANDBOX_MEMORY_MB', 64, 4095, 256),
+    sandboxIdleMs: int(env, 'TRACELIGHT_SANDBOX_IDLE_MS', 1000, 86_400_000, 300_000),
   };
   const problems = Object.values(read).flatMap((r) => (E.isLeft(r) ? [r.left] : []));
   if (problems.length > 0) return E.left(problems);

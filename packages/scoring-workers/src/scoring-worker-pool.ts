@@ -2,7 +2,7 @@
 // off the request thread, renew the leases of the jobs in hand, and stop without losing any (a job
 // whose worker stops is claimed again after its lease). The same loop runs in the server and in the
 // evaluator app.
-import type { ClaimedJob } from '@tracelight/domain';
+import { type ClaimedJob, codeLogReason } from '@tracelight/domain';
 import type { JobReport, ScoringJobs } from '@tracelight/use-cases';
 import * as E from 'fp-ts/Either';
 
@@ -123,7 +123,8 @@ export class ScoringWorkerPool {
       return;
     }
     // Once per job: only the final outcome of a job is failed or error; retries are not logged as such.
-    if (outcome.state === 'failed' || outcome.state === 'error') this.log.warn({ ...fieldsOf(job), state: outcome.state, reason: outcome.message }, `scoring job ${outcome.state}`);
+    if (outcome.state === 'failed' || outcome.state === 'error')
+      this.log.warn({ ...fieldsOf(job), state: outcome.state, reason: job.kind === 'code' ? codeLogReason(outcome.message) : outcome.message }, `scoring job ${outcome.state}`);
     this.finished(report);
   }
 

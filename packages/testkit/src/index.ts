@@ -5,3 +5,4 @@ export * from './rekey-scenario';
 export * from './results';
 export * from './scoring-queue-contract';
 export * from './openai-stub';
+export * from './code-sandbox-contract';

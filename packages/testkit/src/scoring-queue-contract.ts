@@ -230,7 +230,7 @@ export const describeScoringQueueContract = (repositories: () => Repositories): 
       await right(r.logRecords.ingest(s.run.id, [s.session], []));
       await ingestScored(s.run, [s.trace, s.spans[0]!, spanB], s.scorer);
       const jobs = await claimOf(s.run);
-      const spec = { metricName: s.scorer.name, scorerType: 'llm' as const, version: 1, threshold: null };
+      const spec = { metricName: s.scorer.name, scorerType: 'llm' as const, version: 1, threshold: null, method: 'average' as const };
       const byRecord = (id: string) => jobs.find((j) => j.recordId === id)!;
       await right(r.scoringQueue.complete(byRecord(s.spans[0]!.id), success(1), now(), spec));
       expect((await recordOf(s.run, s.trace.id))?.metrics[s.scorer.name]).toBe(1);
@@ -249,7 +249,7 @@ export const describeScoringQueueContract = (repositories: () => Repositories): 
       const jobs = jobsFor([s.trace, s.spans[0]!], [{ scorer: s.scorer, version, sampleRate: 1 }]);
       await right(r.logRecords.ingest(s.run.id, [s.trace, s.spans[0]!], [], jobs));
       const claimed = await claimOf(s.run);
-      const spec = { metricName: s.scorer.name, scorerType: 'llm' as const, version: 1, threshold: null };
+      const spec = { metricName: s.scorer.name, scorerType: 'llm' as const, version: 1, threshold: null, method: 'average' as const };
       await right(r.scoringQueue.complete(claimed.find((j) => j.recordId === s.spans[0]!.id)!, success(1), now(), spec));
       expect((await recordOf(s.run, s.trace.id))?.metricInfo?.[s.scorer.name]?.status_type).toBe('pending');
       await right(r.scoringQueue.complete(claimed.find((j) => j.recordId === s.trace.id)!, success(0), now(), spec));
@@ -281,6 +281,72 @@ export const describeScoringQueueContract = (repositories: () => Repositories): 
         }),
       );
       expect(found.items.map((x) => [x.name, x.metrics[other.scorer.name]])).toEqual([['l-0', 'Good']]);
+    });
+
+    it('rolls up by sum, first and last (by creation time, to the microsecond, then id), labels and booleans by first and last', async () => {
+      const s = await scene();
+      // Created in the order c, a, b (a and b in the same millisecond, a's microseconds first).
+      const span = (createdAt: string, createdAtMicros: number) =>
+        aRecord(s.run, { type: 'llm', traceId: s.trace.id, parentId: s.trace.id, sessionId: s.session.id, createdAt: at(createdAt), createdAtMicros });
+      const a = span('2026-03-01T00:00:01.000Z', 5);
+      const b = span('2026-03-01T00:00:01.000Z', 9);
+      const c = span('2026-03-01T00:00:00.000Z', 0);
+      await right(r.logRecords.ingest(s.run.id, [s.session], []));
+      const values = new Map<string, NonNullable<MetricInfo['value']>>([[a.id, 2], [b.id, 3], [c.id, 4]]);
+      const rolled = async (method: 'sum' | 'first' | 'last', of: Map<string, NonNullable<MetricInfo['value']>>) => {
+        const t = aRecord(s.run, { hasChildren: true, sessionId: null, metrics: {} });
+        const spans = [a, b, c].map((x) => ({ ...x, id: `${x.id}-${method}-${typeof of.get(x.id)}`, traceId: t.id, parentId: t.id, sessionId: null }));
+        await ingestScored(s.run, [t, ...spans], s.scorer);
+        const spec = { metricName: s.scorer.name, scorerType: 'code' as const, version: 1, threshold: null, method };
+        const jobs = (await claimOf(s.run)).filter((j) => spans.some((x) => x.id === j.recordId));
+        for (const j of jobs) await right(r.scoringQueue.complete(j, success(of.get(j.recordId.split('-').slice(0, -2).join('-'))!), now(), spec));
+        return (await recordOf(s.run, t.id))?.metricInfo?.[s.scorer.name];
+      };
+      expect(await rolled('sum', values)).toMatchObject({ value: 9, roll_up_method: 'sum', roll_up_count: 3 });
+      expect(await rolled('first', values)).toMatchObject({ value: 4, roll_up_method: 'first', roll_up_count: 3 });
+      expect(await rolled('last', values)).toMatchObject({ value: 3, roll_up_method: 'last', roll_up_count: 3 });
+      const labels = new Map<string, NonNullable<MetricInfo['value']>>([[a.id, 'ok'], [b.id, 'late'], [c.id, 'early']]);
+      expect(await rolled('first', labels)).toMatchObject({ value: 'early', display_value: 'early', roll_up_count: 3 });
+      const flags = new Map<string, NonNullable<MetricInfo['value']>>([[a.id, true], [b.id, false], [c.id, true]]);
+      const last = await rolled('last', flags);
+      expect(last).toMatchObject({ value: false, display_value: 'false', roll_up_method: 'last' });
+      // Labels and booleans do not count in a sum or an average: no roll-up at all.
+      const t = aRecord(s.run, { hasChildren: true, sessionId: null, metrics: {} });
+      const x = aRecord(s.run, { type: 'llm', traceId: t.id, parentId: t.id, sessionId: null });
+      await ingestScored(s.run, [t, x], s.scorer);
+      const [job] = (await claimOf(s.run)).filter((j) => j.recordId === x.id);
+      await right(r.scoringQueue.complete(job!, success(true), now(), { metricName: s.scorer.name, scorerType: 'code', version: 1, threshold: null, method: 'sum' }));
+      const trace = await recordOf(s.run, t.id);
+      expect(trace?.metricInfo?.[s.scorer.name]).toBeUndefined();
+      expect(trace?.metrics[s.scorer.name]).toBeUndefined();
+    });
+
+    it('stores booleans, which boolean filters find (a record without the value in neither eq nor ne)', async () => {
+      const s = await scene();
+      const spans = [0, 1, 2].map((i) => aRecord(s.run, { type: 'llm', name: `b-${i}`, traceId: s.trace.id, parentId: s.trace.id, metrics: {} }));
+      await ingestScored(s.run, spans, s.scorer);
+      const jobs = await claimOf(s.run);
+      const value = (id: string) => (id === spans[0]!.id ? true : id === spans[1]!.id ? false : null);
+      for (const j of jobs) {
+        const v = value(j.recordId);
+        await right(r.scoringQueue.complete(j, v === null ? outcome('error', 'raised') : success(v), now(), null));
+      }
+      expect((await recordOf(s.run, spans[0]!.id))?.metrics[s.scorer.name]).toBe(true);
+      expect((await recordOf(s.run, spans[1]!.id))?.metrics[s.scorer.name]).toBe(false);
+      const names = async (operator: 'eq' | 'ne', v: boolean) =>
+        (
+          await right(
+            r.logRecords.search({
+              projectId: s.run.projectId, runId: s.run.id, scope: 'spans',
+              filters: [{ type: 'boolean', columnId: `metrics/${s.scorer.name}`, operator, value: v }],
+              sort: { columnId: 'name', ascending: true }, page: { startingToken: 0, limit: 10 }, maxBytes: 1 << 30, maxMs: 60_000,
+            }),
+          )
+        ).items.map((x) => x.name);
+      expect(await names('eq', true)).toEqual(['b-0']);
+      expect(await names('eq', false)).toEqual(['b-1']);
+      expect(await names('ne', true)).toEqual(['b-1']);
+      expect(await names('ne', false)).toEqual(['b-0']);
     });
 
     it('queues a recompute: new jobs and those whose outcome may change, not a success', async () => {

@@ -8,6 +8,12 @@ export interface RecordPosition {
   readonly id: string;
 }
 
+/** A record key's place in listKeys order: created_at to the millisecond, ties broken by id. */
+export interface RecordKeyPosition {
+  readonly createdAt: Date;
+  readonly id: string;
+}
+
 export interface RecordQuery {
   readonly projectId: ProjectId;
   readonly runId: RunId;
@@ -53,15 +59,15 @@ export interface RecordKey {
   readonly createdAt: Date;
 }
 
-/** A page of a run's record keys, in created_at order then id, from after `after`. */
+/** A page of a run's record keys, in created_at order (to the millisecond) then id, from after `after`. */
 export interface RecordKeyQuery {
   readonly types: ReadonlyArray<NodeType>;
   /** Records created at or after this instant only. */
   readonly createdAfter?: Date;
   /** Records created before this instant only. */
   readonly createdBefore?: Date;
-  /** Keys page by millisecond then id (a RecordKey carries no microseconds). */
-  readonly after?: Pick<RecordPosition, 'createdAt' | 'id'>;
+  /** The last key of the page before: its order is the millisecond and the id, not the microsecond. */
+  readonly after?: Pick<RecordKey, 'createdAt' | 'id'>;
   readonly limit: number;
 }
 

@@ -122,6 +122,20 @@ export class HttpMetrics {
     registers: [this.registry],
   });
 
+  readonly sandboxStarts = new Histogram({
+    name: 'tracelight_sandbox_start_seconds',
+    help: 'Time a code scorer interpreter (Pyodide in a worker thread) took to start',
+    buckets: [0.5, 1, 2, 4, 8, 16, 32],
+    registers: [this.registry],
+  });
+
+  readonly sandboxReplaced = new Counter({
+    name: 'tracelight_sandbox_replaced_total',
+    help: 'Code scorer interpreters ended while running a call, by why: timeout (past the time limit), memory (V8 heap limit), crash (the interpreter broke)',
+    labelNames: ['reason'] as const,
+    registers: [this.registry],
+  });
+
   /** Where the queue's depth is read at each scrape (the scoring queue's `depth`). */
   private queueDepth: (() => Promise<{ readonly pending: number; readonly computing: number } | undefined>) | undefined;
 

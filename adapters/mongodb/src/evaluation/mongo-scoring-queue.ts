@@ -13,7 +13,10 @@ import {
   type RunId,
   REQUEUED_STATES,
   pendingInfo,
+  type MetricValue,
+  picksValue,
   rollUpInfo,
+  rollUpValue,
   rollUpTargets,
   takesRollUp,
   zeroCounts,
@@ -208,20 +211,22 @@ export class MongoScoringQueue implements ScoringQueue {
     if (known === null) await this.columns.updateOne({ _id: runId }, { $addToSet: { columns: column } }, { upsert: true, session });
   }
 
-  /** The record's trace and session take the average of their scored descendants, or lose a roll-up none is left for. */
+  /** The record's trace and session take the roll-up of their scored descendants, or lose a roll-up none is left for. */
   private async rollUp(session: ClientSession, job: ClaimedJob, key: string, spec: RollUpSpec, record: Parameters<typeof rollUpTargets>[0]): Promise<void> {
     const targets = rollUpTargets(record);
     const scope = { projectId: job.projectId, runId: job.runId };
-    // countsInRollUp: direct numeric successes, no roll-up.
+    const picks = picksValue(spec.method);
+    // countsInRollUp: direct successes, no roll-up; numbers, and for first and last labels and booleans too.
     const counted = {
       [`metricInfo.${key}.status_type`]: 'success',
       [`metricInfo.${key}.roll_up_method`]: { $exists: false },
-      [`metricInfo.${key}.value`]: { $type: 'number' },
+      [`metricInfo.${key}.value`]: { $type: picks ? ['number', 'string', 'bool'] : 'number' },
     };
     const plans: Array<readonly [string | null, Filter<Document>]> = [
       [targets.trace, { ...scope, traceId: targets.trace, type: { $nin: ['trace', 'session'] }, ...counted }],
       [targets.session, { ...scope, sessionId: targets.session, type: { $ne: 'session' }, ...counted }],
     ];
+    const value = `$metricInfo.${key}.value`;
     for (const [target, match] of plans) {
       if (target === null) continue;
       const targetKey = recordKey(job.runId, target);
@@ -229,15 +234,24 @@ export class MongoScoringQueue implements ScoringQueue {
       if (stored === null) continue;
       const current = (stored['metricInfo'] as Record<string, MetricInfo> | undefined)?.[key];
       if (!takesRollUp(current)) continue;
+      // First and last by creation time, to the microsecond, then id (within a run, _id orders as the id), as SQLite's.
       const [found] = await this.records
-        .aggregate<{ average: number; n: number }>([{ $match: match }, { $group: { _id: null, average: { $avg: `$metricInfo.${key}.value` }, n: { $sum: 1 } } }], { session })
+        .aggregate<{ average: number | null; sum: number | null; first: MetricValue | null; last: MetricValue | null; n: number }>(
+          [
+            { $match: match },
+            ...(picks ? [{ $sort: { createdAt: 1, createdAtMicros: 1, _id: 1 } }] : []),
+            { $group: { _id: null, average: { $avg: value }, sum: { $sum: value }, first: { $first: value }, last: { $last: value }, n: { $sum: 1 } } },
+          ],
+          { session },
+        )
         .toArray();
-      if (found === undefined || found.n === 0) {
+      const rolled = found === undefined || found.n === 0 ? null : rollUpValue(spec.method, found);
+      if (found === undefined || rolled === null) {
         if (current !== undefined) await this.records.updateOne({ ...scope, _id: targetKey }, { $unset: { [`metricInfo.${key}`]: '', [`metrics.${key}`]: '' } }, { session });
       } else
         await this.records.updateOne(
           { ...scope, _id: targetKey },
-          { $set: { [`metricInfo.${key}`]: rollUpInfo(spec, found.average, found.n), [`metrics.${key}`]: found.average } },
+          { $set: { [`metricInfo.${key}`]: rollUpInfo(spec, rolled, found.n), [`metrics.${key}`]: rolled } },
           { session },
         );
     }

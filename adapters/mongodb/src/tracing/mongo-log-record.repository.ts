@@ -61,7 +61,7 @@ const recordFromDoc = fromDoc<LogRecord>(
     datasetInput: nullable(t.string),
     datasetOutput: nullable(t.string),
     datasetMetadata: t.record(t.string, t.string),
-    metrics: t.record(t.string, nullable(t.union([t.number, t.string, t.readonlyArray(t.string)]))),
+    metrics: t.record(t.string, nullable(t.union([t.number, t.boolean, t.string, t.readonlyArray(t.string)]))),
     isComplete: t.boolean,
     hasChildren: t.boolean,
     stepNumber: nullable(t.number),
@@ -320,7 +320,8 @@ const condition = (f: RecordFilter): Filter<StringIdDoc> => {
     case 'collection':
       return { [path]: { [f.operator === 'contains' ? '$in' : '$nin']: list(f.value) } };
     case 'boolean':
-      return { [path]: { [f.operator === 'eq' ? '$eq' : '$ne']: f.value } };
+      // As SQLite's `col != ?`: a record without the value (a metric not scored on it) is in neither.
+      return f.operator === 'eq' ? { [path]: { $eq: f.value } } : { [path]: { $nin: [f.value, null] } };
   }
 };
 

@@ -13,8 +13,11 @@ import {
   type ScorerVersionKind,
   type UserId,
   type ProjectId,
+  type MetricValue,
+  picksValue,
   rollUpInfo,
   rollUpTargets,
+  rollUpValue,
   takesRollUp,
   zeroCounts,
 } from '@tracelight/domain';
@@ -118,20 +121,33 @@ export class SqliteScoringQueue implements ScoringQueue {
        RETURNING id, type, trace_id AS traceId, session_id AS sessionId`,
     );
     this.markPresent = db.prepare('INSERT OR IGNORE INTO run_columns (run_id, column_id) VALUES (?, ?)');
-    // The values that count in a roll-up (countsInRollUp): direct numeric successes, no roll-up.
-    const counted = `json_extract(metric_info, @path || '.status_type') = 'success' AND json_extract(metric_info, @path || '.roll_up_method') IS NULL
-       AND json_type(metric_info, @path || '.value') IN ('integer', 'real')`;
-    this.rollUpOfTrace = db.prepare(
-      `SELECT avg(json_extract(metric_info, @path || '.value')) AS average, count(*) AS n FROM log_records
-       WHERE run_id = @runId AND trace_id = @target AND type NOT IN ('trace', 'session') AND ${counted}`,
-    );
-    this.rollUpOfSession = db.prepare(
-      `SELECT avg(json_extract(metric_info, @path || '.value')) AS average, count(*) AS n FROM log_records
-       WHERE run_id = @runId AND session_id = @target AND type != 'session' AND ${counted}`,
-    );
+    // The values that count in a roll-up (countsInRollUp): direct successes, no roll-up; numbers for
+    // average and sum, also labels and booleans for first and last.
+    const counted = (types: string) => `json_extract(metric_info, @path || '.status_type') = 'success' AND json_extract(metric_info, @path || '.roll_up_method') IS NULL
+       AND json_type(metric_info, @path || '.value') IN ${types}`;
+    const numbers = counted("('integer', 'real')");
+    const picked = counted("('integer', 'real', 'true', 'false', 'text')");
+    const of = { trace: "trace_id = @target AND type NOT IN ('trace', 'session')", session: "session_id = @target AND type != 'session'" } as const;
+    const prepareRollUps = (scope: string) => ({
+      numbers: db.prepare(
+        `SELECT avg(json_extract(metric_info, @path || '.value')) AS average, sum(json_extract(metric_info, @path || '.value')) AS sum, count(*) AS n
+         FROM log_records WHERE run_id = @runId AND ${scope} AND ${numbers}`,
+      ),
+      // The values as JSON text (->), so that a boolean stays one; first and last by creation time, to the microsecond, then id.
+      picked: db.prepare(
+        `SELECT count(*) AS n,
+           (SELECT metric_info -> (@path || '.value') FROM log_records WHERE run_id = @runId AND ${scope} AND ${picked}
+            ORDER BY created_at, created_at_us, id LIMIT 1) AS first,
+           (SELECT metric_info -> (@path || '.value') FROM log_records WHERE run_id = @runId AND ${scope} AND ${picked}
+            ORDER BY created_at DESC, created_at_us DESC, id DESC LIMIT 1) AS last
+         FROM log_records WHERE run_id = @runId AND ${scope} AND ${picked}`,
+      ),
+    });
+    this.rollUpOfTrace = prepareRollUps(of.trace);
+    this.rollUpOfSession = prepareRollUps(of.session);
     this.entryOf = db.prepare('SELECT json_extract(metric_info, @path) FROM log_records WHERE run_id = @runId AND id = @target').pluck();
     this.writeRollUp = db.prepare(
-      `UPDATE log_records SET metric_info = json_set(metric_info, @path, json(@info)), metrics = json_set(metrics, @path, @average)
+      `UPDATE log_records SET metric_info = json_set(metric_info, @path, json(@info)), metrics = json_set(metrics, @path, json(@value))
        WHERE run_id = @runId AND id = @target`,
     );
     this.removeRollUp = db.prepare(
@@ -171,10 +187,10 @@ export class SqliteScoringQueue implements ScoringQueue {
     this.requeueAll = db.transaction((jobs, now) => this.jobs.requeue(jobs, now));
   }
 
-  /** The record's trace and session take the average of their scored descendants, or lose a roll-up none is left for. */
+  /** The record's trace and session take the roll-up of their scored descendants, or lose a roll-up none is left for. */
   private rollUp(runId: RunId, path: string, spec: RollUpSpec, record: Parameters<typeof rollUpTargets>[0]): void {
     const targets = rollUpTargets(record);
-    for (const [target, statement] of [
+    for (const [target, statements] of [
       [targets.trace, this.rollUpOfTrace],
       [targets.session, this.rollUpOfSession],
     ] as const) {
@@ -182,11 +198,22 @@ export class SqliteScoringQueue implements ScoringQueue {
       const stored = this.entryOf.get({ path, runId, target }) as string | null | undefined;
       if (stored === undefined) continue; // no such record
       if (!takesRollUp(stored === null ? undefined : (JSON.parse(stored) as MetricInfo))) continue;
-      const { average, n } = statement.get({ path, runId, target }) as { average: number | null; n: number };
-      if (average === null) {
+      const { value, n } = picksValue(spec.method) ? this.picked(statements.picked, spec, { path, runId, target }) : this.computed(statements.numbers, spec, { path, runId, target });
+      if (value === null) {
         if (stored !== null) this.removeRollUp.run({ path, runId, target });
-      } else this.writeRollUp.run({ path, runId, target, average, info: JSON.stringify(rollUpInfo(spec, average, n)) });
+      } else this.writeRollUp.run({ path, runId, target, value: JSON.stringify(value), info: JSON.stringify(rollUpInfo(spec, value, n)) });
     }
+  }
+
+  private computed(statement: Database.Statement, spec: RollUpSpec, params: Record<string, string>): { value: MetricValue | null; n: number } {
+    const { average, sum, n } = statement.get(params) as { average: number | null; sum: number | null; n: number };
+    return { value: n === 0 ? null : rollUpValue(spec.method, { average, sum, first: null, last: null }), n };
+  }
+
+  private picked(statement: Database.Statement, spec: RollUpSpec, params: Record<string, string>): { value: MetricValue | null; n: number } {
+    const { first, last, n } = statement.get(params) as { first: string | null; last: string | null; n: number };
+    const parse = (json: string | null) => (json === null ? null : (JSON.parse(json) as MetricValue));
+    return { value: n === 0 ? null : rollUpValue(spec.method, { average: null, sum: null, first: parse(first), last: parse(last) }), n };
   }
 
   claim(owner: string, limit: number, now: Date, leaseUntil: Date): Result<ReadonlyArray<ClaimedJob>> {

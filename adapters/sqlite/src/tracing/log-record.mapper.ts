@@ -7,7 +7,7 @@ import { IdString, JsonText, MsDate, SqlBool, decodeOrThrow, nullable, row } fro
 const JsonValue = t.unknown as unknown as t.Type<Json, Json, unknown>;
 const StringMap = t.record(t.string, t.string);
 /** A metric's value: a number as clients send it, or a scorer's label or labels. */
-const MetricValue = nullable(t.union([t.number, t.string, t.array(t.string)]));
+const MetricValue = nullable(t.union([t.number, t.boolean, t.string, t.array(t.string)]));
 /** The scoring workers' entries, as they wrote them (the domain's MetricInfo, in the origin's names). */
 const MetricInfoMap = t.record(t.string, t.type({ status_type: t.string })) as unknown as t.Type<Record<string, MetricInfo>, Record<string, MetricInfo>, unknown>;
 

@@ -1,9 +1,10 @@
 // A run's settings: its insights (spec operation 1), the scorers attached to it with their versions and
 // sample rates, and its scoring status where the server evaluates.
-import type { RunScorers, Scorer } from '@tracelight/client';
-import { useState } from 'preact/hooks';
+import type { Scorer } from '@tracelight/client';
+import { useEffect, useState } from 'preact/hooks';
 import { api, errorText, isNotFound } from '../api';
 import { dateTime } from '../format';
+import { isScoring, JOB_COUNTS } from '../metrics';
 import { Link, seg } from '../router';
 import { ErrorNote, Loading, PageHead, useAction, useAsync } from '../ui/common';
 import { type RunRef, useRunNames } from './run';
@@ -100,7 +101,7 @@ const RunScorersSection = ({ projectId, runId }: RunRef) => {
   const data = useAsync(
     async (signal) => {
       const [settings, scorers] = await Promise.all([api.getRunScorers(projectId, runId, { signal }), api.listScorers({ signal })]);
-      return { settings: settings as RunScorers & { scorers: Entry[] }, scorers };
+      return { settings, scorers };
     },
     [projectId, runId],
   );
@@ -250,18 +251,18 @@ const RunScorersSection = ({ projectId, runId }: RunRef) => {
   );
 };
 
-/** A scorer's entry of the status answer as rows of label and value: whatever the server says, shown. */
-const flatten = (value: unknown, prefix = ''): Array<[string, string]> => {
-  if (value === null || value === undefined) return [];
-  if (typeof value !== 'object') return [[prefix, String(value)]];
-  if (Array.isArray(value)) return [[prefix, value.map((v) => (typeof v === 'object' ? JSON.stringify(v) : String(v))).join(', ')]];
-  return Object.entries(value).flatMap(([k, v]) => flatten(v, prefix ? `${prefix} ${k}` : k));
-};
-
-const label = (key: string) => key.replace(/_/g, ' ');
+/** How long the status waits before it looks again while jobs are queued or in hand. */
+const STATUS_POLL_MS = 2000;
 
 const ScoringStatus = ({ projectId, runId }: RunRef) => {
   const status = useAsync((signal) => api.metricsStatus(projectId, runId, { signal }), [projectId, runId]);
+  const scoring = status.status === 'done' && isScoring(status.value);
+  // While the run has jobs waiting, the counts move by themselves: look again until they settle.
+  useEffect(() => {
+    if (!scoring) return undefined;
+    const timer = setTimeout(status.reload, STATUS_POLL_MS);
+    return () => clearTimeout(timer);
+  }, [scoring, status.value, status.reload]);
   let body;
   if (status.status === 'loading' && !status.value) body = <Loading />;
   else if (status.status === 'failed' && isNotFound(status.error))
@@ -272,22 +273,45 @@ const ScoringStatus = ({ projectId, runId }: RunRef) => {
     );
   else if (status.status === 'failed') body = <ErrorNote error={status.error} />;
   else if (status.value) {
-    const list = Object.values(status.value).find(Array.isArray) as unknown[] | undefined;
-    const entries = list ?? [status.value];
+    const entries = status.value.scorers;
     body =
       entries.length === 0 ? (
         <p class="empty">No scorer is attached, so nothing is being scored.</p>
       ) : (
         <div class="status-grid">
           {entries.map((entry) => (
-            <dl class="facts card-inner">
-              {flatten(entry).map(([k, v]) => (
-                <>
-                  <dt>{label(k)}</dt>
-                  <dd dir="auto">{v}</dd>
-                </>
-              ))}
-            </dl>
+            <section class="card-inner scorer-status" data-scorer-id={entry.scorer_id} data-version={entry.version} aria-label={`${entry.scorer_name}, version ${entry.version}`}>
+              <h3 dir="auto">
+                {entry.scorer_name} <span class="muted">· version {entry.version}</span> {entry.in_use ? <span class="chip">in use</span> : <span class="chip">earlier</span>}
+              </h3>
+              <dl class="job-counts">
+                {JOB_COUNTS.map(([key, text]) => (
+                  <div class={entry.jobs[key] > 0 ? `job-count job-${key}` : 'job-count zero'}>
+                    <dt>{text}</dt>
+                    <dd data-count={key}>{entry.jobs[key].toLocaleString()}</dd>
+                  </div>
+                ))}
+              </dl>
+              <dl class="facts">
+                <dt>Sample rate</dt>
+                <dd data-fact="sample_rate">{entry.sample_rate === null ? '—' : `${Number((entry.sample_rate * 100).toPrecision(4))} %`}</dd>
+                <dt>Tokens</dt>
+                <dd data-fact="tokens">
+                  {entry.tokens.prompt.toLocaleString()} prompt · {entry.tokens.completion.toLocaleString()} completion
+                </dd>
+                {entry.last_error ? (
+                  <>
+                    <dt>Last error</dt>
+                    <dd data-fact="last_error">
+                      <span class="error-text" dir="auto">
+                        {entry.last_error.message}
+                      </span>{' '}
+                      <span class="muted">({dateTime(entry.last_error.at)})</span>
+                    </dd>
+                  </>
+                ) : null}
+              </dl>
+            </section>
           ))}
         </div>
       );
@@ -295,6 +319,11 @@ const ScoringStatus = ({ projectId, runId }: RunRef) => {
   return (
     <section class="card settings-section" aria-labelledby="status-title">
       <h2 id="status-title">Scoring status</h2>
+      {scoring ? (
+        <p class="muted" role="status">
+          Scoring: the counts refresh by themselves.
+        </p>
+      ) : null}
       {body}
       <div class="form-actions">
         <button type="button" class="button" onClick={status.reload}>

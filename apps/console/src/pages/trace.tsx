@@ -1,13 +1,14 @@
 // One trace: its spans as a waterfall (durations to scale, failures marked) and, for the selected
 // record, what it read and wrote as people read it, its model, tokens, tags, metadata and metrics.
 import type { ComponentChildren } from 'preact';
-import type { Column, MetricValue, StoredRecord } from '@tracelight/client';
+import type { Column, StoredRecord } from '@tracelight/client';
 import { useMemo, useRef } from 'preact/hooks';
 import { api } from '../api';
 import { metricNameOf } from '../catalogue';
 import { dateTime, duration, number } from '../format';
 import { Link, navigate, seg, useLocation, withQuery } from '../router';
 import { ErrorNote, Loading, PageHead, useAsync } from '../ui/common';
+import { judgesOf, metricView, provenanceOf } from '../metrics';
 import { MetricBadge } from '../ui/metric-badge';
 import { ValueView } from '../ui/value-view';
 import { waterfallOf, type WaterfallRow } from '../waterfall';
@@ -138,7 +139,7 @@ const TOKEN_METRICS: ReadonlyArray<readonly [string, string]> = [
 
 const RecordDetails = ({ record, durationMs, catalogue }: { record: StoredRecord; durationMs: number; catalogue: ReadonlyArray<Column> }) => {
   const metricColumns = catalogue.filter((c) => metricNameOf(c.id) !== undefined);
-  const scorerNames = new Set([...metricColumns.map((c) => metricNameOf(c.id)!), ...Object.keys(record.metric_info ?? {})]);
+  const scorerNames = new Set([...metricColumns.map((c) => metricNameOf(c.id)!), ...Object.keys(record.metric_info)]);
   const measurements = Object.entries(record.metrics).filter(([k]) => !scorerNames.has(k));
   const tokens = TOKEN_METRICS.flatMap(([k, label]) => (typeof record.metrics[k] === 'number' ? [`${number(record.metrics[k] as number)} ${label}`] : []));
   const model = typeof record['model'] === 'string' ? record['model'] : undefined;
@@ -193,19 +194,34 @@ const RecordDetails = ({ record, durationMs, catalogue }: { record: StoredRecord
           <ul class="metric-list">
             {[...scorerNames].map((name) => {
               const column = metricColumns.find((c) => metricNameOf(c.id) === name);
-              const info = record.metric_info?.[name];
-              const explanation = info?.status_type === 'success' ? info.explanation : info?.message;
+              const info = record.metric_info[name];
+              const value = record.metrics[name];
+              const view = metricView(column, value, info);
+              const judges = judgesOf(info);
+              // A success says how it was made; a status says why there is no value of its own (its chip is in the badge).
+              const said = info?.status_type === 'success' ? ['Scored', provenanceOf(info)] : info ? [] : [value === undefined ? 'Not scored' : 'Sent with the record'];
+              const words = info?.status_type === 'success' ? info.explanation : view.status?.message;
               return (
-                <li class="metric-item" data-metric={name}>
+                <li class="metric-item" data-metric={name} data-status={info?.status_type ?? 'none'}>
                   <span class="metric-name" dir="auto">
                     {column?.label ?? name}
                   </span>
-                  <MetricBadge column={column} value={record.metrics[name] as MetricValue | undefined} info={info} />
-                  {info ? <span class="metric-status">{info.status_type.replace(/_/g, ' ')}</span> : record.metrics[name] === undefined ? <span class="metric-status">not scored</span> : null}
-                  {explanation ? (
+                  <MetricBadge column={column} value={value} info={info} />
+                  {said.length > 0 ? <span class="metric-status">{said.filter(Boolean).join(' · ')}</span> : null}
+                  {words ? (
                     <p class="metric-explanation" dir="auto">
-                      {explanation}
+                      {words}
                     </p>
+                  ) : null}
+                  {judges.length > 0 ? (
+                    <details class="metric-judges">
+                      <summary>Each judge's explanation ({judges.length})</summary>
+                      <ol>
+                        {judges.map((j) => (
+                          <li dir="auto">{j}</li>
+                        ))}
+                      </ol>
+                    </details>
                   ) : null}
                 </li>
               );

@@ -1,17 +1,14 @@
 // A table cell by its column's data type: times in the reader's zone, lists as chips, metrics as badges.
-import type { Column, MetricInfo, MetricValue, StoredRecord } from '@tracelight/client';
+import type { Column, StoredRecord } from '@tracelight/client';
 import { cellOf, metricNameOf } from '../catalogue';
 import { dateTime, number, shortId, truncate } from '../format';
 import { previewOf } from '../messages';
 import { MetricBadge } from './metric-badge';
 
 export const Cell = ({ column, record }: { column: Column; record: StoredRecord }) => {
-  const value = cellOf(record, column.id);
   const metric = metricNameOf(column.id);
-  if (metric !== undefined) {
-    const info: MetricInfo | undefined = record.metric_info?.[metric];
-    return <MetricBadge column={column} value={value as MetricValue | undefined} info={info} />;
-  }
+  if (metric !== undefined) return <MetricBadge column={column} value={record.metrics[metric]} info={record.metric_info[metric]} />;
+  const value = cellOf(record, column.id);
   if (value === null || value === undefined || value === '') return <span class="muted">—</span>;
   switch (column.data_type) {
     case 'timestamp':

@@ -1,9 +1,9 @@
-// A metric's value as a coloured badge of its threshold level (respecting `inverted`), the judge's
-// explanation shown on hover and on keyboard focus; a metric not (yet) scored shows its status.
+// A metric's value as a coloured badge of its threshold level (respecting `inverted`), and its status
+// where the scorer's is not a success; the judge's explanation, or the status's message, shown on hover
+// and on keyboard focus.
 import type { Column, MetricInfo, MetricValue } from '@tracelight/client';
-import { levelOf, numericOf, type Tone, toneOfLabel } from '../catalogue';
-import { withUnit } from '../format';
 import type { ComponentChildren } from 'preact';
+import { metricView, type StatusView, type ValueView } from '../metrics';
 
 let tips = 0;
 
@@ -21,56 +21,37 @@ export const WithTip = ({ tip, children, class: className = '' }: { tip: string 
   );
 };
 
-const STATUS_LABELS: Readonly<Record<string, string>> = {
-  pending: 'Pending',
-  computing: 'Computing',
-  not_computed: 'Not computed',
-  not_applicable: 'Not applicable',
-  error: 'Error',
-  failed: 'Failed',
-};
-
-const explanationOf = (info: MetricInfo | undefined): string | undefined => {
-  if (!info) return undefined;
-  if (info.status_type === 'success') return [info.explanation, info.rationale].filter((t): t is string => typeof t === 'string' && t !== '').join('\n\n') || undefined;
-  return info.message ?? undefined;
-};
-
-export const MetricBadge = ({ column, value, info }: { column: Column | undefined; value: MetricValue | undefined; info: MetricInfo | undefined }) => {
-  if (info && info.status_type !== 'success')
+const Value = ({ value }: { value: ValueView }) => {
+  if (value.kind === 'labels')
     return (
-      <WithTip tip={info.message ?? undefined} class={`status status-${info.status_type}`}>
-        {STATUS_LABELS[info.status_type] ?? info.status_type}
-      </WithTip>
-    );
-  const shown = value ?? (info?.status_type === 'success' ? info.value : undefined);
-  if (shown === null || shown === undefined) return <span class="muted">—</span>;
-  const tip = explanationOf(info);
-  if (typeof shown === 'string' || Array.isArray(shown)) {
-    const labels = typeof shown === 'string' ? [shown] : shown;
-    return (
-      <WithTip tip={tip} class="labels">
-        {labels.map((l) => (
+      <span class="labels">
+        {value.labels.map((l) => (
           <span class="chip" dir="auto">
             {l}
           </span>
         ))}
-      </WithTip>
-    );
-  }
-  const n = numericOf(shown);
-  if (n === undefined) return <span>{String(shown)}</span>;
-  const threshold = column?.threshold;
-  const serverLevel = info?.status_type === 'success' && typeof info.display_value === 'string' ? info.display_value : undefined;
-  const level = serverLevel !== undefined ? { label: serverLevel, tone: toneOfLabel(threshold, serverLevel) } : threshold ? levelOf(threshold, n) : undefined;
-  const text = withUnit(n, column?.data_unit);
-  if (!level) return <WithTip tip={tip} class="metric-plain">{text}</WithTip>;
-  return (
-    <WithTip tip={tip} class={`badge tone-${level.tone satisfies Tone}`}>
-      <span class="badge-level" dir="auto">
-        {level.label}
       </span>
-      <span class="badge-value">{text}</span>
+    );
+  if (!value.level) return <span class="metric-plain">{value.text}</span>;
+  return (
+    <span class={`badge tone-${value.level.tone}`}>
+      <span class="badge-level" dir="auto">
+        {value.level.label}
+      </span>
+      <span class="badge-value">{value.text}</span>
+    </span>
+  );
+};
+
+export const StatusChip = ({ status }: { status: StatusView }) => <span class={`status status-${status.type} status-tone-${status.tone}`}>{status.label}</span>;
+
+export const MetricBadge = ({ column, value, info }: { column: Column | undefined; value: MetricValue | undefined; info: MetricInfo | undefined }) => {
+  const view = metricView(column, value, info);
+  if (!view.value && !view.status) return <span class="muted">—</span>;
+  return (
+    <WithTip tip={view.tip} class="metric">
+      {view.value ? <Value value={view.value} /> : null}
+      {view.status ? <StatusChip status={view.status} /> : null}
     </WithTip>
   );
 };

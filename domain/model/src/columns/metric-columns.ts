@@ -1,5 +1,7 @@
 // Metric columns: one per scorer enabled on a run, presented from the scorer's own definition.
+import { type RollUpMethod, isRollUpMethod, scoreTypeDataType, scoreTypeOf } from '../evaluation/code-scorer';
 import type { Scorer } from '../scorers/scorer';
+import type { ScorerVersion } from '../scorers/scorer-version';
 import type { ColumnDataType, ColumnDescriptor } from './column';
 
 const DATA_TYPE_BY_OUTPUT: Readonly<Record<string, ColumnDataType>> = {
@@ -21,6 +23,19 @@ const DATA_TYPE_BY_OUTPUT: Readonly<Record<string, ColumnDataType>> = {
 export const metricDataType = (outputType: string | null | undefined): ColumnDataType =>
   (outputType && DATA_TYPE_BY_OUTPUT[outputType]) || 'floating_point';
 
+/**
+ * The data type of a version's values: a code version's by its score_type, any other's by its output
+ * type, else the scorer's default output type (`fallbackOutputType`).
+ */
+export const versionDataType = (version: ScorerVersion | null, fallbackOutputType?: string | null): ColumnDataType =>
+  version?.registeredScorer ? scoreTypeDataType(scoreTypeOf(version)) : metricDataType(version?.outputType ?? fallbackOutputType);
+
+/** How a version's values roll up into traces and sessions: a code version's chain_aggregation, else the average. */
+export const versionRollUpMethod = (version: ScorerVersion | null): RollUpMethod => {
+  const chain = version?.registeredScorer?.chainAggregation;
+  return isRollUpMethod(chain) ? chain : 'average';
+};
+
 const filterTypeOf = (t: ColumnDataType) =>
   t === 'text' ? 'text' : t === 'string_list' ? 'collection' : t === 'boolean' ? 'boolean' : 'number';
 
@@ -37,10 +52,11 @@ const titleCase = (name: string): string =>
 
 /**
  * The metric column of one scorer. `outputType` is that of the version in use on the run
- * (the pinned one, else the latest), falling back to the scorer's defaults.
+ * (the pinned one, else the latest), falling back to the scorer's defaults; a code version (`version`)
+ * says its type by its score_type, and its roll-up by its chain_aggregation.
  */
-export const metricColumn = (scorer: Scorer, outputType: string | null): ColumnDescriptor => {
-  const dataType = metricDataType(outputType ?? scorer.defaults.outputType);
+export const metricColumn = (scorer: Scorer, outputType: string | null, version: ScorerVersion | null = null): ColumnDescriptor => {
+  const dataType = version?.registeredScorer ? versionDataType(version) : metricDataType(outputType ?? scorer.defaults.outputType);
   return {
     id: `metrics/${scorer.name}`,
     label: scorer.display.label ?? titleCase(scorer.name),
@@ -56,7 +72,7 @@ export const metricColumn = (scorer: Scorer, outputType: string | null): ColumnD
     isEmpty: false,
     isOptional: false,
     applicableTypes: [],
-    rollUpMethod: 'average',
+    rollUpMethod: versionRollUpMethod(version),
     ...(scorer.display.threshold !== undefined ? { threshold: scorer.display.threshold } : {}),
   };
 };

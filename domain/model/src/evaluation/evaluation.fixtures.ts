@@ -60,6 +60,39 @@ export const llmVersion = (over: { outputType?: string; cot?: boolean; nodeTypes
   };
 };
 
+/** A code version of a file, with the hooks' answers as stored at upload. */
+export const codeVersion = (over: { scoreType?: string | null; chainAggregation?: string | null; nodeTypes?: string[]; version?: number; code?: string } = {}): ScorerVersion => ({
+  id: 'v2' as ScorerVersionId,
+  scorerId: 's1' as ScorerId,
+  version: over.version ?? 1,
+  createdAt: T0,
+  updatedAt: T0,
+  createdBy: 'u1' as UserId,
+  modelName: null,
+  numJudges: null,
+  scoreableNodeTypes: over.nodeTypes ?? ['llm'],
+  cotEnabled: null,
+  outputType: null,
+  inputType: null,
+  chainPollTemplate: null,
+  allowedModel: null,
+  generatedScorer: null,
+  registeredScorer: {
+    id: 'r1',
+    name: 'length',
+    scoreType: over.scoreType === undefined ? 'float' : over.scoreType,
+    createdAt: T0,
+    updatedAt: T0,
+    createdBy: 'u1' as UserId,
+    dataType: 'floating_point',
+    scoreableNodeTypes: over.nodeTypes ?? ['llm'],
+    fileName: 'scorer.py',
+    code: over.code ?? 'def scorer_fn(**kwargs):\n    return 1.0\n',
+    ...(over.chainAggregation !== undefined ? { chainAggregation: over.chainAggregation } : {}),
+  },
+  finetunedScorer: null,
+});
+
 export const scorer = (over: Partial<Scorer> = {}): Scorer => ({
   id: 's1' as ScorerId,
   name: 'toxicity',

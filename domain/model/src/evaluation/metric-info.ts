@@ -3,8 +3,11 @@
 import type { ColumnThreshold } from '../scorers/scorer';
 import type { ScorerVersionKind } from '../scorers/scorer-version';
 
-/** A metric's value: a number (booleans as the share of judges that said true), a label, or labels. */
-export type MetricValue = number | string | ReadonlyArray<string>;
+/**
+ * A metric's value: a number (an LLM judge's booleans as the share of judges that said true), a boolean
+ * (a code scorer whose score_type is bool), a label, or labels.
+ */
+export type MetricValue = number | boolean | string | ReadonlyArray<string>;
 
 export const METRIC_STATUSES = ['pending', 'computing', 'not_computed', 'not_applicable', 'success', 'error', 'failed'] as const;
 export type MetricStatus = (typeof METRIC_STATUSES)[number];
@@ -33,8 +36,8 @@ export interface MetricInfo {
   /** The scorer version that gave the value. */
   readonly version?: number;
   readonly message?: string;
-  /** On a trace or session: the value is the `average` of its scored descendants' (their number in `roll_up_count`). */
-  readonly roll_up_method?: 'average';
+  /** On a trace or session: the value is made of its scored descendants' by this method (their number in `roll_up_count`). */
+  readonly roll_up_method?: 'average' | 'sum' | 'first' | 'last';
   readonly roll_up_count?: number;
 }
 
@@ -56,6 +59,7 @@ const numberText = (n: number): string => String(Math.round(n * 10_000) / 10_000
 /** What `display_value` says: the threshold level of a number, else the value as text (labels joined by `, `). */
 export const displayValueOf = (value: MetricValue, threshold: ColumnThreshold | undefined): string => {
   if (typeof value === 'number') return (threshold && thresholdLevel(value, threshold)) ?? numberText(value);
+  if (typeof value === 'boolean') return value ? 'true' : 'false';
   return typeof value === 'string' ? value : value.join(', ');
 };
 

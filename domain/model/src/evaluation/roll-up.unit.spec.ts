@@ -1,5 +1,5 @@
 import { record } from './evaluation.fixtures';
-import { averageOf, countsInRollUp, rollUpInfo, rollUpTargets, takesRollUp } from './roll-up';
+import { averageOf, countsInRollUp, rollUpInfo, rollUpTargets, rollUpValue, takesRollUp } from './roll-up';
 
 describe('roll-up', () => {
   it('targets a span\'s trace and session, a trace\'s session, and nothing of a session', () => {
@@ -22,7 +22,7 @@ describe('roll-up', () => {
   it('averages, and says it is a roll-up of how many', () => {
     expect(averageOf([])).toBeNull();
     expect(averageOf([1, 0, 0.5])).toBe(0.5);
-    expect(rollUpInfo({ metricName: 'toxicity', scorerType: 'llm', version: 2, threshold: null }, 0.5, 3)).toEqual({
+    expect(rollUpInfo({ metricName: 'toxicity', scorerType: 'llm', version: 2, threshold: null, method: 'average' }, 0.5, 3)).toEqual({
       status_type: 'success',
       scorer_type: 'llm',
       value: 0.5,
@@ -31,6 +31,22 @@ describe('roll-up', () => {
       version: 2,
       roll_up_method: 'average',
       roll_up_count: 3,
+    });
+  });
+
+  it('counts labels and booleans for first and last only, and makes the value by the method', () => {
+    expect(countsInRollUp({ status_type: 'success', value: 'good' }, 'first')).toBe(true);
+    expect(countsInRollUp({ status_type: 'success', value: true }, 'last')).toBe(true);
+    expect(countsInRollUp({ status_type: 'success', value: true }, 'sum')).toBe(false);
+    expect(countsInRollUp({ status_type: 'success', value: ['a'] }, 'first')).toBe(false);
+    const found = { average: 2, sum: 6, first: 1, last: 3 };
+    expect((['average', 'sum', 'first', 'last'] as const).map((m) => rollUpValue(m, found))).toEqual([2, 6, 1, 3]);
+    expect(rollUpInfo({ metricName: 'length', scorerType: 'code', version: 1, threshold: null, method: 'first' }, 'ok', 2)).toMatchObject({
+      value: 'ok',
+      display_value: 'ok',
+      explanation: 'The first of 2 scored descendants (by creation time).',
+      roll_up_method: 'first',
+      roll_up_count: 2,
     });
   });
 });

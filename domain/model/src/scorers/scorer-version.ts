@@ -53,6 +53,11 @@ export interface RegisteredScorer {
   readonly scoreableNodeTypes: ReadonlyArray<string>;
   readonly fileName: string;
   readonly code: string;
+  /**
+   * How the scorer's values roll up into traces and sessions (`sum`, `average`, `first`, `last`), as the
+   * file's `chain_aggregation` says; absent or null: the average. Read at upload.
+   */
+  readonly chainAggregation?: string | null;
 }
 
 /** A fine-tuned small-model ("luna") version. */

@@ -84,16 +84,20 @@ export const scorerVersionCodec = (date: t.Type<Date, any, unknown>): t.Type<Sco
       }),
     ),
     registeredScorer: nullable(
-      t.type({
-        id: t.string,
-        name: t.string,
-        scoreType: nullable(t.string),
-        ...stamps,
-        dataType: t.string,
-        scoreableNodeTypes: Strings,
-        fileName: t.string,
-        code: t.string,
-      }),
+      t.intersection([
+        t.type({
+          id: t.string,
+          name: t.string,
+          scoreType: nullable(t.string),
+          ...stamps,
+          dataType: t.string,
+          scoreableNodeTypes: Strings,
+          fileName: t.string,
+          code: t.string,
+        }),
+        // Versions stored before code scorers ran have none (their roll-up is the average).
+        t.partial({ chainAggregation: nullable(t.string) }),
+      ]),
     ),
     finetunedScorer: nullable(
       t.type({

@@ -42,7 +42,7 @@ export class ColumnUseCases {
         ),
       ),
       TE.map(({ enabled, present }) =>
-        [...STANDARD_COLUMNS, ...enabled.map(({ scorer, outputType }) => metricColumn(scorer, outputType))].map((c) => ({
+        [...STANDARD_COLUMNS, ...enabled.map(({ scorer, outputType, version }) => metricColumn(scorer, outputType, version))].map((c) => ({
           ...c,
           isEmpty: !present.has(c.id),
         })),

@@ -1,5 +1,5 @@
-// What scores one record with one scorer version: a runner per kind of version (an LLM judge now; a
-// code sandbox next), all answering alike, so the job's life around it (claims, retries, storing the
+// What scores one record with one scorer version: a runner per kind of version (an LLM judge, a code
+// sandbox), all answering alike, so the job's life around it (claims, retries, storing the
 // outcome once) is written once.
 import type { ClaimedJob, LogRecord, MetricInfo, Scorer, ScorerVersion, ScorerVersionKind, TokenUsage } from '@tracelight/domain';
 
@@ -34,5 +34,5 @@ export const notComputedRunner = (message: string): ScorerRunner => ({
   score: () => Promise.resolve({ kind: 'outcome', state: 'not_computed', message, tokens: { prompt: 0, completion: 0 } }),
 });
 
-export const CODE_NOT_RUN = 'code scorers are not run by this server yet: the job is kept, and a recompute scores it once they are';
+export const CODE_NOT_RUN = 'code scorers are not run by this process (TRACELIGHT_SANDBOX_WORKERS is 0): the job is kept, and a recompute where they run scores it';
 export const LUNA_NOT_RUN = 'fine-tuned (luna) scorers need the origin\'s model runtime, which this server does not have';

@@ -12,7 +12,7 @@ import {
   NO_TOKENS,
   backoffMs,
   mayRetry,
-  metricDataType,
+  rollUpSpecOf,
   scoreableNodeTypes,
   versionKind,
 } from '@tracelight/domain';
@@ -45,12 +45,6 @@ export interface JobReport {
   readonly storageError?: DomainError;
 }
 
-/** Output types whose values are numbers: their metrics roll up into traces and sessions. */
-const rollsUp = (outputType: string | null): boolean => {
-  const t = metricDataType(outputType);
-  return t === 'floating_point' || t === 'integer';
-};
-
 export class ScoringJobs {
   constructor(private readonly deps: ScoringJobsDeps) {}
 
@@ -71,7 +65,7 @@ export class ScoringJobs {
     if ('verdict' in context) verdict = context.verdict;
     else {
       const { scorer, version } = context;
-      if (rollsUp(version.outputType)) rollUp = { metricName: job.metricName, scorerType: job.kind, version: job.version, threshold: scorer.display.threshold ?? null };
+      rollUp = rollUpSpecOf(job, scorer.display.threshold ?? null, version);
       try {
         verdict = await this.deps.runners[job.kind].score({ job, ...context });
       } catch (e) {

@@ -21,8 +21,11 @@ import {
   type ScoringPlan,
   type ScoringPlanEntry,
   type UserId,
+  type CodeProfile,
   asId,
   EMPTY_VERSION_FIELDS,
+  profileOf,
+  scoreTypeDataType,
   invalid,
   isSettledVersionPage,
   isValidThreshold,
@@ -33,12 +36,15 @@ import {
 } from '@tracelight/domain';
 import type {
   Clock,
+  CodeSandbox,
   IdGenerator,
   RunScorerSettingsRepository,
   ScorerRepository,
   ScorerVersionRepository,
 } from '@tracelight/ports';
+import { fileRefusal, uploadRefusal } from '../evaluation/code-upload';
 import * as A from 'fp-ts/Array';
+import * as E from 'fp-ts/Either';
 import * as O from 'fp-ts/Option';
 import * as TE from 'fp-ts/TaskEither';
 import { pipe } from 'fp-ts/function';
@@ -61,6 +67,12 @@ export interface ScorerDeps {
    * one through another process (its settings, a new latest version) within this time.
    */
   readonly planKnownForMs?: number;
+  /**
+   * Where an uploaded scorer file is compiled and its hooks read, so that a file that cannot score is
+   * refused at upload (422 naming the line). Without one (an admin tool), files are stored unread: their
+   * versions score as float, rolling up by the average.
+   */
+  readonly sandbox?: CodeSandbox;
 }
 
 export interface NewScorer {
@@ -259,30 +271,54 @@ export class ScorerUseCases {
     return pipe(
       this.get(principal, scorerId),
       flatMap((scorer) =>
-        this.deps.versions.appendNext(scorerId, (version) => {
-          const now = this.deps.clock.now();
-          const nodeTypes = input.scoreableNodeTypes ?? scorer.defaults.scoreableNodeTypes ?? ['llm'];
-          return {
-            ...this.versionHeader(scorerId, version, principal.userId),
-            ...EMPTY_VERSION_FIELDS,
-            scoreableNodeTypes: nodeTypes,
-            outputType: scorer.defaults.outputType ?? null,
-            registeredScorer: {
-              id: this.deps.ids.next(),
-              name: scorer.name,
-              scoreType: input.scoreType ?? null,
-              createdAt: now,
-              updatedAt: now,
-              createdBy: principal.userId,
-              dataType: input.dataType ?? 'unknown',
-              scoreableNodeTypes: nodeTypes,
-              fileName: input.fileName,
-              code: input.code,
-            },
-          };
-        }),
+        pipe(
+          this.profileOfFile(principal, input),
+          flatMap((profile) =>
+            this.deps.versions.appendNext(scorerId, (version) => {
+              const now = this.deps.clock.now();
+              // The form's node types, else the file's scoreable_node_types_fn(), else the scorer's defaults.
+              const nodeTypes = input.scoreableNodeTypes ?? profile?.scoreableNodeTypes ?? scorer.defaults.scoreableNodeTypes ?? ['llm'];
+              return {
+                ...this.versionHeader(scorerId, version, principal.userId),
+                ...EMPTY_VERSION_FIELDS,
+                scoreableNodeTypes: nodeTypes,
+                outputType: scorer.defaults.outputType ?? null,
+                registeredScorer: {
+                  id: this.deps.ids.next(),
+                  name: scorer.name,
+                  scoreType: profile?.scoreType ?? input.scoreType ?? null,
+                  createdAt: now,
+                  updatedAt: now,
+                  createdBy: principal.userId,
+                  dataType: profile !== null ? scoreTypeDataType(profile.scoreType) : (input.dataType ?? 'unknown'),
+                  scoreableNodeTypes: nodeTypes,
+                  fileName: input.fileName,
+                  code: input.code,
+                  chainAggregation: profile?.chainAggregation ?? null,
+                },
+              };
+            }),
+          ),
+        ),
       ),
       TE.tap(() => this.forgetPlans()),
+    );
+  }
+
+  /** The file compiled and its hooks read in the sandbox (null without one); a file that cannot score is refused. */
+  private profileOfFile(principal: Principal, input: CodeVersionInput): UseCase<CodeProfile | null> {
+    const sandbox = this.deps.sandbox;
+    if (sandbox === undefined) return TE.right(null);
+    return pipe(
+      sandbox.inspect({ key: `upload-${this.deps.ids.next()}`, fileName: input.fileName, code: input.code, tenant: principal.userId }),
+      TE.mapLeft((failure) => uploadRefusal(failure, input.code)),
+      flatMap((found) =>
+        pipe(
+          profileOf(found),
+          E.mapLeft((refusal) => fileRefusal(refusal, input.code)),
+          TE.fromEither,
+        ),
+      ),
     );
   }
 
@@ -439,7 +475,8 @@ export class ScorerUseCases {
   }
 
   /** The enabled scorers of a run, each with the output type of the version in use. */
-  enabledOnRun(runId: RunId): UseCase<ReadonlyArray<{ scorer: Scorer; outputType: string | null }>> {
+  /** The run's scorers with the version each is in use at (null for a scorer that has none yet) and its output type. */
+  enabledOnRun(runId: RunId): UseCase<ReadonlyArray<{ scorer: Scorer; outputType: string | null; version: ScorerVersion | null }>> {
     return pipe(
       this.deps.runScorers.find(runId),
       TE.map(O.match(() => [] as ReadonlyArray<ScorerSelection>, (s) => s.scorers)),
@@ -456,7 +493,7 @@ export class ScorerUseCases {
                   : this.deps.versions.findByNumber(sel.scorerId, sel.version);
               return pipe(
                 version,
-                TE.map((v) => O.some({ scorer, outputType: pipe(v, O.flatMap((x) => O.fromNullable(x.outputType)), O.toNullable) })),
+                TE.map((v) => O.some({ scorer, outputType: pipe(v, O.flatMap((x) => O.fromNullable(x.outputType)), O.toNullable), version: O.toNullable(v) })),
               );
             })(selections),
           ),

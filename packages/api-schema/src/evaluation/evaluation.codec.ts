@@ -41,8 +41,8 @@ export const ScorerScoringStatus = t.type(
 /** `GET /v2/projects/{project_id}/runs/{run_id}/metrics/status`. */
 export const RunScoringStatusResponse = t.type({ run_id: t.string, scorers: t.array(ScorerScoringStatus) }, 'RunScoringStatusResponse');
 
-/** A metric's value on a record: a number (a boolean judge's share of true), a label, or labels. */
-export const MetricValueResponse = t.union([t.number, t.string, t.array(t.string), t.null], 'MetricValue');
+/** A metric's value on a record: a number (a boolean judge's share of true), a boolean (a code scorer's), a label, or labels. */
+export const MetricValueResponse = t.union([t.number, t.boolean, t.string, t.array(t.string), t.null], 'MetricValue');
 
 /** One metric's entry on a record. */
 export const MetricInfoResponse = t.intersection(
@@ -60,7 +60,7 @@ export const MetricInfoResponse = t.intersection(
       cost: t.union([t.number, t.null]),
       version: IntegerOut,
       message: t.string,
-      roll_up_method: t.literal('average'),
+      roll_up_method: t.union([t.literal('average'), t.literal('sum'), t.literal('first'), t.literal('last')]),
       roll_up_count: IntegerOut,
     }),
   ],

@@ -1,0 +1,333 @@
+// Code scorers end to end: Python files uploaded to the real server, compiled there in its Pyodide
+// sandbox, attached to a log stream and run on what is ingested. One server, one owner: its sandbox
+// starts few interpreters (seconds each), so bounds are generous and counts of starts low.
+import { randomUUID } from 'node:crypto';
+import type { Auth } from '../support/http';
+import { startWorld, type World } from '../support/world';
+
+const TIME_LIMIT_MS = 2_000;
+let w: World;
+
+beforeAll(async () => {
+  w = await startWorld({
+    TRACELIGHT_SCORING_WORKERS: '4',
+    TRACELIGHT_SCORING_POLL_MS: '50',
+    TRACELIGHT_SCORING_RETRY_BASE_MS: '50',
+    TRACELIGHT_SANDBOX_WORKERS: '2',
+    TRACELIGHT_SANDBOX_TIME_LIMIT_MS: String(TIME_LIMIT_MS),
+  });
+}, 60_000);
+afterAll(async () => {
+  await w?.server.stop();
+});
+
+// An interpreter's start takes seconds, more on a loaded machine.
+jest.setTimeout(180_000);
+
+let n = 0;
+const unique = (p: string) => `${p}_${Date.now()}_${++n}`;
+
+const upload = async (auth: Auth, scorerId: string, code: string, fields: Record<string, string> = {}) => {
+  const form = new FormData();
+  form.append('file', new Blob([code]), 'scorer.py');
+  for (const [k, v] of Object.entries(fields)) form.append(k, v);
+  return w.call('POST', `/v2/scorers/${scorerId}/version/code`, { auth, multipart: form });
+};
+
+/** A code scorer with one version of `code`. */
+const codeScorer = async (auth: Auth, code: string, prefix = 'code') => {
+  const scorer = w.ok(await w.call('POST', '/v2/scorers', { auth, json: { name: unique(prefix), scorer_type: 'code' } }));
+  const version = w.ok(await upload(auth, scorer.id, code));
+  return { id: scorer.id as string, name: scorer.name as string, version };
+};
+
+/** A new log stream of a new project, with these scorers attached. */
+const streamScoredBy = async (auth: Auth, scorerIds: ReadonlyArray<string>) => {
+  const project = await w.project(auth);
+  const logStream = await w.run(auth, project, 'log_streams');
+  w.ok(await w.call('POST', `/v2/projects/${project}/runs/${logStream}/scorer-settings`, { auth, json: { scorers: scorerIds.map((id) => ({ scorer_id: id })) } }));
+  return { project, logStream };
+};
+
+const ingest = async (auth: Auth, project: string, logStream: string, traces: unknown[]) =>
+  w.ok(await w.call('POST', `/v2/projects/${project}/traces`, { auth, json: { log_stream_id: logStream, traces } }));
+
+/** Polls the run's status until none of its jobs is pending or computing and at least `atLeast` ended. */
+const settled = async (auth: Auth, project: string, logStream: string, atLeast: number) => {
+  const deadline = Date.now() + 120_000;
+  for (;;) {
+    const s = w.ok(await w.call('GET', `/v2/projects/${project}/runs/${logStream}/metrics/status`, { auth }));
+    const jobs = s.scorers.map((x: { jobs: Record<string, number> }) => x.jobs);
+    const open = jobs.reduce((a: number, j: Record<string, number>) => a + j['pending']! + j['computing']!, 0);
+    const ended = jobs.reduce((a: number, j: Record<string, number>) => a + j['succeeded']! + j['failed']! + j['error']! + j['not_applicable']! + j['not_computed']!, 0);
+    if (open === 0 && ended >= atLeast) return s;
+    if (Date.now() > deadline) throw new Error(`scoring did not settle: ${JSON.stringify(s)}`);
+    await new Promise((r) => setTimeout(r, 100));
+  }
+};
+
+const search = async (auth: Auth, project: string, logStream: string, scope: 'spans' | 'traces', body: Record<string, unknown> = {}) =>
+  w.ok(await w.call('POST', `/v2/projects/${project}/${scope}/search`, { auth, json: { log_stream_id: logStream, ...body } })).records as Array<Record<string, any>>;
+
+const trace = (outputs: string[], type = 'llm') => ({
+  id: randomUUID(),
+  name: 'conversation',
+  input: 'hello',
+  output: 'bye',
+  spans: outputs.map((output, i) => ({ type, id: randomUUID(), name: `answer-${i}`, input: `question ${i}`, output, created_at: new Date(Date.UTC(2026, 0, 1, 0, 0, i)).toISOString() })),
+});
+
+const LENGTH = `def scorer_fn(*, index, node_input, node_output, **kwargs):
+    return len(node_output)
+
+def score_type():
+    return int
+
+chain_aggregation = 'sum'
+
+def aggregator_fn(*, scores):
+    return {'total': sum(scores)}
+`;
+
+const POLITE = `import re
+
+def scorer_fn(*, index, node_input, node_output, **kwargs):
+    return re.search(r"\\b(please|thank you)\\b", node_output, re.IGNORECASE) is not None
+
+def score_type():
+    return bool
+`;
+
+const LABEL = `def scorer_fn(*, index, node_input, node_output, node_name, **kwargs):
+    return 'long' if len(node_output) > 10 else 'short'
+
+def score_type():
+    return str
+
+chain_aggregation = 'first'
+`;
+
+describe('code scorers on ingested records', () => {
+  it('scores each llm span with the uploaded files: an int length summed up to the trace, a regex bool, a str label rolled up by first; the columns typed by score_type', async () => {
+    const auth = w.admin;
+    const length = await codeScorer(auth, LENGTH, 'length');
+    expect(length.version.registered_scorer).toMatchObject({ score_type: 'int', data_type: 'integer', scoreable_node_types: ['llm'] });
+    const polite = await codeScorer(auth, POLITE, 'polite');
+    const label = await codeScorer(auth, LABEL, 'label');
+    const { project, logStream } = await streamScoredBy(auth, [length.id, polite.id, label.id]);
+    const t = trace(['Thank you, that helps a lot', 'no', 'Please hold']);
+    await ingest(auth, project, logStream, [t]);
+    const st = await settled(auth, project, logStream, 9);
+    for (const s of st.scorers) expect(s.jobs).toEqual({ pending: 0, computing: 0, succeeded: 3, failed: 0, error: 0, not_applicable: 0, not_computed: 0 });
+
+    const spans = (await search(auth, project, logStream, 'spans', { sort: { column_id: 'created_at', ascending: true } })).filter((r) => r['type'] === 'llm');
+    expect(spans.map((s) => [s['metrics'][length.name], s['metrics'][polite.name], s['metrics'][label.name]])).toEqual([
+      [27, true, 'long'],
+      [2, false, 'short'],
+      [11, true, 'long'],
+    ]);
+    expect(spans[1]!['metric_info'][polite.name]).toEqual({ status_type: 'success', scorer_type: 'code', value: false, display_value: 'false', explanation: null, version: 1 });
+
+    const [traceRecord] = await search(auth, project, logStream, 'traces');
+    expect(traceRecord!['metrics'][length.name]).toBe(40);
+    expect(traceRecord!['metric_info'][length.name]).toMatchObject({ value: 40, roll_up_method: 'sum', roll_up_count: 3 });
+    expect(traceRecord!['metrics'][label.name]).toBe('long');
+    expect(traceRecord!['metric_info'][label.name]).toMatchObject({ value: 'long', roll_up_method: 'first', roll_up_count: 3 });
+    // A bool scorer without chain_aggregation rolls up by the average, which booleans do not take.
+    expect(traceRecord!['metrics'][polite.name]).toBeUndefined();
+
+    const columns = w.ok(await w.call('POST', `/v2/projects/${project}/spans/available_columns`, { auth, json: { log_stream_id: logStream } })).columns as Array<Record<string, unknown>>;
+    const column = (name: string) => columns.find((c) => c['id'] === `metrics/${name}`);
+    expect(column(length.name)).toMatchObject({ data_type: 'integer', filter_type: 'number', roll_up_method: 'sum', is_empty: false });
+    expect(column(polite.name)).toMatchObject({ data_type: 'boolean', filter_type: 'boolean', roll_up_method: 'average', is_empty: false });
+    expect(column(label.name)).toMatchObject({ data_type: 'text', filter_type: 'text', roll_up_method: 'first', is_empty: false });
+
+    // The columns filter as their types say.
+    const politeOnes = await search(auth, project, logStream, 'spans', { filters: [{ type: 'boolean', column_id: `metrics/${polite.name}`, operator: 'eq', value: true }] });
+    expect(politeOnes.map((r) => r['output']).sort()).toEqual(['Please hold', 'Thank you, that helps a lot']);
+    const longer = await search(auth, project, logStream, 'spans', { filters: [{ type: 'number', column_id: `metrics/${length.name}`, operator: 'gte', value: 11 }] });
+    expect(longer).toHaveLength(2);
+    const shortOnes = await search(auth, project, logStream, 'spans', { filters: [{ type: 'text', column_id: `metrics/${label.name}`, operator: 'eq', value: 'short' }] });
+    expect(shortOnes.map((r) => r['output'])).toEqual(['no']);
+  });
+
+  it('scores the node types scoreable_node_types_fn names, and hands scorer_fn the record\'s fields', async () => {
+    const auth = w.admin;
+    const echo = await codeScorer(
+      auth,
+      `import json
+
+def scorer_fn(*, index, node_input, node_output, **kwargs):
+    return json.dumps({'index': index, 'node_input': node_input, 'node_output': node_output, 'node_name': kwargs['node_name'], 'node_type': kwargs['node_type'], 'node_id': kwargs['node_id'], 'tools': kwargs['tools'], 'dataset_variables': kwargs['dataset_variables']}, sort_keys=True)
+
+def score_type():
+    return str
+
+def scoreable_node_types_fn():
+    return ['tool']
+`,
+      'echo',
+    );
+    expect(echo.version).toMatchObject({ scoreable_node_types: ['tool'], registered_scorer: expect.objectContaining({ scoreable_node_types: ['tool'], score_type: 'str', data_type: 'text' }) });
+    const { project, logStream } = await streamScoredBy(auth, [echo.id]);
+    const toolId = randomUUID();
+    await ingest(auth, project, logStream, [
+      {
+        id: randomUUID(),
+        input: 'hi',
+        output: 'bye',
+        spans: [
+          { type: 'llm', id: randomUUID(), input: 'q', output: 'a' },
+          { type: 'tool', id: toolId, name: 'calculator', input: { expression: '2+2' }, output: '4' },
+        ],
+      },
+    ]);
+    const st = await settled(auth, project, logStream, 1);
+    expect(st.scorers[0].jobs).toMatchObject({ succeeded: 1, pending: 0 });
+    const tool = (await search(auth, project, logStream, 'spans')).find((r) => r['type'] === 'tool')!;
+    expect(JSON.parse(tool['metrics'][echo.name])).toEqual({
+      index: toolId,
+      node_input: '{"expression":"2+2"}',
+      node_output: '4',
+      node_name: 'calculator',
+      node_type: 'tool',
+      node_id: toolId,
+      tools: null,
+      dataset_variables: {},
+    });
+    const llm = (await search(auth, project, logStream, 'spans')).find((r) => r['type'] === 'llm')!;
+    expect(llm['metric_info'] ?? {}).not.toHaveProperty(echo.name);
+  });
+
+  it('ends a job whose scorer raises in error with the traceback\'s last lines, and one that returns a wrong type in error saying so', async () => {
+    const auth = w.admin;
+    const raising = await codeScorer(
+      auth,
+      `def check(text):
+    if 'boom' in text:
+        raise ValueError(f'cannot score {text!r}')
+    return 1.0
+
+def scorer_fn(*, index, node_input, node_output, **kwargs):
+    return check(node_output)
+`,
+      'raising',
+    );
+    const wrong = await codeScorer(auth, 'def scorer_fn(**kwargs):\n    return {"score": 1}\n', 'wrong');
+    const { project, logStream } = await streamScoredBy(auth, [raising.id, wrong.id]);
+    await ingest(auth, project, logStream, [trace(['boom goes the output', 'fine'])]);
+    const st = await settled(auth, project, logStream, 4);
+    expect(st.scorers.map((s: { jobs: Record<string, number> }) => [s.jobs['succeeded'], s.jobs['error']])).toEqual([
+      [1, 1],
+      [0, 2],
+    ]);
+    expect(st.scorers[0].last_error.message).toContain("ValueError: cannot score 'boom goes the output'");
+    const spans = await search(auth, project, logStream, 'spans', { sort: { column_id: 'created_at', ascending: true } });
+    const raised = spans[0]!['metric_info'][raising.name];
+    expect(raised).toEqual({ status_type: 'error', scorer_type: 'code', version: 1, message: expect.stringContaining("ValueError: cannot score 'boom goes the output'") });
+    expect(raised.message).toMatch(/line 7, in scorer_fn[\s\S]*line 3, in check/);
+    expect(spans[0]!['metrics']).not.toHaveProperty(raising.name);
+    // The server's log says the job failed, and of the traceback only the exception's type: its message quotes the record.
+    const logged = await w.server.waitForOutput(new RegExp(`"scoring job error".*"metric":"${raising.name}"`), 10_000);
+    expect(JSON.parse(logged)).toMatchObject({ level: 'warn', state: 'error', reason: "scorer_fn raised ValueError (the traceback is in the record's metric_info)" });
+    expect(w.server.output.filter((l) => l.includes('boom goes the output'))).toEqual([]);
+    expect(spans[1]!['metric_info'][raising.name]).toMatchObject({ status_type: 'success', value: 1 });
+    expect(spans[1]!['metric_info'][wrong.name]).toEqual({
+      status_type: 'error',
+      scorer_type: 'code',
+      version: 1,
+      message: 'scorer_fn returned a dict: it must return a float, int, bool, str or None',
+    });
+  });
+
+  it('ends a scorer that loops forever at the time limit, replaces its interpreter, and other jobs are unaffected', async () => {
+    const auth = w.admin;
+    const looping = await codeScorer(auth, "def scorer_fn(*, node_output, **kwargs):\n    if 'spin' in node_output:\n        while True:\n            pass\n    return 0.5\n", 'looping');
+    const length = await codeScorer(auth, LENGTH, 'length');
+    const { project, logStream } = await streamScoredBy(auth, [looping.id, length.id]);
+    await ingest(auth, project, logStream, [trace(['spin', 'calm', 'spin please', 'also calm'])]);
+    const st = await settled(auth, project, logStream, 8);
+    expect(st.scorers.map((s: { jobs: Record<string, number> }) => [s.jobs['succeeded'], s.jobs['error']])).toEqual([
+      [2, 2],
+      [4, 0],
+    ]);
+    const spans = await search(auth, project, logStream, 'spans', { sort: { column_id: 'created_at', ascending: true } });
+    expect(spans.map((s) => s['metric_info'][looping.name].status_type)).toEqual(['error', 'success', 'error', 'success']);
+    expect(spans[0]!['metric_info'][looping.name].message).toBe(`scorer_fn ran past the time limit of ${TIME_LIMIT_MS / 1000} s and was stopped`);
+    expect(spans.map((s) => s['metrics'][length.name])).toEqual([4, 4, 11, 9]);
+    const metrics = (await w.call('GET', '/metrics')).text;
+    expect(metrics).toMatch(/^tracelight_sandbox_replaced_total\{reason="timeout"\} [2-9]\d*$/m);
+    // The next record is scored as ever, by a new interpreter.
+    await ingest(auth, project, logStream, [trace(['after the loops'])]);
+    await settled(auth, project, logStream, 10);
+    const [latest] = await search(auth, project, logStream, 'spans', { sort: { column_id: 'created_at', ascending: false } });
+    expect(latest!['metric_info'][looping.name]).toMatchObject({ status_type: 'success', value: 0.5 });
+  });
+
+  it('lets no host data reach a scorer: no /etc/passwd, no network, no environment', async () => {
+    const auth = w.admin;
+    const probe = (body: string) => `def scorer_fn(*, index, node_input, node_output, **kwargs):\n${body.split('\n').map((l) => `    ${l}`).join('\n')}\n\ndef score_type():\n    return str\n`;
+    const passwd = await codeScorer(auth, probe("try:\n    return open('/etc/passwd').read()\nexcept Exception as e:\n    return type(e).__name__ + ': ' + str(e)"), 'passwd');
+    const socket = await codeScorer(
+      auth,
+      probe("import socket\ntry:\n    s = socket.create_connection(('127.0.0.1', 22), timeout=1)\n    return 'connected: ' + repr(s.recv(64))\nexcept Exception as e:\n    return type(e).__name__ + ': ' + str(e)"),
+      'socket',
+    );
+    const environ = await codeScorer(auth, probe('import os\nreturn repr(dict(os.environ))'), 'environ');
+    const { project, logStream } = await streamScoredBy(auth, [passwd.id, socket.id, environ.id]);
+    await ingest(auth, project, logStream, [trace(['probe'])]);
+    await settled(auth, project, logStream, 3);
+    const [span] = await search(auth, project, logStream, 'spans');
+    expect(span!['metrics'][passwd.name]).toBe("FileNotFoundError: [Errno 44] No such file or directory: '/etc/passwd'");
+    expect(span!['metrics'][socket.name]).toBe('PermissionError: [Errno 63] Operation not permitted');
+    expect(span!['metrics'][environ.name]).toBe('{}');
+  });
+
+  it('keeps luna versions\' jobs as not_computed, saying they need the origin\'s model runtime', async () => {
+    const auth = w.admin;
+    const luna = w.ok(await w.call('POST', '/v2/scorers', { auth, json: { name: unique('luna'), scorer_type: 'luna', defaults: { scoreable_node_types: ['llm'] } } }));
+    w.ok(await w.call('POST', `/v2/scorers/${luna.id}/version/luna`, { auth, json: { lora_task_id: 1, prompt: 'p' } }));
+    const { project, logStream } = await streamScoredBy(auth, [luna.id]);
+    await ingest(auth, project, logStream, [trace(['x'])]);
+    await settled(auth, project, logStream, 1);
+    const [span] = await search(auth, project, logStream, 'spans');
+    expect(span!['metric_info'][luna.name]).toEqual({
+      status_type: 'not_computed',
+      scorer_type: 'luna',
+      version: 1,
+      message: "fine-tuned (luna) scorers need the origin's model runtime, which this server does not have",
+    });
+  });
+});
+
+describe('code scorer uploads', () => {
+  const refusal = async (code: string) => {
+    const scorer = w.ok(await w.call('POST', '/v2/scorers', { auth: w.admin, json: { name: unique('refused'), scorer_type: 'code' } }));
+    const r = await upload(w.admin, scorer.id, code);
+    const versions = w.ok(await w.call('GET', `/v2/scorers/${scorer.id}/versions`, { auth: w.admin }));
+    return { status: r.status, body: r.body, versions: versions.versions };
+  };
+
+  it('refuses a syntax error with a 422 naming the line, and stores no version', async () => {
+    const r = await refusal('import re\n\ndef scorer_fn(*, node_output, **kwargs)\n    return 1.0\n');
+    expect(r.status).toBe(422);
+    expect(r.body).toEqual({
+      detail: [{ loc: ['body', 'file'], msg: expect.stringMatching(/^Value error, line 3: SyntaxError: /), type: 'value_error', input: 'def scorer_fn(*, node_output, **kwargs)' }],
+    });
+    expect(r.versions).toEqual([]);
+  });
+
+  it('refuses a file without scorer_fn, a scorer_fn without **kwargs, a file that raises as it loads, and hooks that break the contract', async () => {
+    expect((await refusal('def score(x):\n    return 1\n')).body.detail[0].msg).toBe(
+      'Value error, the file defines no scorer_fn: a scorer file must define scorer_fn(*, index, node_input, node_output, **kwargs)',
+    );
+    expect((await refusal('\ndef scorer_fn(*, node_output):\n    return 1\n')).body.detail[0]).toMatchObject({ msg: expect.stringMatching(/^Value error, line 2: scorer_fn must take \*\*kwargs/), input: 'def scorer_fn(*, node_output):' });
+    expect((await refusal('import json\nLIMIT = 1 / 0\n\ndef scorer_fn(**kwargs):\n    return 1\n')).body.detail[0]).toMatchObject({
+      msg: 'Value error, line 2: ZeroDivisionError: division by zero (raised as the file was read)',
+    });
+    expect((await refusal('def scorer_fn(**kwargs):\n    return 1\n\ndef score_type():\n    return list\n')).body.detail[0].msg).toContain('score_type() returned list');
+    expect((await refusal('def scorer_fn(**kwargs):\n    return 1\n\nchain_aggregation = "median"\n')).body.detail[0].msg).toContain('chain_aggregation is "median"');
+    const looping = await refusal('while True:\n    pass\n');
+    expect([looping.status, looping.body.detail[0].msg]).toEqual([422, `Value error, the file did not finish loading within ${TIME_LIMIT_MS / 1000} s`]);
+  });
+});
