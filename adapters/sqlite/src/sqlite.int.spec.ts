@@ -1,5 +1,6 @@
 // The SQLite adapter on a real database file: the shared contract, then what is SQLite's own.
 import { describeRepositoryContract, right, left, aUser, aScorer, anLlmVersion, aProject, aRun, aRecord, expectRekeyed, storeAFullProject, storeV7World } from '@tracelight/testkit';
+import { randomBytes } from 'node:crypto';
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
@@ -14,6 +15,12 @@ import type { LogRecord } from '@tracelight/domain';
 import { RECORD_COLUMNS, recordToValues } from './tracing/log-record.mapper';
 import { SqliteUserRepository } from './identity/sqlite-user.repository';
 import { SqliteScorerRepository } from './scorers/sqlite-scorer.repository';
+
+/** A record's row values of these columns alone (a schema of before some were added). */
+const valuesIn = (r: LogRecord, columns: ReadonlyArray<string>) => {
+  const values = recordToValues(r);
+  return columns.map((c) => values[RECORD_COLUMNS.indexOf(c as (typeof RECORD_COLUMNS)[number])]);
+};
 
 const tempFile = () => path.join(fs.mkdtempSync(path.join(os.tmpdir(), 'tracelight-sqlite-')), 'nested', 'tracelight.db');
 
@@ -107,12 +114,13 @@ describe('SqliteStorage with a writer thread', () => {
   it('runs a record search on a search thread: this thread goes on while it reads, and sees its page after', async () => {
     const repos = s.repositories;
     const { project, run } = await aLargeRun(repos);
-    // Matching nothing: the search reads every record of the run.
+    // Matching nothing, and too short for the record index (two characters, no trigram): the search reads
+    // every record of the run.
     const search = repos.logRecords.search({
       projectId: project.id,
       runId: run.id,
       scope: 'traces',
-      filters: [{ type: 'text', columnId: 'input', operator: 'contains', value: 'never said', caseSensitive: false }],
+      filters: [{ type: 'text', columnId: 'input', operator: 'contains', value: 'zq', caseSensitive: false }],
       sort: null,
       page: { startingToken: 0, limit: 50 },
       maxBytes: 1 << 30,
@@ -146,9 +154,10 @@ describe('SqliteStorage with a writer thread', () => {
         maxMs,
       });
       const byId = [{ type: 'id', columnId: 'id', operator: 'eq', value: records[7]!.id }] as const;
-      // A search that reads all 40,000 records (tens of ms at least), then, behind it on the one thread,
-      // one that reads a single record but may take 20 ms in all: it waited longer than that.
-      const slow = repos.logRecords.search(query([{ type: 'text', columnId: 'input', operator: 'contains', value: 'never said', caseSensitive: false }], 60_000))();
+      // A search that reads all 40,000 records (tens of ms at least: two characters are too short for the
+      // record index), then, behind it on the one thread, one that reads a single record but may take 20 ms
+      // in all: it waited longer than that.
+      const slow = repos.logRecords.search(query([{ type: 'text', columnId: 'input', operator: 'contains', value: 'zq', caseSensitive: false }], 60_000))();
       const queued = repos.logRecords.search(query(byId, 20))();
       expect((await right(() => slow)).items).toEqual([]);
       expect(await left(() => queued)).toMatchObject({ _tag: 'TimedOut' });
@@ -322,10 +331,10 @@ describe('SqliteDatabase', () => {
     for (const r of [run, other]) old.db.prepare('INSERT INTO runs VALUES (?, ?, ?, ?, ?, ?, ?)').run(r.id, project.id, r.name, 'log_stream', owner.id, 0, 0);
     const parent = aRecord(run, { name: 'parent', hasChildren: true });
     const records = [parent, aRecord(run, { type: 'llm', traceId: parent.id, parentId: parent.id }), aRecord(run, { name: 'lone' })];
-    // Schema 3's columns: today's but the ones added since (at the end).
-    const columns = RECORD_COLUMNS.filter((c) => c !== 'otel_root_key' && c !== 'created_at_us' && c !== 'metric_info');
+    // Schema 3's columns: today's but the ones added since.
+    const columns = RECORD_COLUMNS.filter((c) => c !== 'otel_root_key' && c !== 'created_at_us' && c !== 'metric_info' && c !== 'input_z' && c !== 'output_z');
     const insert = old.db.prepare(`INSERT INTO log_records (${columns.join(', ')}) VALUES (${columns.map(() => '?').join(', ')})`);
-    const valuesOf = (r: LogRecord) => recordToValues(r).slice(0, columns.length);
+    const valuesOf = (r: LogRecord) => valuesIn(r, columns);
     for (const r of records) insert.run(valuesOf(r));
     // Under schema 3 the id was taken for every run.
     expect(() => insert.run(valuesOf({ ...records[2]!, runId: other.id }))).toThrow(/UNIQUE constraint failed: log_records.id/);
@@ -344,6 +353,7 @@ describe('SqliteDatabase', () => {
       'log_records_by_run_time',
       'log_records_by_session',
       'log_records_by_trace',
+      'log_records_incomplete',
       'log_records_sessions_by_external_id',
       'sqlite_autoindex_log_records_1',
     ]);
@@ -363,9 +373,9 @@ describe('SqliteDatabase', () => {
     old.db.prepare('INSERT INTO runs VALUES (?, ?, ?, ?, ?, ?, ?)').run(run.id, project.id, run.name, 'log_stream', owner.id, 0, 0);
     const trace = aRecord(run, { name: 'root stored before', hasChildren: true });
     const span = aRecord(run, { type: 'workflow', traceId: trace.id, parentId: trace.id });
-    const columns = RECORD_COLUMNS.filter((c) => c !== 'otel_root_key' && c !== 'created_at_us' && c !== 'metric_info');
+    const columns = RECORD_COLUMNS.filter((c) => c !== 'otel_root_key' && c !== 'created_at_us' && c !== 'metric_info' && c !== 'input_z' && c !== 'output_z');
     const insert = old.db.prepare(`INSERT INTO log_records (${columns.join(', ')}) VALUES (${columns.map(() => '?').join(', ')})`);
-    for (const r of [trace, span]) insert.run(recordToValues(r).slice(0, columns.length));
+    for (const r of [trace, span]) insert.run(valuesIn(r, columns));
     old.close();
 
     const upgraded = new SqliteDatabase({ path: file });
@@ -691,7 +701,8 @@ describe('deleting a project', () => {
 // portably): a write that does not fit is refused as StorageFull, alone, and nothing acknowledged is lost.
 describe('a full database', () => {
   const QUOTA = 256 * 1024; // the schema takes about 150 KiB
-  const huge = (run: ReturnType<typeof aRun>) => [aRecord(run, { input: 'x'.repeat(1 << 20) })];
+  // Random text: large texts are stored deflated, and a repeated letter would take a few hundred bytes.
+  const huge = (run: ReturnType<typeof aRun>) => [aRecord(run, { input: randomBytes(1 << 20).toString('hex') })];
   const small = (run: ReturnType<typeof aRun>) => [aRecord(run, { input: 'small' })];
   const setUp = async (repos: ReturnType<typeof sqliteRepositories>) => {
     const owner = await right(repos.users.insert(aUser()));

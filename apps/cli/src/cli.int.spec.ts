@@ -54,13 +54,14 @@ describe('tracelight-admin', () => {
   };
 
   /** An export of a project with one log stream of `count` traces of `size` characters of input each, made up as the CLI writes one. */
+  /** A project's export of `count` records whose inputs are `size` characters of random text (large text is stored deflated: random text keeps its size). */
   const madeUp = (count: number, size = 10) => {
     const at = '2026-01-02T03:04:05.000Z';
     const project = { id: randomUUID(), name: 'made up', type: 'gen_ai', createdBy: randomUUID(), createdAt: at, updatedAt: at };
     const run = { id: randomUUID(), projectId: project.id, name: 'prod', kind: 'log_stream', createdBy: project.createdBy, createdAt: at, updatedAt: at };
     const record = (i: number) => {
       const id = randomUUID();
-      return { id, type: 'trace', projectId: project.id, runId: run.id, traceId: id, parentId: null, sessionId: null, name: `t${i}`, input: 'x'.repeat(size), output: 'o', createdAt: at, updatedAt: at, tags: [], userMetadata: {}, statusCode: null, externalId: null, datasetInput: null, datasetOutput: null, datasetMetadata: {}, metrics: {}, isComplete: true, hasChildren: false, stepNumber: null, progressMessage: null, errorMessage: null, attributes: {} };
+      return { id, type: 'trace', projectId: project.id, runId: run.id, traceId: id, parentId: null, sessionId: null, name: `t${i}`, input: randomBytes(size).toString('base64').slice(0, size), output: 'o', createdAt: at, updatedAt: at, tags: [], userMetadata: {}, statusCode: null, externalId: null, datasetInput: null, datasetOutput: null, datasetMetadata: {}, metrics: {}, isComplete: true, hasChildren: false, stepNumber: null, progressMessage: null, errorMessage: null, attributes: {} };
     };
     const lines: unknown[] = [
       { format: 'tracelight.project.v3', project },

@@ -1,6 +1,6 @@
 // The repository contract: written once against the ports, run against every storage adapter.
 // Passing it is what makes adapters interchangeable.
-import { type ApiKeyId, type DomainError, type Integration, type IntegrationId, type Json, type LogRecord, type RefreshFamilyId, type UserId, asId } from '@tracelight/domain';
+import { type ApiKeyId, type DomainError, type Integration, type IntegrationId, type Json, type LogRecord, type MetricValue, type RefreshFamilyId, type UserId, asId } from '@tracelight/domain';
 
 /** The times concurrent rotations are made at (apart by a millisecond each). */
 const T_ROTATIONS = Date.parse('2026-05-05T12:00:00.000Z');
@@ -1041,6 +1041,39 @@ export const describeRepositoryContract = (engine: string, harness: RepositoryHa
         expect(await names({ type: 'text', columnId: 'metrics/_bsontype', operator: 'eq', value: '2', caseSensitive: true })).toEqual(['two']);
         expect(await names({ type: 'number', columnId: 'metrics/_bsontype', operator: 'gt', value: 0 }, 'metrics/_bsontype')).toEqual(['one', 'two']);
         expect(await names({ type: 'number', columnId: 'metrics/__proto__', operator: 'gt', value: 0 }, 'metrics/__proto__')).toEqual(['two', 'one']);
+      });
+
+      it('filters a metric holding numbers, labels, lists and booleans by type: numbers by number filters, labels (and numbers’ text) by text filters, labels and lists by collection filters, booleans by boolean filters', async () => {
+        const run = await aRunWithRecords();
+        const values: ReadonlyArray<readonly [string, MetricValue | undefined]> = [
+          ['two', 2], ['half', 0.5], ['good', 'good'], ['Bad', 'Bad'], ['a', 'a'], ['list', ['a', 'b']], ['yes', true], ['no', false], ['none', undefined],
+        ];
+        await right(r.logRecords.ingest(run.id, values.map(([name, v]) => aRecord(run, { name, metrics: v === undefined ? {} : { judge: v } })), []));
+        const names = async (filter: RecordQuery['filters'][number]) =>
+          (await found(query(run, { filters: [filter], sort: { columnId: 'name', ascending: true } }))).map((x) => x.name);
+        const column = 'metrics/judge';
+        // Numbers alone: a label, a list or a boolean is not a number, whatever the operator.
+        expect(await names({ type: 'number', columnId: column, operator: 'gt', value: 0 })).toEqual(['half', 'two']);
+        expect(await names({ type: 'number', columnId: column, operator: 'eq', value: 1 })).toEqual([]);
+        expect(await names({ type: 'number', columnId: column, operator: 'eq', value: 0 })).toEqual([]);
+        expect(await names({ type: 'number', columnId: column, operator: 'ne', value: 2 })).toEqual(['half']);
+        expect(await names({ type: 'number', columnId: column, operator: 'between', value: [-10, 10] })).toEqual(['half', 'two']);
+        // Text: a label, or a number's text; never a list or a boolean. A record without such a value is in ne and not_in.
+        expect(await names({ type: 'text', columnId: column, operator: 'eq', value: 'GOOD', caseSensitive: false })).toEqual(['good']);
+        expect(await names({ type: 'text', columnId: column, operator: 'eq', value: '1', caseSensitive: true })).toEqual([]);
+        expect(await names({ type: 'text', columnId: column, operator: 'one_of', value: ['a', '0.5', 'true'], caseSensitive: true })).toEqual(['a', 'half']);
+        expect(await names({ type: 'text', columnId: column, operator: 'contains', value: 'a', caseSensitive: true })).toEqual(['Bad', 'a']);
+        expect(await names({ type: 'text', columnId: column, operator: 'ne', value: 'a', caseSensitive: true })).toEqual(['Bad', 'good', 'half', 'list', 'no', 'none', 'two', 'yes']);
+        expect(await names({ type: 'text', columnId: column, operator: 'not_in', value: ['a', 'good', '2'], caseSensitive: false })).toEqual(['Bad', 'half', 'list', 'no', 'none', 'yes']);
+        // Collection: a list holding one of the values, or a label that is one; never a number or a boolean.
+        expect(await names({ type: 'collection', columnId: column, operator: 'contains', value: ['a'] })).toEqual(['a', 'list']);
+        expect(await names({ type: 'collection', columnId: column, operator: 'contains', value: ['b', 'good', '2', 'true'] })).toEqual(['good', 'list']);
+        expect(await names({ type: 'collection', columnId: column, operator: 'not_in', value: ['a', 'good'] })).toEqual(['Bad', 'half', 'no', 'none', 'two', 'yes']);
+        // Booleans alone: no number, label or list is true or false, and a record without one is in neither eq nor ne.
+        expect(await names({ type: 'boolean', columnId: column, operator: 'eq', value: true })).toEqual(['yes']);
+        expect(await names({ type: 'boolean', columnId: column, operator: 'eq', value: false })).toEqual(['no']);
+        expect(await names({ type: 'boolean', columnId: column, operator: 'ne', value: true })).toEqual(['no']);
+        expect(await names({ type: 'boolean', columnId: column, operator: 'ne', value: false })).toEqual(['yes']);
       });
 
       it('ignores case beyond ASCII in a text filter that is not case-sensitive, by the same classes on every engine', async () => {

@@ -1,5 +1,6 @@
 // The OTLP trace export request (opentelemetry-proto, trace/v1 and common/v1), as a protobufjs
-// descriptor: only the messages a trace export carries, with their field numbers.
+// descriptor: only the messages a trace export carries, with their field numbers. Exports are read off
+// the wire by otlp-protobuf.decoder.ts; this encodes them (tests, benches) and is that decoder's reference.
 import * as protobuf from 'protobufjs';
 
 const kv = { key: { type: 'string', id: 1 }, value: { type: 'AnyValue', id: 2 } };

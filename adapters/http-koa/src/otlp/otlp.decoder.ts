@@ -2,7 +2,6 @@
 // DecodeFailure (→ 400 with a google.rpc.Status), never a crash.
 import { OTEL_EVENT_NAMES, type OtelAttributes, type OtelEvent, type OtelSpan, type OtelValue } from '@tracelight/domain';
 import * as protobuf from 'protobufjs';
-import { ExportTraceServiceRequest } from './otlp-trace.proto';
 
 export class OtlpDecodeFailure extends Error {}
 
@@ -173,15 +172,6 @@ export const spansOfRequest = (request: unknown): OtelSpan[] => {
   return spans;
 };
 
-export const decodeOtlpProtobuf = (body: Buffer): OtelSpan[] => {
-  let message;
-  try {
-    message = ExportTraceServiceRequest.decode(body);
-  } catch (e) {
-    throw new OtlpDecodeFailure(`not an OTLP protobuf trace export: ${e instanceof Error ? e.message : String(e)}`);
-  }
-  return spansOfRequest(ExportTraceServiceRequest.toObject(message, { longs: String, defaults: false, oneofs: false }));
-};
 
 /**
  * The spans an export carries, counted before it is decoded (decoding builds an object for every span,

@@ -12,7 +12,8 @@ import { pipe } from 'fp-ts/function';
 import * as t from 'io-ts';
 import { inject, injectable } from 'inversify';
 import { type Route, type RouteGroup, route } from '../shared/route';
-import { OtlpDecodeFailure, decodeOtlpProtobuf, spansInExport, spansOfRequest } from './otlp.decoder';
+import { OtlpDecodeFailure, spansInExport, spansOfRequest } from './otlp.decoder';
+import { decodeOtlpProtobuf } from './otlp-protobuf.decoder';
 
 /** A Buffer is a protobuf export; an object is an OTLP/JSON export. Either becomes spans, or a 422. */
 const OtlpExport = describeCodec(new t.Type<OtelSpan[], unknown, unknown>(

@@ -307,8 +307,10 @@ const condition = (f: RecordFilter): Filter<StringIdDoc> => {
         const [lo, hi] = f.value as readonly [unknown, unknown];
         return { [path]: { $gte: lo, $lte: hi } };
       }
-      // `$ne` alone also matches a missing or null value; SQLite's `col != ?` never matches NULL.
-      if (f.operator === 'ne') return { [path]: { $nin: [f.value, null] } };
+      // `$ne` alone also matches a missing or null value; SQLite's `col != ?` never matches NULL. A metric's
+      // value is compared where it is a number alone, as the other operators compare (a label, a list or
+      // a boolean is not a number), as on SQLite.
+      if (f.operator === 'ne') return { [path]: { $nin: [f.value, null], ...(f.columnId.startsWith('metrics/') ? { $type: 'number' } : {}) } };
       const op = { eq: '$eq', gt: '$gt', gte: '$gte', lt: '$lt', lte: '$lte' }[f.operator];
       return { [path]: { [op]: f.value } };
     }
@@ -320,19 +322,20 @@ const condition = (f: RecordFilter): Filter<StringIdDoc> => {
     case 'collection':
       return { [path]: { [f.operator === 'contains' ? '$in' : '$nin']: list(f.value) } };
     case 'boolean':
-      // As SQLite's `col != ?`: a record without the value (a metric not scored on it) is in neither.
-      return f.operator === 'eq' ? { [path]: { $eq: f.value } } : { [path]: { $nin: [f.value, null] } };
+      // Booleans alone, as on SQLite: a record without one (a metric not scored on it, or holding a number
+      // or a label) is in neither eq nor ne, so ne is the other boolean.
+      return { [path]: { $eq: f.operator === 'eq' ? f.value : !f.value } };
   }
 };
 
 /**
  * The order of a column every record has (as SQLite's NEVER_NULL): the column, then `_id`, given to a
- * plain find so an index can serve it (log_records_by_run_time for `created_at`, either way). Within
+ * plain find so an index can serve it (log_records_by_run_time_us for `created_at`, either way). Within
  * a run, `_id` orders as the record id (recordKey). Undefined for a column a record may lack.
  */
 const sortOf = (columnId: string, dir: 1 | -1): Record<string, 1 | -1> | undefined => {
   if (columnId === 'id') return { _id: dir };
-  // To the microsecond, as log_records_by_run_time (migration 16) holds them.
+  // To the microsecond, as log_records_by_run_time_us (migration 16) holds them.
   if (columnId === 'created_at') return { createdAt: dir, createdAtMicros: dir, _id: dir };
   if (!NEVER_NULL.has(columnId)) return undefined;
   return { [field(columnId)]: dir, _id: dir };
@@ -343,7 +346,7 @@ const NEVER_NULL: ReadonlySet<string> = new Set(['created_at', 'name', 'type', '
  * A keyset page's start (RecordQuery.after): past the record's place in created_at order (to the
  * microsecond), then _id (the
  * run's id and the record's: within a run, in the records' id order), in the order's direction. The
- * bound on createdAt alone is a range of log_records_by_run_time; the $or settles the ties within it.
+ * bound on createdAt alone is a range of log_records_by_run_time_us; the $or settles the ties within it.
  */
 const keyset = (q: RecordQuery, after: RecordPosition): Filter<StringIdDoc> => {
   if (q.sort !== null && q.sort.columnId !== 'created_at') throw new Error(`a keyset page needs a sort on created_at, not on ${q.sort.columnId}`);
@@ -367,6 +370,29 @@ const keepScoring = <D extends { metrics: Record<string, MetricValue | null>; me
   stored: Readonly<Record<string, MetricInfo>> | undefined,
   pending: Readonly<Record<string, MetricInfo>> | undefined,
 ): D => (stored === undefined && pending === undefined ? d : { ...d, ...scoringKept(d.metrics, stored, pending) });
+
+/**
+ * Id fields with an index of their own (migrations 5 and 17): a search picking records by them (a trace's
+ * spans, a span's children, a session's traces, records by id) is led by that index, named as a hint,
+ * whatever order it asks for. Left to itself, a server may walk the run's time index for the order
+ * until it meets the few records; with a hint it reads them and sorts them. A hint naming an index the
+ * server lacks is refused (a real server answers an error), never quietly a walk through the run.
+ */
+const ID_INDEXES: Readonly<Record<string, string>> = {
+  id: 'log_records_by_run_id',
+  trace_id: 'log_records_by_run_trace',
+  parent_id: 'log_records_by_run_parent',
+  session_id: 'log_records_by_run_session',
+};
+
+/** Every index a search may be led by. */
+export const LEADING_INDEXES: ReadonlyArray<string> = Object.values(ID_INDEXES);
+
+/** The index a search is led by (see ID_INDEXES), if one of its filters picks records by an indexed id. */
+export const leadingIndex = (filters: ReadonlyArray<RecordFilter>): string | undefined => {
+  for (const f of filters) if (f.type === 'id' && (f.operator === 'eq' || f.operator === 'one_of') && ID_INDEXES[f.columnId] !== undefined) return ID_INDEXES[f.columnId];
+  return undefined;
+};
 
 /** A run's records: with the project too, the shard key's prefix, so that a query goes to the run's shard alone. */
 interface RunScope {
@@ -747,7 +773,8 @@ export class MongoLogRecordRepository implements LogRecordRepository {
       // The server stops the search at its time budget (0 would mean none to MongoDB; Infinity is none).
       // A sort no index serves is made in memory, where MongoDB before 6.0 refuses one past 100 MB (a deep
       // page, or large records) unless it may spill to disk, as 6.0 and later do by default.
-      const options = { allowDiskUse: true, ...(Number.isFinite(q.maxMs) ? { maxTimeMS: Math.ceil(q.maxMs) } : {}) };
+      const hint = leadingIndex(q.filters);
+      const options = { allowDiskUse: true, ...(Number.isFinite(q.maxMs) ? { maxTimeMS: Math.ceil(q.maxMs) } : {}), ...(hint === undefined ? {} : { hint }) };
       // Unsorted: newest first.
       const column = q.sort?.columnId ?? 'created_at';
       const dir = q.sort?.ascending ? 1 : -1;

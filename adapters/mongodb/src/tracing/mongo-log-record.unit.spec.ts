@@ -4,7 +4,7 @@ import { type Json, type LogRecord, nestsDeeperThan, textOf } from '@tracelight/
 import { aProject, aRecord, aRun, aUser } from '@tracelight/testkit';
 import { BSON } from 'mongodb';
 import { CorruptDocument } from '../shared/run';
-import { metricTextCondition, recordFromDocument, recordToDocument, storedSize } from './mongo-log-record.repository';
+import { leadingIndex, metricTextCondition, recordFromDocument, recordToDocument, storedSize } from './mongo-log-record.repository';
 
 const run = aRun(aProject(aUser().id));
 /** As the driver writes (checkKeys off) and reads a cursor's documents (its default BSON options, UTF-8 validated). */
@@ -191,5 +191,22 @@ describe('a text filter on a metric', () => {
         const filter = metricTextCondition('metrics.judge', operator, values, ci);
         expect([...new Set(pathsIn(filter))]).toEqual(['$metrics.judge']);
       }
+  });
+});
+
+describe('the index a search is led by', () => {
+  const id = (columnId: string, operator: 'eq' | 'ne' | 'one_of' | 'not_in' = 'eq') => ({ type: 'id' as const, columnId, operator, value: operator === 'eq' || operator === 'ne' ? 'a' : ['a', 'b'] });
+  it.each([
+    [[id('trace_id')], 'log_records_by_run_trace'],
+    [[id('parent_id', 'one_of')], 'log_records_by_run_parent'],
+    [[id('session_id')], 'log_records_by_run_session'],
+    [[id('id')], 'log_records_by_run_id'],
+    [[{ type: 'text' as const, columnId: 'name', operator: 'eq' as const, value: 'x', caseSensitive: false }, id('trace_id')], 'log_records_by_run_trace'],
+    [[id('trace_id', 'ne')], undefined],
+    [[id('trace_id', 'not_in')], undefined],
+    [[id('project_id')], undefined],
+    [[], undefined],
+  ])('%j → %s', (filters, index) => {
+    expect(leadingIndex(filters)).toBe(index);
   });
 });

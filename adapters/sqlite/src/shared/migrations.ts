@@ -1,6 +1,7 @@
 // Versioned schema migrations. Append only: a released migration is never edited.
 import { rekeyedId } from '@tracelight/domain';
 import type Database from 'better-sqlite3';
+import { INDEXED_COLUMNS, RECORD_TERMS, indexTermsOfRecords, indexedValuesSql } from '../tracing/terms-index';
 
 export interface Migration {
   readonly version: number;
@@ -401,6 +402,67 @@ export const MIGRATIONS: ReadonlyArray<Migration> = [
         UNIQUE (run_id, trace_key, record_id, scorer_id, version)
       ) STRICT;
       CREATE INDEX scoring_jobs_due ON scoring_jobs (due_at) WHERE due_at IS NOT NULL;
+    `,
+  },
+  {
+    version: 15,
+    name: 'an index of terms for filters that match little: trigrams of every text column, tags, number columns and metrics (FTS5), found again by rowid',
+    // One FTS5 document per group of up to 8 records written together (consecutive rowids); its terms
+    // (record-terms.ts) are the distinct trigrams of the group's words, case-folded, a term for each tag,
+    // one for each number of a number column or metric (by quarter of an octave), and its run's own term.
+    // Contentless, rowids only (detail=none): it holds no copy of the text, only where each term occurs.
+    // A document's rowid says which records it covers: the first's rowid times 8, plus the group's size
+    // less one (dense: a document's rowid follows the one before by about 64, one byte in a doclist). A
+    // record changed in place (sent again, scored) gets a document of its own in log_record_terms_own,
+    // under its rowid, from a trigger on the columns the index reads, calling tl_record_terms (every
+    // connection has it: SqliteDatabase), whoever updates them. log_record_terms_chunks keys each document
+    // by its first rowid (times 2; plus 1 for a record's own), so that a deleted record's documents are
+    // found, and removed with the group's last record, by a trigger. A later rebuild of log_records must
+    // keep every rowid and make the triggers again.
+    up: (db) => {
+      db.exec(`
+      CREATE VIRTUAL TABLE log_record_terms USING fts5(terms, content='', contentless_delete=1, tokenize='ascii', detail=none);
+      CREATE VIRTUAL TABLE log_record_terms_own USING fts5(terms, content='', contentless_delete=1, tokenize='ascii', detail=none);
+      CREATE TABLE log_record_terms_chunks (key INTEGER PRIMARY KEY, size INTEGER NOT NULL) STRICT;
+      CREATE TRIGGER log_records_terms_removed AFTER DELETE ON log_records BEGIN
+        DELETE FROM log_record_terms_own WHERE rowid = old.rowid AND EXISTS (SELECT 1 FROM log_record_terms_chunks WHERE key = old.rowid * 2 + 1);
+        DELETE FROM log_record_terms WHERE rowid IN (
+          SELECT (key >> 1) * 8 + size - 1 FROM log_record_terms_chunks
+          WHERE key BETWEEN (old.rowid - 7) * 2 AND old.rowid * 2 AND key % 2 = 0 AND (key >> 1) + size > old.rowid
+            AND NOT EXISTS (SELECT 1 FROM log_records WHERE rowid BETWEEN key >> 1 AND (key >> 1) + size - 1));
+        DELETE FROM log_record_terms_chunks
+          WHERE key BETWEEN (old.rowid - 7) * 2 AND old.rowid * 2 + 1 AND (key >> 1) + size > old.rowid
+            AND NOT EXISTS (SELECT 1 FROM log_records WHERE rowid BETWEEN key >> 1 AND (key >> 1) + size - 1);
+      END;
+      CREATE TRIGGER log_records_terms_changed AFTER UPDATE OF ${INDEXED_COLUMNS.join(', ')} ON log_records BEGIN
+        DELETE FROM log_record_terms_own WHERE rowid = new.rowid AND EXISTS (SELECT 1 FROM log_record_terms_chunks WHERE key = new.rowid * 2 + 1);
+        INSERT INTO log_record_terms_own (rowid, terms) VALUES (new.rowid, ${RECORD_TERMS}(new.run_id, ${INDEXED_COLUMNS.map((c) => `new.${c}`).join(', ')}));
+        INSERT INTO log_record_terms_chunks (key, size) VALUES (new.rowid * 2 + 1, 1) ON CONFLICT (key) DO NOTHING;
+      END;
+    `);
+      // The records stored before: grouped as ingest groups them.
+      indexTermsOfRecords(db);
+    },
+  },
+  {
+    version: 16,
+    name: 'incomplete records (a trace its client has not concluded) are found by a partial index of them alone',
+    up: 'CREATE INDEX log_records_incomplete ON log_records (run_id) WHERE is_complete = 0;',
+  },
+  {
+    version: 17,
+    name: 'large inputs and outputs are stored deflated (input_z, output_z), their search copies then NULL',
+    // Rows stored before keep their text as it is. The record index's trigger is made again to read a
+    // deflated copy inflated, and to follow the new columns.
+    up: `
+      ALTER TABLE log_records ADD COLUMN input_z BLOB;
+      ALTER TABLE log_records ADD COLUMN output_z BLOB;
+      DROP TRIGGER log_records_terms_changed;
+      CREATE TRIGGER log_records_terms_changed AFTER UPDATE OF ${INDEXED_COLUMNS.join(', ')}, input_z, output_z ON log_records BEGIN
+        DELETE FROM log_record_terms_own WHERE rowid = new.rowid AND EXISTS (SELECT 1 FROM log_record_terms_chunks WHERE key = new.rowid * 2 + 1);
+        INSERT INTO log_record_terms_own (rowid, terms) VALUES (new.rowid, ${RECORD_TERMS}(new.run_id, ${indexedValuesSql('new')}));
+        INSERT INTO log_record_terms_chunks (key, size) VALUES (new.rowid * 2 + 1, 1) ON CONFLICT (key) DO NOTHING;
+      END;
     `,
   },
 ];

@@ -4,6 +4,8 @@ import * as crypto from 'node:crypto';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { type Migration, MIGRATIONS } from './migrations';
+import { RECORD_TERMS, recordTerms } from '../tracing/terms-index';
+import { INFLATE, inflate } from '../tracing/compressed-text';
 import { NoRoomToStart } from '@tracelight/ports';
 import { isStorageFull } from './run';
 
@@ -46,6 +48,7 @@ export class SqliteDatabase {
     if (options.readonly) {
       this.db = new Database(options.path, { readonly: true, fileMustExist: true });
       this.db.pragma('busy_timeout = 5000');
+      registerFunctions(this.db);
       return;
     }
     if (options.path !== ':memory:') {
@@ -58,6 +61,7 @@ export class SqliteDatabase {
         }
     }
     this.db = new Database(options.path);
+    registerFunctions(this.db);
     try {
       this.open(options, migrations);
     } catch (e) {
@@ -90,6 +94,17 @@ export class SqliteDatabase {
   }
 }
 export const SqliteDatabaseToken = Symbol.for('tracelight.SqliteDatabase');
+
+/**
+ * The SQL functions of our own that the schema's triggers and the searches call, on every connection
+ * (read-only ones too: a write statement prepared there is compiled with its triggers), before
+ * migrating: the record index's terms (migration 15's trigger, on whatever connection updates a
+ * record), and a deflated text inflated (migration 17).
+ */
+const registerFunctions = (db: Database.Database): void => {
+  db.function(RECORD_TERMS, { deterministic: true, varargs: true }, recordTerms);
+  db.function(INFLATE, { deterministic: true }, inflate);
+};
 
 /** What `link` fails with on a file system that has no hard links (some network and FAT file systems). */
 const NO_HARD_LINKS = new Set(['EPERM', 'ENOTSUP', 'EOPNOTSUPP', 'ENOSYS']);

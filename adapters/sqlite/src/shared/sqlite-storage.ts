@@ -12,7 +12,8 @@ import { FileWatch } from './file-watch';
 import { type DatabaseCopy, copyDatabase } from './sqlite-backup';
 import { SqliteThread, type ThreadScripts } from './sqlite-thread';
 import { SQLITE_REPOSITORIES, SQLITE_WRITES } from '../sqlite.repositories';
-import { recordToValues } from '../tracing/log-record.mapper';
+import { deflateLargeTexts, recordToValues } from '../tracing/log-record.mapper';
+import { chunkTermsOf } from '../tracing/terms-index';
 import { groupJobs } from '../evaluation/scoring-jobs.sql';
 import type { SqliteLogRecordRepository } from '../tracing/sqlite-log-record.repository';
 import type { RepositoryName } from './writer-protocol';
@@ -86,16 +87,23 @@ const routeCalls = (reads: Repositories, writer: SqliteThread, searchers: Readon
     (scorerId: ScorerId, build: (version: number) => ScorerVersion): Result<ScorerVersion> =>
     () =>
       writer.call('scorerVersions', 'appendBuilt', [scorerId, build(0)]) as Promise<E.Either<DomainError, ScorerVersion>>;
-  // Records are mapped to rows here, on the request thread: the writer thread gets flat rows (cheaper
-  // to pass between threads than nested records) and spends its time on SQLite alone.
+  // Records are mapped to rows here, on the request thread, their record index terms worked out and their
+  // large texts deflated: the writer thread gets flat rows and term lists (cheaper to pass between threads
+  // than nested records) and spends its time on SQLite alone.
   (routed.logRecords as Record<string, unknown>)['ingest'] =
     (runId: RunId, records: ReadonlyArray<LogRecord>, presentColumns: ReadonlyArray<string>, jobs: ReadonlyArray<NewScoringJob> = []): Result<void> =>
-    () =>
-      writer.call('logRecords', 'ingestRows', [runId, records.map(recordToValues), presentColumns, groupJobs(jobs)]) as Promise<E.Either<DomainError, void>>;
+    () => {
+      const rows = records.map(recordToValues);
+      const terms = chunkTermsOf(runId, rows);
+      return writer.call('logRecords', 'ingestRows', [runId, deflateLargeTexts(rows), presentColumns, groupJobs(jobs), terms]) as Promise<E.Either<DomainError, void>>;
+    };
   (routed.logRecords as Record<string, unknown>)['ingestIntoNewRun'] =
     (newRun: Run, records: ReadonlyArray<LogRecord>, presentColumns: ReadonlyArray<string>): Result<void> =>
-    () =>
-      writer.call('logRecords', 'ingestRowsIntoNewRun', [newRun, records.map(recordToValues), presentColumns]) as Promise<E.Either<DomainError, void>>;
+    () => {
+      const rows = records.map(recordToValues);
+      const terms = chunkTermsOf(newRun.id, rows);
+      return writer.call('logRecords', 'ingestRowsIntoNewRun', [newRun, deflateLargeTexts(rows), presentColumns, terms]) as Promise<E.Either<DomainError, void>>;
+    };
   // A search may read most of a large run before it has its page (seconds for a million spans): on a
   // search thread, not on the caller's, where it would hold every other request meanwhile. The threads
   // start behind the writer (SqliteStorage.open): until the first is running, searches run here.

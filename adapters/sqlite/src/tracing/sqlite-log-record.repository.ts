@@ -29,9 +29,12 @@ import { Abort, run } from '../shared/run';
 import { SqliteDatabase, SqliteDatabaseToken } from '../shared/sqlite-database';
 import { type InsertRun, prepareInsertRun, runNameTaken } from '../projects-runs/insert-run';
 import { type UnderLiveParent, underLiveParent } from '../projects-runs/live-parent';
-import { READ_COLUMNS, RECORD_COLUMNS, type RecordValues, VALUE_INDEX, recordFromRow, recordToValues } from './log-record.mapper';
+import { READ_COLUMNS, RECORD_COLUMNS, type RecordValues, VALUE_INDEX, deflateLargeTexts, recordFromRow, recordToValues } from './log-record.mapper';
 import { FOLD_CASE, SEARCH_BUDGET, SIZE_COLUMN, compileSearch } from './record-query.sql';
 import { type JobGroup, type JobWrites, groupJobs, prepareJobWrites, traceKey } from '../evaluation/scoring-jobs.sql';
+import { TermsIndexWrites, chunkTermsOf } from './terms-index';
+import { CHUNK_RECORDS } from './record-terms';
+import { leadingPath } from './record-plan';
 
 /**
  * The rows' metrics and metric entries as scoringKept says, in place: a stored record's entries and
@@ -69,6 +72,21 @@ const keepScoring = (rows: ReadonlyArray<RecordValues>, stored: ReadonlyArray<{ 
   }
 };
 
+/**
+ * Records as rows to write, their large texts deflated, with the record index's terms of each group
+ * (worked out from the texts before they are deflated).
+ */
+const rowsOf = (runId: RunId, records: ReadonlyArray<LogRecord>): { readonly rows: ReadonlyArray<RecordValues>; readonly terms: ReadonlyArray<string> } => {
+  const rows = records.map(recordToValues);
+  return { terms: chunkTermsOf(runId, rows), rows: deflateLargeTexts(rows) };
+};
+
+/** `make()`'s result, made at the first call. */
+const lazily = <A>(make: () => A): (() => A) => {
+  let made: { readonly value: A } | undefined;
+  return () => (made ??= { value: make() }).value;
+};
+
 /** Thrown by SEARCH_BUDGET inside SQLite, and caught as it leaves: the search ran out of time. */
 class OutOfTime extends Error {}
 
@@ -76,11 +94,14 @@ class OutOfTime extends Error {}
 export class SqliteLogRecordRepository implements LogRecordRepository {
   private readonly db: Database.Database;
   private readonly upsert;
+  private readonly insertNew;
   private readonly mark;
   private readonly present;
   private readonly markParents;
   private readonly markFoundParents;
   private readonly storedOf;
+  private readonly lastRowid;
+  private readonly terms: TermsIndexWrites;
   private readonly unmarkChildless;
   private readonly removeOld;
   private readonly expire: Database.Transaction<(cutoff: number, limit: number) => number>;
@@ -105,11 +126,14 @@ export class SqliteLogRecordRepository implements LogRecordRepository {
     this.insertRun = prepareInsertRun(db);
     this.together = db.transaction((work: () => void) => work());
     this.inOne = db.transaction((work: () => LogRecord) => work());
-    this.recordOf = db.prepare(`SELECT ${READ_COLUMNS.join(', ')} FROM log_records WHERE run_id = ? AND id = ?`);
+    // The statements that read records whole are prepared at their first use, as the writes below are.
+    this.recordOf = lazily(() => db.prepare(`SELECT ${READ_COLUMNS.join(', ')} FROM log_records WHERE run_id = ? AND id = ?`));
     // Through log_records_sessions_by_external_id (partial: its WHERE must say type = 'session').
-    this.sessionOf = db.prepare(
-      `SELECT ${READ_COLUMNS.join(', ')} FROM log_records WHERE run_id = ? AND type = 'session' AND external_id = ?
-       ORDER BY created_at, created_at_us, id LIMIT 1`,
+    this.sessionOf = lazily(() =>
+      db.prepare(
+        `SELECT ${READ_COLUMNS.join(', ')} FROM log_records WHERE run_id = ? AND type = 'session' AND external_id = ?
+         ORDER BY created_at, created_at_us, id LIMIT 1`,
+      ),
     );
     // Case-insensitive filters compare folded text (SQLite's lower() folds ASCII only). Text in, text out;
     // NULL stays NULL, so a record without the value is still without it.
@@ -123,11 +147,22 @@ export class SqliteLogRecordRepository implements LogRecordRepository {
     // A record is its run's: a retried one replaces itself, and the same id in another run (another
     // user's, say) is another record, never touched from here. The WHERE is replacesStoredRecord: a
     // trace's record from a later OTLP root span leaves the stored one as it is.
-    this.upsert = db.prepare(
-      `INSERT INTO log_records (${RECORD_COLUMNS.join(', ')}) VALUES (${RECORD_COLUMNS.map(() => '?').join(', ')})
-       ON CONFLICT (run_id, id) DO UPDATE SET ${updates.join(', ')}
-       WHERE excluded.otel_root_key IS NULL OR log_records.otel_root_key IS NULL OR excluded.otel_root_key <= log_records.otel_root_key`,
+    // For a record stored before (found by storedOf; its new document comes from the record index's
+    // trigger on update, migration 15).
+    // (Prepared at the first write, as are the next: a repository may be made on a database not migrated
+    // that far, by a test of an earlier migration.)
+    this.upsert = lazily(() =>
+      db.prepare(
+        `INSERT INTO log_records (${RECORD_COLUMNS.join(', ')}) VALUES (${RECORD_COLUMNS.map(() => '?').join(', ')})
+         ON CONFLICT (run_id, id) DO UPDATE SET ${updates.join(', ')}
+         WHERE excluded.otel_root_key IS NULL OR log_records.otel_root_key IS NULL OR excluded.otel_root_key <= log_records.otel_root_key`,
+      ),
     );
+    // A new record, under the rowid it is given (the next free one, in the order written): the record
+    // index names records by rowid, a group of them by its first (terms-index.ts). A statement of its
+    // own: one that may update (the upsert) carries the index's trigger, whose program cost every
+    // insert a third of its time though it never ran there.
+    this.insertNew = lazily(() => db.prepare(`INSERT INTO log_records (rowid, ${RECORD_COLUMNS.join(', ')}) VALUES (?, ${RECORD_COLUMNS.map(() => '?').join(', ')})`));
     this.mark = db.prepare('INSERT OR IGNORE INTO run_columns (run_id, column_id) VALUES (?, ?)');
     this.present = db.prepare('SELECT column_id FROM run_columns WHERE run_id = ?').pluck();
     // One statement per batch each (ids passed as a JSON array): the loops stay in SQLite's C code.
@@ -145,8 +180,10 @@ export class SqliteLogRecordRepository implements LogRecordRepository {
     this.storedOf = db
       // The ids as the outer loop (CROSS JOIN keeps them there), each found by (run_id, id): left to
       // itself the planner walked the run's children through (run_id, parent_id), the whole run each batch.
-      .prepare('SELECT l.id, l.type, l.parent_id, l.metric_info FROM json_each(@ids) AS j CROSS JOIN log_records AS l ON l.run_id = @run AND l.id = j.value')
+      .prepare('SELECT l.id, l.type, l.parent_id, l.metric_info, l.rowid FROM json_each(@ids) AS j CROSS JOIN log_records AS l ON l.run_id = @run AND l.id = j.value')
       .raw();
+    this.lastRowid = db.prepare('SELECT coalesce(max(rowid), 0) FROM log_records').pluck();
+    this.terms = new TermsIndexWrites(db);
     this.unmarkChildless = db.prepare(
       `UPDATE log_records SET has_children = 0 WHERE run_id = @run AND has_children = 1 AND id IN (SELECT value FROM json_each(@ids))
          AND NOT EXISTS (SELECT 1 FROM log_records c WHERE c.run_id = @run AND c.parent_id = log_records.id)`,
@@ -169,7 +206,7 @@ export class SqliteLogRecordRepository implements LogRecordRepository {
          SELECT j.rowid FROM json_each(@records) AS r CROSS JOIN scoring_jobs AS j
          WHERE j.run_id = @run AND j.trace_key = r.value ->> 1 AND j.record_id = r.value ->> 0)`,
     );
-    this.byIds = db.prepare(`SELECT ${READ_COLUMNS.join(', ')} FROM log_records WHERE run_id = @run AND id IN (SELECT value FROM json_each(@ids))`);
+    this.byIds = lazily(() => db.prepare(`SELECT ${READ_COLUMNS.join(', ')} FROM log_records WHERE run_id = @run AND id IN (SELECT value FROM json_each(@ids))`));
     // Keyset pages in (created_at, id) order through log_records_by_run_time, both kinds of is_trace.
     this.keysFrom = db.prepare(
       `SELECT id, type, trace_id AS traceId, run_id AS runId, project_id AS projectId, created_at AS createdAt FROM log_records
@@ -197,19 +234,22 @@ export class SqliteLogRecordRepository implements LogRecordRepository {
   }
 
   ingest(runId: RunId, records: ReadonlyArray<LogRecord>, presentColumns: ReadonlyArray<string>, jobs: ReadonlyArray<NewScoringJob> = []): Result<void> {
-    return this.ingestRows(runId, records.map(recordToValues), presentColumns, groupJobs(jobs));
+    const { rows, terms } = rowsOf(runId, records);
+    return this.ingestRows(runId, rows, presentColumns, groupJobs(jobs), terms);
   }
 
   /**
    * `ingest` on rows already mapped: the writer thread's form of it, so that the mapping (and its
-   * JSON encoding) happens on the caller's thread and only flat rows cross to the writer.
+   * JSON encoding) happens on the caller's thread and only flat rows cross to the writer; and so do the
+   * terms of the record index (chunkTermsOf), worked out here when not given.
    */
-  ingestRows(runId: RunId, rows: ReadonlyArray<RecordValues>, presentColumns: ReadonlyArray<string>, jobs: ReadonlyArray<JobGroup> = []): Result<void> {
-    return run(() => this.writeRows(runId, rows, presentColumns, jobs), undefined, notFound('run', runId));
+  ingestRows(runId: RunId, rows: ReadonlyArray<RecordValues>, presentColumns: ReadonlyArray<string>, jobs: ReadonlyArray<JobGroup> = [], terms?: ReadonlyArray<string>): Result<void> {
+    return run(() => this.writeRows(runId, rows, presentColumns, terms ?? chunkTermsOf(runId, rows), jobs), undefined, notFound('run', runId));
   }
 
   ingestIntoNewRun(newRun: Run, records: ReadonlyArray<LogRecord>, presentColumns: ReadonlyArray<string>): Result<void> {
-    return this.ingestRowsIntoNewRun(newRun, records.map(recordToValues), presentColumns);
+    const { rows, terms } = rowsOf(newRun.id, records);
+    return this.ingestRowsIntoNewRun(newRun, rows, presentColumns, terms);
   }
 
   /**
@@ -217,12 +257,12 @@ export class SqliteLogRecordRepository implements LogRecordRepository {
    * the records in one transaction (a savepoint within the writer thread's group commit): one write,
    * stored whole or refused whole, so a refused ingest leaves no run.
    */
-  ingestRowsIntoNewRun(newRun: Run, rows: ReadonlyArray<RecordValues>, presentColumns: ReadonlyArray<string>): Result<void> {
+  ingestRowsIntoNewRun(newRun: Run, rows: ReadonlyArray<RecordValues>, presentColumns: ReadonlyArray<string>, terms?: ReadonlyArray<string>): Result<void> {
     return run(
       () =>
         this.together.immediate(() => {
           this.insertRun(newRun);
-          this.writeRows(newRun.id, rows, presentColumns);
+          this.writeRows(newRun.id, rows, presentColumns, terms ?? chunkTermsOf(newRun.id, rows));
         }),
       runNameTaken(newRun),
       notFound('project', newRun.projectId),
@@ -230,11 +270,11 @@ export class SqliteLogRecordRepository implements LogRecordRepository {
   }
 
   /** Stores rows of a run that must exist (NotFound, by Abort, when it is gone or its project retired). */
-  private writeRows(runId: RunId, rows: ReadonlyArray<RecordValues>, presentColumns: ReadonlyArray<string>, jobs: ReadonlyArray<JobGroup> = []): void {
+  private writeRows(runId: RunId, rows: ReadonlyArray<RecordValues>, presentColumns: ReadonlyArray<string>, terms: ReadonlyArray<string>, jobs: ReadonlyArray<JobGroup> = []): void {
     this.underLiveRun(runId, () => {
       // What these records were, if they were stored before: read before they are replaced.
-      const stored = (this.storedOf.all({ run: runId, ids: JSON.stringify(rows.map((row) => row[VALUE_INDEX.id])) }) as Array<[string, NodeType, string | null, string]>).map(
-        ([id, type, parentId, metricInfo]) => ({ id, type, parentId, metricInfo }),
+      const stored = (this.storedOf.all({ run: runId, ids: JSON.stringify(rows.map((row) => row[VALUE_INDEX.id])) }) as Array<[string, NodeType, string | null, string, number]>).map(
+        ([id, type, parentId, metricInfo, rowid]) => ({ id, type, parentId, metricInfo, rowid }),
       );
       if (stored.length > 0) {
         const clash = firstKindClash(stored, new Map(rows.map((row) => [row[VALUE_INDEX.id] as string, row[VALUE_INDEX.type] as NodeType])));
@@ -242,7 +282,7 @@ export class SqliteLogRecordRepository implements LogRecordRepository {
       }
       const formerParents = new Set(stored.flatMap((r) => (r.parentId === null ? [] : [r.parentId])));
       keepScoring(rows, stored, jobs);
-      for (const row of rows) this.upsert.run(row);
+      const groups = this.writeRecords(rows, stored);
       // Out of order: a parent stored earlier learns of its new children; a parent arriving late finds its own.
       const parents = new Set<string>();
       const childless: string[] = [];
@@ -259,7 +299,41 @@ export class SqliteLogRecordRepository implements LogRecordRepository {
       // The outbox: the records' scoring jobs in their transaction. Stamped with this process's clock:
       // a job is due at once, and older jobs due before it are claimed first.
       if (jobs.length > 0) this.jobs.insertNew(jobs, Date.now());
+      // Last: SQLite opens a savepoint for many a statement, and FTS5 writes what it holds in memory to a
+      // segment of its own at each. Written among the rows, a group's document made a segment each (and as
+      // many merges), which cost four times the index's own work.
+      for (const g of groups) this.terms.group(g.first, g.size, terms[g.chunk] ?? '');
     });
+  }
+
+  /**
+   * The rows, new records under the next free rowids in their order; and, for the record index, the
+   * groups of new records each chunk of CHUNK_RECORDS rows holds (whose rowids follow one another). A
+   * record stored before (or twice in `rows`) is updated in place, and the index's trigger gives it a
+   * document of its own (migration 15).
+   */
+  private writeRecords(rows: ReadonlyArray<RecordValues>, stored: ReadonlyArray<{ id: string; rowid: number }>): Array<{ chunk: number; first: number; size: number }> {
+    const groups: Array<{ chunk: number; first: number; size: number }> = [];
+    const rowidOf = new Map(stored.map((r) => [r.id, r.rowid]));
+    let next = (this.lastRowid.get() as number) + 1;
+    for (let start = 0; start < rows.length; start += CHUNK_RECORDS) {
+      let first: number | undefined;
+      let size = 0;
+      for (let i = start; i < Math.min(start + CHUNK_RECORDS, rows.length); i++) {
+        const row = rows[i]!;
+        const id = row[VALUE_INDEX.id] as string;
+        const known = rowidOf.get(id);
+        if (known === undefined) {
+          rowidOf.set(id, next);
+          this.insertNew().run(next, ...row);
+          first ??= next;
+          size++;
+          next++;
+        } else this.upsert().run(row);
+      }
+      if (first !== undefined) groups.push({ chunk: start / CHUNK_RECORDS, first, size });
+    }
+    return groups;
   }
 
   /**
@@ -270,9 +344,10 @@ export class SqliteLogRecordRepository implements LogRecordRepository {
     return run(
       () =>
         this.inOne.immediate(() => {
-          const found = this.sessionOf.get(runId, candidate.externalId);
+          const found = this.sessionOf().get(runId, candidate.externalId);
           if (found !== undefined) return recordFromRow(found);
-          this.writeRows(runId, [recordToValues(candidate)], presentColumns(candidate));
+          const { rows, terms } = rowsOf(runId, [candidate]);
+          this.writeRows(runId, rows, presentColumns(candidate), terms);
           return candidate;
         }),
       undefined,
@@ -284,11 +359,12 @@ export class SqliteLogRecordRepository implements LogRecordRepository {
     return run(
       () =>
         this.inOne.immediate(() => {
-          const found = this.recordOf.get(runId, id);
+          const found = this.recordOf().get(runId, id);
           const stored = found === undefined ? undefined : recordFromRow(found);
           if (stored === undefined || !isPatchTarget(stored, target)) throw new Abort(notFound(target, id));
           const updated = applyRecordPatch(stored, patch, now);
-          this.writeRows(runId, [recordToValues(updated)], presentColumns(updated));
+          const { rows, terms } = rowsOf(runId, [updated]);
+          this.writeRows(runId, rows, presentColumns(updated), terms);
           return updated;
         }),
       undefined,
@@ -297,7 +373,7 @@ export class SqliteLogRecordRepository implements LogRecordRepository {
   }
 
   findByIds(runId: RunId, ids: ReadonlyArray<string>): Result<ReadonlyArray<LogRecord>> {
-    return run(() => (ids.length === 0 ? [] : this.byIds.all({ run: runId, ids: JSON.stringify(ids) }).map(recordFromRow)));
+    return run(() => (ids.length === 0 ? [] : this.byIds().all({ run: runId, ids: JSON.stringify(ids) }).map(recordFromRow)));
   }
 
   listKeys(runId: RunId, q: RecordKeyQuery): Result<ReadonlyArray<RecordKey>> {
@@ -335,8 +411,8 @@ export class SqliteLogRecordRepository implements LogRecordRepository {
     return run(() => {
       const left = query.maxMs - (handedAt === undefined ? 0 : Math.max(0, Date.now() - handedAt));
       if (left <= 0) throw new Abort(searchTimedOut(query.maxMs));
-      const { sql, params } = compileSearch(query);
       this.deadline = performance.now() + left;
+      const { sql, params } = compileSearch(query, leadingPath((sql) => this.statement(sql), query));
       try {
         // Row by row, so a page of large records stops at its budget instead of being read whole.
         const rows = this.statement(sql).iterate(...params) as IterableIterator<Record<string, unknown>>;

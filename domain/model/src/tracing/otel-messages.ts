@@ -43,13 +43,25 @@ export const parsedJson = (v: string): Json | undefined => {
 const document = (v: Value | undefined): Json | undefined => (typeof v === 'string' ? parsedJson(v) : v === undefined ? undefined : (v as Json));
 
 /**
+ * An attributes map's keys, listed once: a span's attributes are read for several flattened lists (the
+ * messages, the tools, each convention's), and listing its keys for each made an array every time.
+ */
+const keysOf = new WeakMap<Attributes, ReadonlyArray<string>>();
+export const attributeKeys = (a: Attributes): ReadonlyArray<string> => {
+  let keys = keysOf.get(a);
+  if (keys === undefined) keysOf.set(a, (keys = Object.keys(a)));
+  return keys;
+};
+
+/**
  * The entries of a flattened list (`prefix.0.role`, `prefix.0.tool_calls.1.name`, …): each index's
  * attributes keyed by what follows `prefix.<index>.`, in index order. One pass over the attributes.
  */
+const NONE: ReadonlyArray<Attributes> = Object.freeze([]);
 const indexed = (a: Attributes, prefix: string): ReadonlyArray<Attributes> => {
   const start = `${prefix}.`;
   const byIndex = new Map<number, Record<string, Value>>();
-  for (const key of Object.keys(a)) {
+  for (const key of attributeKeys(a)) {
     if (!key.startsWith(start)) continue;
     // `<digits>.<rest>`, read without a regular expression: this runs for every attribute of every span.
     const dot = key.indexOf('.', start.length);
@@ -69,6 +81,8 @@ const indexed = (a: Attributes, prefix: string): ReadonlyArray<Attributes> => {
     if (entry === undefined) byIndex.set(index, (entry = Object.create(null) as Record<string, Value>));
     entry[key.slice(dot + 1)] = v;
   }
+  // Most lists asked for are not there (each convention's, on every span): answered without an array made.
+  if (byIndex.size === 0) return NONE;
   return [...byIndex.entries()].sort(([x], [y]) => x - y).map(([, entry]) => entry);
 };
 

@@ -12,6 +12,7 @@ import { holdsLoneSurrogate, prefixOf } from '../shared/text';
 import type { Json, LogRecord, TypedAttributes } from './log-record';
 import {
   type ChatMessage,
+  attributeKeys,
   chatMessages,
   genAiFinishReason,
   genAiMessages,
@@ -510,22 +511,31 @@ const metadataText = (v: OtelValue | Json): string => (typeof v === 'string' ? v
  * release, level and status message).
  */
 const sentMetadataOf = (a: OtelAttributes): Record<string, string> => {
-  // Keys are the sender's: `__proto__` is a key like any other, not the map's prototype.
-  const out: Record<string, string> = Object.create(null) as Record<string, string>;
+  const out: Record<string, string> = {};
   for (const key of METADATA_DOCUMENTS) {
     const doc = json(key)(a);
-    if (doc && typeof doc === 'object' && !Array.isArray(doc)) for (const [k, v] of Object.entries(doc)) if (v !== null) out[k] = metadataText(v);
+    if (doc && typeof doc === 'object' && !Array.isArray(doc)) for (const [k, v] of Object.entries(doc)) if (v !== null) setOwn(out, k, metadataText(v));
   }
-  for (const key of Object.keys(a)) {
+  for (const key of attributeKeys(a)) {
     const prefix = METADATA_PREFIXES.find((p) => key.startsWith(p));
     const v = a[key];
-    if (prefix !== undefined && key.length > prefix.length && v !== undefined && v !== null) out[key.slice(prefix.length)] = metadataText(v);
+    if (prefix !== undefined && key.length > prefix.length && v !== undefined && v !== null) setOwn(out, key.slice(prefix.length), metadataText(v));
   }
   for (const [key, as] of METADATA_ATTRIBUTES) {
     const v = a[key];
     if (v !== undefined && v !== null) out[as] = metadataText(v);
   }
   return out;
+};
+
+/**
+ * `o[key] = value`, where the key is the sender's: `__proto__` is a key like any other, made an own
+ * property, not the map's prototype (a plain map, spread from a prototype-less one before: the copy
+ * took a tenth of the mapping's time).
+ */
+const setOwn = (o: Record<string, string>, key: string, value: string): void => {
+  if (key === '__proto__') Object.defineProperty(o, key, { value, enumerable: true, writable: true, configurable: true });
+  else o[key] = value;
 };
 
 export interface OtelContext {
@@ -575,7 +585,8 @@ export const otelToRecords = (spans: ReadonlyArray<OtelSpan>, ctx: OtelContext):
     if (temperature !== undefined) attributes['temperature'] = temperature;
     if (finishReason !== undefined) attributes['finish_reason'] = finishReason;
     if (toolCallId !== undefined) attributes['tool_call_id'] = toolCallId;
-    const userMetadata: Record<string, string> = { ...sentMetadataOf(a), 'otel.scope.name': s.scope.name };
+    const userMetadata = sentMetadataOf(a);
+    userMetadata['otel.scope.name'] = s.scope.name;
     if (sessionText && !sessionId) userMetadata['session.id'] = sessionText;
     const service = s.resource['service.name'];
     if (typeof service === 'string') userMetadata['service.name'] = service;
@@ -593,51 +604,69 @@ export const otelToRecords = (spans: ReadonlyArray<OtelSpan>, ctx: OtelContext):
     const errorMessage = errorMessageOf(s);
     const tools = F.tools(a);
     if (tools !== undefined) attributes['tools'] = tools;
-    const base = {
-      projectId: ctx.projectId,
-      runId: ctx.runId,
-      sessionId,
-      input,
-      output,
-      createdAt,
-      createdAtMicros: started ? Number((s.startTimeUnixNano / 1_000n) % 1_000n) : 0,
-      updatedAt: ctx.now,
-      tags: F.tags(a) ?? [],
-      userMetadata,
-      statusCode: statusCodeOf(s, errorMessage),
-      externalId: null,
-      datasetInput: null,
-      datasetOutput: null,
-      datasetMetadata: {},
-      isComplete: true,
-      stepNumber: null,
-      progressMessage: null,
-      errorMessage,
-    };
+    const tags = F.tags(a) ?? [];
+    const createdAtMicros = started ? Number((s.startTimeUnixNano / 1_000n) % 1_000n) : 0;
+    const statusCode = statusCodeOf(s, errorMessage);
+    // Each record written out whole, its fields in the order flattenTraces gives a record's: the same
+    // shape for both ingest paths, where spreading a shared base made another per record.
     if (roots.has(s))
       records.push({
-        ...base,
         id: traceRecordId,
         type: 'trace',
+        projectId: ctx.projectId,
+        runId: ctx.runId,
         traceId: traceRecordId,
         parentId: null,
+        sessionId,
         name: F.traceName(a) ?? s.name,
         input: F.traceInput(a) ?? input,
         output: F.traceOutput(a) ?? output,
+        createdAt,
+        createdAtMicros,
+        updatedAt: ctx.now,
+        tags,
+        userMetadata,
+        statusCode,
+        externalId: null,
+        datasetInput: null,
+        datasetOutput: null,
+        datasetMetadata: {},
         metrics,
+        isComplete: true,
         hasChildren: true,
+        stepNumber: null,
+        progressMessage: null,
+        errorMessage,
         attributes: {},
         otelRootKey: otelRootKey(s),
       });
     records.push({
-      ...base,
       id: otelSpanRecordId(s.traceId, s.spanId),
       type: typeOf(a) ?? 'workflow',
+      projectId: ctx.projectId,
+      runId: ctx.runId,
       traceId: traceRecordId,
       parentId: s.parentSpanId ? otelSpanRecordId(s.traceId, s.parentSpanId) : traceRecordId,
+      sessionId,
       name: spanNameOf(s),
+      input,
+      output,
+      createdAt,
+      createdAtMicros,
+      updatedAt: ctx.now,
+      tags,
+      userMetadata,
+      statusCode,
+      externalId: null,
+      datasetInput: null,
+      datasetOutput: null,
+      datasetMetadata: {},
       metrics,
+      isComplete: true,
       hasChildren: hasChildren.has(s.spanId),
+      stepNumber: null,
+      progressMessage: null,
+      errorMessage,
       attributes: attributes as TypedAttributes,
     });
   }
