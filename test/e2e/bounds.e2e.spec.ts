@@ -1,6 +1,7 @@
 // What a large or hostile population of clients leaves behind in the server: every in-process structure
 // that grows with clients, credentials or data stays within its bound, seen through the entries and
 // sizes /metrics reports (tracelight_held_entries, tracelight_held_size), never through timings.
+import { randomUUID } from 'node:crypto';
 import * as net from 'node:net';
 import * as zlib from 'node:zlib';
 import { http } from '../support/http';
@@ -262,6 +263,15 @@ describe.each([
     expect([r.status, r.body]).toEqual([
       422,
       { detail: [{ loc: ['body', 'traces'], msg: 'Value error, this request carries 12 traces and spans; send at most 10 per request (split the batch)', type: 'value_error' }] },
+    ]);
+  });
+
+  it('is refused on its count before its spans are decoded, at the list that holds them: immediate mode', async () => {
+    const spans = [{ type: 'not a span type' }, ...Array.from({ length: 10 }, () => ({ type: 'llm', spans: [] }))];
+    const r = await w.call('POST', `/v2/projects/${project}/spans`, { auth: w.admin, json: { log_stream_id: run, trace_id: randomUUID(), parent_id: randomUUID(), spans } });
+    expect([r.status, r.body]).toEqual([
+      422,
+      { detail: [{ loc: ['body', 'spans'], msg: 'Value error, this request carries 11 spans; send at most 10 per request (split the batch)', type: 'value_error' }] },
     ]);
   });
 

@@ -366,3 +366,59 @@ describe('LLM judges on ingested records', () => {
     expect(text).not.toContain(TOKEN);
   });
 });
+
+describe('immediate mode (the SDKs streaming: a record sent incomplete, then PATCHed with its output)', () => {
+  it('judges a span once the PATCH that completes it brings its output, once; again when its output changes; not for a PATCH of tags', async () => {
+    const s = await scored({ instructions: 'Is the output rude? TYPE:boolean', user_prompt: 'Output to judge: {output}', num_judges: 3, scoreable_node_types: ['llm'] });
+    const run = { log_stream_id: s.logStream, logging_method: 'api_direct', client_version: null, reliable: true };
+    const traceId = randomUUID();
+    const spanId = randomUUID();
+    const before = stub.completions.length;
+    // The trace, then its span, each incomplete and without output, as the SDKs stream them.
+    w.ok(await w.call('POST', `/v2/projects/${s.project}/traces`, { auth: s.auth, json: { ...run, traces: [{ id: traceId, name: 'chat', input: 'hi', output: null }], is_complete: false } }));
+    w.ok(
+      await w.call('POST', `/v2/projects/${s.project}/spans`, {
+        auth: s.auth,
+        json: { ...run, trace_id: traceId, parent_id: traceId, is_complete: false, spans: [{ type: 'llm', id: spanId, name: 'answer', input: 'say something', output: null }] },
+      }),
+    );
+    // No job for the incomplete span: nothing to claim, so no judge is ever called on its missing output.
+    const idle = await status(s.auth, s.project, s.logStream);
+    expect(idle.scorers[0].jobs).toEqual({ pending: 0, computing: 0, succeeded: 0, failed: 0, error: 0, not_applicable: 0, not_computed: 0 });
+    const [waiting] = await search(s.auth, s.project, s.logStream, 'spans');
+    expect(waiting).toMatchObject({ id: spanId, is_complete: false });
+    expect(waiting!['metric_info'] ?? {}).toEqual({});
+    // Nor does a recompute queue one: the record waits for the PATCH that completes it.
+    const recompute = await w.call('POST', `/v2/projects/${s.project}/runs/${s.logStream}/metrics/recompute`, { auth: s.auth, json: {} });
+    expect([recompute.status, recompute.body]).toEqual([202, { run_id: s.logStream, queued: 0 }]);
+
+    // The PATCH completes it with its output: one job, written with it; one judge call, on that output.
+    const output = `you are rude ${randomUUID()}`;
+    w.ok(await w.call('PATCH', `/v2/projects/${s.project}/spans/${spanId}`, { auth: s.auth, json: { ...run, span_id: spanId, output, is_complete: true } }));
+    w.ok(await w.call('PATCH', `/v2/projects/${s.project}/traces/${traceId}`, { auth: s.auth, json: { ...run, trace_id: traceId, output: 'bye', is_complete: true } }));
+    const done = await settled(s.auth, s.project, s.logStream, 1);
+    expect(done.scorers[0].jobs).toMatchObject({ pending: 0, computing: 0, succeeded: 1 });
+    const sent = stub.completions.slice(before);
+    expect(sent).toHaveLength(1);
+    expect(lastUserText(sent[0]!)).toBe(`Output to judge: ${output}`);
+    const rude = await search(s.auth, s.project, s.logStream, 'spans', { filters: [{ column_id: s.metric, type: 'number', operator: 'eq', value: 1 }] });
+    expect(rude.map((x) => [x['id'], x['output'], x['metrics'][s.name], x['metric_info'][s.name]['status_type']])).toEqual([[spanId, output, 1, 'success']]);
+    const [tr] = await search(s.auth, s.project, s.logStream, 'traces');
+    expect(tr!['metrics'][s.name]).toBe(1);
+
+    // A PATCH that changes nothing the judge reads (tags, status): no job, no call, the value stands.
+    w.ok(await w.call('PATCH', `/v2/projects/${s.project}/spans/${spanId}`, { auth: s.auth, json: { ...run, span_id: spanId, tags: ['reviewed'], status_code: 200 } }));
+    expect((await status(s.auth, s.project, s.logStream)).scorers[0].jobs).toMatchObject({ pending: 0, computing: 0, succeeded: 1 });
+
+    // A PATCH that changes the output: judged again, on the new output, its value replacing the earlier one.
+    const polite = `thank you ${randomUUID()}`;
+    w.ok(await w.call('PATCH', `/v2/projects/${s.project}/spans/${spanId}`, { auth: s.auth, json: { ...run, span_id: spanId, output: polite } }));
+    const again = await settled(s.auth, s.project, s.logStream, 1);
+    expect(again.scorers[0].jobs).toMatchObject({ pending: 0, computing: 0, succeeded: 1, failed: 0 });
+    const sentAgain = stub.completions.slice(before);
+    expect(sentAgain.map((r) => lastUserText(r))).toEqual([`Output to judge: ${output}`, `Output to judge: ${polite}`]);
+    const [span] = await search(s.auth, s.project, s.logStream, 'spans');
+    expect([span!['output'], span!['tags'], span!['metrics'][s.name], span!['metric_info'][s.name]['explanations']]).toEqual([polite, ['reviewed'], 0, ['judge 1 says false', 'judge 2 says false', 'judge 3 says false']]);
+    expect(await search(s.auth, s.project, s.logStream, 'spans', { filters: [{ column_id: s.metric, type: 'number', operator: 'eq', value: 1 }] })).toEqual([]);
+  });
+});

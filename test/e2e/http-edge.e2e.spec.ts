@@ -449,9 +449,10 @@ describe('code uploads past their limit', () => {
 
 /**
  * Stores 12 traces of 1 MB each and says how to ask, over a raw socket, for the one page that holds them
- * all: an answer of about 12 MB, more than the socket buffers on both sides hold.
+ * all: an answer of about 12 MB, more than the socket buffers on both sides hold. `export`: asks for them
+ * by export_records instead, an answer streamed (chunked) as the client reads it.
  */
-const largeAnswer = async (s: World): Promise<(id: string) => string> => {
+const largeAnswer = async (s: World, how: 'search' | 'export' = 'search'): Promise<(id: string) => string> => {
   const project = await s.project(s.admin);
   const run = await s.run(s.admin, project, 'log_streams');
   const input = 'x'.repeat(1_000_000);
@@ -459,9 +460,10 @@ const largeAnswer = async (s: World): Promise<(id: string) => string> => {
     const traces = Array.from({ length: 4 }, () => ({ input, output: 'o', spans: [] }));
     s.ok(await s.call('POST', `/v2/projects/${project}/traces`, { auth: s.admin, json: { log_stream_id: run, traces } }));
   }
-  const body = JSON.stringify({ log_stream_id: run, limit: 100 });
+  const body = JSON.stringify(how === 'search' ? { log_stream_id: run, limit: 100 } : { log_stream_id: run, root_type: 'trace' });
+  const path = how === 'search' ? `/v2/projects/${project}/traces/search` : `/projects/${project}/export_records`;
   return (id) =>
-    `POST /v2/projects/${project}/traces/search HTTP/1.1\r\nHost: x\r\nX-Request-Id: ${id}\r\nAuthorization: Bearer ${s.adminToken}\r\nContent-Type: application/json\r\nContent-Length: ${body.length}\r\n\r\n${body}`;
+    `POST ${path} HTTP/1.1\r\nHost: x\r\nX-Request-Id: ${id}\r\nAuthorization: Bearer ${s.adminToken}\r\nContent-Type: application/json\r\nContent-Length: ${body.length}\r\n\r\n${body}`;
 };
 
 /** When the server logged `line` (its `time`), in milliseconds since the epoch. */
@@ -545,6 +547,84 @@ describe('clients that do not read', () => {
   });
 });
 
+describe('clients that do not read an export', () => {
+  it('a connection that stops reading a streamed answer (export_records) is closed as one that stops reading an answer written in full', async () => {
+    const s = await startWorld({ TRACELIGHT_REQUEST_TIMEOUT_MS: '2000' });
+    try {
+      const request = await largeAnswer(s, 'export');
+      const sockets: net.Socket[] = [];
+      const ids = ['export-stall-1', 'export-stall-2'];
+      const stalled = ids.map((id) =>
+        exchange(s.server.baseUrl, request(id), {
+          withinMs: 40_000,
+          then: (socket) => {
+            socket.pause();
+            sockets.push(socket);
+          },
+        }),
+      );
+      for (const id of ids) {
+        const answered = loggedAt(await s.server.waitForOutput(new RegExp(`"message":"request","request_id":"${id}"`), 30_000));
+        const closed = loggedAt(await s.server.waitForOutput(new RegExp(`answer not read by its client.*"request_id":"${id}"`), 30_000));
+        expect(closed - answered).toBeGreaterThanOrEqual(2_000);
+        expect(closed - answered).toBeLessThan(5_000);
+      }
+      for (const socket of sockets) socket.resume();
+      const seen = await Promise.all(stalled);
+      expect(seen.map((e) => [e.closed, e.text.startsWith('HTTP/1.1 200 OK'), e.text.endsWith('\r\n0\r\n\r\n')])).toEqual([
+        [true, true, false],
+        [true, true, false],
+      ]);
+      // One that reads gets it whole.
+      const read = await fetch(`${s.server.baseUrl}${/^POST (\S+)/.exec(request('read'))![1]}`, {
+        method: 'POST',
+        headers: { Authorization: `Bearer ${s.adminToken}`, 'Content-Type': 'application/json' },
+        body: request('read').split('\r\n\r\n')[1]!,
+      });
+      expect((await read.text()).split('\n').filter((l) => l !== '')).toHaveLength(12);
+    } finally {
+      await s.server.stop();
+    }
+  }, 60_000);
+});
+
+describe('exports in progress', () => {
+  it('are at most 4 per user at once: a fifth is refused 429 before anything is read, and a place is free again once an export ends', async () => {
+    const s = await startWorld();
+    const held: net.Socket[] = [];
+    try {
+      const request = await largeAnswer(s, 'export');
+      const [path, body] = [/^POST (\S+)/.exec(request('x'))![1]!, request('x').split('\r\n\r\n')[1]!];
+      const exportAs = (auth: string) => fetch(`${s.server.baseUrl}${path}`, { method: 'POST', headers: { Authorization: `Bearer ${auth}`, 'Content-Type': 'application/json' }, body });
+      // Four the client does not read: each holds its place for as long as it goes on.
+      const stalled = [1, 2, 3, 4].map((i) => exchange(s.server.baseUrl, request(`held-${i}`), { withinMs: 60_000, then: (socket) => void held.push(socket.pause()) }));
+      for (const i of [1, 2, 3, 4]) await s.server.waitForOutput(`"request_id":"held-${i}"`, 30_000);
+      const fifth = await exportAs(s.adminToken);
+      expect([fifth.status, await fifth.json()]).toEqual([
+        429,
+        { detail: 'Too many exports in progress: you have 4, the most one user may have at once. Start this one once one of them has ended.' },
+      ]);
+      // Another user's places are their own (this project is not theirs: 404, not 429).
+      const other = await s.user(`exporter-${Date.now()}@example.com`);
+      expect((await exportAs(other.token)).status).toBe(404);
+      // One client goes: its place is given back, and the next export is answered whole.
+      held[0]!.destroy();
+      let next = await exportAs(s.adminToken);
+      for (let waited = 0; next.status === 429 && waited < 20_000; waited += 100) {
+        await new Promise((resolve) => setTimeout(resolve, 100));
+        next = await exportAs(s.adminToken);
+      }
+      expect(next.status).toBe(200);
+      expect((await next.text()).split('\n').filter((l) => l !== '')).toHaveLength(12);
+      for (const socket of held) socket.destroy();
+      await Promise.all(stalled);
+    } finally {
+      for (const socket of held) socket.destroy();
+      await s.server.stop();
+    }
+  }, 90_000);
+});
+
 describe('graceful shutdown', () => {
   it('exits 0 on SIGTERM though clients do not finish: one never sends a byte, one stops mid-headers, one mid-body', async () => {
     const s = await startWorld();
@@ -601,6 +681,25 @@ describe('graceful shutdown', () => {
       await s.server.stop('SIGKILL');
     }
   });
+
+  it('cuts a streamed answer (an export) still going once the stop has waited 5 s for it, and still exits 0', async () => {
+    const s = await startWorld();
+    try {
+      const request = await largeAnswer(s, 'export');
+      let paused: net.Socket | undefined;
+      const unread = exchange(s.server.baseUrl, request('export-never-read'), { withinMs: 40_000, then: (socket) => void (paused = socket.pause()) });
+      await s.server.waitForOutput('"request_id":"export-never-read"', 30_000);
+      expect(await s.server.stop('SIGTERM')).toBe(0);
+      const stopped = JSON.parse(s.server.output.at(-1)!) as { message: string; took_ms: number };
+      expect(stopped.message).toBe('stopped: the database is closed');
+      expect(stopped.took_ms).toBeGreaterThanOrEqual(4_900);
+      paused!.resume();
+      const seen = await unread;
+      expect([seen.closed, seen.text.startsWith('HTTP/1.1 200 OK'), seen.text.endsWith('\r\n0\r\n\r\n')]).toEqual([true, true, false]);
+    } finally {
+      await s.server.stop('SIGKILL');
+    }
+  }, 60_000);
 
   it('answers a request it is still receiving when the signal comes with Connection: close', async () => {
     const s = await startWorld();

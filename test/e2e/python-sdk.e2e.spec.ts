@@ -190,6 +190,25 @@ describe('sessions with an external id', () => {
     expect(traces.filter((t) => t['session_id'] === racing[0])).toHaveLength(8);
     // session_id, when sent, is the session (the external id is then not read).
     expect(w.ok(await py('POST', `/v2/projects/${projectId}/traces`, { log_stream_id: logStreamId, traces: [pyTrace({ id: randomUUID() })], session_id: made.id, session_external_id: 'elsewhere' })).session_id).toBe(made.id);
+    // A trace that names its own session keeps it; the others of the batch go into the external id's.
+    const own = randomUUID();
+    const mixed = w.ok(
+      await py('POST', `/v2/projects/${projectId}/traces`, { log_stream_id: logStreamId, traces: [pyTrace({ id: own, session_id: made.id }), pyTrace({ id: randomUUID() })], session_external_id: 'conversation-9' }),
+    );
+    expect(mixed.session_id).toBe(first.session_id);
+    const after = await records(py, projectId, 'traces', { log_stream_id: logStreamId });
+    expect(after.find((t) => t['id'] === own)?.['session_id']).toBe(made.id);
+    expect(after.filter((t) => t['session_id'] === first.session_id)).toHaveLength(3);
+  });
+
+  it('2.x: an ingest refused 422 makes no session for its session_external_id', async () => {
+    const py = await pythonSdk();
+    const { projectId, logStreamId } = await firstRun(py, `py-external-refused-${Date.now()}`);
+    const id = randomUUID();
+    const refused = await py('POST', `/v2/projects/${projectId}/traces`, { log_stream_id: logStreamId, traces: [pyTrace({ id }), pyTrace({ id })], session_external_id: 'partial-write-check' });
+    expect([refused.status, refused.body.detail[0].msg]).toEqual([422, `Value error, id ${id} is used twice in this request`]);
+    expect(await records(py, projectId, 'sessions', { log_stream_id: logStreamId })).toEqual([]);
+    expect(await records(py, projectId, 'traces', { log_stream_id: logStreamId })).toEqual([]);
   });
 });
 
@@ -260,6 +279,35 @@ describe.each([
     const clash = await py('POST', `/v2/projects/${projectId}/spans`, { log_stream_id: logStreamId, trace_id: traceId, parent_id: traceId, spans: [pySpan('llm'), pySpan('tool', { id: session.id })] });
     expect(clash.status).toBe(409);
     expect(await records(py, projectId, 'spans', { log_stream_id: logStreamId })).toEqual(spansBefore);
+    // What the request names must fit what is stored: a span may not take a stored trace's id, trace_id
+    // must name a trace, parent_id that trace or one of its spans. 409 each, nothing stored.
+    const otherTrace = randomUUID();
+    w.ok(await py('POST', `/v2/projects/${projectId}/traces`, { log_stream_id: logStreamId, traces: [pyTrace({ id: otherTrace, spans: [] })] }));
+    const tracesBefore = await records(py, projectId, 'traces', { log_stream_id: logStreamId });
+    const sessionsBefore = await records(py, projectId, 'sessions', { log_stream_id: logStreamId });
+    const append = (trace_id: string, parent_id: string, spans: unknown[] = [pySpan('llm')]) => py('POST', `/v2/projects/${projectId}/spans`, { log_stream_id: logStreamId, trace_id, parent_id, spans });
+    const refusals = [
+      await append(otherTrace, otherTrace, [pySpan('llm', { id: traceId })]),
+      await append(span.id, span.id),
+      await append(session.id, session.id),
+      await append(otherTrace, span.id),
+      await append(otherTrace, traceId),
+      await append(otherTrace, session.id),
+    ];
+    expect(refusals.map((r) => [r.status, r.body.detail])).toEqual([
+      [409, `record ${traceId} is a trace of this run: a span cannot take its id`],
+      [409, `trace_id ${span.id} is a span of this run, not a trace`],
+      [409, `trace_id ${session.id} is a session of this run, not a trace`],
+      [409, `parent_id ${span.id} is a span of trace ${traceId}, not of trace ${otherTrace}`],
+      [409, `parent_id ${traceId} is a trace of this run, not trace ${otherTrace} or one of its spans`],
+      [409, `parent_id ${session.id} is a session of this run, not trace ${otherTrace} or one of its spans`],
+    ]);
+    expect(await records(py, projectId, 'traces', { log_stream_id: logStreamId })).toEqual(tracesBefore);
+    expect(await records(py, projectId, 'spans', { log_stream_id: logStreamId })).toEqual(spansBefore);
+    expect(await records(py, projectId, 'sessions', { log_stream_id: logStreamId })).toEqual(sessionsBefore);
+    // Under a stored span of the trace named, and under a parent not stored yet: taken.
+    expect((await append(traceId, span.id)).status).toBe(200);
+    expect((await append(otherTrace, randomUUID())).status).toBe(200);
     // Updates: an unknown id, a span's id on the trace route, a body naming another record, a bad member.
     const patch = (kind: string, id: string, body: Record<string, unknown>) => py('PATCH', `/v2/projects/${projectId}/${kind}/${id}`, { log_stream_id: logStreamId, ...body });
     expect((await patch('traces', randomUUID(), { trace_id: randomUUID() })).status).toBe(422);
@@ -278,7 +326,7 @@ describe.each([
     expect((await reader('GET', '/projects/all?type=gen_ai')).status).toBe(200);
     const other = await reader('POST', '/projects', { name: `reader-${Date.now()}` });
     expect(other.status).toBe(403);
-    const [trace] = await records(py, projectId, 'traces', { log_stream_id: logStreamId });
+    const trace = (await records(py, projectId, 'traces', { log_stream_id: logStreamId })).find((t) => t['id'] === traceId);
     expect(trace).toMatchObject({ id: traceId, output: 'answer' });
   });
 
@@ -348,14 +396,48 @@ describe('helper routes', () => {
     expect(spans).toHaveLength(2_300);
     expect(spans.map((s) => s['name'])).toEqual(many.map((s) => s.name).reverse());
     const picked = lines(
-      (await py('POST', `/projects/${projectId}/export_records`, { ...body, root_type: 'span', column_ids: ['name', 'status_code', 'type'], filters: [{ type: 'text', column_id: 'name', operator: 'one_of', value: ['s7', 's2'] }], sort: { column_id: 'name', ascending: true } })).text,
+      (await py('POST', `/projects/${projectId}/export_records`, { ...body, root_type: 'span', column_ids: ['name', 'status_code', 'type'], filters: [{ type: 'text', column_id: 'name', operator: 'one_of', value: ['s7', 's2'] }], sort: { column_id: 'created_at', ascending: true } })).text,
     );
     expect(picked).toEqual([{ name: 's2', status_code: 200, type: 'tool' }, { name: 's7', status_code: 200, type: 'tool' }]);
+    // Oldest first across pages: each page starts after the last one read.
+    const oldest = lines((await py('POST', `/projects/${projectId}/export_records`, { ...body, root_type: 'span', sort: { column_id: 'created_at', ascending: true } })).text);
+    expect(oldest.map((s) => s['name'])).toEqual(many.map((s) => s.name));
+    // Another sort would be paged by offset (each page reading the run again): refused before anything is read.
+    const byName = await py('POST', `/projects/${projectId}/export_records`, { ...body, root_type: 'span', sort: { column_id: 'name', ascending: true } });
+    expect([byName.status, byName.body.detail[0].loc, byName.body.detail[0].msg]).toEqual([
+      422,
+      ['body', 'sort', 'column_id'],
+      'Value error, an export is sorted by created_at only (ascending or not), not by name: sort what it gives, or search page by page',
+    ]);
     const csv = await py('POST', `/projects/${projectId}/export_records`, { ...body, export_format: 'csv', column_ids: ['name', 'input', 'tags'] });
     expect([csv.headers.get('content-type'), csv.text]).toEqual(['text/csv; charset=utf-8', 'name,input,tags\r\nsmall,question,[]\r\nbig,question,[]\r\n']);
     const unknown = await py('POST', `/projects/${projectId}/export_records`, { ...body, column_ids: ['name', 'nope'] });
     expect([unknown.status, unknown.body.detail[0].loc]).toEqual([422, ['body', 'column_ids', 1]]);
     expect((await py('POST', `/projects/${randomUUID()}/export_records`, body)).status).toBe(404);
+  });
+});
+
+describe('ids held from before the upgrade', () => {
+  it('a version-7 id of a project, a log stream or a session names what the upgrade re-keyed to its version-4 form; a client’s trace id of that form stays its own', async () => {
+    const py = await pythonSdk();
+    const { projectId, logStreamId } = await firstRun(py, `py-v7-${Date.now()}`);
+    const session = w.ok(await py('POST', `/v2/projects/${projectId}/sessions`, { log_stream_id: logStreamId, name: 'held' }));
+    // The form each had before the upgrade: the same bits, version nibble 7.
+    const v7 = (id: string) => `${id.slice(0, 14)}7${id.slice(15)}`;
+    const streams = w.ok(await py('GET', `/projects/${v7(projectId)}/log_streams?include_counts=false`));
+    expect(streams.map((s: { id: string }) => s.id)).toEqual([logStreamId]);
+    const traceId = v7(randomUUID());
+    const ingested = w.ok(await py('POST', `/v2/projects/${v7(projectId)}/traces`, { log_stream_id: v7(logStreamId), session_id: v7(session.id), traces: [pyTrace({ id: traceId, spans: [] })] }));
+    expect([ingested.project_id, ingested.log_stream_id, ingested.session_id]).toEqual([projectId, logStreamId, session.id]);
+    const [trace] = await records(py, projectId, 'traces', { log_stream_id: logStreamId });
+    expect([trace!['id'], trace!['session_id']]).toEqual([traceId, session.id]);
+    // A session id that names no session of the run is the client's, as sent.
+    const unknownSession = v7(randomUUID());
+    expect(w.ok(await py('POST', `/v2/projects/${projectId}/traces`, { log_stream_id: logStreamId, session_id: unknownSession, traces: [pyTrace({ spans: [] })] })).session_id).toBe(unknownSession);
+    expect((await py('GET', `/projects/${v7(randomUUID())}/log_streams?include_counts=false`)).status).toBe(404);
+    // An OpenTelemetry exporter's `project` header, set to the id before the upgrade.
+    const otlp = (project: string) => w.call('POST', '/v1/traces', { auth: w.admin, json: { resourceSpans: [] }, headers: { project, logstream: 'default' } });
+    expect([(await otlp(v7(projectId))).status, (await otlp(v7(randomUUID()))).status]).toEqual([200, 404]);
   });
 });
 

@@ -18,7 +18,10 @@ beforeAll(async () => {
   const project = await w.project(w.admin);
   const run = await w.run(w.admin, project, 'log_streams');
   const scorer = w.ok(await w.call('POST', '/v2/scorers', { auth: w.admin, json: { name: 'fuzz-scorer', scorer_type: 'llm' } })).id;
-  ids = { project_id: project, run_id: run, scorer_id: scorer, api_key_id: randomUUID() };
+  // A stored trace with a span, for the immediate-mode routes (PATCH …/traces/{trace_id}, …/spans/{span_id}).
+  const [traceId, spanId] = [randomUUID(), randomUUID()];
+  w.ok(await w.call('POST', `/v2/projects/${project}/traces`, { auth: w.admin, json: { log_stream_id: run, traces: [{ id: traceId, input: 'q', spans: [{ id: spanId, type: 'llm', input: 'q' }] }] } }));
+  ids = { project_id: project, run_id: run, scorer_id: scorer, api_key_id: randomUUID(), trace_id: traceId, span_id: spanId };
   stored = await openStorage(w.server);
 });
 afterAll(async () => {
@@ -53,6 +56,14 @@ const ROUTES: ReadonlyArray<readonly [string, string]> = [
   ['PUT', '/v2/integrations/gateway'],
   ['POST', '/v2/projects/{project_id}/spans/available_columns'],
   ['POST', '/v2/projects/{project_id}/traces'],
+  ['POST', '/v2/projects/{project_id}/spans'],
+  ['PATCH', '/v2/projects/{project_id}/traces/{trace_id}'],
+  ['PATCH', '/v2/projects/{project_id}/spans/{span_id}'],
+  ['POST', '/v2/projects/{project_id}/export_records'],
+  ['GET', '/v2/projects/all'],
+  ['POST', '/v2/projects/{project_id}/runs/{run_id}/metrics/recompute'],
+  ['GET', '/v2/projects/{project_id}/runs/{run_id}/metrics/status'],
+  ['POST', '/v2/scorers/list'],
   ['POST', '/v2/projects/{project_id}/sessions'],
   ['POST', '/v2/projects/{project_id}/spans/search'],
   ['POST', '/v2/projects/{project_id}/traces/search'],
@@ -63,10 +74,11 @@ const ROUTES: ReadonlyArray<readonly [string, string]> = [
   ['POST', '/v2/scorers/{scorer_id}/version/luna'],
   ['POST', '/v1/traces'],
   ['POST', '/otel/traces'],
+  ['POST', '/api/public/otel/v1/traces'],
 ];
 
 /** The OTLP/HTTP routes, which answer errors in that protocol's form. */
-const OTLP: ReadonlySet<string> = new Set(['/v1/traces', '/otel/traces']);
+const OTLP: ReadonlySet<string> = new Set(['/v1/traces', '/otel/traces', '/api/public/otel/v1/traces']);
 
 const badId = fc.oneof(fc.constant('not-a-uuid'), fc.string({ maxLength: 40 }).map(encodeURIComponent), fc.constant('00000000-0000-0000-0000-00000000000g'), fc.uuid());
 /** The text of arrays and objects nested `levels` deep around a string (too deep for JSON.stringify here). */
@@ -96,7 +108,10 @@ const weird = fc.oneof(
 const body = fc.oneof(
   fc.anything(),
   fc.dictionary(
-    fc.constantFrom('name', 'token', 'endpoint', 'use_case', 'insights', 'log_stream_id', 'experiment_id', 'traces', 'filters', 'sort', 'limit', 'scorers', 'email', 'password', 'api_key', 'username', 'description', 'expires_at', 'scorer_type', 'resourceSpans', 'lora_task_id', 'prompt', 'instructions'),
+    fc.constantFrom('name', 'token', 'endpoint', 'use_case', 'insights', 'log_stream_id', 'experiment_id', 'traces', 'filters', 'sort', 'limit', 'scorers', 'email', 'password', 'api_key', 'username', 'description', 'expires_at', 'scorer_type', 'resourceSpans', 'lora_task_id', 'prompt', 'instructions',
+      // Ingest, immediate mode and export members.
+      'session_id', 'session_external_id', 'trace_id', 'parent_id', 'spans', 'input', 'output', 'status_code', 'is_complete', 'duration_ns', 'metrics', 'tags',
+      'root_type', 'column_ids', 'export_format', 'redact', 'starting_token', 'scorer_ids'),
     weird,
   ),
 );
@@ -116,11 +131,11 @@ const auth = fc.constantFrom<Record<string, string>>(
 
 const request = fc.record({
   route: fc.constantFrom(...ROUTES),
-  pathIds: fc.record({ project_id: badId, run_id: badId, scorer_id: badId, api_key_id: badId }),
+  pathIds: fc.record({ project_id: badId, run_id: badId, scorer_id: badId, api_key_id: badId, trace_id: badId, span_id: badId }),
   keepValidIds: fc.boolean(),
   authenticated: fc.boolean(),
   oddHeaders: auth,
-  query: fc.dictionary(fc.constantFrom('limit', 'starting_token', 'project_name', 'type', 'name'), fc.string({ maxLength: 20 })),
+  query: fc.dictionary(fc.constantFrom('limit', 'starting_token', 'project_name', 'type', 'project_type', 'name'), fc.string({ maxLength: 20 })),
   payload: fc.oneof(body.map((b) => ({ kind: 'json' as const, b })), rawText.map((t) => ({ kind: 'raw' as const, t }))),
   contentType,
   headers: fc.dictionary(fc.constantFrom('project', 'logstream', 'content-encoding', 'x-request-id'), fc.string({ maxLength: 30 })),
@@ -182,7 +197,16 @@ describe('fuzzing every route', () => {
     // Besides anything: an object with no text at all (its own toString and valueOf are no functions).
     const value = fc.oneof(weird, fc.constant({ toString: 1, valueOf: 1 }));
     const anyValue = fc.oneof(value, fc.dictionary(fc.constantFrom('stringValue', 'boolValue', 'intValue', 'doubleValue', 'arrayValue', 'kvlistValue', 'bytesValue'), value, { maxKeys: 2 }));
-    const keys = fc.oneof(fc.constantFrom('exception.type', 'exception.message', 'gen_ai.prompt', 'gen_ai.completion', 'input.value', 'gen_ai.request.temperature'), value);
+    const keys = fc.oneof(
+      fc.constantFrom(
+        'exception.type', 'exception.message', 'gen_ai.prompt', 'gen_ai.completion', 'input.value', 'gen_ai.request.temperature',
+        // Langfuse's and OpenInference's flattened message lists.
+        'langfuse.observation.type', 'langfuse.observation.input', 'langfuse.observation.output', 'langfuse.trace.name', 'langfuse.session.id', 'langfuse.observation.metadata.k',
+        'llm.input_messages.0.message.role', 'llm.input_messages.0.message.content', 'llm.input_messages.1.message.contents.0.message_content.text',
+        'llm.input_messages.x.message.content', 'llm.output_messages.0.message.content', 'llm.input_messages.99999999999.message.role',
+      ),
+      value,
+    );
     const keyValues = fc.oneof(value, fc.array(fc.oneof(value, fc.record({ key: keys, value: anyValue }, { requiredKeys: [] })), { maxLength: 4 }));
     const eventNames = fc.oneof(fc.constantFrom('exception', 'gen_ai.content.prompt', 'gen_ai.content.completion', 'log'), value);
     const event = fc.oneof(value, fc.record({ name: eventNames, timeUnixNano: value, attributes: keyValues }, { requiredKeys: [] }));

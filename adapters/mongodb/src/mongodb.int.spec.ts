@@ -1,6 +1,6 @@
 // The MongoDB adapter against a real server: MONGODB_URI when set, else a mongo:7 container when a
 // Docker engine answers, else the suite is skipped with one line saying why.
-import { aProject, aRecord, aRun, aUser, describeRepositoryContract, expectRekeyed, left, purgeRetired, right, storeAFullProject, storeV7World } from '@tracelight/testkit';
+import { aProject, aRecord, aRun, aUser, describeRepositoryContract, expectRekeyed, expectSessionClashKept, left, purgeRetired, right, storeAFullProject, storeSessionClash, storeV7World } from '@tracelight/testkit';
 import * as fs from 'node:fs';
 import { randomUUID } from 'node:crypto';
 import { MIGRATIONS, type MongoMigration } from './shared/migrations';
@@ -119,6 +119,25 @@ const harness = () => {
     // Run again (a process that stopped midway, or a second start), it changes nothing.
     await MIGRATIONS.find((m) => m.version === 14)!.up(after.db);
     await expectRekeyed(mongoRepositories(after), world);
+  });
+
+  it('migration 14: a session whose version-4 form is the id a client chose for a record of its run keeps its id (the start does not fail); the rest is re-keyed', async () => {
+    const name = testDatabaseName();
+    const before = open(name);
+    await before.connect();
+    const world = await storeV7World(mongoRepositories(before));
+    const clash = await storeSessionClash(mongoRepositories(before), world);
+    await before.db.collection<{ _id: number }>('schema_migrations').deleteOne({ _id: 14 });
+    const after = open(name);
+    await after.connect();
+    await expectSessionClashKept(mongoRepositories(after), world, clash);
+    await MIGRATIONS.find((m) => m.version === 14)!.up(after.db);
+    await expectSessionClashKept(mongoRepositories(after), world, clash);
+  });
+
+  it('a migration that fails is named in the error', async () => {
+    const failing = { version: 1_000, name: 'a step that fails', up: async () => Promise.reject(new Error('it broke')) };
+    await expect(open(testDatabaseName()).connect([failing])).rejects.toThrow('migration 1000 (a step that fails) failed: it broke');
   });
 
   it('takes over the lease of a process that died while migrating, once it has expired', async () => {

@@ -4,6 +4,7 @@ import { randomBytes } from 'node:crypto';
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
+import { expectSessionClashKept, storeSessionClash } from '@tracelight/testkit';
 import { execFileSync, spawn } from 'node:child_process';
 import * as readline from 'node:readline';
 import { NoRoomToStart, type RecordQuery } from '@tracelight/ports';
@@ -540,6 +541,30 @@ describe('SqliteDatabase', () => {
     expect(after.db.pragma('foreign_key_check')).toEqual([]);
     expect(after.db.pragma('integrity_check', { simple: true })).toBe('ok');
     after.close();
+  });
+
+  it('migration 10: a session whose version-4 form is the id a client chose for a record of its run keeps its id (the start does not fail); the rest is re-keyed', async () => {
+    const file = tempFile();
+    const before = new SqliteDatabase({ path: file });
+    const world = await storeV7World(sqliteRepositories(before));
+    const clash = await storeSessionClash(sqliteRepositories(before), world);
+    before.db.prepare('DELETE FROM schema_migrations WHERE version = 10').run();
+    before.close();
+    const after = new SqliteDatabase({ path: file });
+    await expectSessionClashKept(sqliteRepositories(after), world, clash);
+    expect(after.db.pragma('foreign_key_check')).toEqual([]);
+    after.close();
+  });
+
+  it('a migration that fails is named in the error, and nothing of it is applied', () => {
+    const file = tempFile();
+    const failing = { version: MIGRATIONS.length + 100, name: 'a step that fails', up: 'CREATE TABLE half_made (x INTEGER); SELECT * FROM no_such_table;' };
+    expect(() => new SqliteDatabase({ path: file }, [...MIGRATIONS, failing])).toThrow(
+      `migration ${failing.version} (a step that fails) failed, nothing of it was applied: no such table: no_such_table`,
+    );
+    const reopened = new SqliteDatabase({ path: file });
+    expect(reopened.db.prepare("SELECT count(*) FROM sqlite_master WHERE name = 'half_made'").pluck().get()).toBe(0);
+    reopened.close();
   });
 
   it('refuses to open a database newer than the code', () => {

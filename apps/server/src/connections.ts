@@ -1,7 +1,7 @@
 // Knows the open connections and, through Node's own record of the answer each is writing, which carry a
 // request: so that a stopping server can close the connections that wait on their clients rather than
-// on it, and an answer no one reads is dropped. Tracked per connection, not per request: a request
-// costs nothing here.
+// on it, and an answer no one reads (written in full, or streamed) is dropped. Tracked per connection,
+// not per request: a request costs nothing here.
 import type { HttpLogger } from '@tracelight/http-koa';
 import { type IncomingMessage, type OutgoingHttpHeader, type OutgoingHttpHeaders, type Server, ServerResponse } from 'node:http';
 import type { Socket } from 'node:net';
@@ -46,10 +46,22 @@ export const closingAnswers = (): { readonly Response: typeof ServerResponse<Inc
   };
 };
 
+/**
+ * Whether the connection's answer waits on its client to read it: written in full (ended) and still
+ * leaving, or streamed (its head sent, the rest still being written, an export's) with bytes of it
+ * queued for the client. A streamed answer with nothing queued waits on the server, which is still
+ * making the rest: it is not the client's doing.
+ */
+const waitsOnItsClient = (socket: Socket, answer: ServerResponse): boolean =>
+  answer.writableEnded || (answer.headersSent && (notYetSent(socket) > 0 || socket.writableLength > 0));
+
+/** An answer whose head has left and whose end is still to be written: a stream (an export), read as the client takes it. */
+const isStreaming = (answer: ServerResponse): boolean => answer.headersSent && !answer.writableEnded;
+
 export interface ConnectionTimes {
   /**
-   * How long an answer written in full may wait on a client that stops reading it: past it, with no byte
-   * of it having moved for as long, its connection is closed.
+   * How long an answer may wait on a client that stops reading it (written in full, or streamed with
+   * bytes of it queued): past it, with no byte of it having moved for as long, its connection is closed.
    */
   readonly unreadAnswerMs: number;
   /**
@@ -61,7 +73,7 @@ export interface ConnectionTimes {
 
 export class Connections {
   private readonly open = new Set<Socket>();
-  /** For each answer written in full and still leaving: what was left to send when last seen, and since when. */
+  /** For each answer that waits on its client (waitsOnItsClient): what was left to send when last seen, and since when. */
   private readonly leaving = new Map<Socket, { notYetSent: number; queued: number; since: number }>();
 
   constructor(
@@ -85,7 +97,8 @@ export class Connections {
     // keep-alive timeout). With this listener Node leaves the connection to it.
     server.on('timeout', (socket: Socket) => {
       const answer = answerOf(socket);
-      // A request still being worked on is left to finish, one still being received to the request timeout.
+      // A request still being worked on is left to finish, one still being received to the request timeout,
+      // and an answer still streamed to the sweep below (which cuts it once its client stops reading).
       if (answer !== null && !answer.writableEnded) return;
       if (answer !== null) this.dropUnread(socket, answer);
       else socket.destroy();
@@ -94,19 +107,21 @@ export class Connections {
     // write as moving while libuv's queue differs from what it was when last looked at, and it first
     // looks a whole timeout after the write, comparing with the write's full size, which the kernel's
     // share taken at once already makes different. An answer that is not read is cut here instead,
-    // once nothing of it has moved for `unreadAnswerMs`, looked at each `checkingMs`.
+    // once nothing of it has moved for `unreadAnswerMs`, looked at each `checkingMs`; so is a streamed
+    // answer (an export), which Node's timeout leaves alone as long as it is not ended.
     setInterval(() => this.dropUnreadAnswers(times.unreadAnswerMs), times.checkingMs).unref();
   }
 
   /**
-   * Closes the connections whose answer, written in full, has not moved for `afterMs`: its client stopped
-   * reading, and the answer would be held in memory for as long as the connection lasts.
+   * Closes the connections whose answer, written in full or streamed, has not moved for `afterMs` with
+   * bytes of it queued: its client stopped reading, and the answer (a stream's page) would be held in
+   * memory for as long as the connection lasts.
    */
   private dropUnreadAnswers(afterMs: number): void {
     const now = Date.now();
     for (const socket of this.open) {
       const answer = answerOf(socket);
-      if (answer === null || !answer.writableEnded) {
+      if (answer === null || !waitsOnItsClient(socket, answer)) {
         if (this.leaving.size > 0) this.leaving.delete(socket);
         continue;
       }
@@ -142,11 +157,15 @@ export class Connections {
     return n;
   }
 
-  /** Closes the connections whose request waits on its client: a body still to come, or an answer it does not read. */
+  /**
+   * Closes the connections whose request waits on its client: a body still to come, an answer it does not
+   * read, or a streamed answer (an export), which may go on for as long as the run is large and whose
+   * client, cut off, sees a transfer that did not end rather than a short answer that looks whole.
+   */
   closeWaitingOnClients(): void {
     for (const socket of this.open) {
       const answer = answerOf(socket);
-      if (answer !== null && (!answer.req.complete || (answer.writableEnded && !answer.writableFinished))) socket.destroy();
+      if (answer !== null && (!answer.req.complete || (answer.writableEnded && !answer.writableFinished) || isStreaming(answer))) socket.destroy();
     }
   }
 }

@@ -105,3 +105,32 @@ export const expectRekeyed = async (r: Repositories, w: StoredV7World): Promise<
   expect(w.stray.sessionId).toBe(w.foreign);
   expect([...(await right(r.logRecords.presentColumns(runId)))].sort()).toEqual(['external_id', 'input', 'name']);
 };
+
+export type StoredSessionClash = Awaited<ReturnType<typeof storeSessionClash>>;
+
+/**
+ * Beside a stored version-7 world: a session of its log stream whose version-4 form (rekeyedId) is the id a
+ * client chose for a trace of the same run (the form is predictable: anyone could plant it), and a trace
+ * of that session. Re-keyed, the session would take the trace's key.
+ */
+export const storeSessionClash = async (r: Repositories, w: StoredV7World) => {
+  const sessionId = aV7Id();
+  const session = aRecord(w.logStream, { id: sessionId, type: 'session', traceId: null, sessionId, externalId: 'conversation-2', createdAt: at('2026-05-03T00:00:00.000Z') });
+  const squatter = aRecord(w.logStream, { id: rekeyedId(sessionId), createdAt: at('2026-05-04T00:00:00.000Z') });
+  const member = aRecord(w.logStream, { id: aV7Id(), sessionId, createdAt: at('2026-05-05T00:00:00.000Z') });
+  await right(r.logRecords.ingest(w.logStream.id, [session, squatter, member], ['input', 'name', 'external_id']));
+  return { session, squatter, member };
+};
+
+/** The clashing session keeps its version-7 id, its trace still names it, the client's trace is untouched; the rest is re-keyed as usual. */
+export const expectSessionClashKept = async (r: Repositories, w: StoredV7World, c: StoredSessionClash): Promise<void> => {
+  const runId = rekeyedId(w.logStream.id) as RunId;
+  const projectId = rekeyedId(w.project.id) as ProjectId;
+  const moved = (x: LogRecord) => ({ ...x, runId, projectId });
+  const ids = [c.session.id, c.squatter.id, c.member.id, rekeyedId(w.session.id)];
+  const found = new Map((await right(r.logRecords.findByIds(runId, ids))).map((x) => [x.id, x]));
+  expect(found.get(c.session.id)).toEqual(moved(c.session));
+  expect(found.get(c.squatter.id)).toEqual(moved(c.squatter));
+  expect(found.get(c.member.id)).toEqual(moved(c.member));
+  expect(found.get(rekeyedId(w.session.id))).toEqual(expect.objectContaining({ type: 'session', sessionId: rekeyedId(w.session.id) }));
+};

@@ -379,11 +379,88 @@ export const describeScoringQueueContract = (repositories: () => Repositories): 
       expect((await right(r.logRecords.findByIds(s.run.id, [records[1]!.id, 'missing']))).map((x) => x.id)).toEqual([records[1]!.id]);
       const first = await right(r.logRecords.listKeys(s.run.id, { types: ['llm'], createdAfter: at('2026-02-01T00:00:00.000Z'), limit: 2 }));
       expect(first.map((k) => k.id)).toEqual([records[0]!.id, records[1]!.id]);
-      expect(first[0]).toEqual({ id: records[0]!.id, type: 'llm', traceId: s.trace.id, runId: s.run.id, projectId: s.run.projectId, createdAt: records[0]!.createdAt });
+      expect(first[0]).toEqual({ id: records[0]!.id, type: 'llm', traceId: s.trace.id, runId: s.run.id, projectId: s.run.projectId, createdAt: records[0]!.createdAt, isComplete: true });
       const next = await right(r.logRecords.listKeys(s.run.id, { types: ['llm'], after: { createdAt: first[1]!.createdAt, id: first[1]!.id }, limit: 2 }));
       expect(next.map((k) => k.id)).toEqual([records[2]!.id]);
       const before = await right(r.logRecords.listKeys(s.run.id, { types: ['llm', 'tool'], createdBefore: at('2026-02-02T00:00:00.000Z'), createdAfter: at('2026-01-01T00:00:00.000Z'), limit: 10 }));
       expect(before.map((k) => k.id)).toEqual([records[0]!.id]);
+      // Whether each is complete: a recompute leaves one that is not to the PATCH that completes it.
+      const streamed = aRecord(s.run, { type: 'llm', traceId: s.trace.id, parentId: s.trace.id, isComplete: false, output: null, createdAt: at('2026-03-01T00:00:00.000Z') });
+      await right(r.logRecords.ingest(s.run.id, [streamed], []));
+      const last = await right(r.logRecords.listKeys(s.run.id, { types: ['llm'], createdAfter: at('2026-03-01T00:00:00.000Z'), limit: 2 }));
+      expect(last.map((k) => [k.id, k.isComplete])).toEqual([[streamed.id, false]]);
+    });
+
+    it('stores no job for a record sent incomplete, and scores it once a PATCH completes it, with its output', async () => {
+      const s = await scene();
+      // Immediate mode: the span is sent incomplete, its output to come. Jobs sent with it are not stored.
+      const streamed = { ...s.spans[0]!, isComplete: false, output: null };
+      const jobs = await ingestScored(s.run, [streamed], s.scorer);
+      expect(jobs).toHaveLength(1);
+      expect(await claimOf(s.run)).toEqual([]);
+      expect((await recordOf(s.run, streamed.id))?.metricInfo).toBeUndefined();
+      // Sent again, still incomplete (the SDK's retry): nothing either.
+      await ingestScored(s.run, [{ ...streamed, input: 'more' }], s.scorer);
+      expect(await claimOf(s.run)).toEqual([]);
+      // The PATCH that completes it brings the output: its jobs are stored with it, and the record says pending.
+      const completed = await right(r.logRecords.update(s.run.id, streamed.id, 'span', { output: 'the answer', isComplete: true }, now(), jobs));
+      expect(completed.metricInfo?.[s.scorer.name]).toEqual({ status_type: 'pending', scorer_type: 'llm', version: 1 });
+      const [job, ...more] = await claimOf(s.run);
+      expect(more).toEqual([]);
+      expect(job).toMatchObject({ recordId: streamed.id, attempts: 1 });
+      expect((await recordOf(s.run, streamed.id))?.output).toBe('the answer');
+      expect(await right(r.scoringQueue.complete(job!, success(0.25), now(), null))).toBe(true);
+      // A PATCH that changes nothing a scorer reads (tags, status, a metric) queues nothing, and the result stands.
+      const tagged = await right(r.logRecords.update(s.run.id, streamed.id, 'span', { tags: ['late'], statusCode: 200, durationNs: 9 }, now(), jobs));
+      expect(tagged.metrics[s.scorer.name]).toBe(0.25);
+      expect(tagged.metricInfo?.[s.scorer.name]?.status_type).toBe('success');
+      expect(await claimOf(s.run)).toEqual([]);
+      // Without jobs (a run that scores nothing), a PATCH completes a record and queues nothing.
+      const other = { ...s.spans[1]!, isComplete: false, output: null };
+      await ingestScored(s.run, [other], s.scorer);
+      await right(r.logRecords.update(s.run.id, other.id, 'span', { output: 'x', isComplete: true }, now()));
+      expect(await claimOf(s.run)).toEqual([]);
+    });
+
+    it('scores a record again when a PATCH or an ingest changes what its scorers read: the earlier result gives way to one new result', async () => {
+      const s = await scene();
+      const [span] = s.spans;
+      const jobs = await ingestScored(s.run, [span!], s.scorer);
+      const [first] = await claimOf(s.run);
+      await right(r.scoringQueue.complete(first!, success(0.75), now(), null));
+      // The output changes: the value goes, the record says pending, and its job is due again with its attempts reset.
+      const patched = await right(r.logRecords.update(s.run.id, span!.id, 'span', { output: 'a better answer' }, now(), jobs));
+      expect(patched.metrics).toEqual({ duration_ns: 5 });
+      expect(patched.metricInfo?.[s.scorer.name]).toEqual({ status_type: 'pending', scorer_type: 'llm', version: 1 });
+      const [second, ...more] = await claimOf(s.run);
+      expect(more).toEqual([]);
+      expect(second).toMatchObject({ recordId: span!.id, version: 1, attempts: 1 });
+      expect(await right(r.scoringQueue.complete(second!, success(0.5), now(), null))).toBe(true);
+      expect((await recordOf(s.run, span!.id))?.metrics[s.scorer.name]).toBe(0.5);
+      // Sent again whole with another input (an ingest, not a PATCH): scored again too.
+      await ingestScored(s.run, [{ ...span!, input: 'another question', output: 'a better answer' }], s.scorer);
+      expect((await recordOf(s.run, span!.id))?.metricInfo?.[s.scorer.name]?.status_type).toBe('pending');
+      const [third] = await claimOf(s.run);
+      expect(await right(r.scoringQueue.complete(third!, success(0.125), now(), null))).toBe(true);
+      expect((await recordOf(s.run, span!.id))?.metrics[s.scorer.name]).toBe(0.125);
+      const counts = await right(r.scoringQueue.counts(s.run.id));
+      expect(counts.map((c) => [c.version, c.counts.success, c.counts.pending, c.counts.computing])).toEqual([[1, 1, 0, 0]]);
+    });
+
+    it('stores nothing of a job whose record changed while it was scored: the job scores what the record now holds', async () => {
+      const s = await scene();
+      const [span] = s.spans;
+      const jobs = await ingestScored(s.run, [span!], s.scorer);
+      const who = owner();
+      const [stale] = await claimOf(s.run, who);
+      // The output arrives while a worker judges the record as it was; the same worker may claim the job again.
+      await right(r.logRecords.update(s.run.id, span!.id, 'span', { output: 'changed meanwhile' }, now(), jobs));
+      const [fresh] = await claimOf(s.run, who);
+      expect(fresh).toBeDefined();
+      expect(await right(r.scoringQueue.complete(stale!, success(0.9), now(), null))).toBe(false);
+      expect((await recordOf(s.run, span!.id))?.metricInfo?.[s.scorer.name]?.status_type).toBe('pending');
+      expect(await right(r.scoringQueue.complete(fresh!, success(0.3), now(), null))).toBe(true);
+      expect((await recordOf(s.run, span!.id))?.metrics[s.scorer.name]).toBe(0.3);
     });
 
     it('removes the jobs of records retention removes', async () => {

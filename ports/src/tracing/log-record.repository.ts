@@ -57,6 +57,8 @@ export interface RecordKey {
   readonly runId: RunId;
   readonly projectId: ProjectId;
   readonly createdAt: Date;
+  /** Whether it is complete: a recompute queues no job for a record not ready to score (isReadyToScore). */
+  readonly isComplete: boolean;
 }
 
 /** A page of a run's record keys, in created_at order (to the millisecond) then id, from after `after`. */
@@ -82,11 +84,15 @@ export interface LogRecordRepository {
    * children when any stored record names it as parent, whichever of the two arrived first.
    * NotFound, storing nothing, when the run does not exist (any more).
    *
-   * `jobs` (scoring jobs of these records) are stored in the same transaction, an outbox: a record is
-   * never stored without its jobs, nor a job without its record. A job already stored for the same
-   * (record, scorer, version) is left as it is. Each record is stored with a `pending` entry for the
-   * metric of each of its jobs; a record stored before keeps its `metricInfo` entries and the success
-   * values they hold over what is sent (scoringKept: a retried ingest does not undo a scoring).
+   * `jobs` (scoring jobs of these records, as jobsFor gives them) are stored in the same transaction, an
+   * outbox: a record is never stored without its jobs, nor a job without its record. What becomes of a
+   * record's jobs is scoringOnWrite's (what it was, what is sent, `ingest`): `none`, none is stored (a
+   * record not complete yet); `missing`, a job already stored for the same (record, scorer, version) is
+   * left as it is, and a record stored before keeps its `metricInfo` entries and the success values
+   * they hold over what is sent (scoringKept: a retried ingest does not undo a scoring); `afresh`, each
+   * job is made pending again (its attempts reset, its lease lost: a holder scoring what the record was
+   * stores nothing) and the earlier value and entry of its metric give way. Each record is stored with
+   * a `pending` entry for the metric of each job stored for it.
    */
   ingest(runId: RunId, records: ReadonlyArray<LogRecord>, presentColumns: ReadonlyArray<string>, jobs?: ReadonlyArray<NewScoringJob>): Result<void>;
   /**
@@ -109,8 +115,11 @@ export interface LogRecordRepository {
    * Applies `patch` to the run's trace (`target` trace) or span (`target` span) of that id, in one
    * transaction (applyRecordPatch, at `now`), and adds the columns the record then has to the run's
    * presence; answers the record as stored. NotFound when the run has no such record of that kind.
+   * `jobs` (the record's, as jobsFor gives them) are stored in the same transaction as `ingest` stores
+   * them, by scoringOnWrite(what it was, what it becomes, `patch`): a PATCH that completes the record,
+   * or changes what its scorers read, scores it (afresh); one that changes nothing of that stores none.
    */
-  update(runId: RunId, id: string, target: PatchTarget, patch: RecordPatch, now: Date): Result<LogRecord>;
+  update(runId: RunId, id: string, target: PatchTarget, patch: RecordPatch, now: Date, jobs?: ReadonlyArray<NewScoringJob>): Result<LogRecord>;
   /** The records of the run with these ids (those that exist), in no particular order. */
   findByIds(runId: RunId, ids: ReadonlyArray<string>): Result<ReadonlyArray<LogRecord>>;
   /** Keys of the run's records of some types, created_at order then id, a page at a time (keyset). */

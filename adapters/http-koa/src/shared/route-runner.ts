@@ -2,7 +2,7 @@
 // request thread runs it for every route; an offload worker runs the very same code for large
 // ingest bodies, so both paths answer alike by construction.
 import { MAX_JSON_DEPTH, nestsDeeperThan, reportValidationErrors, ruleHolds, tooDeep, type ValidationError, valueError, type Where } from '@tracelight/api-schema';
-import type { Principal } from '@tracelight/domain';
+import { type Principal, rekeyedId } from '@tracelight/domain';
 import * as E from 'fp-ts/Either';
 import { type HttpError, toHttpError } from '../errors/domain-error.mapper';
 import type { Decoder, HeaderCodec, Route } from './route';
@@ -69,6 +69,24 @@ export const requiresBody = (r: Route): boolean => {
 /** FastAPI's answer to a required body that was not sent: one entry for the whole body. */
 const MISSING_BODY: ValidationError = { loc: ['body'], msg: 'Field required', type: 'missing', input: null };
 
+/**
+ * Path parameters and body members that name what only the server makes (projects, runs, scorers, API
+ * keys). Since the re-key migration none of those holds a version-7 id, so one presented is read as its
+ * version-4 form (rekeyedId): ids clients held from before the upgrade (SDK configuration, bookmarks)
+ * keep working. Record ids (traces', spans') are the clients' and are never read so.
+ */
+const SERVER_MADE_PARAMS: ReadonlyArray<string> = ['project_id', 'run_id', 'scorer_id', 'api_key_id'];
+const SERVER_MADE_BODY_MEMBERS: ReadonlyArray<string> = ['log_stream_id', 'experiment_id', 'metrics_testing_id'];
+
+/** `part` with the members `keys` names, when strings, re-keyed; `part` itself when none changes. */
+const rekeyedMembers = <T>(part: T, keys: ReadonlyArray<string>): T => {
+  if (typeof part !== 'object' || part === null || Array.isArray(part)) return part;
+  const record = part as Record<string, unknown>;
+  const changed = keys.filter((k) => typeof record[k] === 'string' && rekeyedId(record[k]) !== record[k]);
+  if (changed.length === 0) return part;
+  return { ...record, ...Object.fromEntries(changed.map((k) => [k, rekeyedId(record[k] as string)])) } as T;
+};
+
 export const runRoute = async (r: Route, request: RouteRequest): Promise<RouteOutcome> => {
   // Checked before anything walks the body recursively: decoding, an error's `input`, storage.
   // JSON `null` is no body, as FastAPI reads it: a required one is missing, an optional one takes its defaults.
@@ -85,9 +103,9 @@ export const runRoute = async (r: Route, request: RouteRequest): Promise<RouteOu
     return unprocessable([params, query, body, headers].flatMap((x) => (E.isLeft(x) ? x.left : [])));
   }
   const input = {
-    params: params.right,
+    params: rekeyedMembers(params.right, SERVER_MADE_PARAMS),
     query: query.right,
-    body: body.right,
+    body: rekeyedMembers(body.right, SERVER_MADE_BODY_MEMBERS),
     principal: request.principal!,
     header: request.header,
     ...(request.basicName === undefined ? {} : { basicName: request.basicName }),

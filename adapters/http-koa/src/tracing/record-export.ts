@@ -6,6 +6,7 @@ import type { RecordCursor } from '@tracelight/use-cases';
 import * as E from 'fp-ts/Either';
 import { Readable } from 'node:stream';
 import type { AppContext } from '../shared/context';
+import { sendError } from '../shared/respond';
 import { presentRecord } from './log-record.presenter';
 
 export interface RecordExport {
@@ -13,15 +14,62 @@ export interface RecordExport {
   /** The first page, read before the answer began (so that its failure was a status); null: none. */
   readonly first: ReadonlyArray<LogRecord> | null;
   readonly format: 'jsonl' | 'json' | 'csv';
+  /** Gives back the caller's place among the exports in progress (ExportsInProgress), once the answer is done with. */
+  readonly release: () => void;
+}
+
+/** An export refused before anything was read: its caller has as many in progress as one may. */
+export interface ExportsBusy {
+  readonly busy: number;
+}
+
+/**
+ * Exports one user may have in progress at once, on each server process. Each holds a connection and up
+ * to a page (1,000 records or 16 MB) in memory for as long as its client takes to read it; without a
+ * bound one user, a read-only one included, could make the server hold as many pages as it opens
+ * exports. Reading a run whole is a batch job's work: four at once is more than one needs.
+ */
+export const EXPORTS_PER_USER = 4;
+
+/** The exports in progress, counted per user (ids as the principal names them). */
+export class ExportsInProgress {
+  private readonly byUser = new Map<string, number>();
+
+  constructor(private readonly perUser: number) {}
+
+  /** Takes one of the user's places: a function that gives it back (the first call only), or undefined when all are taken. */
+  take(userId: string): (() => void) | undefined {
+    const held = this.byUser.get(userId) ?? 0;
+    if (held >= this.perUser) return undefined;
+    this.byUser.set(userId, held + 1);
+    let given = false;
+    return () => {
+      if (given) return;
+      given = true;
+      const left = (this.byUser.get(userId) ?? 1) - 1;
+      if (left === 0) this.byUser.delete(userId);
+      else this.byUser.set(userId, left);
+    };
+  }
 }
 
 /** A column's value in a record as presented: a standard column by its name, a metric (`metrics/<name>`) from the record's metrics. */
 const columnValue = (presented: Readonly<Record<string, unknown>>, record: LogRecord, columnId: string): unknown =>
   columnId.startsWith('metrics/') ? (record.metrics[columnId.slice('metrics/'.length)] ?? null) : (presented[columnId] ?? null);
 
-/** A CSV field (RFC 4180): text as it is, anything else as its JSON text, quoted when it must be. */
-const csvField = (v: unknown): string => {
-  const text = v === null || v === undefined ? '' : typeof v === 'string' ? v : JSON.stringify(v);
+/**
+ * Text a spreadsheet would take for a formula (=, +, - or @ first, or a tab or CR, which some read past):
+ * a record's text is its client's, and an export opened in a spreadsheet must not run it (OWASP's CSV
+ * injection). Such text is written after a `'`, which spreadsheets show as text and do not display.
+ */
+const FORMULA_START = /^[=+\-@\t\r]/;
+
+/**
+ * A CSV field (RFC 4180): text as it is (after a `'` when it would start a formula), anything else as
+ * its JSON text, quoted when it must be. A number is written as a number, whatever its sign.
+ */
+export const csvField = (v: unknown): string => {
+  const text = v === null || v === undefined ? '' : typeof v === 'string' ? (FORMULA_START.test(v) ? `'${v}` : v) : JSON.stringify(v);
   return /[",\r\n]/.test(text) ? `"${text.replace(/"/g, '""')}"` : text;
 };
 
@@ -39,7 +87,12 @@ const linesOf = (records: ReadonlyArray<LogRecord>, format: RecordExport['format
  * Streams the export. A page that fails once the answer has begun cannot change its status: the
  * connection is cut, so the client sees a transfer that did not end rather than a short export.
  */
-export const writeExport = (ctx: AppContext, result: RecordExport): void => {
+export const writeExport = (ctx: AppContext, result: RecordExport | ExportsBusy): void => {
+  if ('busy' in result) {
+    // 429 without Retry-After: when one of the caller's exports ends is the caller's to know.
+    sendError(ctx, { status: 429, body: { detail: `Too many exports in progress: you have ${result.busy}, the most one user may have at once. Start this one once one of them has ended.` } });
+    return;
+  }
   const { cursor, format } = result;
   const columns = cursor.columnIds ?? (format === 'csv' ? cursor.catalogue : null);
   let pending: ReadonlyArray<LogRecord> | null = result.first;
@@ -68,6 +121,8 @@ export const writeExport = (ctx: AppContext, result: RecordExport): void => {
       });
     },
   });
+  // Ended, cut or its client gone, the stream closes (Koa destroys it with the answer): the place is free.
+  stream.once('close', result.release);
   ctx.status = 200;
   ctx.type = format === 'csv' ? 'text/csv; charset=utf-8' : 'application/jsonl; charset=utf-8';
   ctx.body = stream;

@@ -28,7 +28,7 @@ import { inject, injectable } from 'inversify';
 import { type Decoder, type Route, type RouteGroup, route } from '../shared/route';
 import { runScopeIn, runScopeOf } from '../shared/run-scope';
 import { presentRecordPage } from './log-record.presenter';
-import { writeExport } from './record-export';
+import { EXPORTS_PER_USER, type ExportsBusy, ExportsInProgress, type RecordExport, writeExport } from './record-export';
 import { recordsInIngestBody, toFilter, toPatch, toSpanInputs, toTraceInputs } from './tracing.request-mapper';
 
 /** A PATCH body of a trace or a span: the same members, and the one naming the record. */
@@ -42,6 +42,9 @@ const samePathId = (member: string, body: string, path: string): UseCase<void> =
 
 @injectable()
 export class TracingRoutes implements RouteGroup {
+  /** One map for the process: the route group is a singleton. */
+  private readonly exports = new ExportsInProgress(EXPORTS_PER_USER);
+
   constructor(@inject(TracingUseCases) private readonly tracing: TracingUseCases) {}
 
   routes(): ReadonlyArray<Route> {
@@ -140,13 +143,14 @@ export class TracingRoutes implements RouteGroup {
         summary: 'Immediate mode: add spans under a trace, below the trace or one of its spans (neither need be stored yet): every span is stored, or none',
         auth: 'required',
         offload: true,
-        conflict: 'A span of the request has the id of a session stored in the run: nothing was stored',
+        conflict:
+          'What the run stores does not fit the request: trace_id names a stored span or session, parent_id a stored record other than that trace or one of its spans, or a span has the id of a stored trace or session. Nothing was stored',
         params: ProjectPath,
         body: LogSpansIngestRequest,
         response: LogSpansIngestResponse,
         bodyRule: RUN_SCOPE_RULE,
         // The spans at any depth, counted before decoding as an ingest's are.
-        admits: (body) => tracing.refusesBatchOf(recordsInIngestBody(body, 'spans')),
+        admits: (body) => tracing.refusesBatchOf(recordsInIngestBody(body, 'spans'), 'spans'),
         handle: ({ principal, params, body }) => {
           const run = runScopeOf(body);
           return pipe(
@@ -174,7 +178,7 @@ export class TracingRoutes implements RouteGroup {
       route({
         method: 'post',
         path: '/projects/{project_id}/export_records',
-        summary: "Export a run's records of one root type, filtered and sorted as a search, as a stream of JSON lines (or CSV)",
+        summary: "Export a run's records of one root type, filtered as a search and sorted by created_at, as a stream of JSON lines (or CSV)",
         description:
           'Each line is one record: with `column_ids`, an object of exactly those columns (a metric by its id, `metrics/<name>`), else the record whole as a search answers it. ' +
           '`json` is answered as `jsonl` (a line a record); `csv` has a header line of the columns (the run’s catalogue when none are named) and a value is its text (JSON for a list or an object). ' +
@@ -187,8 +191,11 @@ export class TracingRoutes implements RouteGroup {
         response: RecordExportLines,
         responseType: 'application/jsonl',
         timesOut: 'reading the first page took TRACELIGHT_SEARCH_TIMEOUT_MS: narrow the filters',
-        handle: ({ principal, params, body }) =>
-          pipe(
+        handle: ({ principal, params, body }): UseCase<RecordExport | ExportsBusy> => {
+          // Taken before anything is read, given back when the answer is done with (writeExport) or refused here.
+          const release = this.exports.take(principal.userId);
+          if (release === undefined) return TE.right({ busy: EXPORTS_PER_USER });
+          return pipe(
             tracing.exportRecords(principal, runScopeIn(params.project_id, body), {
               scope: ROOT_SCOPES[body.root_type],
               filters: (body.filters ?? []).map(toFilter),
@@ -196,8 +203,13 @@ export class TracingRoutes implements RouteGroup {
               columnIds: body.column_ids ?? null,
             }),
             // The first page is read before answering, so that a failure there is a status, not a cut stream.
-            TE.flatMap((cursor) => pipe(cursor.next(), TE.map((first) => ({ cursor, first, format: body.export_format })))),
-          ),
+            TE.flatMap((cursor) => pipe(cursor.next(), TE.map((first) => ({ cursor, first, format: body.export_format, release })))),
+            TE.orElse((e) => {
+              release();
+              return TE.left(e);
+            }),
+          );
+        },
         present: () => null,
         write: writeExport,
       }),

@@ -44,6 +44,12 @@ export interface JobDoc {
   dueAt?: Date;
   leaseOwner?: string;
   attempts: number;
+  /**
+   * Times the job was made pending again because its record is scored afresh (rescoreJobs); absent for
+   * none. A claimed job's id names it, so that a holder of a claim made before stores nothing, even when
+   * its own process has claimed the job again since (the same lease owner).
+   */
+  rescored?: number;
   message: string | null;
   promptTokens: number;
   completionTokens: number;
@@ -87,6 +93,35 @@ export const insertNewJobs = async (jobs: Collection<JobDoc>, newJobs: ReadonlyA
   );
 };
 
+/**
+ * Makes each stored job of these pending again whatever its state, in the caller's transaction (a record
+ * scored afresh: scoringOnWrite): its attempts reset and its lease lost, so that a holder scoring what the
+ * record was finds the job no longer its own and stores nothing. Jobs not stored are left to insertNewJobs.
+ */
+export const rescoreJobs = async (jobs: Collection<JobDoc>, again: ReadonlyArray<NewScoringJob>, now: Date, session: ClientSession): Promise<void> => {
+  if (again.length === 0) return;
+  await jobs.bulkWrite(
+    again.map(
+      (j): AnyBulkWriteOperation<JobDoc> => ({
+        updateOne: {
+          filter: { _id: jobKey(j) },
+          update: { $set: { state: 'pending', dueAt: now, attempts: 0, message: null, updatedAt: now }, $unset: { leaseOwner: '' }, $inc: { rescored: 1 } },
+        },
+      }),
+    ),
+    { session, ordered: false },
+  );
+};
+
+/** A claimed job's id (ClaimedJob.id, opaque to its holder): how often the job was scored afresh, and its key. */
+const claimId = (d: Pick<JobDoc, '_id' | 'rescored'>): string => `${d.rescored ?? 0}#${d._id}`;
+/** The job a claimed job's id names, as it was when claimed (the first `#`: the number holds none, a record's id may). */
+const claimOf = (id: string): Filter<JobDoc> => {
+  const at = id.indexOf('#');
+  const rescored = Number(id.slice(0, at));
+  return { _id: id.slice(at + 1), rescored: rescored === 0 ? { $exists: false } : rescored };
+};
+
 /** A record's `_id` (as MongoLogRecordRepository keys it). */
 const recordKey = (runId: string, id: string): string => `${runId}:${id}`;
 
@@ -116,7 +151,7 @@ export class MongoScoringQueue implements ScoringQueue {
         );
         if (d === null) break;
         claimed.push({
-          id: d._id,
+          id: claimId(d),
           runId: d.runId as RunId,
           projectId: d.projectId as ClaimedJob['projectId'],
           recordId: d.recordId,
@@ -137,9 +172,9 @@ export class MongoScoringQueue implements ScoringQueue {
   renew(owner: string, ids: ReadonlyArray<string>, leaseUntil: Date): Result<ReadonlyArray<string>> {
     return run(async () => {
       if (ids.length === 0) return [];
-      const held = { _id: { $in: [...ids] }, state: 'computing' as const, leaseOwner: owner };
+      const held: Filter<JobDoc> = { $or: ids.map(claimOf), state: 'computing', leaseOwner: owner };
       await this.jobs.updateMany(held, { $set: { dueAt: leaseUntil } });
-      return (await this.jobs.find(held, { projection: { _id: 1 } }).toArray()).map((d) => d._id);
+      return (await this.jobs.find(held, { projection: { _id: 1, rescored: 1 } }).toArray()).map(claimId);
     });
   }
 
@@ -155,7 +190,7 @@ export class MongoScoringQueue implements ScoringQueue {
   }
 
   private async completeIn(session: ClientSession, job: ClaimedJob, outcome: JobOutcome, now: Date, rollUp: RollUpSpec | null): Promise<boolean> {
-    const held = { _id: job.id, state: 'computing' as const, leaseOwner: job.leaseOwner };
+    const held: Filter<JobDoc> = { ...claimOf(job.id), state: 'computing', leaseOwner: job.leaseOwner };
     const tokens = { promptTokens: outcome.tokens.prompt, completionTokens: outcome.tokens.completion };
     if (outcome.state === 'retry') {
       const r = await this.jobs.updateOne(

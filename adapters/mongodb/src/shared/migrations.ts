@@ -191,12 +191,27 @@ export const MIGRATIONS: ReadonlyArray<MongoMigration> = [
       const oldRuns = await records.aggregate<{ _id: string }>([{ $match: { runId: { $regex: V7_PATTERN } } }, { $group: { _id: '$runId' } }]).toArray();
       for (const { _id: runId } of oldRuns) {
         // The records naming a session of the run follow it (a session is the server's), then the run's
-        // records move under its new id, the sessions' own ids re-keyed with them.
-        for await (const s of records.find({ runId, type: 'session', recordId: { $regex: V7_PATTERN } }, { projection: { recordId: 1 } }))
-          await records.updateMany({ runId, type: { $ne: 'session' }, sessionId: s['recordId'] }, { $set: { sessionId: rekeyedId(String(s['recordId'])) } });
+        // records move under its new id, the sessions' own ids re-keyed with them. A session whose
+        // version-4 form a client already chose for a record of the run (predictable, so anyone could
+        // plant it) keeps its version-7 id, and its records name it still: re-keyed, it would take that
+        // record's _id. The run's records are looked for under both run ids: a stopped run of this
+        // migration may have moved some of them.
         const newRun = rekeyedId(runId);
+        const kept = new Set<string>();
+        for await (const s of records.find({ runId, type: 'session', recordId: { $regex: V7_PATTERN } }, { projection: { recordId: 1 } })) {
+          const id = String(s['recordId']);
+          if ((await records.countDocuments({ runId: { $in: [runId, newRun] }, recordId: rekeyedId(id) }, { limit: 1 })) > 0) {
+            kept.add(id);
+            process.emitWarning(
+              `migration 14: session ${id} of run ${runId} keeps its version-7 id: the run holds a record of id ${rekeyedId(id)}, its version-4 form`,
+              'TracelightMigration',
+            );
+            continue;
+          }
+          await records.updateMany({ runId, type: { $ne: 'session' }, sessionId: id }, { $set: { sessionId: rekeyedId(id) } });
+        }
         await moveDocuments(db, records, { runId }, (d) => {
-          const session = d['type'] === 'session';
+          const session = d['type'] === 'session' && !kept.has(String(d['recordId']));
           const recordId = session ? rekeyedOrSame(d['recordId']) : d['recordId'];
           return {
             ...d,

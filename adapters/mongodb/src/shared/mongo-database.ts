@@ -64,7 +64,12 @@ export class MongoDatabase {
         throw new Error(`the database is at schema version ${newest}, newer than this build knows (${known}): upgrade Tracelight`);
       for (const m of [...migrations].sort((a, b) => a.version - b.version)) {
         if (done.has(m.version)) continue;
-        await m.up(this.db); // idempotent, and resumable where it moves data (migration 5)
+        try {
+          await m.up(this.db); // idempotent, and resumable where it moves data (migration 5)
+        } catch (e) {
+          // Named, so that a start that fails says which step of the upgrade did.
+          throw new Error(`migration ${m.version} (${m.name}) failed: ${(e as Error).message}`, { cause: e });
+        }
         await applied.updateOne({ _id: m.version }, { $setOnInsert: { name: m.name, appliedAt: new Date() } }, { upsert: true });
       }
     });

@@ -23,12 +23,14 @@ import {
   pendingByRecord,
   presentColumns,
   replacesStoredRecord,
+  isReadyToScore,
   scoringKept,
+  scoringOnWrite,
   searchTimedOut,
   takePageAsync,
 } from '@tracelight/domain';
 import type { LogRecordRepository, RecordKey, RecordKeyQuery, RecordPosition, RecordQuery, Result } from '@tracelight/ports';
-import { type JobDoc, insertNewJobs } from '../evaluation/mongo-scoring-queue';
+import { type JobDoc, insertNewJobs, rescoreJobs } from '../evaluation/mongo-scoring-queue';
 import * as t from 'io-ts';
 import { inject, injectable } from 'inversify';
 import { BSON, BSONRegExp, type ClientSession, type Collection, type Db, type Document, type Filter, type MongoClient } from 'mongodb';
@@ -363,13 +365,15 @@ const keyset = (q: RecordQuery, after: RecordPosition): Filter<StringIdDoc> => {
 
 /**
  * A record's document with its metrics and metric entries as scoringKept says (keys encoded, as
- * stored): a stored record's entries and success values kept, a `pending` entry for each of its jobs.
+ * stored): a stored record's entries and success values kept, a `pending` entry for each of its jobs;
+ * for a record scored afresh, its earlier value and entry of each job's metric dropped.
  */
 const keepScoring = <D extends { metrics: Record<string, MetricValue | null>; metricInfo: Record<string, MetricInfo> }>(
   d: D,
   stored: Readonly<Record<string, MetricInfo>> | undefined,
   pending: Readonly<Record<string, MetricInfo>> | undefined,
-): D => (stored === undefined && pending === undefined ? d : { ...d, ...scoringKept(d.metrics, stored, pending) });
+  afresh: boolean,
+): D => (stored === undefined && pending === undefined ? d : { ...d, ...scoringKept(d.metrics, stored, pending, afresh) });
 
 /**
  * Id fields with an index of their own (migrations 5 and 17): a search picking records by them (a trace's
@@ -468,7 +472,7 @@ export class MongoLogRecordRepository implements LogRecordRepository {
     });
   }
 
-  update(runId: RunId, id: string, target: PatchTarget, patch: RecordPatch, now: Date): Result<LogRecord> {
+  update(runId: RunId, id: string, target: PatchTarget, patch: RecordPatch, now: Date, jobs: ReadonlyArray<NewScoringJob> = []): Result<LogRecord> {
     return run(async () => {
       const runDoc = await this.runs.findOne({ _id: runId }, { projection: { projectId: 1 } });
       const projectId = runDoc?.projectId;
@@ -481,8 +485,10 @@ export class MongoLogRecordRepository implements LogRecordRepository {
         const stored = found === null ? undefined : recordFromDocument(found);
         if (stored === undefined || !isPatchTarget(stored, target)) throw new Abort(notFound(target, id));
         const next = applyRecordPatch(stored, patch, now);
-        await this.store(runId, [next], presentColumns(next), session);
-        return next;
+        await this.store(runId, [next], presentColumns(next), session, jobs.filter((j) => j.recordId === id), 'patch');
+        // As stored: the entries the write made (pending for its jobs, earlier results dropped).
+        const written = await this.records.findOne({ ...scope, _id: recordKey(runId, id) }, { session });
+        return written === null ? next : recordFromDocument(written);
       });
       if (!(await runExists(this.db, runId, projectId))) {
         await removeRunData(this.db, [runId], projectId);
@@ -500,8 +506,7 @@ export class MongoLogRecordRepository implements LogRecordRepository {
       // The outbox: the records' scoring jobs in their transaction.
       const now = new Date();
       await inTransaction(this.client, async (session) => {
-        await this.store(runId, records, presentColumns, session, jobs);
-        await insertNewJobs(this.jobs, jobs, now, session);
+        await this.store(runId, records, presentColumns, session, jobs, 'ingest', now);
       });
       await this.linkAgain(runId, records);
       // The run deleted meanwhile (its project was): what this wrote goes again, and nothing of the
@@ -536,9 +541,21 @@ export class MongoLogRecordRepository implements LogRecordRepository {
     }, runNameTaken(newRun));
   }
 
-  /** The records and the run's new columns, inside the caller's transaction. */
-  private async store(runId: RunId, records: ReadonlyArray<LogRecord>, presentColumns: ReadonlyArray<string>, session: ClientSession, jobs: ReadonlyArray<NewScoringJob> = []): Promise<void> {
-    const { parents: formerParents, scored } = await this.parentsOf(runId, records, session);
+  /**
+   * The records, their scoring jobs (as scoringOnWrite says of each: `write` says how it was made) and
+   * the run's new columns, inside the caller's transaction.
+   */
+  private async store(
+    runId: RunId,
+    records: ReadonlyArray<LogRecord>,
+    presentColumns: ReadonlyArray<string>,
+    session: ClientSession,
+    sentJobs: ReadonlyArray<NewScoringJob> = [],
+    write: 'ingest' | 'patch' = 'ingest',
+    now: Date = new Date(),
+  ): Promise<void> {
+    const { parents: formerParents, scored, stored } = await this.parentsOf(runId, records, session);
+    const { jobs, afresh } = await this.scoringOf(runId, records, stored, sentJobs, write, session);
     const pending = pendingByRecord(jobs, encodeMetricKey);
     const rootKeys = await this.rootKeysOf(runId, records, session);
     const replacing = records.filter((r) => r.otelRootKey === undefined || replacesStoredRecord(r, rootKeys.get(r.id)));
@@ -547,7 +564,7 @@ export class MongoLogRecordRepository implements LogRecordRepository {
         // A retry replaces its own record. The run and project too: with a sharded collection, an
         // upsert names the whole shard key.
         replacing.map((r) => {
-          const d = keepScoring(recordToDocument(r), scored.get(r.id), pending.get(r.id));
+          const d = keepScoring(recordToDocument(r), scored.get(r.id), pending.get(r.id), afresh.has(r.id));
           return { replaceOne: { filter: { _id: d._id, runId: d.runId, projectId: d.projectId }, replacement: d, upsert: true } };
         }),
         { session, ordered: true },
@@ -563,6 +580,46 @@ export class MongoLogRecordRepository implements LogRecordRepository {
       const added = presentColumns.filter((c) => !have.has(c));
       if (added.length > 0) await this.columns.updateOne({ _id: runId }, { $addToSet: { columns: { $each: added } } }, { upsert: true, session });
     }
+    // The outbox: the records' scoring jobs in their transaction.
+    if (jobs.length > 0) {
+      await rescoreJobs(this.jobs, jobs.filter((j) => afresh.has(j.recordId)), now, session);
+      await insertNewJobs(this.jobs, jobs, now, session);
+    }
+  }
+
+  /**
+   * What the write does with the jobs sent (scoringOnWrite): the jobs to store, and the records scored
+   * afresh. A record stored before (`stored`: their ids) is read whole to see whether what its scorers
+   * read changed (a retry, or a record completed later: not the ingest's usual path, which stores new records).
+   */
+  private async scoringOf(
+    runId: RunId,
+    records: ReadonlyArray<LogRecord>,
+    stored: ReadonlySet<string>,
+    sent: ReadonlyArray<NewScoringJob>,
+    write: 'ingest' | 'patch',
+    session: ClientSession,
+  ): Promise<{ readonly jobs: ReadonlyArray<NewScoringJob>; readonly afresh: ReadonlySet<string> }> {
+    const afresh = new Set<string>();
+    if (sent.length === 0) return { jobs: sent, afresh };
+    const scored = new Set(sent.map((j) => j.recordId));
+    const before = new Map<string, LogRecord>();
+    const storedScored = [...stored].filter((id) => scored.has(id));
+    const projectId = records[0]?.projectId;
+    if (storedScored.length > 0 && projectId !== undefined)
+      for (const d of await this.records.find({ projectId, runId, _id: { $in: storedScored.map((id) => recordKey(runId, id)) } }, { session }).toArray()) {
+        const was = recordFromDocument(d);
+        before.set(was.id, was);
+      }
+    const none = new Set<string>();
+    for (const r of records) {
+      if (!scored.has(r.id)) continue;
+      const was = before.get(r.id);
+      const decision = was === undefined ? (isReadyToScore(r) ? 'missing' : 'none') : scoringOnWrite(was, r, write);
+      if (decision === 'none') none.add(r.id);
+      else if (decision === 'afresh') afresh.add(r.id);
+    }
+    return { jobs: none.size === 0 ? sent : sent.filter((j) => !none.has(j.recordId)), afresh };
   }
 
   /**
@@ -633,7 +690,7 @@ export class MongoLogRecordRepository implements LogRecordRepository {
   }
 
   /**
-   * The parents these records had, if they were stored before (read before they are replaced); and a
+   * The parents these records had, if they were stored before (read before they are replaced), and the ids of those stored; and a
    * record of another kind stored under one of their ids refuses the ingest (kindClash, thrown as Abort,
    * which ends the transaction with nothing written).
    */
@@ -641,12 +698,12 @@ export class MongoLogRecordRepository implements LogRecordRepository {
     runId: RunId,
     records: ReadonlyArray<LogRecord>,
     session: ClientSession,
-  ): Promise<{ readonly parents: ReadonlyArray<string>; readonly scored: ReadonlyMap<string, Readonly<Record<string, MetricInfo>>> }> {
+  ): Promise<{ readonly parents: ReadonlyArray<string>; readonly scored: ReadonlyMap<string, Readonly<Record<string, MetricInfo>>>; readonly stored: ReadonlySet<string> }> {
     const projectId = records[0]?.projectId;
-    if (projectId === undefined) return { parents: [], scored: new Map() };
+    if (projectId === undefined) return { parents: [], scored: new Map(), stored: new Set() };
     const keys = records.map((r) => recordKey(runId, r.id));
     const found = await this.records.find({ projectId, runId, _id: { $in: keys } }, { projection: { type: 1, parentId: 1, metricInfo: 1 }, session }).toArray();
-    if (found.length === 0) return { parents: [], scored: new Map() };
+    if (found.length === 0) return { parents: [], scored: new Map(), stored: new Set() };
     // What scorers wrote on the stored records (encoded keys, as stored), kept when they are replaced.
     const scored = new Map<string, Readonly<Record<string, MetricInfo>>>();
     for (const d of found) {
@@ -657,7 +714,7 @@ export class MongoLogRecordRepository implements LogRecordRepository {
     const stored = found.map((d) => ({ id: String(d['_id']).slice(runId.length + 1), type: d['type'] as NodeType, parentId: d['parentId'] }));
     const clash = firstKindClash(stored, new Map(records.map((r) => [r.id, r.type])));
     if (clash !== undefined) throw new Abort(clash);
-    return { parents: [...new Set(stored.flatMap((r) => (typeof r.parentId === 'string' ? [r.parentId] : [])))], scored };
+    return { parents: [...new Set(stored.flatMap((r) => (typeof r.parentId === 'string' ? [r.parentId] : [])))], scored, stored: new Set(stored.map((r) => r.id)) };
   }
 
   findByIds(runId: RunId, ids: ReadonlyArray<string>): Result<ReadonlyArray<LogRecord>> {
@@ -686,7 +743,7 @@ export class MongoLogRecordRepository implements LogRecordRepository {
           : {}),
       };
       const found = await this.records
-        .find(filter, { projection: { recordId: 1, type: 1, traceId: 1, runId: 1, projectId: 1, createdAt: 1 } })
+        .find(filter, { projection: { recordId: 1, type: 1, traceId: 1, runId: 1, projectId: 1, createdAt: 1, isComplete: 1 } })
         .sort({ createdAt: 1, _id: 1 })
         .limit(q.limit)
         .toArray();
@@ -697,6 +754,7 @@ export class MongoLogRecordRepository implements LogRecordRepository {
         runId: d['runId'] as RunId,
         projectId: d['projectId'] as ProjectId,
         createdAt: d['createdAt'] as Date,
+        isComplete: d['isComplete'] === true,
       }));
     });
   }

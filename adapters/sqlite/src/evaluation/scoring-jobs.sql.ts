@@ -49,6 +49,13 @@ export interface JobWrites {
   /** Stores each job not stored yet for its (run, record, scorer, version); one already there is left as it is. */
   insertNew(groups: ReadonlyArray<JobGroup>, now: number): void;
   /**
+   * Makes each stored job of these pending again whatever its state (a record scored afresh:
+   * scoringOnWrite), its attempts reset and its lease lost. It takes a new id, past every other: a
+   * holder scoring what the record was (even this process's, which may claim it again) finishes an id
+   * that is no more, and stores nothing. Jobs not stored are left to insertNew.
+   */
+  rescore(groups: ReadonlyArray<JobGroup>, now: number): void;
+  /**
    * Stores each job not stored yet, and makes pending again each stored one whose outcome may change
    * (REQUEUED_STATES); the record's entry says `pending` unless it holds a success. How many were queued.
    */
@@ -88,7 +95,17 @@ export const prepareJobWrites = (db: Database.Database): JobWrites => {
     `UPDATE log_records SET metric_info = json_set(metric_info, @path, json(@info))
      WHERE run_id = @runId AND id = @recordId AND coalesce(json_extract(metric_info, @path || '.status_type'), '') != 'success'`,
   );
+  // One job at a time: each takes the next id past the largest, which the one before it just took.
+  const restart = db.prepare(
+    `UPDATE scoring_jobs SET id = (SELECT max(id) + 1 FROM scoring_jobs), state = 'pending', due_at = @now, attempts = 0, lease_owner = NULL,
+       message = NULL, updated_at = @now
+     WHERE run_id = @runId AND trace_key = @traceKey AND record_id = @recordId AND scorer_id = @scorerId AND version = @version`,
+  );
   return {
+    rescore: (groups, now) => {
+      for (const g of groups)
+        for (const [recordId, traceKey] of g.records) restart.run({ runId: g.runId, traceKey, recordId, scorerId: g.scorerId, version: g.version, now });
+    },
     insertNew: (groups, now) => {
       for (const { records, ...g } of groups) insertGroup.run({ ...g, records: JSON.stringify(records), now });
     },

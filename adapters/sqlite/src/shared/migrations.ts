@@ -334,12 +334,28 @@ export const MIGRATIONS: ReadonlyArray<Migration> = [
         if (next !== scorers) setScorers.run(next, runId);
       }
       // Sessions are the server's (POST …/sessions): the records naming one follow it, then the session
-      // itself; then every record's run and project. A trace or span keeps its own id.
+      // itself; then every record's run and project. A trace or span keeps its own id. A session whose
+      // version-4 form a client already chose for a record of the same run (the form is predictable, so
+      // anyone could plant it) keeps its version-7 id, and its records name it still: re-keyed, it would
+      // take that record's key and the migration, hence the server's start, would fail.
+      const clashes = (id: string): string =>
+        `EXISTS (SELECT 1 FROM log_records c WHERE c.run_id = log_records.run_id AND c.id = ${rekeyed(id)})`;
+      const kept = db
+        .prepare(`SELECT run_id, id FROM log_records WHERE type = 'session' AND ${isV7('id')} AND ${clashes('log_records.id')}`)
+        .raw()
+        .all() as Array<[string, string]>;
+      for (const [runId, id] of kept)
+        process.emitWarning(
+          `migration 10: session ${id} of run ${runId} keeps its version-7 id: the run holds a record of id ${rekeyedId(id)}, its version-4 form`,
+          'TracelightMigration',
+        );
       db.exec(`
         UPDATE log_records SET session_id = ${rekeyed('session_id')}
           WHERE type != 'session' AND ${isV7('session_id')}
-            AND EXISTS (SELECT 1 FROM log_records s WHERE s.run_id = log_records.run_id AND s.id = log_records.session_id AND s.type = 'session');
-        UPDATE log_records SET id = ${rekeyed('id')}, session_id = ${rekeyed('session_id')} WHERE type = 'session' AND ${isV7('id')};
+            AND EXISTS (SELECT 1 FROM log_records s WHERE s.run_id = log_records.run_id AND s.id = log_records.session_id AND s.type = 'session')
+            AND NOT ${clashes('log_records.session_id')};
+        UPDATE log_records SET id = ${rekeyed('id')}, session_id = ${rekeyed('session_id')}
+          WHERE type = 'session' AND ${isV7('id')} AND NOT ${clashes('log_records.id')};
         ${rekeyColumns('log_records', ['run_id', 'project_id'])}
       `);
     },

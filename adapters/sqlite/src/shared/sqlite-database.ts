@@ -220,7 +220,9 @@ export const migrate = (db: Database.Database, migrations: ReadonlyArray<Migrati
       }).immediate();
     } catch (e) {
       // The migration's transaction is undone whole; a rebuild may need a few times the table's size.
-      throw noRoom(e, `no room to apply migration ${m.version} (${m.name})`, 'Nothing of it was applied');
+      if (isStorageFull(e)) throw noRoom(e, `no room to apply migration ${m.version} (${m.name})`, 'Nothing of it was applied');
+      // Named, so that a start that fails says which step of the upgrade did and that nothing of it stayed.
+      throw new Error(`migration ${m.version} (${m.name}) failed, nothing of it was applied: ${(e as Error).message}`, { cause: e });
     }
   }
 };

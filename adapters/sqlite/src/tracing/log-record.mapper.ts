@@ -130,6 +130,9 @@ export const recordFromRow = (stored: unknown): LogRecord => {
   };
 };
 
+/** A row as written (RecordValues) read back as the record it stores, as recordFromRow reads one stored. */
+export const recordFromValues = (values: RecordValues): LogRecord => recordFromRow(Object.fromEntries(RECORD_COLUMNS.map((c, i) => [c, values[i]])));
+
 /** The stored form (see STRING_IN_TEXT) and the search copy of an input or output: one stringify at most. */
 const jsonAndText = (v: Json): readonly [string, string | null] => {
   if (typeof v === 'string') return holdsLoneSurrogate(v) ? [JSON.stringify(v), v] : [STRING_IN_TEXT, v];
@@ -158,6 +161,7 @@ export const VALUE_INDEX = {
   type: RECORD_COLUMNS.indexOf('type'),
   parentId: RECORD_COLUMNS.indexOf('parent_id'),
   hasChildren: RECORD_COLUMNS.indexOf('has_children'),
+  isComplete: RECORD_COLUMNS.indexOf('is_complete'),
   metrics: RECORD_COLUMNS.indexOf('metrics'),
   metricInfo: RECORD_COLUMNS.indexOf('metric_info'),
 } as const;

@@ -18,7 +18,9 @@ import {
   notFound,
   pendingInfo,
   presentColumns,
+  isReadyToScore,
   scoringKept,
+  scoringOnWrite,
   searchTimedOut,
   takePage,
 } from '@tracelight/domain';
@@ -29,7 +31,7 @@ import { Abort, run } from '../shared/run';
 import { SqliteDatabase, SqliteDatabaseToken } from '../shared/sqlite-database';
 import { type InsertRun, prepareInsertRun, runNameTaken } from '../projects-runs/insert-run';
 import { type UnderLiveParent, underLiveParent } from '../projects-runs/live-parent';
-import { READ_COLUMNS, RECORD_COLUMNS, type RecordValues, VALUE_INDEX, deflateLargeTexts, recordFromRow, recordToValues } from './log-record.mapper';
+import { READ_COLUMNS, RECORD_COLUMNS, type RecordValues, VALUE_INDEX, deflateLargeTexts, recordFromRow, recordFromValues, recordToValues } from './log-record.mapper';
 import { FOLD_CASE, SEARCH_BUDGET, SIZE_COLUMN, compileSearch } from './record-query.sql';
 import { type JobGroup, type JobWrites, groupJobs, prepareJobWrites, traceKey } from '../evaluation/scoring-jobs.sql';
 import { TermsIndexWrites, chunkTermsOf } from './terms-index';
@@ -38,10 +40,16 @@ import { leadingPath } from './record-plan';
 
 /**
  * The rows' metrics and metric entries as scoringKept says, in place: a stored record's entries and
- * values kept, a `pending` entry for each job. Only rows with either are touched. On the ingest's path:
- * a new record with one job (the usual case) takes its group's entry as JSON made once.
+ * values kept, a `pending` entry for each job; for a record scored afresh (`afresh`), its earlier value
+ * and entry of each job's metric dropped. Only rows with either are touched. On the ingest's path: a new
+ * record with one job (the usual case) takes its group's entry as JSON made once.
  */
-const keepScoring = (rows: ReadonlyArray<RecordValues>, stored: ReadonlyArray<{ readonly id: string; readonly metricInfo: string }>, groups: ReadonlyArray<JobGroup>): void => {
+const keepScoring = (
+  rows: ReadonlyArray<RecordValues>,
+  stored: ReadonlyArray<{ readonly id: string; readonly metricInfo: string }>,
+  groups: ReadonlyArray<JobGroup>,
+  afresh: ReadonlySet<string>,
+): void => {
   const storedInfo = new Map<string, Record<string, MetricInfo>>();
   for (const r of stored) if (r.metricInfo !== '{}') storedInfo.set(r.id, JSON.parse(r.metricInfo) as Record<string, MetricInfo>);
   if (storedInfo.size === 0 && groups.length === 0) return;
@@ -61,13 +69,15 @@ const keepScoring = (rows: ReadonlyArray<RecordValues>, stored: ReadonlyArray<{ 
     const kept = storedInfo.get(id);
     const of = groupsOf.get(id);
     if (kept === undefined && of === undefined) continue;
-    if (kept === undefined && of!.length === 1) {
+    const again = afresh.has(id);
+    if (kept === undefined && of!.length === 1 && !again) {
       row[VALUE_INDEX.metricInfo] = alone[of![0]!]!;
       continue;
     }
     const queued = of === undefined ? undefined : Object.fromEntries(of.map((i) => [groups[i]!.metricName, entries[i]!]));
-    const merged = scoringKept(kept === undefined ? {} : (JSON.parse(row[VALUE_INDEX.metrics] as string) as Record<string, MetricValue | null>), kept, queued);
-    if (kept !== undefined) row[VALUE_INDEX.metrics] = JSON.stringify(merged.metrics);
+    const readsMetrics = kept !== undefined || again;
+    const merged = scoringKept(readsMetrics ? (JSON.parse(row[VALUE_INDEX.metrics] as string) as Record<string, MetricValue | null>) : {}, kept, queued, again);
+    if (readsMetrics) row[VALUE_INDEX.metrics] = JSON.stringify(merged.metrics);
     row[VALUE_INDEX.metricInfo] = JSON.stringify(merged.metricInfo);
   }
 };
@@ -80,6 +90,13 @@ const rowsOf = (runId: RunId, records: ReadonlyArray<LogRecord>): { readonly row
   const rows = records.map(recordToValues);
   return { terms: chunkTermsOf(runId, rows), rows: deflateLargeTexts(rows) };
 };
+
+/** The groups with only the jobs of records `keep` says. */
+const jobsOfRecords = (groups: ReadonlyArray<JobGroup>, keep: (recordId: string) => boolean): ReadonlyArray<JobGroup> =>
+  groups.flatMap((g) => {
+    const records = g.records.filter(([id]) => keep(id));
+    return records.length === 0 ? [] : [{ ...g, records }];
+  });
 
 /** `make()`'s result, made at the first call. */
 const lazily = <A>(make: () => A): (() => A) => {
@@ -209,7 +226,7 @@ export class SqliteLogRecordRepository implements LogRecordRepository {
     this.byIds = lazily(() => db.prepare(`SELECT ${READ_COLUMNS.join(', ')} FROM log_records WHERE run_id = @run AND id IN (SELECT value FROM json_each(@ids))`));
     // Keyset pages in (created_at, id) order through log_records_by_run_time, both kinds of is_trace.
     this.keysFrom = db.prepare(
-      `SELECT id, type, trace_id AS traceId, run_id AS runId, project_id AS projectId, created_at AS createdAt FROM log_records
+      `SELECT id, type, trace_id AS traceId, run_id AS runId, project_id AS projectId, created_at AS createdAt, is_complete AS isComplete FROM log_records
        WHERE run_id = @run AND is_trace IN (0, 1) AND type IN (SELECT value FROM json_each(@types))
          AND created_at >= @from AND created_at < @to AND (created_at, id) > (@afterAt, @afterId)
        ORDER BY created_at, id LIMIT @limit`,
@@ -270,7 +287,14 @@ export class SqliteLogRecordRepository implements LogRecordRepository {
   }
 
   /** Stores rows of a run that must exist (NotFound, by Abort, when it is gone or its project retired). */
-  private writeRows(runId: RunId, rows: ReadonlyArray<RecordValues>, presentColumns: ReadonlyArray<string>, terms: ReadonlyArray<string>, jobs: ReadonlyArray<JobGroup> = []): void {
+  private writeRows(
+    runId: RunId,
+    rows: ReadonlyArray<RecordValues>,
+    presentColumns: ReadonlyArray<string>,
+    terms: ReadonlyArray<string>,
+    sentJobs: ReadonlyArray<JobGroup> = [],
+    write: 'ingest' | 'patch' = 'ingest',
+  ): void {
     this.underLiveRun(runId, () => {
       // What these records were, if they were stored before: read before they are replaced.
       const stored = (this.storedOf.all({ run: runId, ids: JSON.stringify(rows.map((row) => row[VALUE_INDEX.id])) }) as Array<[string, NodeType, string | null, string, number]>).map(
@@ -281,7 +305,8 @@ export class SqliteLogRecordRepository implements LogRecordRepository {
         if (clash !== undefined) throw new Abort(clash);
       }
       const formerParents = new Set(stored.flatMap((r) => (r.parentId === null ? [] : [r.parentId])));
-      keepScoring(rows, stored, jobs);
+      const { jobs, afresh } = this.scoringOf(runId, rows, stored, sentJobs, write);
+      keepScoring(rows, stored, jobs, afresh);
       const groups = this.writeRecords(rows, stored);
       // Out of order: a parent stored earlier learns of its new children; a parent arriving late finds its own.
       const parents = new Set<string>();
@@ -298,12 +323,50 @@ export class SqliteLogRecordRepository implements LogRecordRepository {
       for (const c of presentColumns) this.mark.run(runId, c);
       // The outbox: the records' scoring jobs in their transaction. Stamped with this process's clock:
       // a job is due at once, and older jobs due before it are claimed first.
-      if (jobs.length > 0) this.jobs.insertNew(jobs, Date.now());
+      if (jobs.length > 0) {
+        const at = Date.now();
+        if (afresh.size > 0) this.jobs.rescore(jobsOfRecords(jobs, (id) => afresh.has(id)), at);
+        this.jobs.insertNew(jobs, at);
+      }
       // Last: SQLite opens a savepoint for many a statement, and FTS5 writes what it holds in memory to a
       // segment of its own at each. Written among the rows, a group's document made a segment each (and as
       // many merges), which cost four times the index's own work.
       for (const g of groups) this.terms.group(g.first, g.size, terms[g.chunk] ?? '');
     });
+  }
+
+  /**
+   * What the write does with the jobs sent (scoringOnWrite): the jobs to store, and the records scored
+   * afresh. A record not stored before is read from its row's completeness alone; one stored before is
+   * read whole, before and after, to see whether what its scorers read changed (a retry, or a record
+   * completed later: not the ingest's usual path, which stores new records).
+   */
+  private scoringOf(
+    runId: RunId,
+    rows: ReadonlyArray<RecordValues>,
+    stored: ReadonlyArray<{ readonly id: string }>,
+    sent: ReadonlyArray<JobGroup>,
+    write: 'ingest' | 'patch',
+  ): { readonly jobs: ReadonlyArray<JobGroup>; readonly afresh: ReadonlySet<string> } {
+    const afresh = new Set<string>();
+    if (sent.length === 0) return { jobs: sent, afresh };
+    const scored = new Set(sent.flatMap((g) => g.records.map(([id]) => id)));
+    const before = new Map<string, LogRecord>();
+    const storedScored = stored.filter((r) => scored.has(r.id)).map((r) => r.id);
+    if (storedScored.length > 0) for (const row of this.byIds().all({ run: runId, ids: JSON.stringify(storedScored) })) before.set((row as { id: string }).id, recordFromRow(row));
+    const none = new Set<string>();
+    for (const row of rows) {
+      const id = row[VALUE_INDEX.id] as string;
+      if (!scored.has(id)) continue;
+      const was = before.get(id);
+      const decision =
+        was === undefined
+          ? isReadyToScore({ type: row[VALUE_INDEX.type] as NodeType, isComplete: row[VALUE_INDEX.isComplete] === 1 }) ? 'missing' : 'none'
+          : scoringOnWrite(was, recordFromValues(row), write);
+      if (decision === 'none') none.add(id);
+      else if (decision === 'afresh') afresh.add(id);
+    }
+    return { jobs: none.size === 0 ? sent : jobsOfRecords(sent, (id) => !none.has(id)), afresh };
   }
 
   /**
@@ -355,7 +418,7 @@ export class SqliteLogRecordRepository implements LogRecordRepository {
     );
   }
 
-  update(runId: RunId, id: string, target: PatchTarget, patch: RecordPatch, now: Date): Result<LogRecord> {
+  update(runId: RunId, id: string, target: PatchTarget, patch: RecordPatch, now: Date, jobs: ReadonlyArray<NewScoringJob> = []): Result<LogRecord> {
     return run(
       () =>
         this.inOne.immediate(() => {
@@ -364,8 +427,9 @@ export class SqliteLogRecordRepository implements LogRecordRepository {
           if (stored === undefined || !isPatchTarget(stored, target)) throw new Abort(notFound(target, id));
           const updated = applyRecordPatch(stored, patch, now);
           const { rows, terms } = rowsOf(runId, [updated]);
-          this.writeRows(runId, rows, presentColumns(updated), terms);
-          return updated;
+          this.writeRows(runId, rows, presentColumns(updated), terms, groupJobs(jobs.filter((j) => j.recordId === id)), 'patch');
+          // As stored: the entries the write made (pending for its jobs, earlier results dropped).
+          return recordFromRow(this.recordOf().get(runId, id));
         }),
       undefined,
       notFound('run', runId),
@@ -387,8 +451,8 @@ export class SqliteLogRecordRepository implements LogRecordRepository {
           afterAt: q.after?.createdAt.getTime() ?? Number.MIN_SAFE_INTEGER,
           afterId: q.after?.id ?? '',
           limit: q.limit,
-        }) as Array<{ id: string; type: NodeType; traceId: string | null; runId: RunId; projectId: ProjectId; createdAt: number }>
-      ).map((k) => ({ ...k, createdAt: new Date(k.createdAt) })),
+        }) as Array<{ id: string; type: NodeType; traceId: string | null; runId: RunId; projectId: ProjectId; createdAt: number; isComplete: number }>
+      ).map((k) => ({ ...k, createdAt: new Date(k.createdAt), isComplete: k.isComplete === 1 })),
     );
   }
 

@@ -76,9 +76,31 @@ export const scoringKept = (
   metrics: Readonly<Record<string, MetricValue | null>>,
   stored: Readonly<Record<string, MetricInfo>> | undefined,
   pending: Readonly<Record<string, MetricInfo>> | undefined,
+  afresh = false,
 ): { readonly metrics: Readonly<Record<string, MetricValue | null>>; readonly metricInfo: Readonly<Record<string, MetricInfo>> } => {
+  if (afresh && pending !== undefined) return scoredAfresh(metrics, stored, pending);
   if (stored === undefined) return { metrics, metricInfo: pending ?? {} };
   const values: Record<string, MetricValue> = {};
   for (const [name, info] of Object.entries(stored)) if (info.status_type === 'success' && info.value !== undefined && info.value !== null) values[name] = info.value;
   return { metrics: { ...metrics, ...values }, metricInfo: { ...pending, ...stored } };
+};
+
+/**
+ * `scoringKept` for a record scored afresh (scoringOnWrite): what its scorers said of what it held
+ * before goes, the value and the entry of each pending metric, so that the record says `pending` until
+ * the new judgment is stored; the entries of other metrics (roll-ups, scorers not queued now) stay.
+ */
+const scoredAfresh = (
+  metrics: Readonly<Record<string, MetricValue | null>>,
+  stored: Readonly<Record<string, MetricInfo>> | undefined,
+  pending: Readonly<Record<string, MetricInfo>>,
+): { readonly metrics: Readonly<Record<string, MetricValue | null>>; readonly metricInfo: Readonly<Record<string, MetricInfo>> } => {
+  const kept = scoringKept(metrics, stored, undefined);
+  const values: Record<string, MetricValue | null> = { ...kept.metrics };
+  const infos: Record<string, MetricInfo> = { ...kept.metricInfo };
+  for (const name of Object.keys(pending)) {
+    delete values[name];
+    delete infos[name];
+  }
+  return { metrics: values, metricInfo: { ...infos, ...pending } };
 };

@@ -3,7 +3,7 @@ import type { NodeType } from '../columns/column';
 import type { ProjectId, RunId, ScorerId, UserId } from '../shared/ids';
 import type { Scorer } from '../scorers/scorer';
 import { type ScorerVersion, type ScorerVersionKind, versionKind } from '../scorers/scorer-version';
-import type { LogRecord } from '../tracing/log-record';
+import { type LogRecord, textOf } from '../tracing/log-record';
 import { type MetricInfo, pendingInfo } from './metric-info';
 
 /**
@@ -145,4 +145,49 @@ export const pendingByRecord = (jobs: ReadonlyArray<Pick<NewScoringJob, 'recordI
     byRecord.set(j.recordId, infos);
   }
   return byRecord;
+};
+
+/**
+ * Whether a record is ready to be scored. A trace or span once it is complete: in immediate mode (the
+ * origin's SDKs streaming) one is sent incomplete and without its output, then completed by a PATCH
+ * that brings the output, and a judge of it before that would judge an empty answer. A session always:
+ * it has no output of its own, is never PATCHed, and nothing ever says it is complete (the spec gives
+ * sessions no is_complete), so it is scored when it is stored, as a complete record is.
+ */
+export const isReadyToScore = (r: Pick<LogRecord, 'type' | 'isComplete'>): boolean => r.isComplete || r.type === 'session';
+
+/** Entries of a string map in key order: the same map compares equal whatever order its keys came in. */
+const sortedEntries = (m: Readonly<Record<string, string>>): ReadonlyArray<readonly [string, string]> =>
+  Object.entries(m).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
+
+/**
+ * What of a record its scorers read: the judges' placeholders (PROMPT_PLACEHOLDERS: input, output, name,
+ * type, dataset input and output, tools) and a code scorer's arguments (its dataset metadata too), as text.
+ */
+const judgedContent = (r: LogRecord): string =>
+  JSON.stringify([textOf(r.input), textOf(r.output), r.name, r.type, r.datasetInput, r.datasetOutput, sortedEntries(r.datasetMetadata), r.attributes.tools ?? null]);
+
+/** Whether a scorer would read something else of `after` than of `before` (the same record, written again). */
+export const judgedContentChanged = (before: LogRecord, after: LogRecord): boolean => judgedContent(before) !== judgedContent(after);
+
+/**
+ * What a write of a record does with the jobs the run's plan gives it (jobsFor), decided by storage in
+ * the write's transaction, where it reads what the record was:
+ * - `none`: no job is stored (the record is not ready to score; or a PATCH changed nothing a scorer
+ *   reads of a record already ready: its jobs and results stand as they are);
+ * - `missing`: each job not stored yet is added, one stored is left as it is (a new record; a record sent
+ *   again as it was, which a client's retry does: its results stand);
+ * - `afresh`: the record is scored again, now that it is ready or what its scorers read changed: each
+ *   job is added or made pending again (its attempts reset, any lease on it lost), and the record's
+ *   earlier value and entry of each job's metric give way to `pending` (scoringKept's `afresh`), so
+ *   that each (record, scorer version) still ends with one result: the one of what it now holds.
+ * `before` is the record as stored (undefined: there is none); `write` says whether `after` was sent
+ * whole (an ingest, of any path) or made by a PATCH (applyRecordPatch).
+ */
+export type ScoringOnWrite = 'none' | 'missing' | 'afresh';
+export const scoringOnWrite = (before: LogRecord | undefined, after: LogRecord, write: 'ingest' | 'patch'): ScoringOnWrite => {
+  if (!isReadyToScore(after)) return 'none';
+  if (before === undefined) return 'missing';
+  if (!isReadyToScore(before) || judgedContentChanged(before, after)) return 'afresh';
+  return write === 'ingest' ? 'missing' : 'none';
 };

@@ -1,7 +1,7 @@
 import type { ScorerId } from '../shared/ids';
 import { llmVersion, record, scorer } from './evaluation.fixtures';
 import { scoringKept } from './metric-info';
-import { isSampled, jobsFor, pendingByRecord, scoreableNodeTypes } from './scoring-job';
+import { isReadyToScore, isSampled, jobsFor, judgedContentChanged, pendingByRecord, scoreableNodeTypes, scoringOnWrite } from './scoring-job';
 
 describe('isSampled', () => {
   const ids = Array.from({ length: 2000 }, (_, i) => `00000000-0000-4000-8000-${String(i).padStart(12, '0')}`);
@@ -80,5 +80,59 @@ describe('pendingByRecord and scoringKept', () => {
     });
     expect(scoringKept({ a: 1 }, undefined, pending)).toEqual({ metrics: { a: 1 }, metricInfo: pending });
     expect(scoringKept({ a: 1 }, undefined, undefined)).toEqual({ metrics: { a: 1 }, metricInfo: {} });
+  });
+});
+
+describe('scoringKept afresh', () => {
+  it('drops the earlier value and entry of each metric scored again, keeping the others', () => {
+    const stored = {
+      toxicity: { status_type: 'success' as const, value: 0.5, version: 1 },
+      tone: { status_type: 'success' as const, value: 0.2, roll_up_method: 'average' as const, roll_up_count: 2 },
+    };
+    const pending = { toxicity: { status_type: 'pending' as const, scorer_type: 'llm' as const, version: 1 } };
+    expect(scoringKept({ duration_ns: 3, toxicity: 0.5, tone: 0.2 }, stored, pending, true)).toEqual({
+      metrics: { duration_ns: 3, tone: 0.2 },
+      metricInfo: { toxicity: pending.toxicity, tone: stored.tone },
+    });
+    expect(scoringKept({ toxicity: 0.5 }, undefined, pending, true)).toEqual({ metrics: {}, metricInfo: pending });
+  });
+});
+
+describe('scoringOnWrite', () => {
+  const incomplete = record({ isComplete: false, output: null });
+  const complete = record({ output: '4' });
+
+  it('scores no trace or span before it is complete; a session whenever it is stored', () => {
+    expect(isReadyToScore(incomplete)).toBe(false);
+    expect(isReadyToScore(complete)).toBe(true);
+    expect(isReadyToScore(record({ type: 'session', isComplete: false }))).toBe(true);
+    expect(scoringOnWrite(undefined, incomplete, 'ingest')).toBe('none');
+    expect(scoringOnWrite(complete, { ...complete, isComplete: false, output: 'other' }, 'ingest')).toBe('none');
+    expect(scoringOnWrite(undefined, record({ type: 'session', isComplete: false }), 'ingest')).toBe('missing');
+  });
+
+  it('scores a record afresh once it is complete, whether a PATCH or an ingest completes it', () => {
+    expect(scoringOnWrite(incomplete, complete, 'patch')).toBe('afresh');
+    expect(scoringOnWrite(incomplete, complete, 'ingest')).toBe('afresh');
+    // Completed without a change of content (the output came earlier): scored now all the same.
+    expect(scoringOnWrite(record({ isComplete: false }), complete, 'patch')).toBe('afresh');
+  });
+
+  it('scores a complete record afresh when what its scorers read changes, and a PATCH that changes nothing of it queues nothing', () => {
+    expect(scoringOnWrite(complete, { ...complete, output: '5' }, 'patch')).toBe('afresh');
+    expect(scoringOnWrite(complete, { ...complete, input: 'What is 2+3?' }, 'ingest')).toBe('afresh');
+    expect(scoringOnWrite(complete, { ...complete, tags: ['x'], statusCode: 200, metrics: { duration_ns: 9 } }, 'patch')).toBe('none');
+    expect(scoringOnWrite(complete, { ...complete, tags: ['x'] }, 'ingest')).toBe('missing');
+    expect(scoringOnWrite(undefined, complete, 'ingest')).toBe('missing');
+  });
+
+  it('reads what the judges and code scorers read, a map whatever its keys\' order', () => {
+    const a = record({ datasetMetadata: { a: '1', b: '2' } });
+    expect(judgedContentChanged(a, { ...a, datasetMetadata: { b: '2', a: '1' } })).toBe(false);
+    expect(judgedContentChanged(a, { ...a, datasetMetadata: { a: '1', b: '3' } })).toBe(true);
+    expect(judgedContentChanged(a, { ...a, output: { role: 'assistant', content: '4' } })).toBe(true);
+    expect(judgedContentChanged(a, { ...a, name: 'other' })).toBe(true);
+    expect(judgedContentChanged(a, { ...a, attributes: { tools: '[]' } })).toBe(true);
+    expect(judgedContentChanged(a, { ...a, userMetadata: { k: 'v' }, updatedAt: new Date() })).toBe(false);
   });
 });

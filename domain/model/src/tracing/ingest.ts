@@ -1,9 +1,9 @@
 // Turns nested traces (as clients send them) into flat, linked records. Pure: ids and time are given.
 import * as E from 'fp-ts/Either';
 import type { NodeType, SpanType } from '../columns/column';
-import { type DomainError, invalid } from '../shared/errors';
+import { type DomainError, conflict, invalid } from '../shared/errors';
 import type { ProjectId, RunId } from '../shared/ids';
-import type { Json, LogRecord, TypedAttributes } from './log-record';
+import { type Json, type LogRecord, type TypedAttributes, recordKindOf } from './log-record';
 
 /**
  * One node as received, its children nested. Everything but the span type is optional; a field may
@@ -88,6 +88,37 @@ export const flattenSpans = (
   if (records.some((r) => r.id === traceId || r.id === parentId))
     return E.left(invalid(['spans'], `a span of this request has the id of the trace or parent it is sent under`));
   return E.right(records);
+};
+
+/**
+ * Why spans sent under a trace (flattenSpans) cannot be stored given what the run holds under the ids
+ * involved (Conflict), or undefined when they can. The trace named, when stored, must be a trace; the
+ * parent named, when stored, must be that trace or one of its spans; and no span may take a stored
+ * trace's id (the ingest would make it a span, its spans left under a trace that is no more). A span
+ * under a stored session's id is the ingest's own refusal (kindClash). What is not stored yet is
+ * accepted: the records of a trace arrive in any order.
+ */
+export const appendClash = (
+  stored: Iterable<Pick<LogRecord, 'id' | 'type' | 'traceId'>>,
+  place: SpansPlace,
+  spans: ReadonlyArray<Pick<LogRecord, 'id'>>,
+): DomainError | undefined => {
+  const traceId = place.traceId.toLowerCase();
+  const parentId = place.parentId.toLowerCase();
+  const byId = new Map<string, Pick<LogRecord, 'id' | 'type' | 'traceId'>>();
+  for (const record of stored) byId.set(record.id, record);
+  const trace = byId.get(traceId);
+  if (trace !== undefined && trace.type !== 'trace') return conflict(`trace_id ${traceId} is a ${recordKindOf(trace.type)} of this run, not a trace`);
+  const parent = byId.get(parentId);
+  if (parent !== undefined && parent.id !== traceId) {
+    if (parent.type === 'session' || parent.type === 'trace') return conflict(`parent_id ${parentId} is a ${parent.type} of this run, not trace ${traceId} or one of its spans`);
+    if (parent.traceId !== traceId) return conflict(`parent_id ${parentId} is a span of trace ${parent.traceId ?? 'none'}, not of trace ${traceId}`);
+  }
+  for (const span of spans) {
+    const clash = byId.get(span.id);
+    if (clash?.type === 'trace') return conflict(`record ${span.id} is a trace of this run: a span cannot take its id`);
+  }
+  return undefined;
 };
 
 const flattener = (ctx: IngestContext) => {

@@ -1,6 +1,6 @@
 import * as E from 'fp-ts/Either';
 import type { ProjectId, RunId } from '../shared/ids';
-import { type IngestContext, type NodeInput, flattenSpans, flattenTraces } from './ingest';
+import { type IngestContext, type NodeInput, appendClash, flattenSpans, flattenTraces } from './ingest';
 
 const ctx = (over: Partial<IngestContext> = {}): IngestContext => {
   let n = 0;
@@ -88,5 +88,45 @@ describe('flattenSpans', () => {
     );
     expect(flattenSpans([{ type: 'llm', id: 'w' }], place, ctx())).toEqual(E.left(expect.objectContaining({ _tag: 'Invalid', path: ['spans'] })));
     expect(flattenSpans([{ type: 'llm', spans: [{ type: 'tool', id: 't' }] }], place, ctx())).toEqual(E.left(expect.objectContaining({ _tag: 'Invalid', path: ['spans'] })));
+  });
+});
+
+describe('appendClash', () => {
+  const stored = [
+    { id: 't', type: 'trace', traceId: 't' },
+    { id: 's', type: 'llm', traceId: 't' },
+    { id: 'u', type: 'trace', traceId: 'u' },
+    { id: 'v', type: 'tool', traceId: 'u' },
+    { id: 'session', type: 'session', traceId: null },
+  ] as const;
+  const conflict = (message: string) => ({ _tag: 'Conflict', message });
+  it('takes spans under a stored trace, below it or one of its spans, and under ids not stored yet', () => {
+    expect([
+      appendClash(stored, { traceId: 'T', parentId: 'T' }, [{ id: 'new' }]),
+      appendClash(stored, { traceId: 't', parentId: 'S' }, [{ id: 'new' }, { id: 's2' }]),
+      appendClash(stored, { traceId: 'later', parentId: 'later' }, [{ id: 'new' }]),
+      appendClash(stored, { traceId: 't', parentId: 'later' }, [{ id: 'new' }]),
+      // A span sent again (a retry) is taken, as is a session's id, which the ingest refuses itself.
+      appendClash(stored, { traceId: 't', parentId: 't' }, [{ id: 's' }, { id: 'session' }]),
+    ]).toEqual([undefined, undefined, undefined, undefined, undefined]);
+  });
+  it('refuses a trace_id that is a stored span or session, a parent of another trace, and a span under a stored trace’s id', () => {
+    expect([
+      appendClash(stored, { traceId: 's', parentId: 's' }, []),
+      appendClash(stored, { traceId: 'session', parentId: 'session' }, []),
+      appendClash(stored, { traceId: 't', parentId: 'v' }, []),
+      appendClash(stored, { traceId: 'later', parentId: 's' }, []),
+      appendClash(stored, { traceId: 't', parentId: 'u' }, []),
+      appendClash(stored, { traceId: 't', parentId: 'session' }, []),
+      appendClash(stored, { traceId: 'later', parentId: 'later' }, [{ id: 'new' }, { id: 'u' }]),
+    ]).toEqual([
+      conflict('trace_id s is a span of this run, not a trace'),
+      conflict('trace_id session is a session of this run, not a trace'),
+      conflict('parent_id v is a span of trace u, not of trace t'),
+      conflict('parent_id s is a span of trace t, not of trace later'),
+      conflict('parent_id u is a trace of this run, not trace t or one of its spans'),
+      conflict('parent_id session is a session of this run, not trace t or one of its spans'),
+      conflict('record u is a trace of this run: a span cannot take its id'),
+    ]);
   });
 });

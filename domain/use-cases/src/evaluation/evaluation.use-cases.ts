@@ -10,6 +10,7 @@ import {
   type ScorerId,
   type TokenUsage,
   invalid,
+  isReadyToScore,
   jobsFor,
   mayChangeData,
   scoreableNodeTypes,
@@ -98,7 +99,8 @@ export class EvaluationUseCases {
             limit: step,
           })();
           if (E.isLeft(keys)) return keys;
-          const jobs = jobsFor(keys.right, plan);
+          // A record not complete yet is left to the PATCH that completes it (scoringOnWrite), as at ingest.
+          const jobs = jobsFor(keys.right.filter(isReadyToScore), plan);
           if (jobs.length > 0) {
             const done = await this.deps.queue.requeue(jobs, this.deps.clock.now())();
             if (E.isLeft(done)) return done;

@@ -19,15 +19,19 @@ import {
   type Project,
   type Run,
   type ScoringPlan,
+  type NewScoringJob,
   asId,
+  isReadyToScore,
   jobsFor,
   distinctOtelRecordIds,
   storableOtelText,
   invalid,
   isUuid,
+  rekeyedId,
   notFound,
   otelToRecords,
   flattenSpans,
+  appendClash,
   flattenTraces,
   pageFromFound,
   presentColumns,
@@ -129,6 +133,16 @@ const nodesIn = (nodes: ReadonlyArray<NodeInput>): number => nodes.reduce((n, no
 /** Records an export reads a page at a time: bounded by count and by TracingDeps.pageBytes. */
 export const EXPORT_PAGE_RECORDS = 1000;
 
+/**
+ * The session id an ingest's records carry while the session of its `session_external_id` is still to be
+ * found or made: no UUID, so no client can send it as a session id of its own.
+ */
+const SESSION_TO_COME = 'session of session_external_id';
+
+/** The records, those that carry SESSION_TO_COME put in `sessionId` (a trace that named its own session keeps it). */
+const inSession = (records: ReadonlyArray<LogRecord>, sessionId: string): ReadonlyArray<LogRecord> =>
+  records.map((r) => (r.sessionId === SESSION_TO_COME ? { ...r, sessionId } : r));
+
 export interface NewSession {
   readonly name: string;
   readonly externalId: string | null;
@@ -160,13 +174,15 @@ export class TracingUseCases {
   constructor(private readonly deps: TracingDeps) {}
 
   /**
-   * The refusal of an ingest of `count` traces and spans, when that is more than a request may carry.
-   * An edge that can count a request's records before decoding them asks this first, so that an
-   * oversized batch is not built whole only to be refused.
+   * The refusal of an ingest of `count` traces and spans, when that is more than a request may carry,
+   * placed at the request's list of them (`traces` of a batch, `spans` of immediate mode). An edge that
+   * can count a request's records before decoding them asks this first, so that an oversized batch is
+   * not built whole only to be refused.
    */
-  refusesBatchOf(count: number): DomainError | undefined {
+  refusesBatchOf(count: number, list: 'traces' | 'spans' = 'traces'): DomainError | undefined {
     const max = this.deps.maxRecordsPerRequest;
-    return count > max ? invalid(['traces'], `this request carries ${count} traces and spans; send at most ${max} per request (split the batch)`) : undefined;
+    const what = list === 'traces' ? 'traces and spans' : 'spans';
+    return count > max ? invalid([list], `this request carries ${count} ${what}; send at most ${max} per request (split the batch)`) : undefined;
   }
 
   /** The refusal of an OpenTelemetry export of `count` spans, when that is more than a request may carry (as refusesBatchOf). */
@@ -179,41 +195,42 @@ export class TracingUseCases {
     if (!mayChangeData(principal)) return readOnly();
     const externalId = input.sessionId === null ? (input.sessionExternalId ?? null) : null;
     let projectName = '';
+    let named = input.sessionId;
     return pipe(
       this.deps.projects.getRunIn(principal, scope.projectId, scope.runId, scope.kind),
-      // Checked before a session is made for them: a refused batch makes none.
       flatMap(({ project }) => {
         projectName = project.name;
         const refusal = this.refusesBatchOf(nodesIn(input.traces));
         return refusal === undefined ? TE.right(undefined) : TE.left(refusal);
       }),
-      flatMap(() =>
+      flatMap(() => this.sessionAsStored(scope.runId, input.sessionId)),
+      // Flattened (and so every refusal of the batch decided) before a session is made for its external
+      // id: a refused batch makes none. Its records carry a stand-in for that session until it is known.
+      flatMap((asStored) => {
+        named = asStored;
+        return TE.fromEither(
+          flattenTraces(input.traces, {
+            projectId: scope.projectId,
+            runId: scope.runId,
+            sessionId: externalId === null ? asStored : SESSION_TO_COME,
+            isComplete: input.isComplete,
+            now: this.deps.clock.now(),
+            newId: () => this.deps.ids.next(),
+          }),
+        );
+      }),
+      flatMap((flat) => {
+        const refusal = this.refusesBatchOf(flat.records.length);
+        return refusal === undefined ? TE.right(flat) : TE.left(refusal);
+      }),
+      flatMap((flat) =>
         externalId === null
-          ? TE.right(input.sessionId)
+          ? TE.right({ flat, sessionId: named })
           : pipe(
               this.deps.records.findOrCreateSession(scope.runId, this.newSession(scope, { name: '', externalId, userMetadata: {} })),
-              TE.map((session) => session.id),
+              TE.map((session) => ({ flat: { ...flat, records: inSession(flat.records, session.id) }, sessionId: session.id })),
             ),
       ),
-      flatMap((sessionId) =>
-        pipe(
-          TE.fromEither(
-            flattenTraces(input.traces, {
-              projectId: scope.projectId,
-              runId: scope.runId,
-              sessionId,
-              isComplete: input.isComplete,
-              now: this.deps.clock.now(),
-              newId: () => this.deps.ids.next(),
-            }),
-          ),
-          TE.map((flat) => ({ flat, sessionId })),
-        ),
-      ),
-      flatMap((sent) => {
-        const refusal = this.refusesBatchOf(sent.flat.records.length);
-        return refusal === undefined ? TE.right(sent) : TE.left(refusal);
-      }),
       flatMap(({ flat, sessionId }) =>
         pipe(
           this.ingestScored(scope.runId, flat.records),
@@ -224,38 +241,67 @@ export class TracingUseCases {
   }
 
   /**
+   * The session id a batch names, as stored: a version-7 id held from before the upgrade names the
+   * session re-keyed to its version-4 form, unless the run holds a session under the version-7 id itself
+   * (one the re-key migration left, its version-4 form being a record's). Anything else, as sent: the id
+   * is the client's to give, stored or not. Read only for a version-7 id.
+   */
+  private sessionAsStored(runId: RunId, sessionId: string | null): UseCase<string | null> {
+    if (sessionId === null || rekeyedId(sessionId) === sessionId) return TE.right(sessionId);
+    const rekeyed = rekeyedId(sessionId);
+    return pipe(
+      this.deps.records.findByIds(runId, [sessionId, rekeyed]),
+      TE.map((found) => {
+        const isSession = (id: string) => found.some((r) => r.id === id && r.type === 'session');
+        return isSession(sessionId) || !isSession(rekeyed) ? sessionId : rekeyed;
+      }),
+    );
+  }
+
+  /**
    * Spans sent on their own under a trace (immediate mode: the SDKs' `POST …/spans`), with the same
    * rules as a batch: every span stored or none, ids kept, a span under a stored session's id refused.
    * The trace and the parent need not be stored yet (the SDKs send them concurrently): whichever
-   * arrives second is linked to the first. The spans take their trace's session when it is stored.
+   * arrives second is linked to the first. What is stored must fit (appendClash: the trace a trace, the
+   * parent of that trace, no span under a stored trace's id), or nothing is. The spans take their
+   * trace's session when it is stored.
    */
   appendSpans(principal: Principal, scope: RunScope, input: AppendSpans): UseCase<ImmediateResult> {
     if (!mayChangeData(principal)) return readOnly();
+    const place = { traceId: input.traceId.toLowerCase(), parentId: input.parentId.toLowerCase() };
     return pipe(
       this.deps.projects.getRunIn(principal, scope.projectId, scope.runId, scope.kind),
       flatMap(({ project }) =>
         pipe(
-          this.findRecord(scope, 'traces', input.traceId),
-          TE.map((trace) => ({ project, sessionId: trace?.type === 'trace' ? trace.sessionId : null })),
-        ),
-      ),
-      flatMap(({ project, sessionId }) =>
-        pipe(
           TE.fromEither(
-            flattenSpans(input.spans, input, {
+            flattenSpans(input.spans, place, {
               projectId: scope.projectId,
               runId: scope.runId,
-              sessionId,
+              sessionId: null,
               isComplete: input.isComplete,
               now: this.deps.clock.now(),
               newId: () => this.deps.ids.next(),
             }),
           ),
           flatMap((records) => {
-            const refusal = this.refusesBatchOf(records.length);
+            const refusal = this.refusesBatchOf(records.length, 'spans');
             return refusal === undefined ? TE.right(records) : TE.left(refusal);
           }),
+          // One read of what the run holds under every id the request names. Checked before the write,
+          // not in it: a trace stored in between under a span's id is replaced as a batch would replace it.
           flatMap((records) =>
+            pipe(
+              this.deps.records.findByIds(scope.runId, [...new Set([place.traceId, place.parentId, ...records.map((r) => r.id)])]),
+              flatMap((stored) => {
+                const clash = appendClash(stored, place, records);
+                if (clash !== undefined) return TE.left(clash);
+                const trace = stored.find((r) => r.id === place.traceId);
+                const sessionId = trace?.sessionId ?? null;
+                return TE.right({ records: sessionId === null ? records : records.map((r) => ({ ...r, sessionId })), sessionId });
+              }),
+            ),
+          ),
+          flatMap(({ records, sessionId }) =>
             pipe(
               this.ingestScored(scope.runId, records),
               TE.map(() => ({ projectName: project.name, sessionId, recordsCount: records.length })),
@@ -268,18 +314,50 @@ export class TracingUseCases {
 
   /**
    * A partial update of a stored trace or span (immediate mode: the SDKs' `PATCH …/traces/{id}` and
-   * `…/spans/{id}`): read, changed and written back in one transaction. NotFound for an id that is not
-   * a record of that kind in the run.
+   * `…/spans/{id}`): read, changed and written back in one transaction, with the scoring jobs the run's
+   * plan gives the record, which storage keeps when the PATCH completes it or changes what its scorers
+   * read (scoringOnWrite). NotFound for an id that is not a record of that kind in the run.
    */
   updateRecord(principal: Principal, scope: RunScope, target: PatchTarget, id: string, patch: RecordPatch): UseCase<ImmediateResult & { readonly record: LogRecord }> {
     if (!mayChangeData(principal)) return readOnly();
+    const recordId = id.toLowerCase();
     return pipe(
       this.deps.projects.getRunIn(principal, scope.projectId, scope.runId, scope.kind),
       flatMap(({ project }) =>
         pipe(
-          this.deps.records.update(scope.runId, id.toLowerCase(), target, patch, this.deps.clock.now()),
-          TE.map((record) => ({ record, projectName: project.name, sessionId: record.sessionId, recordsCount: 1 })),
+          this.jobsOfStored(scope.runId, recordId),
+          flatMap((jobs) =>
+            pipe(
+              this.deps.records.update(scope.runId, recordId, target, patch, this.deps.clock.now(), jobs),
+              TE.map((record) => {
+                // Whether storage kept them or not: a look by idle workers that finds nothing costs little.
+                if (jobs.length > 0) this.deps.onJobsQueued?.();
+                return { record, projectName: project.name, sessionId: record.sessionId, recordsCount: 1 };
+              }),
+            ),
+          ),
         ),
+      ),
+    );
+  }
+
+  /**
+   * The jobs the run's plan gives a stored record (none without scoring, or when there is no such
+   * record: the update answers NotFound). What a PATCH changes (its input, output, completeness) is not
+   * what chooses them (type, id, trace), so they are chosen from the record as read before the update.
+   */
+  private jobsOfStored(runId: RunId, id: string): UseCase<ReadonlyArray<NewScoringJob>> {
+    const scoring = this.deps.scoring;
+    if (scoring === undefined) return TE.right([]);
+    return pipe(
+      scoring.scoringPlan(runId),
+      flatMap((plan) =>
+        plan.length === 0
+          ? TE.right([])
+          : pipe(
+              this.deps.records.findByIds(runId, [id]),
+              TE.map((found) => jobsFor(found, plan)),
+            ),
       ),
     );
   }
@@ -333,23 +411,6 @@ export class TracingUseCases {
     };
   }
 
-  /** The run's record of that id in the scope, or undefined: a search by id, as any reader could make. */
-  private findRecord(scope: RunScope, recordScope: RecordScope, id: string): UseCase<LogRecord | undefined> {
-    return pipe(
-      this.deps.records.search({
-        projectId: scope.projectId,
-        runId: scope.runId,
-        scope: recordScope,
-        filters: [{ type: 'id', columnId: 'id', operator: 'eq', value: id.toLowerCase() }],
-        sort: null,
-        page: { startingToken: 0, limit: 1 },
-        maxBytes: this.deps.pageBytes,
-        maxMs: this.deps.searchMs,
-      }),
-      TE.map((found) => found.items[0]),
-    );
-  }
-
   /**
    * OpenTelemetry spans for a project (named by id or name; it must exist, unless the destination says
    * it is created on first use) and a log stream (by name; created on first use, as exporters cannot
@@ -395,8 +456,9 @@ export class TracingUseCases {
 
   private findProject(principal: Principal, projectRef: string): UseCase<Project> {
     const projects = this.deps.projects;
+    // A project id from before the upgrade (an exporter's `project` header) is read as its re-keyed form.
     return isUuid(projectRef)
-      ? projects.get(principal, asId<ProjectId>(projectRef))
+      ? projects.get(principal, asId<ProjectId>(rekeyedId(projectRef)))
       : pipe(
           projects.list(principal, { name: projectRef }),
           flatMap((found) => (found[0] ? TE.right(found[0]) : TE.left(notFound('project', projectRef)))),
@@ -431,10 +493,12 @@ export class TracingUseCases {
   }
 
   /**
-   * The records of a run that pass the filters, in the order asked for, read a page at a time as the
-   * caller pulls them (the SDKs' `export_records`): memory stays one page whatever the run's size. In
-   * created_at order (the default, newest first) each page starts after the last one read (keyset), so
-   * each costs what it reads; in another order it is an offset, which reads again what came before.
+   * The records of a run that pass the filters, in created_at order (the default, newest first; or
+   * oldest first), read a page at a time as the caller pulls them (the SDKs' `export_records`): memory
+   * stays one page whatever the run's size, and each page starts after the last one read (keyset), so
+   * each costs what it reads and records stored meanwhile shift nothing. Another sort is refused (422):
+   * paged by offset it read the run again for each page (quadratic, cut off by the search budget on a
+   * large run) and skipped or repeated records when others were stored meanwhile.
    * The filters, sort and columns are checked against the run's catalogue before anything is read.
    */
   exportRecords(principal: Principal, scope: RunScope, query: ExportRecords): UseCase<RecordCursor> {
@@ -445,6 +509,11 @@ export class TracingUseCases {
         TE.fromEither(
           pipe(
             validateSearch(catalogue, query.filters, sort),
+            E.flatMap(() =>
+              sort.columnId === 'created_at'
+                ? E.right(undefined)
+                : E.left(invalid(['sort', 'column_id'], `an export is sorted by created_at only (ascending or not), not by ${sort.columnId}: sort what it gives, or search page by page`, sort.columnId)),
+            ),
             E.flatMap(() => {
               const known = new Set(catalogue.map((c) => c.id));
               const unknown = (query.columnIds ?? []).findIndex((c) => !known.has(c));
@@ -454,9 +523,7 @@ export class TracingUseCases {
         ),
       ),
       TE.map((catalogue): RecordCursor => {
-        const keyset = sort.columnId === 'created_at';
         let after: RecordPosition | undefined;
-        let offset = 0;
         let done = false;
         return {
           columnIds: query.columnIds,
@@ -469,8 +536,8 @@ export class TracingUseCases {
               scope: query.scope,
               filters: query.filters,
               sort,
-              page: { startingToken: keyset ? 0 : offset, limit: EXPORT_PAGE_RECORDS },
-              ...(keyset && after !== undefined ? { after } : {}),
+              page: { startingToken: 0, limit: EXPORT_PAGE_RECORDS },
+              ...(after !== undefined ? { after } : {}),
               maxBytes: this.deps.pageBytes,
               maxMs: this.deps.searchMs,
             })();
@@ -478,7 +545,6 @@ export class TracingUseCases {
             const { items, more } = found.right;
             const last = items[items.length - 1];
             done = !more || last === undefined;
-            offset += items.length;
             if (last !== undefined) after = { createdAt: last.createdAt, createdAtMicros: last.createdAtMicros, id: last.id };
             return E.right(items.length === 0 && done ? null : items);
           },
@@ -490,7 +556,9 @@ export class TracingUseCases {
   /**
    * Stores records of an existing run with the scoring jobs the run's plan gives them, in one write (an
    * outbox: LogRecordRepository.ingest, which also marks each record pending for its jobs' metrics). Every write path
-   * that stores records of a run goes through here, so that what it stores is scored.
+   * that stores records of a run goes through here, so that what it stores is scored. A record not ready
+   * to score (isReadyToScore: sent incomplete, its output to come by PATCH) gets none: updateRecord
+   * queues its jobs when it is completed.
    */
   ingestScored(runId: RunId, records: ReadonlyArray<LogRecord>, present: ReadonlyArray<string> = presentColumnsOfAll(records)): UseCase<void> {
     const scoring = this.deps.scoring;
@@ -498,7 +566,7 @@ export class TracingUseCases {
     return pipe(
       scoring.scoringPlan(runId),
       flatMap((plan) => {
-        const jobs = jobsFor(records, plan);
+        const jobs = jobsFor(records.filter(isReadyToScore), plan);
         if (jobs.length === 0) return this.deps.records.ingest(runId, records, present);
         return pipe(
           this.deps.records.ingest(runId, records, present, jobs),

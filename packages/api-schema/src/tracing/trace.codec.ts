@@ -288,8 +288,9 @@ export const EXPORT_FORMATS = ['jsonl', 'json', 'csv'] as const;
 /** Most columns an export may name. */
 export const MAX_EXPORT_COLUMNS = 1000;
 /**
- * `POST …/export_records`: a run's records of one root type (`trace`, `span`, `session`), filtered and
- * sorted as a search (newest first by default), each with the columns asked for (all by default).
+ * `POST …/export_records`: a run's records of one root type (`trace`, `span`, `session`), filtered as a
+ * search and sorted by created_at (newest first by default; another column is refused 422), each with
+ * the columns asked for (all by default).
  */
 export const LogRecordsExportRequest = Obj(
   'LogRecordsExportRequest',
