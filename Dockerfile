@@ -6,7 +6,7 @@
 # `node` user. `docker run … tracelight tracelight-evaluator` runs the scoring workers alone.
 
 FROM node:20-bookworm-slim AS build
-# better-sqlite3 is compiled from source at install when no prebuilt binary can be fetched (see the README): its tool chain.
+# better-sqlite3 is compiled from source at install when no prebuilt binary can be fetched (docs/contributing.md): its tool chain.
 RUN apt-get update && apt-get install -y --no-install-recommends python3 make g++ && rm -rf /var/lib/apt/lists/*
 RUN npm install --global pnpm@9.15.9
 WORKDIR /src

@@ -8,7 +8,7 @@ const base = require('./jest.config.js');
  * (HTTP parsing and its limits, in-process bounds, CORS, V8 flags, logging, the console's pages, which
  * reach storage only through API routes the other suites run on MongoDB). docs/storage.md lists them.
  */
-const NOT_STORAGE = ['http-edge', 'bounds', 'cors', 'v8-settings', 'log-buffer', 'log-write-errors', 'console', 'console-serving'];
+const NOT_STORAGE = ['http-edge', 'bounds', 'cors', 'v8-settings', 'log-buffer', 'log-write-errors', 'console', 'console-serving', 'client-package'];
 
 /** @type {import('jest').Config} */
 module.exports = {

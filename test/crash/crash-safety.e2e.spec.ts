@@ -59,5 +59,5 @@ describe('crash safety', () => {
       await first.stop('SIGKILL');
       await second?.stop();
     }
-  }, 60_000);
+  });
 });

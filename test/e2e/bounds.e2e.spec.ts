@@ -333,7 +333,7 @@ describe('scorers remembered once read', () => {
     } finally {
       await w.server.stop();
     }
-  }, 60_000);
+  });
 });
 
 // MongoDB's adapter decodes each document it reads and remembers none of them.
@@ -357,7 +357,7 @@ describeSqliteOnly('JSON columns remembered decoded (SQLite)', () => {
     } finally {
       await w.server.stop();
     }
-  }, 60_000);
+  });
 });
 
 describe('a body of many bad values', () => {

@@ -44,7 +44,7 @@ beforeAll(async () => {
     TRACELIGHT_JUDGE_TIMEOUT_MS: '1500',
   });
   w.ok(await w.call('PUT', '/v2/integrations/gateway', { auth: w.admin, json: { token: TOKEN, endpoint: stub.url, use_case: 'EVALUATION' } }));
-}, 60_000);
+});
 afterAll(async () => {
   await w?.server.stop();
   await stub?.close();
@@ -79,7 +79,7 @@ const status = async (auth: Auth, project: string, logStream: string) => w.ok(aw
 
 /** Polls the run's status until no job of the run is pending or computing (and at least `atLeast` ended), within a generous bound. */
 const settled = async (auth: Auth, project: string, logStream: string, atLeast = 1) => {
-  const deadline = Date.now() + 45_000;
+  const deadline = Date.now() + 180_000;
   for (;;) {
     const s = await status(auth, project, logStream);
     const jobs = s.scorers.map((x: { jobs: Record<string, number> }) => x.jobs);
@@ -334,7 +334,7 @@ describe('LLM judges on ingested records', () => {
     const spans = await search(s.auth, s.project, s.logStream, 'spans');
     expect(spans.map((x) => x['metric_info'][s.name].status_type)).toEqual(['failed', 'failed']);
     const warned = () => w.server.output.filter((l) => l.includes('"level":"warn"') && l.includes(s.scorer.id) && l.includes('scoring job failed'));
-    await w.server.waitForOutput(/gave up after 3 attempts/, 10_000);
+    await w.server.waitForOutput(/gave up after 3 attempts/);
     expect(warned()).toHaveLength(2);
     expect(w.server.output.join('\n')).not.toContain(TOKEN);
     expect(JSON.stringify(spans)).not.toContain(TOKEN);

@@ -53,11 +53,11 @@ describe('a log nobody reads', () => {
     expect(statuses.filter((status) => status === 404)).toHaveLength(REQUESTS);
     // The pipe and the bound hold a few dozen of these lines: all the others were dropped, not kept in the server.
     expect(await droppedLines()).toBeGreaterThanOrEqual(REQUESTS * 0.9);
-  }, 120_000);
+  });
 
   it('says in the log how many lines it dropped once the log is read again, and logs on', async () => {
     server.resumeOutput();
-    await server.waitForOutput(/"message":"dropped \d+ log lines/, 10_000);
+    await server.waitForOutput(/"message":"dropped \d+ log lines/);
     // Nothing is dropped any more: the notices, together, account for every line the counter counted.
     const counted = await droppedLines();
     for (let waited = 0; dropNotices().reduce((sum, notice) => sum + notice.dropped_lines, 0) !== counted; waited += 10) {
@@ -71,7 +71,7 @@ describe('a log nobody reads', () => {
     }
     // Lines written after the gap arrive as before.
     await server.waitForOutput('"path":"/metrics"');
-  }, 30_000);
+  });
 
   it('stops when told to, though its log is still not read', async () => {
     server.pauseOutput();
@@ -79,5 +79,5 @@ describe('a log nobody reads', () => {
     const before = await droppedLines();
     while ((await droppedLines()) === before) await askMissingPaths(100);
     expect(await server.stop()).toBe(0);
-  }, 60_000);
+  });
 });

@@ -632,5 +632,5 @@ describeSqliteOnly('a search past its time budget (TRACELIGHT_SEARCH_TIMEOUT_MS)
     expect((await slow.call('GET', '/readyz')).status).toBe(200);
     // Writing 40,000 records takes more than the 30 s default on a loaded machine, on the MongoDB wire
     // server above all (it reads every document for each lookup of an ingest).
-  }, 180_000);
+  });
 });

@@ -2,6 +2,7 @@
 // answers 503 itself: a server that struggles on purpose, for tests of what clients do then.
 import * as http from 'node:http';
 import type * as net from 'node:net';
+import { track } from './started';
 
 export interface Passed {
   /** Path and query, as sent. */
@@ -47,10 +48,13 @@ export const startFailingProxy = async (target: string): Promise<FailingProxy> =
     count: (path) => passed.filter((p) => (p.path.split('?')[0] ?? p.path) === path).length,
     stop: () =>
       new Promise<void>((resolve) => {
+        untrack();
         server.close(() => resolve());
         server.closeAllConnections();
       }),
   };
+  // Stopped once the test file is done, should its tests not stop it.
+  const untrack = track({ name: 'a failing proxy', stop: () => proxy.stop() });
   const server = http.createServer((req, res) => {
     const path = req.url ?? '/';
     const token = req.headers.authorization?.replace(/^Bearer /, '');

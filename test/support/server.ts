@@ -5,6 +5,7 @@ import { createHash } from 'node:crypto';
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
+import { track } from './started';
 
 export const ADMIN = { email: 'admin@example.com', password: 'correct horse battery staple' };
 
@@ -20,7 +21,8 @@ export interface RunningServer {
   /**
    * The first output line that matches, once it has arrived. The server writes its logs asynchronously,
    * so a line can land a little after the response it belongs to: this polls `output` for up to
-   * `withinMs` and fails (naming what it waited for) if the line never comes.
+   * `withinMs` (30 s by default: a bound for a loaded machine, not a timing) and fails (naming what it
+   * waited for) if the line never comes.
    */
   waitForOutput(match: string | RegExp, withinMs?: number): Promise<string>;
   /**
@@ -47,6 +49,8 @@ const e2eDatabase = (dataDir: string): Record<string, string> => {
 };
 
 const MAIN = path.resolve(__dirname, '../../apps/server/dist/main.js');
+/** The longest a start is waited for (until the server says it listens): a start takes about a second. */
+const START_MS = 120_000;
 
 export interface StartOptions {
   /** Another build of the server to start (a production bundle); this checkout's by default. */
@@ -84,8 +88,18 @@ export const startServer = async (
   });
   const output: string[] = [];
   const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
+  // Stopped once the test file is done if its tests did not stop it (a failing hook, a test cut short).
+  const untrack = track({
+    name: `a server (pid ${child.pid})`,
+    stop: () => {
+      if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
+      return exited;
+    },
+  });
+  void exited.then(untrack);
   const port = await new Promise<number>((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`server did not start within 20 s:\n${output.join('\n')}`)), 20_000);
+    // A bound against a server that never starts, generous for a loaded machine; it fails with what the server said.
+    const timer = setTimeout(() => reject(new Error(`server did not start within ${START_MS / 1000} s:\n${output.join('\n')}`)), START_MS);
     const onLine = (line: string) => {
       output.push(line);
       try {
@@ -112,7 +126,7 @@ export const startServer = async (
       reject(new Error(`server exited with ${code} before listening:\n${output.join('\n')}`));
     });
   });
-  const waitForOutput = async (match: string | RegExp, withinMs = 2_000): Promise<string> => {
+  const waitForOutput = async (match: string | RegExp, withinMs = 30_000): Promise<string> => {
     const matches = (line: string) => (typeof match === 'string' ? line.includes(match) : match.test(line));
     for (let waited = 0; ; waited += 10) {
       const line = output.find(matches);

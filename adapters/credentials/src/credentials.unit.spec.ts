@@ -67,7 +67,7 @@ describe('ScryptPasswordHasher', () => {
     h15.checks = [];
     await h15.hardenRuntime('wrong', at15);
     expect(h15.checks).toEqual([]);
-    // One a cost higher than now takes longer already: nothing is added (the README says so).
+    // One a cost higher than now takes longer already: nothing is added (docs/security.md says so).
     const h14 = counting(14);
     await h14.hardenRuntime('wrong', at15);
     expect(h14.checks).toEqual([]);

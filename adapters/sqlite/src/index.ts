@@ -3,6 +3,7 @@ export * from './shared/sqlite-database';
 export * from './shared/migrations';
 export * from './shared/sqlite-storage';
 export type { DatabaseCopy } from './shared/sqlite-backup';
+export type { ThreadScripts } from './shared/sqlite-thread';
 export * from './sqlite.module';
 export * from './identity/sqlite-user.repository';
 export * from './identity/sqlite-api-key.repository';

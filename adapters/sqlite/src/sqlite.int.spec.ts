@@ -70,8 +70,47 @@ describe('SqliteStorage with a writer thread', () => {
     file = tempFile();
     s = new SqliteStorage({ path: file });
     await s.open();
+    // The search threads start behind the writer: these tests are about them, once up.
+    await s.warmed();
   });
   afterEach(() => s.close());
+
+  it('serves searches as soon as it is open, on this thread until a search thread is up, then on one', async () => {
+    const early = new SqliteStorage({ path: tempFile(), searchThreads: 1 });
+    await early.open();
+    try {
+      const repos = early.repositories;
+      const query = { projectId: 'p', runId: 'r', scope: 'traces', filters: [], sort: null, page: { startingToken: 0, limit: 50 }, maxBytes: 1 << 30, maxMs: 60_000 } as unknown as RecordQuery;
+      // Asked in the same turn as `open` resolved, before the thread can have said it is up (a message is
+      // a later turn): answered here.
+      const here = repos.logRecords.search(query);
+      expect((await right(here)).items).toEqual([]);
+      expect(early.held()['search_statements']!.entries).toBe(1);
+      await early.warmed();
+      expect((await right(repos.logRecords.search(query))).items).toEqual([]);
+      // This thread's statement, and the search thread's own, which it reports with its answer.
+      expect(early.held()['search_statements']!.entries).toBe(2);
+    } finally {
+      await early.close();
+    }
+  });
+
+  it('closes at once after opening, waiting for the search threads still starting, which then stop', async () => {
+    // In a process of its own, which ends by itself only if no thread is left running.
+    const script = `
+      const { SqliteStorage } = require(${JSON.stringify(builtAdapter())});
+      const storage = new SqliteStorage({ path: process.argv[1], searchThreads: 2 });
+      storage.open().then(() => storage.close()).then(() => console.log('closed'));`;
+    const child = spawn(process.execPath, ['-e', script, tempFile()], { stdio: ['ignore', 'pipe', 'inherit'] });
+    let said = '';
+    child.stdout.on('data', (d: Buffer) => (said += d.toString()));
+    const exited = new Promise<number | null>((resolve) => child.on('exit', resolve));
+    // Generous: the process needs its threads to have started and stopped (seconds on a loaded machine).
+    const hung = setTimeout(() => child.kill('SIGKILL'), 60_000);
+    const code = await exited;
+    clearTimeout(hung);
+    expect({ code, said }).toEqual({ code: 0, said: 'closed\n' });
+  });
 
   it('runs a record search on a search thread: this thread goes on while it reads, and sees its page after', async () => {
     const repos = s.repositories;
@@ -101,6 +140,7 @@ describe('SqliteStorage with a writer thread', () => {
   it('counts the time a search waits behind another on its search thread against its budget', async () => {
     const one = new SqliteStorage({ path: tempFile(), searchThreads: 1 });
     await one.open();
+    await one.warmed();
     try {
       const repos = one.repositories;
       const { project, run, records } = await aLargeRun(repos);

@@ -12,6 +12,7 @@ import { type UserId, asId } from '@tracelight/domain';
 import { aProject, aRecord, aRun, aUser, anIntegration, right } from '@tracelight/testkit';
 import { ExportRaced, exportProject } from './project-transfer';
 import { partialName } from './whole-file';
+import { track } from '../../../test/support/started';
 
 const CLI = path.resolve(__dirname, '../dist/main.js');
 const SERVER = path.resolve(__dirname, '../../server/dist/main.js');
@@ -25,12 +26,18 @@ describe('tracelight-admin', () => {
   /** The server on the same data dir, with `env` besides; its base URL once it listens. */
   const serve = async (dataDir: string, env: Readonly<Record<string, string>> = {}) => {
     const child = execFile(process.execPath, [SERVER], { env: { PATH: process.env['PATH'] ?? '', TRACELIGHT_DATA_DIR: dataDir, TRACELIGHT_PORT: '0', ...env } });
-    const port = await new Promise<number>((resolve) =>
+    const exited = new Promise<void>((resolve) => child.on('exit', () => resolve()));
+    // Stopped once the file is done, should a test not get that far.
+    void exited.then(track({ name: `a server (pid ${child.pid})`, stop: () => (child.exitCode === null && child.signalCode === null && child.kill('SIGKILL'), exited) }));
+    const port = await new Promise<number>((resolve, reject) => {
+      let said = '';
       child.stdout!.on('data', (c: Buffer) => {
-        const m = /"port":(\d+)/.exec(c.toString());
+        said += c.toString();
+        const m = /"port":(\d+)/.exec(said);
         if (m) resolve(Number(m[1]));
-      }),
-    );
+      });
+      void exited.then(() => reject(new Error(`the server exited before listening:\n${said}`)));
+    });
     return { child, base: `http://127.0.0.1:${port}` };
   };
   /** A new API key of owner@example.com, who setUp made. */

@@ -1,15 +1,15 @@
 // The composition root: configuration → inversify container. Choosing the storage engine is one switch here.
-import { credentialsModule, keyId, loadOrCreateSecretKey, parseSecretKey, sameKeysProblem } from '@tracelight/credentials';
+import { credentialsModule } from '@tracelight/credentials';
 import { type HttpLogger, HttpApp, HttpMetrics, RouteOffload, httpModule } from '@tracelight/http-koa';
-import { CannotStart, CodeSandbox, REPOSITORY_TOKENS } from '@tracelight/ports';
+import { CodeSandbox, REPOSITORY_TOKENS } from '@tracelight/ports';
 import { PyodideSandbox } from '@tracelight/pyodide-sandbox';
 import { ScorerUseCases } from '@tracelight/use-cases';
-import type { MongoDatabase } from '@tracelight/mongodb';
-import type { SqliteStorage } from '@tracelight/sqlite';
-import { Container, type ContainerModule } from 'inversify';
+import { Container } from 'inversify';
 import type { ServerConfig } from './config';
 import { OffloadPool } from './offload-pool';
 import * as path from 'node:path';
+import { type Engine, loadEngine } from './engine';
+import { loadKeys } from './keys';
 import { useCasesModule } from './use-cases.module';
 
 /**
@@ -20,76 +20,36 @@ const consoleAssetDir = path.join(path.dirname(require.resolve('@tracelight/cons
 
 /** What must run before the container's ports are used: the storage, then the offload workers. */
 export interface Storage {
-  /** Connects and migrates, then starts the offload workers (which open the storage themselves). */
+  /**
+   * Connects and migrates; the ports are usable once it resolves. The threads that only take work off
+   * the request thread (SQLite's search threads, the offload workers, which open the storage themselves)
+   * start behind it, and what they would take waits for them or runs here meanwhile: see `warmed`.
+   */
   open(): Promise<void>;
+  /** Resolves once the threads `open` left starting are up; rejects with why one could not start (it is tried again). */
+  warmed(): Promise<void>;
   /** Lets the offload workers finish, then closes the storage. */
   close(): Promise<void>;
 }
 
-/** The configured storage engine's module, and how to open and close what it binds. */
-interface Engine {
-  readonly module: ContainerModule;
-  open(container: Container): Promise<void>;
-  close(container: Container): Promise<void>;
-  /** Reports in /metrics what the engine's adapter keeps in memory that grows with clients. */
-  watch?(container: Container, metrics: HttpMetrics): void;
-}
-
 /**
- * Loads only the configured engine's adapter: the other one's driver is never required (the MongoDB
- * driver alone takes about 0.1 s to load, in every process and offload worker that would not use it).
+ * `metrics`: the registry to time into (an offload worker's, which forwards its storage timings); a new one
+ * by default. `loaded`: the storage engine loaded already (loadEngine, maybe started early); else it is loaded here.
  */
-const loadEngine = async (config: ServerConfig): Promise<Engine> => {
-  if (config.database.engine === 'sqlite') {
-    const { SqliteStorageToken, sqliteModule } = await import('@tracelight/sqlite');
-    const storage = (container: Container) => container.get<SqliteStorage>(SqliteStorageToken);
-    return {
-      module: sqliteModule({
-        path: config.database.path,
-        synchronous: config.sqliteSynchronous,
-        writer: config.sqliteWriter,
-        searchThreads: config.sqliteSearchThreads,
-        ...(config.sqliteMaxBytes !== undefined ? { maxBytes: config.sqliteMaxBytes } : {}),
-      }),
-      open: (container) => storage(container).open(),
-      close: (container) => storage(container).close(),
-      watch: (container, metrics) => {
-        const sqlite = storage(container);
-        for (const name of Object.keys(sqlite.held())) metrics.watch(name, () => sqlite.held()[name]!);
-      },
-    };
-  }
-  const { MongoDatabaseToken, mongodbModule } = await import('@tracelight/mongodb');
-  const database = (container: Container) => container.get<MongoDatabase>(MongoDatabaseToken);
-  return {
-    module: mongodbModule({ url: config.database.url }),
-    open: (container) => database(container).connect(),
-    close: (container) => database(container).close(),
-  };
-};
-
-/** `metrics`: the registry to time into (an offload worker's, which forwards its storage timings); a new one by default. */
 export const buildContainer = async (
   config: ServerConfig,
   logger: HttpLogger,
   metrics: HttpMetrics = new HttpMetrics(),
   onJobsQueued?: () => void,
+  loaded?: Engine,
 ): Promise<{ container: Container; storage: Storage; keyIds: { readonly secretKeyId: string; readonly previousSecretKeyId?: string } }> => {
-  const engine = await loadEngine(config);
+  const engine = loaded ?? (await loadEngine(config));
   const container = new Container();
   // Every repository, whichever engine provides it, is timed into /metrics.
   for (const [name, token] of Object.entries(REPOSITORY_TOKENS)) {
     container.onActivation(token, (_context, repository: object) => metrics.instrument(name, repository));
   }
-  const secretKey = loadOrCreateSecretKey({ fromEnv: config.secretKey, dataDir: config.dataDir });
-  const previousSecretKey = config.previousSecretKey !== undefined ? parseSecretKey(config.previousSecretKey) : undefined;
-  const mistake = sameKeysProblem(secretKey, previousSecretKey);
-  if (mistake !== undefined) throw new CannotStart(mistake);
-  /** Which keys this process uses, by their ids (keyId): told at start, so that an operator sees every process (and the admin CLI) has the same. */
-  const keyIds = {
-    secretKeyId: keyId(secretKey),
-    ...(previousSecretKey !== undefined ? { previousSecretKeyId: keyId(previousSecretKey) } : {}),
-  };
+  const { secretKey, previousSecretKey, keyIds } = loadKeys(config);
   container.loadSync(
     credentialsModule({
       secretKey,
@@ -163,10 +123,16 @@ export const buildContainer = async (
     container.bind(RouteOffload).toConstantValue(pool);
     metrics.watch('offload_queue', () => pool.held());
   }
+  let poolStarted: Promise<void> = Promise.resolve();
   const storage: Storage = {
     open: async () => {
       await engine.open(container);
-      await pool?.start();
+      poolStarted = pool?.start() ?? Promise.resolve();
+      // Reported through `warmed`; unawaited meanwhile, a failure must not end the process.
+      poolStarted.catch(() => undefined);
+    },
+    warmed: async () => {
+      await Promise.all([engine.warmed(container), poolStarted.catch((e: unknown) => Promise.reject(new Error(`an offload worker could not start: ${e instanceof Error ? e.message : String(e)}`)))]);
     },
     close: async () => {
       await pool?.close();

@@ -18,8 +18,8 @@ export type FromOffloadWorker =
   /** A storage call the worker made, for the request thread's /metrics. */
   | { readonly type: 'storage-timing'; readonly timing: StorageTiming };
 
-// The compiled worker, also when this module runs from TypeScript sources (tests): src/ and dist/ are
-// siblings.
+// The worker's bundle (pnpm build: scripts/bundle.mjs), beside the server's own in dist/: found so from
+// the server's bundle, and from this module's TypeScript source (tests), as src/ and dist/ are siblings.
 const WORKER = path.resolve(__dirname, '..', 'dist', 'offload.worker.js');
 
 const unknownOutcome: OffloadedReply = {
@@ -70,6 +70,8 @@ export class OffloadPool implements RouteOffload {
   private readonly restarts = new Set<NodeJS.Timeout>();
   /** The bytes of the bodies the workers hold, waiting or in hand. */
   private queuedBytes = 0;
+  /** Until each worker's first start has settled (start). */
+  private warming: Promise<void> | undefined;
   readonly minBytes: number;
 
   constructor(
@@ -82,8 +84,21 @@ export class OffloadPool implements RouteOffload {
     this.minBytes = options.minBytes;
   }
 
-  async start(): Promise<void> {
-    await Promise.all(Array.from({ length: this.options.workers }, () => this.spawn()));
+  /**
+   * Starts the workers. Resolves once each is ready, or rejects with the reason the first that could not
+   * start gave (it is then tried again, as a worker that died is). A server need not wait: a request that
+   * comes while no worker is up yet waits for the first start to settle.
+   */
+  start(): Promise<void> {
+    const firsts = Array.from({ length: this.options.workers }, () => this.spawn());
+    const settled = Promise.allSettled(firsts);
+    this.warming = settled.then(() => {
+      this.warming = undefined;
+    });
+    return settled.then((outcomes) => {
+      const failed = outcomes.find((o): o is PromiseRejectedResult => o.status === 'rejected');
+      if (failed) throw failed.reason;
+    });
   }
 
   /** The requests the workers hold, waiting or in hand, and their bodies' bytes. */
@@ -101,6 +116,7 @@ export class OffloadPool implements RouteOffload {
   run(request: OffloadedRequest): Promise<OffloadedReply> {
     if (this.closing) return Promise.resolve({ status: 503, body: { detail: 'The server is shutting down' } });
     const slot = this.slots.reduce<Slot | undefined>((best, s) => (s.live && (!best || s.pending.size < best.pending.size) ? s : best), undefined);
+    if (!slot && this.warming) return this.warming.then(() => this.run(request));
     if (!slot) return Promise.resolve(noWorker);
     const bytes = request.body.byteLength;
     if (this.queuedBytes > 0 && this.queuedBytes + bytes > this.options.maxQueueBytes) return Promise.resolve(queueFull);
@@ -121,6 +137,8 @@ export class OffloadPool implements RouteOffload {
   /** Lets the requests in hand finish, then stops every live worker (each closes its storage). */
   async close(): Promise<void> {
     this.closing = true;
+    // A worker still starting is stopped with the others once up.
+    await this.warming;
     for (const timer of this.restarts) clearTimeout(timer);
     this.restarts.clear();
     await Promise.all(
@@ -136,18 +154,31 @@ export class OffloadPool implements RouteOffload {
     );
   }
 
-  /** Starts a worker for `replacing`'s place (or a new place); resolves once it is ready. */
+  /**
+   * Starts a worker for `replacing`'s place, or for a new place, which is taken at once: a first start
+   * that fails is tried again as a worker that died is. Resolves once the worker is ready.
+   */
   private spawn(replacing?: Slot): Promise<void> {
     const worker = new Worker(this.script, { workerData: this.config });
     const slot: Slot = replacing ?? { worker, live: false, pending: new PendingCalls() };
     slot.worker = worker;
+    if (!replacing) {
+      this.slots.push(slot);
+      return this.started(slot, worker).catch((e: unknown) => {
+        if (!this.closing) this.later(() => this.restart(slot, RESTART_FIRST_MS), RESTART_FIRST_MS);
+        throw e;
+      });
+    }
+    return this.started(slot, worker);
+  }
+
+  private started(slot: Slot, worker: Worker): Promise<void> {
     return new Promise<void>((resolve, reject) => {
       let ready = false;
       worker.on('message', (m: FromOffloadWorker) => {
         if (m.type === 'ready') {
           ready = true;
           slot.live = true;
-          if (!replacing) this.slots.push(slot);
           resolve();
         } else if (m.type === 'failed') {
           reject(new Error(`offload worker: ${m.message}`));

@@ -44,7 +44,7 @@ it('removes the families of sessions ended longer ago than an access token lives
     clock.advance(3_600_000 + 600_000);
     const sweep = new RefreshFamilySweep(identity, logger, { batch: 2 });
     sweep.start();
-    for (let waited = 0; logger.lines.length === 0 && waited < 10_000; waited += 10) await new Promise((resolve) => setTimeout(resolve, 10));
+    for (let waited = 0; logger.lines.length === 0 && waited < 60_000; waited += 10) await new Promise((resolve) => setTimeout(resolve, 10));
     await sweep.stop();
     expect(logger.lines).toEqual([{ level: 'info', fields: { removed: 3 }, message: 'removed the refresh families of ended sessions' }]);
     for (const id of ended) expect(await right(families.findById(id))).toEqual(O.none);

@@ -45,7 +45,7 @@ describe('RetentionSweep', () => {
     const counted: number[] = [];
     const sweep = sweeper(counted);
     sweep.start();
-    for (let waited = 0; lines.length === 0 && waited < 10_000; waited += 10) await new Promise((resolve) => setTimeout(resolve, 10));
+    for (let waited = 0; lines.length === 0 && waited < 60_000; waited += 10) await new Promise((resolve) => setTimeout(resolve, 10));
     await sweep.stop();
     expect(counted).toEqual([2, 1]);
     expect(lines).toEqual([{ level: 'info', fields: expect.objectContaining({ removed: 3, complete: true }), message: 'retention sweep removed old records' }]);

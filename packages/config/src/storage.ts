@@ -20,12 +20,12 @@ export interface StorageConfig {
   readonly sqliteMaxBytes: number | undefined;
 }
 
-/** The storage variables, their defaults and what they do, in Markdown: rows of the README's configuration table. */
+/** The storage variables, their defaults and what they do, in Markdown: rows of docs/configuration.md's table. */
 export const STORAGE_VARIABLES: ReadonlyArray<readonly [name: string, defaultValue: string, description: string]> = [
   ['TRACELIGHT_DATA_DIR', '`./.tracelight`', 'Where the SQLite file and the generated secret key live (git-ignored).'],
   ['TRACELIGHT_DATABASE_URL', '`sqlite:<data dir>/tracelight.db`', '`sqlite:<path>`, or `mongodb://…` / `mongodb+srv://…` for MongoDB.'],
   ['TRACELIGHT_SQLITE_SYNCHRONOUS', '`FULL`', '`FULL`: an acknowledged write survives power loss. `NORMAL`: survives a process crash; faster.'],
-  ['TRACELIGHT_SQLITE_MAX_BYTES', '— (no quota)', 'Largest the SQLite database file may grow (`512mb`, `20gb`; at least `64kb`): a write that would need more is refused with 507, exactly as on a full disk (below). The write-ahead log (`-wal`: about 4 MB, or during a burst the burst\'s writes, trimmed back to 64 MiB once checkpointed) comes on top. Applied by the server, its offload workers and the admin CLI.'],
+  ['TRACELIGHT_SQLITE_MAX_BYTES', '— (no quota)', 'Largest the SQLite database file may grow (`512mb`, `20gb`; at least `64kb`): a write that would need more is refused with 507, exactly as on a full disk (docs/storage.md, "When storage is full"). The write-ahead log (`-wal`: about 4 MB, or during a burst the burst\'s writes, trimmed back to 64 MiB once checkpointed) comes on top. Applied by the server, its offload workers and the admin CLI.'],
 ];
 
 const database = (env: Env, dataDir: string): E.Either<string, DatabaseConfig> => {

@@ -80,6 +80,19 @@ const messageOf = (reply: StubReply) =>
     : { role: 'assistant', content: null, tool_calls: reply.toolCalls.map((c) => ({ id: c.id, type: 'function', function: { name: c.name, arguments: c.arguments } })) };
 const finishOf = (reply: StubReply) => (typeof reply === 'string' ? 'stop' : 'tool_calls');
 
+/**
+ * Under Jest, registers the stub where the test environment (test/support/environment.js) finds what a
+ * test file left running and stops it once the file is done: a stub left listening by a failing test
+ * would keep Jest from exiting. Elsewhere (the stub run on its own) there is no registry and nothing to do.
+ */
+const trackInTests = (stub: OpenAiStub): (() => void) => {
+  const registry = (globalThis as { __tracelightStarted?: Set<{ name: string; stop(): Promise<unknown> }> }).__tracelightStarted;
+  if (registry === undefined) return () => undefined;
+  const entry = { name: `an OpenAI-compatible stub (${stub.url})`, stop: () => stub.close() };
+  registry.add(entry);
+  return () => void registry.delete(entry);
+};
+
 export class OpenAiStub {
   /** Every request received, in order. */
   readonly requests: StubRequest[] = [];
@@ -108,8 +121,11 @@ export class OpenAiStub {
     });
     const { port } = server.address() as AddressInfo;
     stub = new OpenAiStub(server, `http://127.0.0.1:${port}/v1`, options);
+    stub.untrack = trackInTests(stub);
     return stub;
   }
+
+  private untrack = (): void => undefined;
 
   /** Every choice from now on is answered by `rule`. */
   answerWith(rule: StubRule): this {
@@ -141,6 +157,7 @@ export class OpenAiStub {
   }
 
   async close(): Promise<void> {
+    this.untrack();
     for (const go of this.held?.splice(0) ?? []) go();
     this.held = undefined;
     for (const res of this.hanging) res.destroy();

@@ -31,7 +31,7 @@ export class MongoDatabase {
       serverSelectionTimeoutMS: options.serverSelectionTimeoutMS ?? 10_000,
       // An acknowledged write is on a majority of the replica set: it survives a primary failover. A
       // set that has lost its majority fails the write after 10 s (a 503) instead of holding it forever;
-      // a transaction's commit the driver retries on such a timeout, for up to 120 s (see the README).
+      // a transaction's commit the driver retries on such a timeout, for up to 120 s (see docs/storage.md).
       writeConcern: { w: 'majority', wtimeoutMS: 10_000 },
       // Reads see only majority-committed data, so a read never shows a write that may roll back.
       readConcern: { level: 'majority' },

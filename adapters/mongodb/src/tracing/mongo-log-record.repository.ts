@@ -238,7 +238,7 @@ const WHOLE_AS_LONG_BELOW = 9e18;
  * stores one outside int32 as a double, and the server's `$toString` of a double keeps six significant
  * digits (3000000000 would be `3e+09`), so a whole number is made a long first. A fraction is left to
  * `$toString`, whose text is SQLite's where the fraction has at most six significant digits and is at
- * least 0.0001 (below, `%g` writes `1e-05` where SQLite writes `1.0e-05`; README).
+ * least 0.0001 (below, `%g` writes `1e-05` where SQLite writes `1.0e-05`; docs/storage.md).
  */
 const metricText = (value: string) => ({
   $switch: {

@@ -10,7 +10,7 @@ import { run } from './run';
 import { SqliteDatabase, type SqliteOptions } from './sqlite-database';
 import { FileWatch } from './file-watch';
 import { type DatabaseCopy, copyDatabase } from './sqlite-backup';
-import { SqliteThread } from './sqlite-thread';
+import { SqliteThread, type ThreadScripts } from './sqlite-thread';
 import { SQLITE_REPOSITORIES, SQLITE_WRITES } from '../sqlite.repositories';
 import { deflateLargeTexts, recordToValues } from '../tracing/log-record.mapper';
 import { chunkTermsOf } from '../tracing/terms-index';
@@ -26,7 +26,33 @@ export interface SqliteStorageOptions extends Omit<SqliteOptions, 'readonly'> {
    * own (default 2); 0 runs them on the caller's thread.
    */
   readonly searchThreads?: number;
+  /** The threads' scripts: this adapter's compiled workers unless an app gives its bundles of them. */
+  readonly threadScripts?: ThreadScripts;
+  /** A writer thread started ahead of `open` (startSqliteWriter), used by `open` instead of starting one. */
+  readonly writerStarted?: WriterStart;
 }
+
+/**
+ * A writer thread started ahead of the storage's `open`, by an app that has more of its own code to
+ * load: the thread loads its code and migrates the database meanwhile, on another core.
+ */
+export interface WriterStart {
+  readonly thread: Promise<SqliteThread>;
+}
+
+/** Starts the writer thread `new SqliteStorage(options)` would start at `open`; give the result as `writerStarted`. */
+export const startSqliteWriter = (options: SqliteStorageOptions): WriterStart => {
+  const thread = SqliteThread.startWriter(writerData(options), options.threadScripts);
+  // Awaited by `open`; a start that fails before then must not end the process as an unhandled rejection.
+  thread.catch(() => undefined);
+  return { thread };
+};
+
+const writerData = (options: SqliteStorageOptions) => ({
+  path: options.path,
+  synchronous: options.synchronous ?? 'FULL',
+  ...(options.maxBytes !== undefined ? { maxBytes: options.maxBytes } : {}),
+});
 export const SqliteStorageToken = Symbol.for('tracelight.SqliteStorage');
 
 /** The running thread with the fewest calls in flight: one being started again (none in flight) would only refuse. */
@@ -37,9 +63,9 @@ const leastBusy = (threads: ReadonlyArray<SqliteThread>): SqliteThread => {
 
 /**
  * The read repositories, with every write method sent to the writer thread instead, and record searches
- * to the least busy search thread (when there are any).
+ * (when `searching`) to the least busy of the search threads running, which `searchers` holds as they start.
  */
-const routeCalls = (reads: Repositories, writer: SqliteThread, searchers: ReadonlyArray<SqliteThread>): Repositories => {
+const routeCalls = (reads: Repositories, writer: SqliteThread, searchers: ReadonlyArray<SqliteThread>, searching: boolean): Repositories => {
   const routed = {} as Record<RepositoryName, unknown>;
   for (const name of Object.keys(SQLITE_WRITES) as RepositoryName[]) {
     // Unlisted methods (the reads) are found on the prototype: the read repository itself.
@@ -79,12 +105,16 @@ const routeCalls = (reads: Repositories, writer: SqliteThread, searchers: Readon
       return writer.call('logRecords', 'ingestRowsIntoNewRun', [newRun, deflateLargeTexts(rows), presentColumns, terms]) as Promise<E.Either<DomainError, void>>;
     };
   // A search may read most of a large run before it has its page (seconds for a million spans): on a
-  // search thread, not on the caller's, where it would hold every other request meanwhile.
-  if (searchers.length > 0)
+  // search thread, not on the caller's, where it would hold every other request meanwhile. The threads
+  // start behind the writer (SqliteStorage.open): until the first is running, searches run here.
+  if (searching) {
+    const here = reads.logRecords.search.bind(reads.logRecords);
     (routed.logRecords as Record<string, unknown>)['search'] =
       (query: RecordQuery): Result<FoundPage<LogRecord>> =>
-      () =>
-        leastBusy(searchers).call('logRecords', 'search', [query, Date.now()]) as Promise<E.Either<DomainError, FoundPage<LogRecord>>>;
+        searchers.length === 0
+          ? here(query)
+          : () => leastBusy(searchers).call('logRecords', 'search', [query, Date.now()]) as Promise<E.Either<DomainError, FoundPage<LogRecord>>>;
+  }
   return routed as unknown as Repositories;
 };
 
@@ -98,34 +128,59 @@ export class SqliteStorage implements StorageHealth {
         readonly searchers: ReadonlyArray<SqliteThread>;
         /** The database file as the writer opened it (thread mode). */
         readonly file?: FileWatch;
+        /** Settled once every search thread has started or failed to (they start behind the writer). */
+        readonly warming: Promise<void>;
       }
     | undefined;
+  private warmFailure: string | undefined;
 
   constructor(private readonly options: SqliteStorageOptions) {}
 
-  /** Opens (and migrates) the database. Ports are usable once this resolves. */
+  /**
+   * Opens (and migrates) the database. Ports are usable once this resolves: the search threads are still
+   * starting then (each loads its code, a few hundred milliseconds on a busy machine), and searches run on
+   * this thread until the first is up, so that a server can answer without waiting for them (`warmed`).
+   */
   async open(): Promise<void> {
     if (this.opened) return;
     if ((this.options.writer ?? 'thread') === 'inline') return this.openInline();
-    const writer = await SqliteThread.startWriter({
-      path: this.options.path,
-      synchronous: this.options.synchronous ?? 'FULL',
-      ...(this.options.maxBytes !== undefined ? { maxBytes: this.options.maxBytes } : {}),
-    });
-    // Once the writer has migrated the schema.
-    let searchers: SqliteThread[] = [];
+    const writer = await (this.options.writerStarted?.thread ?? SqliteThread.startWriter(writerData(this.options), this.options.threadScripts));
+    let reader: SqliteDatabase;
     try {
-      searchers = await Promise.all(Array.from({ length: this.options.searchThreads ?? 2 }, () => SqliteThread.startSearch(this.options.path)));
+      reader = new SqliteDatabase({ path: this.options.path, readonly: true });
     } catch (e) {
       await writer.close();
       throw e;
     }
-    const reader = new SqliteDatabase({ path: this.options.path, readonly: true });
     const reads = buildRepositories(SQLITE_REPOSITORIES, reader);
+    // Once the writer has migrated the schema; each joins the searches as it is up.
+    const count = this.options.searchThreads ?? 2;
+    const searchers: SqliteThread[] = [];
+    const warming = Promise.allSettled(
+      Array.from({ length: count }, () =>
+        SqliteThread.startSearch(this.options.path, this.options.threadScripts).then(async (thread) => {
+          // Closed meanwhile: the thread started too late to serve, and goes at once.
+          if (this.opened?.searchers !== searchers) await thread.close();
+          else searchers.push(thread);
+        }),
+      ),
+    ).then((outcomes) => {
+      const failed = outcomes.find((o): o is PromiseRejectedResult => o.status === 'rejected');
+      if (failed) this.warmFailure = failed.reason instanceof Error ? failed.reason.message : String(failed.reason);
+    });
     // Writes into a file no longer at its path would be acknowledged and then lost: refused instead.
     const file = FileWatch.of(this.options.path);
     if (file) writer.guard = () => file.trouble();
-    this.opened = { reader, writer, searchers, reads, repositories: routeCalls(reads, writer, searchers), ...(file ? { file } : {}) };
+    this.opened = { reader, writer, searchers, reads, warming, repositories: routeCalls(reads, writer, searchers, count > 0), ...(file ? { file } : {}) };
+  }
+
+  /**
+   * Resolves once the threads that start behind `open` (the search threads) are running; rejects with
+   * the reason one could not start (searches then run on the threads that did, or on this one).
+   */
+  async warmed(): Promise<void> {
+    await this.opened?.warming;
+    if (this.warmFailure !== undefined) throw new Error(`a storage search thread could not start: ${this.warmFailure}`);
   }
 
   /** The `inline` mode needs no waiting. */
@@ -133,7 +188,7 @@ export class SqliteStorage implements StorageHealth {
     if (this.opened) return;
     const database = new SqliteDatabase(this.options);
     const reads = buildRepositories(SQLITE_REPOSITORIES, database);
-    this.opened = { reader: database, searchers: [], reads, repositories: reads };
+    this.opened = { reader: database, searchers: [], reads, repositories: reads, warming: Promise.resolve() };
   }
 
   get repositories(): Repositories {
@@ -212,6 +267,8 @@ export class SqliteStorage implements StorageHealth {
     this.opened = undefined;
     if (!opened) return;
     opened.reader.close();
+    // A search thread still starting closes itself once up (open); those up are closed here.
+    await opened.warming;
     await Promise.all(opened.searchers.map((s) => s.close()));
     await opened.writer?.close();
   }

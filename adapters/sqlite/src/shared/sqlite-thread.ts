@@ -15,11 +15,22 @@ import type { FromWriter, RepositoryName, ToWriter, WriteRequest, WriterData } f
 // (tests): both src/shared and dist/shared sit two levels below the package root.
 export const compiled = (name: string): string => path.resolve(__dirname, '..', '..', 'dist', 'shared', name);
 
+/**
+ * The scripts the threads run: this adapter's compiled workers by default; an app that bundles its code
+ * gives the bundles of the same two scripts (SqliteStorageOptions.threadScripts).
+ */
+export interface ThreadScripts {
+  readonly writer: string;
+  readonly search: string;
+}
+
+export const COMPILED_THREAD_SCRIPTS: ThreadScripts = { writer: compiled('sqlite-writer.worker.js'), search: compiled('sqlite-search.worker.js') };
+
 /** What runs on a thread: its script, and what it is called in what the storage says of it. */
-const ROLES = {
-  writer: { script: compiled('sqlite-writer.worker.js'), name: 'the storage writer' },
-  search: { script: compiled('sqlite-search.worker.js'), name: 'a storage search thread' },
-} as const;
+interface Role {
+  readonly script: string;
+  readonly name: string;
+}
 
 /** Waits between attempts to start a thread again: doubling from the first to the last. */
 const RESTART_FIRST_WAIT_MS = 250;
@@ -39,17 +50,17 @@ export class SqliteThread {
 
   private constructor(
     private readonly data: WriterData,
-    private readonly role: (typeof ROLES)[keyof typeof ROLES],
+    private readonly role: Role,
   ) {}
 
   /** Starts the writer thread; resolves once it has opened and migrated the database. */
-  static async startWriter(data: WriterData): Promise<SqliteThread> {
-    return SqliteThread.started(new SqliteThread(data, ROLES.writer));
+  static async startWriter(data: WriterData, scripts: ThreadScripts = COMPILED_THREAD_SCRIPTS): Promise<SqliteThread> {
+    return SqliteThread.started(new SqliteThread(data, { script: scripts.writer, name: 'the storage writer' }));
   }
 
   /** Starts a search thread on the (migrated) database at `path`; resolves once it has opened it. */
-  static async startSearch(path: string): Promise<SqliteThread> {
-    return SqliteThread.started(new SqliteThread({ path }, ROLES.search));
+  static async startSearch(path: string, scripts: ThreadScripts = COMPILED_THREAD_SCRIPTS): Promise<SqliteThread> {
+    return SqliteThread.started(new SqliteThread({ path }, { script: scripts.search, name: 'a storage search thread' }));
   }
 
   private static async started(thread: SqliteThread): Promise<SqliteThread> {

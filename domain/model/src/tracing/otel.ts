@@ -567,7 +567,7 @@ export const otelToRecords = (spans: ReadonlyArray<OtelSpan>, ctx: OtelContext):
     const sessionId = sessionText && UUID.test(sessionText) ? sessionText.toLowerCase() : null;
     const inputTokens = F.inputTokens(a);
     const outputTokens = F.outputTokens(a);
-    // OTLP writes an unset time as 0. A span without its start was received now (README: created_at); one
+    // OTLP writes an unset time as 0. A span without its start was received now (docs/opentelemetry.md: created_at); one
     // without both ends, or ending before it starts, has no duration (not minus fifty years of nanoseconds).
     const started = s.startTimeUnixNano > 0n;
     const metrics: Record<string, number | null> =

@@ -79,6 +79,9 @@ export interface IdentityDeps {
   readonly endedFamiliesKeptMs?: number;
 }
 
+/** See IdentityUseCases.adminVariablesOutcome. */
+export type AdminVariablesOutcome = 'kept' | 'password-ignored' | 'email-unknown';
+
 export interface NewUser {
   readonly email: string;
   readonly password: string;
@@ -163,6 +166,29 @@ export class IdentityUseCases {
               TE.map(O.some),
               TE.orElse((e): UseCase<O.Option<User>> => (e._tag === 'Conflict' ? TE.right(O.none) : TE.left(e))),
             ),
+      ),
+    );
+  }
+
+  /** How many users the database has: none, and nobody can sign in until a first admin is made. */
+  userCount(): UseCase<number> {
+    return this.deps.users.count();
+  }
+
+  /**
+   * What the first-admin variables came to where the database had users already, so that `bootstrapAdmin`
+   * made nothing: `kept` when they name a user by its own password; else they were ignored, because that
+   * user exists with another password (`password-ignored`) or the users are others (`email-unknown`).
+   * Checks the password as a sign-in would, but changes nothing (no new hash, no last sign-in).
+   */
+  adminVariablesOutcome(email: string, password: string): UseCase<AdminVariablesOutcome> {
+    return pipe(
+      this.deps.users.findByEmail(normaliseEmail(email)),
+      flatMap(
+        O.match(
+          (): UseCase<AdminVariablesOutcome> => TE.right('email-unknown'),
+          (user) => fromPromise(() => this.deps.hasher.verify(password, user.passwordHash).then((same): AdminVariablesOutcome => (same ? 'kept' : 'password-ignored'))),
+        ),
       ),
     );
   }
