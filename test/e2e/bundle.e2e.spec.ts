@@ -73,11 +73,11 @@ const packagesOf = (bundle: string): string[] => fs.readdirSync(path.join(out, b
     }
     // The server's bundles and their source maps; not what tsc compiled them from.
     expect(fs.readdirSync(path.join(out, 'server', 'dist')).sort()).toEqual(
-      ['main', 'offload.worker', 'sandbox.worker', 'sqlite-search.worker', 'sqlite-writer.worker'].flatMap((f) => [`${f}.js`, `${f}.js.map`]),
+      ['main', 'offload.worker', 'sandbox.child', 'sqlite-search.worker', 'sqlite-writer.worker'].flatMap((f) => [`${f}.js`, `${f}.js.map`]),
     );
   });
 
-  it('serve from outside the checkout: probes, docs, sign-in, an ingest through the offload worker and the writer thread, a code scorer compiled in the sandbox thread, then a clean stop; the admin CLI works on the same data', async () => {
+  it('serve from outside the checkout: probes, docs, sign-in, an ingest through the offload worker and the writer thread, a code scorer compiled in a sandbox process, then a clean stop; the admin CLI works on the same data', async () => {
     const server = await startServer({ TRACELIGHT_OFFLOAD_MIN_BYTES: '0', TRACELIGHT_SANDBOX_WORKERS: '1' }, undefined, { main: path.join(out, 'server', 'dist', 'main.js') });
     const call = http(server.baseUrl);
     try {
@@ -100,7 +100,7 @@ const packagesOf = (bundle: string): string[] => fs.readdirSync(path.join(out, b
       expect(ingest.status).toBe(200);
       const found = await call('POST', `/v2/projects/${project}/traces/search`, { auth, json: { log_stream_id: stream } });
       expect(found.body.records.map((r: { name: string }) => r.name)).toEqual(['from the bundle']);
-      // A code scorer's upload is compiled in the sandbox's thread, which loads Pyodide from the bundle's
+      // A code scorer's upload is compiled in a sandbox process, which loads Pyodide from the bundle's
       // node_modules: Python read the file (a syntax error names its line), and a good one is stored.
       const scorer = (await call('POST', '/v2/scorers', { auth, json: { name: 'bundled_code', scorer_type: 'code' } })).body.id as string;
       const upload = (code: string) => {
