@@ -40,11 +40,12 @@ describeSqliteOnly('storage full (SQLite past TRACELIGHT_SQLITE_MAX_BYTES)', () 
     projectId = await w.project(w.admin, 'full-project');
     runId = await w.run(w.admin, projectId, 'log_streams', 'full-run');
 
-    // Filled with 16 KiB traces, then 1 KiB ones, until even those are refused.
+    // Filled with 16 KiB traces, then 1 KiB ones, until even those are refused (a repeated character
+    // from 8 KiB is stored deflated, in a few hundred bytes: it takes more than 200 of each).
     let refused;
     for (const size of [16_384, 1024]) {
       refused = undefined;
-      for (let i = 0; i < 200 && !refused; i++) {
+      for (let i = 0; i < 2000 && !refused; i++) {
         const t = trace(size);
         const reply = await ingest([t]);
         if (reply.status === 200) acknowledged.push(t.id);
@@ -182,7 +183,7 @@ describeSqliteOnly('an API key first used once storage is full (SQLite past TRAC
 
     // The rest of the database filled, until even 1 KiB traces are refused.
     const ingest = (bytes: number) => w.call('POST', `/v2/projects/${projectId}/traces`, { auth: w.admin, json: { log_stream_id: runId, traces: [trace(bytes)] } });
-    for (const size of [16_384, 1024]) for (let i = 0; i < 200 && (await ingest(size)).status === 200; i++);
+    for (const size of [16_384, 1024]) for (let i = 0; i < 2000 && (await ingest(size)).status === 200; i++);
     expect([(await ingest(1024)).body]).toEqual([FULL]);
 
     // The key, never used, authenticates a read.
