@@ -7,6 +7,7 @@ import * as net from 'node:net';
 import * as path from 'node:path';
 import { sandboxEscapeExploit } from '@tracelight/testkit';
 import type { Auth } from '../support/http';
+import { searchRecords, settledScoring } from '../support/scoring';
 import { ADMIN } from '../support/server';
 import { startWorld, type World } from '../support/world';
 
@@ -59,22 +60,9 @@ const streamScoredBy = async (auth: Auth, scorerIds: ReadonlyArray<string>) => {
 const ingest = async (auth: Auth, project: string, logStream: string, traces: unknown[]) =>
   w.ok(await w.call('POST', `/v2/projects/${project}/traces`, { auth, json: { log_stream_id: logStream, traces } }));
 
-/** Polls the run's status until none of its jobs is pending or computing and at least `atLeast` ended. */
-const settled = async (auth: Auth, project: string, logStream: string, atLeast: number) => {
-  const deadline = Date.now() + 120_000;
-  for (;;) {
-    const s = w.ok(await w.call('GET', `/v2/projects/${project}/runs/${logStream}/metrics/status`, { auth }));
-    const jobs = s.scorers.map((x: { jobs: Record<string, number> }) => x.jobs);
-    const open = jobs.reduce((a: number, j: Record<string, number>) => a + j['pending']! + j['computing']!, 0);
-    const ended = jobs.reduce((a: number, j: Record<string, number>) => a + j['succeeded']! + j['failed']! + j['error']! + j['not_applicable']! + j['not_computed']!, 0);
-    if (open === 0 && ended >= atLeast) return s;
-    if (Date.now() > deadline) throw new Error(`scoring did not settle: ${JSON.stringify(s)}`);
-    await new Promise((r) => setTimeout(r, 100));
-  }
-};
-
-const search = async (auth: Auth, project: string, logStream: string, scope: 'spans' | 'traces', body: Record<string, unknown> = {}) =>
-  w.ok(await w.call('POST', `/v2/projects/${project}/${scope}/search`, { auth, json: { log_stream_id: logStream, ...body } })).records as Array<Record<string, any>>;
+const settled = (auth: Auth, project: string, logStream: string, atLeast: number) => settledScoring(w, auth, project, logStream, atLeast);
+const search = (auth: Auth, project: string, logStream: string, scope: 'spans' | 'traces', body: Record<string, unknown> = {}) =>
+  searchRecords(w, auth, project, logStream, scope, body);
 
 const trace = (outputs: string[], type = 'llm') => ({
   id: randomUUID(),

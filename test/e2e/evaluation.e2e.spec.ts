@@ -4,6 +4,7 @@
 import { OpenAiStub, type StubRequest, judgeAnswer, lastUserText } from '@tracelight/testkit';
 import { randomUUID } from 'node:crypto';
 import type { Auth } from '../support/http';
+import { scoringStatus, searchRecords, settledScoring } from '../support/scoring';
 import { startWorld, type World } from '../support/world';
 
 const TOKEN = `gw-${randomUUID()}-SECRET`;
@@ -75,24 +76,10 @@ const scored = async (
 const ingest = async (auth: Auth, project: string, logStream: string, traces: unknown[]) =>
   w.ok(await w.call('POST', `/v2/projects/${project}/traces`, { auth, json: { log_stream_id: logStream, traces } }));
 
-const status = async (auth: Auth, project: string, logStream: string) => w.ok(await w.call('GET', `/v2/projects/${project}/runs/${logStream}/metrics/status`, { auth }));
-
-/** Polls the run's status until no job of the run is pending or computing (and at least `atLeast` ended), within a generous bound. */
-const settled = async (auth: Auth, project: string, logStream: string, atLeast = 1) => {
-  const deadline = Date.now() + 180_000;
-  for (;;) {
-    const s = await status(auth, project, logStream);
-    const jobs = s.scorers.map((x: { jobs: Record<string, number> }) => x.jobs);
-    const open = jobs.reduce((a: number, j: Record<string, number>) => a + j['pending']! + j['computing']!, 0);
-    const ended = jobs.reduce((a: number, j: Record<string, number>) => a + j['succeeded']! + j['failed']! + j['error']! + j['not_applicable']! + j['not_computed']!, 0);
-    if (open === 0 && ended >= atLeast) return s;
-    if (Date.now() > deadline) throw new Error(`scoring did not settle: ${JSON.stringify(s)}`);
-    await new Promise((r) => setTimeout(r, 100));
-  }
-};
-
-const search = async (auth: Auth, project: string, logStream: string, scope: 'spans' | 'traces', body: Record<string, unknown> = {}) =>
-  w.ok(await w.call('POST', `/v2/projects/${project}/${scope}/search`, { auth, json: { log_stream_id: logStream, ...body } })).records as Array<Record<string, any>>;
+const status = (auth: Auth, project: string, logStream: string) => scoringStatus(w, auth, project, logStream);
+const settled = (auth: Auth, project: string, logStream: string, atLeast = 1) => settledScoring(w, auth, project, logStream, atLeast);
+const search = (auth: Auth, project: string, logStream: string, scope: 'spans' | 'traces', body: Record<string, unknown> = {}) =>
+  searchRecords(w, auth, project, logStream, scope, body);
 
 const trace = (outputs: string[], over: Record<string, unknown> = {}) => ({
   id: randomUUID(),
