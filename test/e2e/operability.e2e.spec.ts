@@ -240,7 +240,7 @@ describe('graceful shutdown', () => {
     expect((await ingest).status).toBe(200);
     expect(statuses.length).toBeGreaterThan(0);
     expect(statuses.every((st) => st === 200)).toBe(true);
-    // Exited on its own, before the forced exit after 10 s (which says 1): keep-alive clients held nothing.
+    // Exited on its own, before the forced exit (after TRACELIGHT_SHUTDOWN_TIMEOUT_MS, 10 s; it says 1): keep-alive clients held nothing.
     expect(code).toBe(0);
     expect(s.server.output.join('\n')).toMatch(/shutting down: finishing in-flight requests/);
     // Its last line says it stopped, once the database is closed.
@@ -261,17 +261,25 @@ describe('graceful shutdown', () => {
 });
 
 describe('a stop that cannot finish cleanly', () => {
-  it('says when the exit is forced, after how long and how many requests were left unanswered', async () => {
-    // Each request checks a password of its own (scrypt, on libuv's thread pool; a pair sent many times at
-    // once is checked once), a wrong one with no budget of failed sign-ins: with one thread, hundreds of
-    // them take longer than the 10 s a stop waits (and the exit itself waits for the hashes already
-    // queued: Node's exit lets the thread pool finish its queue).
-    const s = await startServer({ UV_THREADPOOL_SIZE: '1', TRACELIGHT_RATE_LIMIT_PER_MINUTE: '0', TRACELIGHT_SIGN_IN_FAILURES_PER_MINUTE: '0' });
+  it('says when the exit is forced, after TRACELIGHT_SHUTDOWN_TIMEOUT_MS, and how many requests were left unanswered', async () => {
+    // Each request checks a password of its own (scrypt at the default cost, on libuv's thread pool; a pair
+    // sent many times at once is checked once), a wrong one with no budget of failed sign-ins, one after
+    // another on the pool's one thread. A check (32 MiB of memory-hard work, a cost chosen to take about
+    // 100 ms) takes 100 ms on a CI runner's core and more than 30 ms on the fastest: the 99 queued behind
+    // the first answer hold the thread 3 s or more, three times the stop's 1 s, on any of them. No more:
+    // the exit itself waits for the checks already queued (Node's exit lets the pool finish its queue).
+    const timeoutMs = 1_000;
+    const s = await startServer({
+      UV_THREADPOOL_SIZE: '1',
+      TRACELIGHT_RATE_LIMIT_PER_MINUTE: '0',
+      TRACELIGHT_SIGN_IN_FAILURES_PER_MINUTE: '0',
+      TRACELIGHT_SHUTDOWN_TIMEOUT_MS: String(timeoutMs),
+    });
     const url = new URL(`${s.baseUrl}/v2/projects`);
     const agent = new nodeHttp.Agent({ keepAlive: false, maxSockets: Infinity });
     const authorization = (i: number) => `Basic ${Buffer.from(`${ADMIN.email}:guess-${i}`).toString('base64')}`;
     const requests = Array.from(
-      { length: 300 },
+      { length: 100 },
       (_, i) =>
         new Promise<number>((resolve) => {
           const req = nodeHttp.request({ host: url.hostname, port: url.port, path: url.pathname, agent, headers: { authorization: authorization(i) } }, (res) => {
@@ -289,8 +297,15 @@ describe('a stop that cannot finish cleanly', () => {
       // Its own line, wherever it falls: stdout's request lines and stderr's lines reach the test in any
       // order (a request answered just before the exit can be read after it).
       const forced = JSON.parse(s.output.find((line) => line.includes('"shutdown forced')) ?? '{}') as Record<string, unknown>;
-      expect(forced).toMatchObject({ level: 'error', after_ms: 10_000, waiting_for: 'in-flight requests' });
-      expect(forced['message']).toMatch(/^shutdown forced after 10 s, still waiting for in-flight requests: \d+ request\(s\) left unanswered$/);
+      expect(forced).toMatchObject({ level: 'error', after_ms: timeoutMs, waiting_for: 'in-flight requests' });
+      // When, by the server's clock: after the bound, and not after a longer one (the default's 10 s). Its
+      // event loop has nothing else to do (the checks run on the pool), so its timer fires on time but for
+      // what a loaded machine delays it, which 4 s more covers.
+      const stopping = JSON.parse(s.output.find((line) => line.includes('shutting down: finishing in-flight requests')) ?? '{}') as Record<string, unknown>;
+      const tookMs = Date.parse(String(forced['time'])) - Date.parse(String(stopping['time']));
+      expect(tookMs).toBeGreaterThanOrEqual(timeoutMs - 50);
+      expect(tookMs).toBeLessThan(timeoutMs + 4_000);
+      expect(forced['message']).toMatch(/^shutdown forced after 1 s, still waiting for in-flight requests: \d+ request\(s\) left unanswered$/);
       expect(forced['unanswered_requests']).toBeGreaterThan(0);
       expect((await Promise.all(requests)).filter((status) => status === 0).length).toBeGreaterThanOrEqual(forced['unanswered_requests'] as number);
     } finally {
@@ -324,7 +339,8 @@ describeSqliteOnly('a stop that cannot finish cleanly on SQLite', () => {
 
 describe('a body cut off by shutdown', () => {
   it('is logged as one sent nothing (499), whichever reader had it, never as a validation error', async () => {
-    const s = await startWorld();
+    // Its clients are given 1 s (5 s by default), then cut off: none of them would ever send more.
+    const s = await startWorld({ TRACELIGHT_SHUTDOWN_CLIENT_GRACE_MS: '1000' });
     const project = await s.project(s.admin);
     const scorer = s.ok(await s.call('POST', '/v2/scorers', { auth: s.admin, json: { name: 'cut-upload', scorer_type: 'code' } })).id;
     const head = (path: string, id: string, type: string, length: number) =>
@@ -342,13 +358,15 @@ describe('a body cut off by shutdown', () => {
     });
     try {
       await new Promise((resolve) => setTimeout(resolve, 500));
-      // The server gives up on them 5 s after the signal.
+      // The server gives up on them once its grace for clients has passed (TRACELIGHT_SHUTDOWN_CLIENT_GRACE_MS).
       expect(await s.server.stop('SIGTERM')).toBe(0);
       const statuses = ['cut-json', 'cut-ingest', 'cut-upload'].map((id) => {
         const line = s.server.output.find((l) => l.includes(`"request_id":"${id}"`));
         return [id, line === undefined ? undefined : (JSON.parse(line) as { status: number }).status];
       });
-      // The connection is closed at the grace: no answer leaves, so none is logged as one (the body's 400 would).
+      // The connections are closed at the grace, which the stop says: no answer leaves, so none is logged as
+      // one (the body's 400 would).
+      expect(JSON.parse(await s.server.waitForOutput('still waiting on their clients cut off'))).toMatchObject({ level: 'warn', after_ms: 1000, cut_requests: 3 });
       expect(statuses).toEqual([
         ['cut-json', 499],
         ['cut-ingest', 499],

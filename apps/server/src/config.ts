@@ -50,6 +50,10 @@ export interface ServerConfig extends StorageConfig, ScoringConfig {
   readonly pageBytes: number;
   /** TRACELIGHT_SEARCH_TIMEOUT_MS: a record search still reading after this long is stopped (503). */
   readonly searchTimeoutMs: number;
+  /** TRACELIGHT_SHUTDOWN_TIMEOUT_MS: a stop still waiting after this long exits at once, with status 1. */
+  readonly shutdownTimeoutMs: number;
+  /** TRACELIGHT_SHUTDOWN_CLIENT_GRACE_MS: once stopping, how long a request still waiting on its client is waited for. */
+  readonly shutdownClientGraceMs: number;
   readonly offloadWorkers: number;
   readonly offloadMinBytes: number;
   /** TRACELIGHT_OFFLOAD_QUEUE_BYTES: the most bytes of bodies the offload workers may hold together. */
@@ -95,6 +99,8 @@ export const CONFIG_VARIABLES: ReadonlyArray<readonly [name: string, defaultValu
   ['TRACELIGHT_MAX_RECORDS_PER_REQUEST', '`10000`', 'Most traces and spans one ingest request (or OTLP export) may carry; beyond it 422 asking to split the batch (400 with a `google.rpc.Status` on the OTLP routes). They are counted before they are decoded (a protobuf export\'s on the wire), so a body of many tiny records is refused without being built.'],
   ['TRACELIGHT_PAGE_BYTES', '`16mb`', 'A page of a record search or of scorer versions ends early, `next_starting_token` set, once what it holds reaches this size stored (a page always holds at least one item): large records or versions are read in more pages, never held in memory whole.'],
   ['TRACELIGHT_SEARCH_TIMEOUT_MS', '`20000`', 'Longest a search of traces, spans or sessions may read before it is stopped and answered 503 with a `detail` asking to narrow it: below the typed client\'s 30 s timeout and a proxy\'s usual 30 to 60 s, so that the caller learns why. A filter that no index narrows (docs/performance.md) and that matches little of a large run reads all of it (some seconds a million spans on SQLite): without a bound, a few such searches would hold the storage\'s readers (SQLite\'s search threads) for as long as each takes. Counted from when the search is handed to the storage: on SQLite, time spent queued behind other searches on a search thread counts too, and one whose time ran out while queued is answered at once, unread; on MongoDB, it is the server\'s `maxTimeMS`; its request\'s log line says `"note":"timed out"`.'],
+  ['TRACELIGHT_SHUTDOWN_TIMEOUT_MS', '`10000`', 'Longest a stop (SIGTERM or SIGINT) may take, from 1000 to 3600000: past it the process exits at once, with status 1 and one `error` line saying what it still waited for and how many requests were left unanswered (docs/operations.md, "Stopping"). Keep it below the time your orchestrator waits before it kills the process (Kubernetes\' `terminationGracePeriodSeconds`, 30 s by default; `docker stop`\'s 10 s, which `--stop-timeout` lengthens), so that a stop that cannot finish says why rather than being killed without a word.'],
+  ['TRACELIGHT_SHUTDOWN_CLIENT_GRACE_MS', 'half of `TRACELIGHT_SHUTDOWN_TIMEOUT_MS` (`5000`)', 'Once stopping, how long a request still waiting on its client (a body not sent, an answer not read, or read too slowly to be out by then) is waited for; then its connection is cut, so that no client holds the stop, and a `warn` line says how many were. The rest of the stop\'s time is for the server\'s own work to end: the database\'s close, and scoring jobs in hand, which get 3 s at most and never more than this grace (those still running are claimed again once their leases run out). Less than `TRACELIGHT_SHUTDOWN_TIMEOUT_MS`; 0 cuts such requests at once.'],
   ['TRACELIGHT_RETENTION_DAYS', '`0` (keep for good)', 'Traces, spans and sessions whose `created_at` is more than this many days old are removed, on start and every hour after, a few thousand at a time so that writes go on meanwhile (each sweep that removes any is logged, and counted in `tracelight_retention_removed_records_total`). A run, its settings and its column list stay.'],
   ['TRACELIGHT_OFFLOAD_WORKERS', '`1`', 'Worker threads that parse, validate and store large ingest bodies and OTLP exports off the event loop (0: none; every body is then handled on the request thread).'],
   ['TRACELIGHT_OFFLOAD_QUEUE_BYTES', '`128mb`', 'The most bytes of bodies the offload workers may hold together, waiting or being handled (at least one body is always taken). A request that would go past it is answered 503 with `Retry-After: 1` at once, its body dropped: without a bound, bodies sent faster than the workers handle them would all be held, up to `TRACELIGHT_BODY_LIMIT` on every connection. `tracelight_held_entries` / `tracelight_held_size{structure="offload_queue"}` show what they hold.'],
@@ -228,6 +234,14 @@ export const loadConfig = (env: Env): E.Either<ReadonlyArray<string>, ServerConf
   // Below 64 KiB the lines of one busy event-loop turn, which leave in one write, might not fit even when the reader keeps up.
   if (logBufferBytes === undefined || logBufferBytes < 65_536)
     problems.push(`TRACELIGHT_LOG_BUFFER must be a size of at least 64kb, like 16mb or 512kb, got ${JSON.stringify(logBuffer)}`);
+  const shutdownTimeoutMs = take(integer('TRACELIGHT_SHUTDOWN_TIMEOUT_MS', 1000, 3_600_000, 10_000)(env), 10_000);
+  const defaultGraceMs = Math.floor(shutdownTimeoutMs / 2);
+  const shutdownClientGraceMs = take(integer('TRACELIGHT_SHUTDOWN_CLIENT_GRACE_MS', 0, 3_600_000, defaultGraceMs)(env), defaultGraceMs);
+  // A grace as long as the stop would never cut a client before the forced exit, which is what it is for.
+  if (env['TRACELIGHT_SHUTDOWN_CLIENT_GRACE_MS'] && shutdownClientGraceMs >= shutdownTimeoutMs)
+    problems.push(
+      `TRACELIGHT_SHUTDOWN_CLIENT_GRACE_MS (${shutdownClientGraceMs}) must be less than TRACELIGHT_SHUTDOWN_TIMEOUT_MS (${shutdownTimeoutMs}): clients are cut off after it so that the stop can end before it is forced`,
+    );
   const settings: Omit<ServerConfig, keyof StorageConfig | keyof ScoringConfig> = {
     host: env['TRACELIGHT_HOST'] || '127.0.0.1',
     port: take(integer('TRACELIGHT_PORT', 0, 65535, 8088)(env), 8088),
@@ -257,6 +271,8 @@ export const loadConfig = (env: Env): E.Either<ReadonlyArray<string>, ServerConf
     maxRecordsPerRequest: take(integer('TRACELIGHT_MAX_RECORDS_PER_REQUEST', 1, 1_000_000, 10_000)(env), 10_000),
     pageBytes: pageBytes ?? 0,
     searchTimeoutMs: take(integer('TRACELIGHT_SEARCH_TIMEOUT_MS', 100, 3_600_000, 20_000)(env), 20_000),
+    shutdownTimeoutMs,
+    shutdownClientGraceMs,
     offloadWorkers: take(integer('TRACELIGHT_OFFLOAD_WORKERS', 0, 64, 1)(env), 1),
     offloadMinBytes: take(integer('TRACELIGHT_OFFLOAD_MIN_BYTES', 0, 1 << 30, 1 << 20)(env), 1 << 20),
     offloadQueueBytes: offloadQueueBytes ?? 0,

@@ -205,4 +205,20 @@ describe('configuration from the environment', () => {
     for (const bad of ['1kb', 'lots', '1.5gb'])
       expect(E.mapLeft((p: ReadonlyArray<string>) => p.join())(quota(bad))).toEqual(E.left(expect.stringContaining('TRACELIGHT_SQLITE_MAX_BYTES must be a size of at least 64kb')));
   });
+
+  it('bounds the stop: 10 s, clients given half of it unless told, a grace of at least the whole stop refused', () => {
+    const stop = (env: Record<string, string>) => E.map((c: { shutdownTimeoutMs: number; shutdownClientGraceMs: number }) => [c.shutdownTimeoutMs, c.shutdownClientGraceMs])(loadConfig(env));
+    expect(stop({})).toEqual(E.right([10_000, 5_000]));
+    expect(stop({ TRACELIGHT_SHUTDOWN_TIMEOUT_MS: '25000' })).toEqual(E.right([25_000, 12_500]));
+    expect(stop({ TRACELIGHT_SHUTDOWN_TIMEOUT_MS: '1001' })).toEqual(E.right([1_001, 500]));
+    expect(stop({ TRACELIGHT_SHUTDOWN_CLIENT_GRACE_MS: '1000' })).toEqual(E.right([10_000, 1_000]));
+    expect(stop({ TRACELIGHT_SHUTDOWN_CLIENT_GRACE_MS: '0' })).toEqual(E.right([10_000, 0]));
+    expect(stop({ TRACELIGHT_SHUTDOWN_TIMEOUT_MS: '999' })).toEqual(E.left(['TRACELIGHT_SHUTDOWN_TIMEOUT_MS must be an integer from 1000 to 3600000, got "999"']));
+    expect(stop({ TRACELIGHT_SHUTDOWN_TIMEOUT_MS: '4000', TRACELIGHT_SHUTDOWN_CLIENT_GRACE_MS: '4000' })).toEqual(
+      E.left([
+        'TRACELIGHT_SHUTDOWN_CLIENT_GRACE_MS (4000) must be less than TRACELIGHT_SHUTDOWN_TIMEOUT_MS (4000): clients are cut off after it so that the stop can end before it is forced',
+      ]),
+    );
+    expect(stop({ TRACELIGHT_SHUTDOWN_CLIENT_GRACE_MS: 'soon' })).toEqual(E.left(['TRACELIGHT_SHUTDOWN_CLIENT_GRACE_MS must be an integer from 0 to 3600000, got "soon"']));
+  });
 });

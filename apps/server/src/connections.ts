@@ -161,11 +161,17 @@ export class Connections {
    * Closes the connections whose request waits on its client: a body still to come, an answer it does not
    * read, or a streamed answer (an export), which may go on for as long as the run is large and whose
    * client, cut off, sees a transfer that did not end rather than a short answer that looks whole.
+   * Returns how many it closed.
    */
-  closeWaitingOnClients(): void {
+  closeWaitingOnClients(): number {
+    let closed = 0;
     for (const socket of this.open) {
       const answer = answerOf(socket);
-      if (answer !== null && (!answer.req.complete || (answer.writableEnded && !answer.writableFinished) || isStreaming(answer))) socket.destroy();
+      if (answer !== null && (!answer.req.complete || (answer.writableEnded && !answer.writableFinished) || isStreaming(answer))) {
+        socket.destroy();
+        closed++;
+      }
     }
+    return closed;
   }
 }

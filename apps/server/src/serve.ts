@@ -20,10 +20,8 @@ import { walLeftBehind } from './wal-left';
 import { countDroppedLogLines, flushLogs, jsonLogger as logger } from './logger';
 import { scoringWorkers, watchScoringQueue } from './scoring';
 
-/** Once stopping, how long a request still waiting on its client (a body not sent, an answer not read) is waited for. */
-const CLIENT_GRACE_MS = 5_000;
-/** The exit that does not wait any longer, with status 1. */
-const FORCED_EXIT_MS = 10_000;
+/** The longest scoring workers finish the jobs in hand once stopping (never longer than the clients' grace). */
+const SCORING_GRACE_MS = 3_000;
 /** How often Node looks for requests past their headers or request timeout. */
 const CONNECTIONS_CHECKING_MS = 1_000;
 /** How much later than the headers timeout a connection's idle timeout comes: more than one check apart. */
@@ -172,7 +170,7 @@ export const serve = async (cfg: ServerConfig, engine: Engine): Promise<void> =>
     let waitingFor = 'in-flight requests';
     // Scoring workers finish the jobs in hand within a grace; those left are claimed again after their leases.
     // Then the code scorers' interpreters end (no job is left to call them).
-    const swept = Promise.all([retention.stop(), purge.stop(), endedSessions.stop(), scoring?.stop(3_000)]).then(() =>
+    const swept = Promise.all([retention.stop(), purge.stop(), endedSessions.stop(), scoring?.stop(Math.min(SCORING_GRACE_MS, cfg.shutdownClientGraceMs))]).then(() =>
       container.isBound(CodeSandbox) ? container.get<CodeSandbox>(CodeSandbox).close() : undefined,
     );
     server.close(() => {
@@ -198,17 +196,22 @@ export const serve = async (cfg: ServerConfig, engine: Engine): Promise<void> =>
     // A request that still waits on its client after the grace is given up on, so that a client that
     // stops sending or reading does not hold the server past its forced exit.
     setTimeout(() => {
-      connections.closeWaitingOnClients();
+      const cut = connections.closeWaitingOnClients();
+      if (cut > 0)
+        logger.warn(
+          { after_ms: cfg.shutdownClientGraceMs, cut_requests: cut },
+          `shutdown: ${cut} request(s) still waiting on their clients cut off after ${cfg.shutdownClientGraceMs / 1000} s`,
+        );
       setInterval(() => connections.closeWaitingOnClients(), 100).unref();
-    }, CLIENT_GRACE_MS).unref();
+    }, cfg.shutdownClientGraceMs).unref();
     setTimeout(() => {
       const unanswered = connections.unanswered();
       logger.error(
-        { after_ms: FORCED_EXIT_MS, waiting_for: waitingFor, unanswered_requests: unanswered },
-        `shutdown forced after ${FORCED_EXIT_MS / 1000} s, still waiting for ${waitingFor}: ${unanswered} request(s) left unanswered`,
+        { after_ms: cfg.shutdownTimeoutMs, waiting_for: waitingFor, unanswered_requests: unanswered },
+        `shutdown forced after ${cfg.shutdownTimeoutMs / 1000} s, still waiting for ${waitingFor}: ${unanswered} request(s) left unanswered`,
       );
       exit(1);
-    }, FORCED_EXIT_MS).unref();
+    }, cfg.shutdownTimeoutMs).unref();
   };
   /** The last line of a clean stop; on SQLite, first an error line if the write-ahead log could not be moved into the file. */
   const stopped = (tookMs: number) => {
