@@ -6,7 +6,10 @@ import { isDuplicateKey } from './run';
 
 export interface MongoOptions {
   readonly url: string;
-  /** How long to wait for a usable server before failing an operation (the driver's default is 30 s). */
+  /**
+   * How long to wait for a usable server before failing an operation: this, else the URL's
+   * `serverSelectionTimeoutMS`, else 10 s (the driver's default is 30 s).
+   */
   readonly serverSelectionTimeoutMS?: number;
   /** Overrides the database named in the URL path (default `tracelight`). */
   readonly databaseName?: string;
@@ -27,8 +30,10 @@ export class MongoDatabase {
   readonly db: Db;
 
   constructor(options: MongoOptions) {
+    // The driver takes an option given here over the URL's: the default is given only where the URL has none.
+    const selection = options.serverSelectionTimeoutMS ?? (urlOption(options.url, 'serverSelectionTimeoutMS') === undefined ? 10_000 : undefined);
     this.client = new MongoClient(options.url, {
-      serverSelectionTimeoutMS: options.serverSelectionTimeoutMS ?? 10_000,
+      ...(selection === undefined ? {} : { serverSelectionTimeoutMS: selection }),
       // An acknowledged write is on a majority of the replica set: it survives a primary failover. A
       // set that has lost its majority fails the write after 10 s (a 503) instead of holding it forever;
       // a transaction's commit the driver retries on such a timeout, for up to 120 s (see docs/storage.md).
@@ -117,6 +122,13 @@ export class MongoDatabase {
   }
 }
 export const MongoDatabaseToken = Symbol.for('tracelight.MongoDatabase');
+
+/** The value of a URL's option `name` (whose case the driver ignores), if the URL sets it. */
+const urlOption = (url: string, name: string): string | undefined => {
+  const query = url.split('?')[1] ?? '';
+  const found = query.split('&').find((pair) => pair.split('=')[0]?.toLowerCase() === name.toLowerCase());
+  return found?.split('=')[1];
+};
 
 const databaseFromUrl = (url: string): string => {
   const m = /^mongodb(?:\+srv)?:\/\/[^/]+\/([^?]*)/.exec(url);
