@@ -1,6 +1,7 @@
 // Code scorers end to end: Python files uploaded to the real server, compiled there in its Pyodide
 // sandbox, attached to a log stream and run on what is ingested. One server, one owner: its sandbox
-// starts few interpreters (seconds each), so bounds are generous and counts of starts low.
+// starts few interpreters (seconds each), so bounds are generous and counts of starts low. The scorers
+// that loop run on a second server, whose time limit is short (they wait it out).
 import { randomUUID } from 'node:crypto';
 import * as fs from 'node:fs';
 import * as net from 'node:net';
@@ -11,9 +12,13 @@ import { searchRecords, settledScoring } from '../support/scoring';
 import { ADMIN } from '../support/server';
 import { startWorld, type World } from '../support/world';
 
-// The server's limit on one call of a scorer: every scorer here but the looping ones must finish within it,
-// a first import included, with both cores busy (the contract suite's urllib import once took over 3 s).
+// The server's limit on one call of a scorer: every scorer here must finish within it, a first import
+// included, with both cores busy (the contract suite's urllib import once took over 3 s).
 const TIME_LIMIT_MS = 10_000;
+// The second server's, which the looping scorers wait out. Its other scorers return a constant or a
+// length, milliseconds of work once their interpreter is ready (the limit counts from then): 2 s is a wide
+// margin with both cores busy, and saves the 8 s of the first server's limit on each of its four waits.
+const SHORT_TIME_LIMIT_MS = 2_000;
 let w: World;
 
 beforeAll(async () => {
@@ -35,34 +40,47 @@ afterAll(async () => {
 let n = 0;
 const unique = (p: string) => `${p}_${Date.now()}_${++n}`;
 
-const upload = async (auth: Auth, scorerId: string, code: string, fields: Record<string, string> = {}) => {
-  const form = new FormData();
-  form.append('file', new Blob([code]), 'scorer.py');
-  for (const [k, v] of Object.entries(fields)) form.append(k, v);
-  return w.call('POST', `/v2/scorers/${scorerId}/version/code`, { auth, multipart: form });
+/** The ways the tests below act on a server: `on()` is the world they act on (started in a hook). */
+const helpersOn = (on: () => World) => {
+  const upload = async (auth: Auth, scorerId: string, code: string, fields: Record<string, string> = {}) => {
+    const form = new FormData();
+    form.append('file', new Blob([code]), 'scorer.py');
+    for (const [k, v] of Object.entries(fields)) form.append(k, v);
+    return on().call('POST', `/v2/scorers/${scorerId}/version/code`, { auth, multipart: form });
+  };
+
+  /** A code scorer with one version of `code`. */
+  const codeScorer = async (auth: Auth, code: string, prefix = 'code') => {
+    const scorer = on().ok(await on().call('POST', '/v2/scorers', { auth, json: { name: unique(prefix), scorer_type: 'code' } }));
+    const version = on().ok(await upload(auth, scorer.id, code));
+    return { id: scorer.id as string, name: scorer.name as string, version };
+  };
+
+  /** A new log stream of a new project, with these scorers attached. */
+  const streamScoredBy = async (auth: Auth, scorerIds: ReadonlyArray<string>) => {
+    const project = await on().project(auth);
+    const logStream = await on().run(auth, project, 'log_streams');
+    on().ok(await on().call('POST', `/v2/projects/${project}/runs/${logStream}/scorer-settings`, { auth, json: { scorers: scorerIds.map((id) => ({ scorer_id: id })) } }));
+    return { project, logStream };
+  };
+
+  const ingest = async (auth: Auth, project: string, logStream: string, traces: unknown[]) =>
+    on().ok(await on().call('POST', `/v2/projects/${project}/traces`, { auth, json: { log_stream_id: logStream, traces } }));
+
+  const settled = (auth: Auth, project: string, logStream: string, atLeast: number) => settledScoring(on(), auth, project, logStream, atLeast);
+  const search = (auth: Auth, project: string, logStream: string, scope: 'spans' | 'traces', body: Record<string, unknown> = {}) =>
+    searchRecords(on(), auth, project, logStream, scope, body);
+
+  /** An upload of `code` to a new scorer of the admin's, refused or not, and the versions the scorer then has. */
+  const refusal = async (code: string) => {
+    const scorer = on().ok(await on().call('POST', '/v2/scorers', { auth: on().admin, json: { name: unique('refused'), scorer_type: 'code' } }));
+    const r = await upload(on().admin, scorer.id, code);
+    const versions = on().ok(await on().call('GET', `/v2/scorers/${scorer.id}/versions`, { auth: on().admin }));
+    return { status: r.status, body: r.body, versions: versions.versions };
+  };
+  return { upload, codeScorer, streamScoredBy, ingest, settled, search, refusal };
 };
-
-/** A code scorer with one version of `code`. */
-const codeScorer = async (auth: Auth, code: string, prefix = 'code') => {
-  const scorer = w.ok(await w.call('POST', '/v2/scorers', { auth, json: { name: unique(prefix), scorer_type: 'code' } }));
-  const version = w.ok(await upload(auth, scorer.id, code));
-  return { id: scorer.id as string, name: scorer.name as string, version };
-};
-
-/** A new log stream of a new project, with these scorers attached. */
-const streamScoredBy = async (auth: Auth, scorerIds: ReadonlyArray<string>) => {
-  const project = await w.project(auth);
-  const logStream = await w.run(auth, project, 'log_streams');
-  w.ok(await w.call('POST', `/v2/projects/${project}/runs/${logStream}/scorer-settings`, { auth, json: { scorers: scorerIds.map((id) => ({ scorer_id: id })) } }));
-  return { project, logStream };
-};
-
-const ingest = async (auth: Auth, project: string, logStream: string, traces: unknown[]) =>
-  w.ok(await w.call('POST', `/v2/projects/${project}/traces`, { auth, json: { log_stream_id: logStream, traces } }));
-
-const settled = (auth: Auth, project: string, logStream: string, atLeast: number) => settledScoring(w, auth, project, logStream, atLeast);
-const search = (auth: Auth, project: string, logStream: string, scope: 'spans' | 'traces', body: Record<string, unknown> = {}) =>
-  searchRecords(w, auth, project, logStream, scope, body);
+const { upload, codeScorer, streamScoredBy, ingest, settled, search, refusal } = helpersOn(() => w);
 
 const trace = (outputs: string[], type = 'llm') => ({
   id: randomUUID(),
@@ -235,30 +253,6 @@ def scorer_fn(*, index, node_input, node_output, **kwargs):
     });
   });
 
-  it('ends a scorer that loops forever at the time limit, replaces its interpreter, and other jobs are unaffected', async () => {
-    const auth = w.admin;
-    const looping = await codeScorer(auth, "def scorer_fn(*, node_output, **kwargs):\n    if 'spin' in node_output:\n        while True:\n            pass\n    return 0.5\n", 'looping');
-    const length = await codeScorer(auth, LENGTH, 'length');
-    const { project, logStream } = await streamScoredBy(auth, [looping.id, length.id]);
-    await ingest(auth, project, logStream, [trace(['spin', 'calm', 'spin please', 'also calm'])]);
-    const st = await settled(auth, project, logStream, 8);
-    expect(st.scorers.map((s: { jobs: Record<string, number> }) => [s.jobs['succeeded'], s.jobs['error']])).toEqual([
-      [2, 2],
-      [4, 0],
-    ]);
-    const spans = await search(auth, project, logStream, 'spans', { sort: { column_id: 'created_at', ascending: true } });
-    expect(spans.map((s) => s['metric_info'][looping.name].status_type)).toEqual(['error', 'success', 'error', 'success']);
-    expect(spans[0]!['metric_info'][looping.name].message).toBe(`scorer_fn ran past the time limit of ${TIME_LIMIT_MS / 1000} s and was stopped`);
-    expect(spans.map((s) => s['metrics'][length.name])).toEqual([4, 4, 11, 9]);
-    const metrics = (await w.call('GET', '/metrics')).text;
-    expect(metrics).toMatch(/^tracelight_sandbox_replaced_total\{reason="timeout"\} [2-9]\d*$/m);
-    // The next record is scored as ever, by a new interpreter.
-    await ingest(auth, project, logStream, [trace(['after the loops'])]);
-    await settled(auth, project, logStream, 10);
-    const [latest] = await search(auth, project, logStream, 'spans', { sort: { column_id: 'created_at', ascending: false } });
-    expect(latest!['metric_info'][looping.name]).toMatchObject({ status_type: 'success', value: 0.5 });
-  });
-
   it('lets no host data reach a scorer: no /etc/passwd, no network, no environment', async () => {
     const auth = w.admin;
     const probe = (body: string) => `def scorer_fn(*, index, node_input, node_output, **kwargs):\n${body.split('\n').map((l) => `    ${l}`).join('\n')}\n\ndef score_type():\n    return str\n`;
@@ -324,13 +318,6 @@ def scorer_fn(*, index, node_input, node_output, **kwargs):
 });
 
 describe('code scorer uploads', () => {
-  const refusal = async (code: string) => {
-    const scorer = w.ok(await w.call('POST', '/v2/scorers', { auth: w.admin, json: { name: unique('refused'), scorer_type: 'code' } }));
-    const r = await upload(w.admin, scorer.id, code);
-    const versions = w.ok(await w.call('GET', `/v2/scorers/${scorer.id}/versions`, { auth: w.admin }));
-    return { status: r.status, body: r.body, versions: versions.versions };
-  };
-
   it('keeps an uploaded exploit (H1) from the server\'s secret key, its environment and the network, though the upload runs it', async () => {
     const secretKey = fs.readFileSync(path.join(w.server.dataDir, 'secret.key'), 'utf8').trim();
     expect(secretKey.length).toBeGreaterThan(20);
@@ -368,23 +355,6 @@ describe('code scorer uploads', () => {
     expect(w.ok(await w.call('GET', `/v2/scorers/${scorer.id}/versions`, { auth: w.admin })).versions).toEqual([]);
   });
 
-  it('keeps one owner\'s uploads from holding the sandbox (M6): past its share they are refused 429 with Retry-After, and another owner\'s upload is answered', async () => {
-    const alice = w.admin;
-    const bob = (await w.user(`bob-${randomUUID()}@example.com`)).auth;
-    const spinner = w.ok(await w.call('POST', '/v2/scorers', { auth: alice, json: { name: unique('spin'), scorer_type: 'code' } }));
-    const calm = w.ok(await w.call('POST', '/v2/scorers', { auth: bob, json: { name: unique('calm'), scorer_type: 'code' } }));
-    // Two run (the pool's two interpreters), two may wait, the rest are refused at once.
-    const spins = Array.from({ length: 6 }, () => upload(alice, spinner.id, 'while True:\n    pass\n'));
-    const bobs = upload(bob, calm.id, 'def scorer_fn(**kwargs):\n    return 1\n');
-    const answers = await Promise.all(spins);
-    const refused = answers.filter((a) => a.status === 429);
-    expect(refused.length).toBeGreaterThanOrEqual(1);
-    expect(refused[0]!.headers.get('retry-after')).toBe(String(TIME_LIMIT_MS / 1000));
-    expect(refused[0]!.body.detail).toMatch(/busy with your uploads/);
-    expect(answers.filter((a) => a.status !== 429).map((a) => a.status)).toEqual(answers.filter((a) => a.status !== 429).map(() => 422));
-    expect((await bobs).status).toBe(200);
-  });
-
   it('refuses a syntax error with a 422 naming the line, and stores no version', async () => {
     const r = await refusal('import re\n\ndef scorer_fn(*, node_output, **kwargs)\n    return 1.0\n');
     expect(r.status).toBe(422);
@@ -394,7 +364,7 @@ describe('code scorer uploads', () => {
     expect(r.versions).toEqual([]);
   });
 
-  it('refuses a file without scorer_fn, a scorer_fn without **kwargs, a file that raises as it loads, and hooks that break the contract', async () => {
+  it('refuses a file without scorer_fn, a scorer_fn without **kwargs, a file that raises as it loads, and hooks that break the contract (one that loops: below)', async () => {
     expect((await refusal('def score(x):\n    return 1\n')).body.detail[0].msg).toBe(
       'Value error, the file defines no scorer_fn: a scorer file must define scorer_fn(*, index, node_input, node_output, **kwargs)',
     );
@@ -404,7 +374,69 @@ describe('code scorer uploads', () => {
     });
     expect((await refusal('def scorer_fn(**kwargs):\n    return 1\n\ndef score_type():\n    return list\n')).body.detail[0].msg).toContain('score_type() returned list');
     expect((await refusal('def scorer_fn(**kwargs):\n    return 1\n\nchain_aggregation = "median"\n')).body.detail[0].msg).toContain('chain_aggregation is "median"');
+  });
+});
+
+describe('code scorers that run past the time limit (a server whose limit is short)', () => {
+  let q: World;
+  beforeAll(async () => {
+    q = await startWorld({
+      TRACELIGHT_SCORING_WORKERS: '4',
+      TRACELIGHT_SCORING_POLL_MS: '50',
+      TRACELIGHT_SCORING_RETRY_BASE_MS: '50',
+      TRACELIGHT_SANDBOX_WORKERS: '2',
+      TRACELIGHT_SANDBOX_TIME_LIMIT_MS: String(SHORT_TIME_LIMIT_MS),
+    });
+  });
+  afterAll(async () => {
+    await q?.server.stop();
+  });
+  const { upload, codeScorer, streamScoredBy, ingest, settled, search, refusal } = helpersOn(() => q);
+
+  it('ends a scorer that loops forever at the time limit, replaces its interpreter, and other jobs are unaffected', async () => {
+    const auth = q.admin;
+    const looping = await codeScorer(auth, "def scorer_fn(*, node_output, **kwargs):\n    if 'spin' in node_output:\n        while True:\n            pass\n    return 0.5\n", 'looping');
+    const length = await codeScorer(auth, LENGTH, 'length');
+    const { project, logStream } = await streamScoredBy(auth, [looping.id, length.id]);
+    await ingest(auth, project, logStream, [trace(['spin', 'calm', 'spin please', 'also calm'])]);
+    const st = await settled(auth, project, logStream, 8);
+    expect(st.scorers.map((s: { jobs: Record<string, number> }) => [s.jobs['succeeded'], s.jobs['error']])).toEqual([
+      [2, 2],
+      [4, 0],
+    ]);
+    const spans = await search(auth, project, logStream, 'spans', { sort: { column_id: 'created_at', ascending: true } });
+    expect(spans.map((s) => s['metric_info'][looping.name].status_type)).toEqual(['error', 'success', 'error', 'success']);
+    expect(spans[0]!['metric_info'][looping.name].message).toBe(`scorer_fn ran past the time limit of ${SHORT_TIME_LIMIT_MS / 1000} s and was stopped`);
+    expect(spans.map((s) => s['metrics'][length.name])).toEqual([4, 4, 11, 9]);
+    const metrics = (await q.call('GET', '/metrics')).text;
+    expect(metrics).toMatch(/^tracelight_sandbox_replaced_total\{reason="timeout"\} [2-9]\d*$/m);
+    // The next record is scored as ever, by a new interpreter.
+    await ingest(auth, project, logStream, [trace(['after the loops'])]);
+    await settled(auth, project, logStream, 10);
+    const [latest] = await search(auth, project, logStream, 'spans', { sort: { column_id: 'created_at', ascending: false } });
+    expect(latest!['metric_info'][looping.name]).toMatchObject({ status_type: 'success', value: 0.5 });
+  });
+
+  it('keeps one owner\'s uploads from holding the sandbox (M6): past its share they are refused 429 with Retry-After, and another owner\'s upload is answered', async () => {
+    const alice = q.admin;
+    const bob = (await q.user(`bob-${randomUUID()}@example.com`)).auth;
+    const spinner = q.ok(await q.call('POST', '/v2/scorers', { auth: alice, json: { name: unique('spin'), scorer_type: 'code' } }));
+    const calm = q.ok(await q.call('POST', '/v2/scorers', { auth: bob, json: { name: unique('calm'), scorer_type: 'code' } }));
+    // Two run (the pool's two interpreters), two may wait, the rest are refused at once.
+    const spins = Array.from({ length: 6 }, () => upload(alice, spinner.id, 'while True:\n    pass\n'));
+    const bobs = upload(bob, calm.id, 'def scorer_fn(**kwargs):\n    return 1\n');
+    const answers = await Promise.all(spins);
+    const refused = answers.filter((a) => a.status === 429);
+    expect(refused.length).toBeGreaterThanOrEqual(1);
+    expect(refused[0]!.headers.get('retry-after')).toBe(String(SHORT_TIME_LIMIT_MS / 1000));
+    expect(refused[0]!.body.detail).toMatch(/busy with your uploads/);
+    expect(answers.filter((a) => a.status !== 429).map((a) => a.status)).toEqual(answers.filter((a) => a.status !== 429).map(() => 422));
+    expect((await bobs).status).toBe(200);
+  });
+
+  it('refuses a file that does not finish loading within the time limit (one that loops)', async () => {
     const looping = await refusal('while True:\n    pass\n');
-    expect([looping.status, looping.body.detail[0].msg]).toEqual([422, `Value error, the file did not finish loading within ${TIME_LIMIT_MS / 1000} s`]);
+    expect([looping.status, looping.body.detail[0].msg]).toEqual([422, `Value error, the file did not finish loading within ${SHORT_TIME_LIMIT_MS / 1000} s`]);
+    expect(looping.versions).toEqual([]);
   });
 });
