@@ -36,6 +36,7 @@ EXPOSE 8088
 # for load balancers and orchestrators that route traffic).
 HEALTHCHECK --interval=15s --timeout=3s --start-period=30s \
   CMD ["node", "-e", "fetch('http://127.0.0.1:'+process.env.TRACELIGHT_PORT+'/healthcheck').then(r=>process.exit(r.ok?0:1),()=>process.exit(1))"]
-# SIGTERM: in-flight requests finish, the database is closed, exit 0 (forced after 10 s).
+# SIGTERM: in-flight requests finish, the database is closed, exit 0 (forced after TRACELIGHT_SHUTDOWN_TIMEOUT_MS,
+# 10 s: `docker stop` waits as long, so give it `--stop-timeout` a little longer, or set the variable lower).
 STOPSIGNAL SIGTERM
 CMD ["node", "dist/main.js"]

@@ -1,5 +1,5 @@
 // The production bundles (`pnpm bundle`, `pnpm bundle:admin`, what the Dockerfile runs): each is a
-// directory of compiled code (the server's bundled into a file per thread) and its own production
+// directory of compiled code (bundled into a file per thread or process) and its own production
 // node_modules, outside this checkout. The server
 // started from it serves, uses its writer thread and offload worker, and stops cleanly; the admin CLI
 // from its bundle works on the same data.
@@ -10,9 +10,12 @@ import * as path from 'node:path';
 import { promisify } from 'node:util';
 import { http } from '../support/http';
 import { ADMIN, startServer } from '../support/server';
+import { E2E_ENGINE } from '../support/storage';
 
 const run = promisify(execFile);
 const ROOT = path.resolve(__dirname, '../..');
+/** The SQLite driver, as the adapter has it, to read a backup's copy with. */
+const BETTER_SQLITE3 = path.join(ROOT, 'adapters', 'sqlite', 'node_modules', 'better-sqlite3');
 const out = fs.mkdtempSync(path.join(os.tmpdir(), 'tracelight-bundle-'));
 
 /**
@@ -63,9 +66,9 @@ const packagesOf = (bundle: string): string[] => fs.readdirSync(path.join(out, b
       const dev = packagesOf(bundle).filter((p) => /^(jest|typescript|@swc\+|autocannon|testcontainers|fast-check|ajv@|esbuild|@esbuild\+)/.test(p));
       expect([bundle, dev]).toEqual([bundle, []]);
       const ours = fs.readdirSync(path.join(out, bundle, 'node_modules', '.pnpm')).filter((p) => p.startsWith('@tracelight+'));
-      // The server's code is bundled into its dist/ (one file per thread): of ours, only the console's built files come beside it.
-      if (bundle === 'server') expect(ours.map((p) => p.split('@file')[0])).toEqual(['@tracelight+console']);
-      else expect(ours.length).toBeGreaterThan(3);
+      // Each one's code is bundled into its dist/ (one file per thread or process): of ours, only the
+      // console's built files come beside the server's.
+      expect([bundle, ours.map((p) => p.split('@file')[0])]).toEqual([bundle, bundle === 'server' ? ['@tracelight+console'] : []]);
       for (const p of ours) {
         const dir = path.join(out, bundle, 'node_modules', '.pnpm', p, 'node_modules', ...p.split('@file')[0]!.replace('+', '/').split('/'));
         expect([p, fs.readdirSync(dir).sort()]).toEqual([p, ['dist', 'package.json']]);
@@ -75,6 +78,8 @@ const packagesOf = (bundle: string): string[] => fs.readdirSync(path.join(out, b
     expect(fs.readdirSync(path.join(out, 'server', 'dist')).sort()).toEqual(
       ['main', 'offload.worker', 'sandbox.child', 'sqlite-search.worker', 'sqlite-writer.worker'].flatMap((f) => [`${f}.js`, `${f}.js.map`]),
     );
+    // The admin CLI's, and the process a backup's copy is made in.
+    expect(fs.readdirSync(path.join(out, 'admin', 'dist')).sort()).toEqual(['main', 'sqlite-backup.process'].flatMap((f) => [`${f}.js`, `${f}.js.map`]));
   });
 
   it('serve from outside the checkout: probes, docs, sign-in, an ingest through the offload worker and the writer thread, a code scorer compiled in a sandbox process, then a clean stop; the admin CLI works on the same data', async () => {
@@ -121,6 +126,14 @@ const packagesOf = (bundle: string): string[] => fs.readdirSync(path.join(out, b
       const apiKey = (JSON.parse(made.stdout) as { api_key: string }).api_key;
       const projects = await call('GET', '/v2/projects', { auth: { apiKey } });
       expect(projects.body.map((p: { id: string }) => p.id)).toContain(project);
+      // On SQLite, a backup, copied by the bundle's own process script: the copy holds what was ingested.
+      if (E2E_ENGINE === 'sqlite') {
+        const copy = path.join(fs.mkdtempSync(path.join(os.tmpdir(), 'tracelight-bundle-backup-')), 'copy.db');
+        const backedUp = await run(process.execPath, [path.join(out, 'admin', 'dist', 'main.js'), 'backup', '--out', copy], { env: { PATH: process.env['PATH'] ?? '', ...server.storageEnv } });
+        expect(backedUp.stdout).toMatch(/^backed up to .*copy\.db \(\d+ bytes\)/);
+        const names = spawnSync(process.execPath, ['-e', `const D = require(${JSON.stringify(BETTER_SQLITE3)}); console.log(new D(process.argv[1], { readonly: true }).prepare("SELECT name FROM log_records WHERE type = 'trace'").pluck().all().join())`, copy], { encoding: 'utf8' });
+        expect([names.status, names.stdout.trim()]).toEqual([0, 'from the bundle']);
+      }
     } finally {
       expect(await server.stop()).toBe(0);
     }

@@ -73,6 +73,15 @@ export class SameSecretKeys extends Error {}
  * is none (and a secret key with it): any other command on a mistyped data dir or URL would otherwise
  * set up a new, empty database there and go on as if it were the operator's.
  */
+/**
+ * The backup's process script bundled beside this code, where the CLI runs from its bundle (dist/, made by
+ * pnpm build: scripts/bundle.mjs); run from tsc's output or its sources, the adapter's own compiled script.
+ */
+const bundledBackupScript = (): { readonly backupScript?: string } => {
+  const script = path.join(__dirname, 'sqlite-backup.process.js');
+  return fs.existsSync(script) ? { backupScript: script } : {};
+};
+
 export const buildCliContainer = async (env: CliEnvironment, options: { readonly create: boolean; readonly usesKey: boolean }) => {
   const container = new Container();
   const { database, dataDir, sqliteSynchronous, sqliteMaxBytes } = env.storage;
@@ -104,6 +113,7 @@ export const buildCliContainer = async (env: CliEnvironment, options: { readonly
           writer: 'inline',
           synchronous: sqliteSynchronous,
           ...(sqliteMaxBytes !== undefined ? { maxBytes: sqliteMaxBytes } : {}),
+          ...bundledBackupScript(),
         }),
         where: () => database.path,
         exists: async () => fs.existsSync(database.path),

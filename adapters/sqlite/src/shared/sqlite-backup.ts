@@ -56,10 +56,10 @@ const whyWritesFail = (file: string, bytes: number | undefined): string | undefi
  * meanwhile, the copy is the database as it was at one moment, and in WAL mode the reading blocks no
  * writer. The copy is compacted (no free pages, so nothing deleted is carried) and has no WAL of its
  * own. A copy that fails or is stopped may leave SQLite's rollback journal beside it (`into`-journal):
- * the caller removes both.
+ * the caller removes both. `script`: the process's, this adapter's compiled one unless an app bundles it.
  */
-export const copyDatabase = (source: string, into: string): DatabaseCopy => {
-  const child = fork(compiled('sqlite-backup.process.js'), [source, into], {
+export const copyDatabase = (source: string, into: string, script = compiled('sqlite-backup.process.js')): DatabaseCopy => {
+  const child = fork(script, [source, into], {
     // A process group of its own: a Ctrl-C at a terminal reaches the caller alone, which decides (stop).
     detached: true,
     execArgv: [],

@@ -28,6 +28,8 @@ export interface SqliteStorageOptions extends Omit<SqliteOptions, 'readonly'> {
   readonly searchThreads?: number;
   /** The threads' scripts: this adapter's compiled workers unless an app gives its bundles of them. */
   readonly threadScripts?: ThreadScripts;
+  /** The script of a backup's process (backupTo): this adapter's compiled one unless an app gives its bundle of it. */
+  readonly backupScript?: string;
   /** A writer thread started ahead of `open` (startSqliteWriter), used by `open` instead of starting one. */
   readonly writerStarted?: WriterStart;
 }
@@ -254,7 +256,7 @@ export class SqliteStorage implements StorageHealth {
    */
   backupTo(file: string): DatabaseCopy {
     if (!this.opened) throw new Error('storage is not open');
-    return copyDatabase(this.options.path, file);
+    return copyDatabase(this.options.path, file, this.options.backupScript);
   }
 
   /**
