@@ -53,15 +53,20 @@ describe('tracelight-admin', () => {
     return res.json() as Promise<any>;
   };
 
-  /** An export of a project with one log stream of `count` traces of `size` characters of input each, made up as the CLI writes one. */
-  /** A project's export of `count` records whose inputs are `size` characters of random text (large text is stored deflated: random text keeps its size). */
-  const madeUp = (count: number, size = 10) => {
+  /**
+   * A project's export of `count` records, made up as the CLI writes one, each carrying `size` characters
+   * of random text (large text is stored deflated: random text keeps its size), as its input or in its
+   * metadata: stored and exported as it is too, but unread by the record index, whose terms of 40 MB of
+   * random input took an import 5 s.
+   */
+  const madeUp = (count: number, size = 10, carriedIn: 'input' | 'metadata' = 'input') => {
     const at = '2026-01-02T03:04:05.000Z';
     const project = { id: randomUUID(), name: 'made up', type: 'gen_ai', createdBy: randomUUID(), createdAt: at, updatedAt: at };
     const run = { id: randomUUID(), projectId: project.id, name: 'prod', kind: 'log_stream', createdBy: project.createdBy, createdAt: at, updatedAt: at };
     const record = (i: number) => {
       const id = randomUUID();
-      return { id, type: 'trace', projectId: project.id, runId: run.id, traceId: id, parentId: null, sessionId: null, name: `t${i}`, input: randomBytes(size).toString('base64').slice(0, size), output: 'o', createdAt: at, updatedAt: at, tags: [], userMetadata: {}, statusCode: null, externalId: null, datasetInput: null, datasetOutput: null, datasetMetadata: {}, metrics: {}, isComplete: true, hasChildren: false, stepNumber: null, progressMessage: null, errorMessage: null, attributes: {} };
+      const text = randomBytes(size).toString('base64').slice(0, size);
+      return { id, type: 'trace', projectId: project.id, runId: run.id, traceId: id, parentId: null, sessionId: null, name: `t${i}`, input: carriedIn === 'input' ? text : 'i', output: 'o', createdAt: at, updatedAt: at, tags: [], userMetadata: carriedIn === 'metadata' ? { text } : {}, statusCode: null, externalId: null, datasetInput: null, datasetOutput: null, datasetMetadata: {}, metrics: {}, isComplete: true, hasChildren: false, stepNumber: null, progressMessage: null, errorMessage: null, attributes: {} };
     };
     const lines: unknown[] = [
       { format: 'tracelight.project.v3', project },
@@ -477,7 +482,7 @@ describe('tracelight-admin', () => {
     const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'tracelight-export-stopped-'));
     await setUp(dataDir);
     // About 40 MB to write: long enough to be stopped midway.
-    const { project, lines } = madeUp(1000, 40_000);
+    const { project, lines } = madeUp(1000, 40_000, 'metadata');
     expect((await admin(dataDir, 'import-project', '--email', 'owner@example.com', '--in', jsonLines(dataDir, 'made-up.jsonl', lines))).stdout).toBe('imported 1 runs, 1000 records\n');
     fs.rmSync(path.join(dataDir, 'made-up.jsonl'));
     const before = fs.readdirSync(dataDir).sort();
@@ -583,8 +588,8 @@ describe('tracelight-admin', () => {
   it('leaves neither the backup nor a temporary file when it fails or is stopped midway by Ctrl-C or SIGTERM, removes those of one killed outright at the next backup, and writes the copy whole', async () => {
     const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'tracelight-backup-stopped-'));
     await setUp(dataDir);
-    // About 40 MB of inputs, twice that to copy: long enough to be stopped midway.
-    const { lines } = madeUp(1000, 40_000);
+    // About 40 MB of text, twice that to copy: long enough to be stopped midway.
+    const { lines } = madeUp(1000, 40_000, 'metadata');
     expect((await admin(dataDir, 'import-project', '--email', 'owner@example.com', '--in', jsonLines(dataDir, 'made-up.jsonl', lines))).stdout).toBe('imported 1 runs, 1000 records\n');
     fs.rmSync(path.join(dataDir, 'made-up.jsonl'));
     const before = fs.readdirSync(dataDir).sort();
