@@ -126,6 +126,14 @@ describe('the evaluator app: /metrics and /healthcheck', () => {
     expect([post.status, post.headers.get('allow')]).toEqual([405, 'GET, HEAD']);
   });
 
+  it('stops before scoring anything when its port is taken, saying which', async () => {
+    const port = new URL(probes).port;
+    const second = startEvaluator({ ...SCORING, ...server.storageEnv, TRACELIGHT_EVALUATOR_PORT: port });
+    expect(await second.exited).toBe(1);
+    expect(second.output.join('\n')).toContain(`cannot listen on 127.0.0.1:${port} (TRACELIGHT_HOST, TRACELIGHT_EVALUATOR_PORT): listen EADDRINUSE`);
+    expect(second.output.some((l) => l.includes('tracelight-evaluator scoring'))).toBe(false);
+  });
+
   it('answers /healthcheck 503 after SIGTERM while the job in hand finishes, then closes and exits 0', async () => {
     const release = stub.hold();
     const asked = stub.completions.length;

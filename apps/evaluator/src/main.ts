@@ -152,7 +152,9 @@ const main = async (): Promise<void> => {
           config.port,
           { metrics: async () => ({ contentType: registry.contentType, text: await registry.metrics() }), scoring: () => !stopping },
           (e) => log.error({ error: e instanceof Error ? e.message : String(e) }, 'the metrics and health server failed'),
-        );
+        ).catch((e: unknown) => {
+          throw new CannotStart(`cannot listen on ${config.host}:${config.port} (TRACELIGHT_HOST, TRACELIGHT_EVALUATOR_PORT): ${e instanceof Error ? e.message : String(e)}`);
+        });
   pool.start();
   log.info(
     {
