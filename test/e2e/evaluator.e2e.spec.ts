@@ -88,6 +88,8 @@ describe('the evaluator app: /metrics and /healthcheck', () => {
     const line = await evaluator.started;
     // It listens where TRACELIGHT_HOST says (the server's default, 127.0.0.1), on the port it logged.
     expect(line).toMatchObject({ host: '127.0.0.1', port: expect.any(Number) });
+    // On the server's engine (the MongoDB run's too).
+    expect(line['engine']).toBe((process.env['TRACELIGHT_E2E_DATABASE_URL'] ?? '').startsWith('mongodb') ? 'mongodb' : 'sqlite');
     probes = `http://127.0.0.1:${line['port'] as number}`;
 
     expect(await until('every job scored', jobs, (j) => j['pending']! + j['computing']! === 0)).toMatchObject({ succeeded: 3, failed: 0, error: 0 });
