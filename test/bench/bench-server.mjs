@@ -61,6 +61,25 @@ export const threadCpuOf = (pid) => {
 };
 
 /**
+ * The servers started and not yet exited, with their data dirs: killed and removed when the bench ends, however it ends. An error that ends
+ * a bench midway is printed and ends it with status 1 (Node emits no 'exit' for a fatal error), so that no
+ * server outlives it, holding the bench's output pipe open.
+ */
+const running = new Map();
+process.once('exit', () => {
+  for (const [child, dataDir] of running) {
+    child.kill('SIGKILL');
+    fs.rmSync(dataDir, { recursive: true, force: true });
+  }
+});
+const fatal = (e) => {
+  console.error(e);
+  process.exit(1);
+};
+process.once('uncaughtException', fatal);
+process.once('unhandledRejection', fatal);
+
+/**
  * Starts the server with `env` beside the bench defaults (port 0, a new data dir, the bench admin, no rate
  * limit) and signs in. `call(method, path, body, headers)` sends a body as it is when it is a string, a
  * Buffer or a FormData, else as JSON, with the admin's token; an answer of 300 or more throws, naming it.
@@ -80,6 +99,8 @@ export const startBenchServer = async ({ env = {}, main = SERVER_MAIN, prefix = 
     stdio: ['ignore', 'pipe', 'inherit'],
   });
   const exited = new Promise((resolve) => child.once('exit', resolve));
+  running.set(child, dataDir);
+  void exited.then(() => running.delete(child));
   /** Stops it (SIGTERM: a clean stop; SIGKILL: at once) and removes its data dir. */
   const stop = async (signal = 'SIGTERM') => {
     if (child.exitCode === null && child.signalCode === null) child.kill(signal);

@@ -49,11 +49,6 @@ const server = await startBenchServer({
 });
 const { base, call, token, dataDir } = server;
 const stopServer = () => server.stop();
-process.on('uncaughtException', async (e) => {
-  console.error(e);
-  await stopServer();
-  process.exit(1);
-});
 const project = await call('POST', '/v2/projects', { name: 'queries' });
 const newRun = async (name) => (await call('POST', `/v2/projects/${project.id}/log_streams`, { name })).id;
 
