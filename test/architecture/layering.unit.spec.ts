@@ -16,8 +16,9 @@ const ALLOWED: Record<string, ReadonlyArray<string>> = {
   'packages/config': ['fp-ts'],
   // Used by an adapter and an app: it imports nothing.
   'packages/worker-calls': [],
-  // Run by the server and the evaluator app: the use cases and ports, never an adapter.
-  'packages/scoring-workers': ['@tracelight/domain', '@tracelight/ports', '@tracelight/use-cases', 'fp-ts'],
+  // Run by the server and the evaluator app: the use cases and ports, never an adapter; prom-client for
+  // the scoring metrics both processes report, defined once.
+  'packages/scoring-workers': ['@tracelight/domain', '@tracelight/ports', '@tracelight/use-cases', 'fp-ts', 'prom-client'],
   // The console speaks to the API through the typed client alone, and renders with Preact.
   'apps/console': ['@tracelight/client', 'preact'],
 };

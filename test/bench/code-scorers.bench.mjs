@@ -5,15 +5,11 @@
 // asserts nothing.
 //   node test/bench/code-scorers.bench.mjs        (after pnpm build; pnpm bench runs it)
 //   BENCH_CODE_JUDGED=5000 node test/bench/code-scorers.bench.mjs
-import { spawn } from 'node:child_process';
 import { createRequire } from 'node:module';
 import { randomUUID } from 'node:crypto';
-import * as fs from 'node:fs';
-import * as os from 'node:os';
 import * as path from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { ROOT, startBenchServer } from './bench-server.mjs';
 
-const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 const require = createRequire(import.meta.url);
 const { PyodideSandbox, DEFAULT_SANDBOX_SETTINGS } = require(path.join(ROOT, 'adapters/pyodide-sandbox/dist/index.js'));
 const JUDGED = Number(process.env.BENCH_CODE_JUDGED ?? 3000);
@@ -26,42 +22,16 @@ def score_type():
     return int
 `;
 
-const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'tracelight-bench-code-'));
-const child = spawn(process.execPath, [path.join(ROOT, 'apps/server/dist/main.js')], {
-  // The scoring and sandbox settings are left at their defaults.
-  env: { PATH: process.env.PATH, TRACELIGHT_PORT: '0', TRACELIGHT_DATA_DIR: dir, TRACELIGHT_ADMIN_EMAIL: 'bench@example.com', TRACELIGHT_ADMIN_PASSWORD: 'bench-password', TRACELIGHT_RATE_LIMIT_PER_MINUTE: '0' },
-  stdio: ['ignore', 'pipe', 'inherit'],
-});
-const stop = () => new Promise((resolve) => (child.exitCode !== null ? resolve() : (child.once('exit', resolve), child.kill('SIGKILL'))));
+const server = await startBenchServer({ prefix: 'tracelight-bench-code-' });
 try {
-  const port = await new Promise((resolve, reject) => {
-    let buf = '';
-    const onData = (c) => {
-      buf += c;
-      const m = /"port":(\d+)/.exec(buf);
-      if (!m) return;
-      child.stdout.off('data', onData);
-      child.stdout.resume();
-      resolve(Number(m[1]));
-    };
-    child.stdout.on('data', onData);
-    child.on('exit', (code) => reject(new Error(`the server exited with ${code}`)));
-  });
-  const base = `http://127.0.0.1:${port}`;
-  let token;
-  const call = async (method, p, body, headers = { 'content-type': 'application/json' }) => {
-    const res = await fetch(base + p, { method, headers: { ...headers, ...(token ? { authorization: `Bearer ${token}` } : {}) }, body });
-    const text = await res.text();
-    if (res.status >= 300) throw new Error(`${method} ${p}: ${res.status} ${text.slice(0, 300)}`);
-    return text ? JSON.parse(text) : undefined;
-  };
-  token = (await call('POST', '/login', JSON.stringify({ username: 'bench@example.com', password: 'bench-password' }))).access_token;
-  const project = (await call('POST', '/v2/projects', JSON.stringify({ name: 'code-bench' }))).id;
-  const scorer = await call('POST', '/v2/scorers', JSON.stringify({ name: 'length', scorer_type: 'code' }));
+  // The scoring and sandbox settings are left at their defaults.
+  const { call } = server;
+  const project = (await call('POST', '/v2/projects', { name: 'code-bench' })).id;
+  const scorer = await call('POST', '/v2/scorers', { name: 'length', scorer_type: 'code' });
   const form = new FormData();
   form.append('file', new Blob([SCORER]), 'length.py');
   const uploadStarted = performance.now();
-  await call('POST', `/v2/scorers/${scorer.id}/version/code`, form, {});
+  await call('POST', `/v2/scorers/${scorer.id}/version/code`, form);
   const uploadMs = performance.now() - uploadStarted;
   const logStream = (await call('POST', `/v2/projects/${project}/log_streams`, JSON.stringify({ name: 'scored' }))).id;
   await call('POST', `/v2/projects/${project}/runs/${logStream}/scorer-settings`, JSON.stringify({ scorers: [{ scorer_id: scorer.id }] }));
@@ -94,8 +64,7 @@ try {
   console.log(`  upload (compiled in a new interpreter, its start included): ${fmt(uploadMs)} ms; first record scored ${fmt(firstMs)} ms after its ingest`);
   console.log(`  ${JUDGED} records scored in ${fmt(seconds)} s, warm: ${fmt(JUDGED / seconds)} judgments/s`);
 } finally {
-  await stop();
-  fs.rmSync(dir, { recursive: true, force: true });
+  await server.stop('SIGKILL');
 }
 
 // The sandbox alone: as many calls at once as the server's workers make, its interpreters warmed first.

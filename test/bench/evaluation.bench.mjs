@@ -5,16 +5,12 @@
 // for batch in turn, while the workers judge in the background. Prints figures; asserts nothing.
 //   node test/bench/evaluation.bench.mjs          (after pnpm build; pnpm bench runs it)
 //   BENCH_JUDGED=1000 BENCH_INGEST_ROUNDS=30 node test/bench/evaluation.bench.mjs
-import { spawn } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
-import * as fs from 'node:fs';
 import { createRequire } from 'node:module';
-import * as os from 'node:os';
 import * as path from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { ROOT, startBenchServer } from './bench-server.mjs';
 
 const require = createRequire(import.meta.url);
-const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 const { OpenAiStub, judges } = require(path.join(ROOT, 'packages/testkit/dist/index.js'));
 
 const JUDGED = Number(process.env.BENCH_JUDGED ?? 600);
@@ -24,44 +20,13 @@ const CONCURRENCY = 4; // requests at once
 const PADDING = 'lorem ipsum dolor sit amet '.repeat(20);
 const fmt = (n) => n.toLocaleString('en-US', { maximumFractionDigits: 1 });
 
-const startServer = async (env) => {
-  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'tracelight-bench-eval-'));
-  const child = spawn(process.execPath, [path.join(ROOT, 'apps/server/dist/main.js')], {
-    // The stub judging listens on 127.0.0.1, an address judges call only where it is allowed.
-    env: { PATH: process.env.PATH, TRACELIGHT_PORT: '0', TRACELIGHT_DATA_DIR: dir, TRACELIGHT_ADMIN_EMAIL: 'bench@example.com', TRACELIGHT_ADMIN_PASSWORD: 'bench-password', TRACELIGHT_RATE_LIMIT_PER_MINUTE: '0', TRACELIGHT_GATEWAY_ALLOWED_NETWORKS: '127.0.0.1/32', ...env },
-    stdio: ['ignore', 'pipe', 'inherit'],
-  });
-  const port = await new Promise((resolve, reject) => {
-    let buf = '';
-    const onData = (c) => {
-      buf += c;
-      const m = /"port":(\d+)/.exec(buf);
-      if (!m) return;
-      child.stdout.off('data', onData);
-      child.stdout.resume();
-      resolve(Number(m[1]));
-    };
-    child.stdout.on('data', onData);
-    child.on('exit', (code) => reject(new Error(`the server exited with ${code}`)));
-  });
-  const base = `http://127.0.0.1:${port}`;
-  let token;
-  const call = async (method, p, body) => {
-    const res = await fetch(base + p, { method, headers: { 'content-type': 'application/json', ...(token ? { authorization: `Bearer ${token}` } : {}) }, body: body && (typeof body === 'string' ? body : JSON.stringify(body)) });
-    const text = await res.text();
-    if (res.status >= 300) throw new Error(`${method} ${p}: ${res.status} ${text.slice(0, 300)}`);
-    return text ? JSON.parse(text) : undefined;
-  };
-  token = (await call('POST', '/login', { username: 'bench@example.com', password: 'bench-password' })).access_token;
-  return { call, stop: () => new Promise((resolve) => (child.exitCode !== null ? resolve() : (child.once('exit', resolve), child.kill('SIGKILL')))), dir };
-};
-
 const span = (i) => ({ type: i % 5 === 0 ? 'tool' : 'llm', id: randomUUID(), name: `step-${i % 50}`, input: `question ${i}: ${PADDING}`, output: `answer ${i} ${PADDING.slice(0, 200)}` });
 const body = (runId, n) => JSON.stringify({ log_stream_id: runId, traces: [{ id: randomUUID(), name: 'bench', input: 'go', output: 'done', spans: Array.from({ length: n - 1 }, (_, i) => span(i)) }] });
 
 const stub = await OpenAiStub.start({ delayMs: 200 });
 stub.answerWith(judges(true, true, false));
-const server = await startServer({});
+// The stub judging listens on 127.0.0.1, an address judges call only where it is allowed.
+const server = await startBenchServer({ env: { TRACELIGHT_GATEWAY_ALLOWED_NETWORKS: '127.0.0.1/32' }, prefix: 'tracelight-bench-eval-' });
 try {
   const { call } = server;
   await call('PUT', '/v2/integrations/gateway', { token: 'bench-token', endpoint: stub.url, use_case: 'BENCH' });
@@ -121,7 +86,6 @@ try {
   console.log(`  scoring on:  ${fmt(rate(ms.scored))} records/s (${fmt(queued.pending + queued.computing + queued.succeeded)} jobs queued with them)`);
   console.log(`  cost of scoring to ingestion: ${fmt((1 - rate(ms.scored) / rate(ms.plain)) * 100)} %`);
 } finally {
-  await server.stop();
+  await server.stop('SIGKILL');
   await stub.close();
-  fs.rmSync(server.dir, { recursive: true, force: true });
 }

@@ -4,17 +4,15 @@
 // of all those records while another project is written. Prints figures; asserts nothing.
 //   pnpm bench                       (all)
 //   BENCH_MAX_SPANS=100000 pnpm bench  (stop the latency table at 100k)
-import { execFileSync, spawn } from 'node:child_process';
+import { execFileSync } from 'node:child_process';
 import { Agent as httpAgent, request as httpRequest } from 'node:http';
 import { randomUUID } from 'node:crypto';
-import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { createRequire } from 'node:module';
-import { fileURLToPath } from 'node:url';
+import { ROOT, startBenchServer } from './bench-server.mjs';
 
 const require = createRequire(import.meta.url);
-const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 const sqlite = require(path.join(ROOT, 'adapters/sqlite/dist/index.js'));
 const { recordToValues, RECORD_COLUMNS } = require(path.join(ROOT, 'adapters/sqlite/dist/tracing/log-record.mapper.js'));
 const { presentColumns } = require(path.join(ROOT, 'domain/model/dist/index.js'));
@@ -53,52 +51,10 @@ const fmt = (n) => n.toLocaleString('en-US', { maximumFractionDigits: 1 });
 // --- the server -----------------------------------------------------------------------------
 // The search that matches nothing is timed to its end, however long it reads: no search time budget.
 const startServer = async (env = {}) => {
-  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'tracelight-bench-'));
-  const child = spawn(process.execPath, [path.join(ROOT, 'apps/server/dist/main.js')], {
-    env: { PATH: process.env.PATH, TRACELIGHT_PORT: '0', TRACELIGHT_DATA_DIR: dir, TRACELIGHT_ADMIN_EMAIL: 'bench@example.com', TRACELIGHT_ADMIN_PASSWORD: 'bench-password', TRACELIGHT_BODY_LIMIT: '16mb', TRACELIGHT_RATE_LIMIT_PER_MINUTE: '0', TRACELIGHT_SEARCH_TIMEOUT_MS: '3600000', ...env },
-    stdio: ['ignore', 'pipe', 'inherit'],
-  });
-  const port = await new Promise((resolve) => {
-    let buf = '';
-    const onData = (c) => {
-      buf += c;
-      const m = /"port":(\d+)/.exec(buf);
-      if (!m) return;
-      child.stdout.off('data', onData); // from here on, log lines are drained and dropped
-      child.stdout.resume();
-      resolve(Number(m[1]));
-    };
-    child.stdout.on('data', onData);
-  });
-  const base = `http://127.0.0.1:${port}`;
-  const call = async (method, p, body, token) => {
-    // A string body is sent as it is (already serialised, as an SDK would have done on its own machine).
-    const res = await fetch(base + p, { method, headers: { 'content-type': 'application/json', ...(token ? { authorization: `Bearer ${token}` } : {}) }, body: body && (typeof body === 'string' ? body : JSON.stringify(body)) });
-    const text = await res.text();
-    if (res.status !== 200) throw new Error(`${method} ${p}: ${res.status} ${text.slice(0, 300)}`);
-    return JSON.parse(text);
-  };
-  const { access_token: token } = await call('POST', '/login', { username: 'bench@example.com', password: 'bench-password' });
-  const project = await call('POST', '/v2/projects', { name: 'bench' }, token);
-  const newRun = async (name) => (await call('POST', `/v2/projects/${project.id}/log_streams`, { name }, token)).id;
-  const stop = () => {
-    child.kill('SIGTERM');
-    return new Promise((resolve) => child.once('exit', resolve)).then(() => fs.rmSync(dir, { recursive: true, force: true }));
-  };
-  /** CPU time so far of each of the server's threads, in ms (Linux /proc; empty elsewhere). */
-  const threadCpu = () => {
-    try {
-      return Object.fromEntries(
-        fs.readdirSync(`/proc/${child.pid}/task`).map((tid) => {
-          const fields = fs.readFileSync(`/proc/${child.pid}/task/${tid}/stat`, 'utf8').split(') ')[1].split(' ');
-          return [tid, ((Number(fields[11]) + Number(fields[12])) * 1000) / 100];
-        }),
-      );
-    } catch {
-      return {};
-    }
-  };
-  return { base, call, token, project, newRun, dataDir: dir, stop, threadCpu, pid: child.pid };
+  const server = await startBenchServer({ env: { TRACELIGHT_BODY_LIMIT: '16mb', TRACELIGHT_SEARCH_TIMEOUT_MS: '3600000', ...env } });
+  const project = await server.call('POST', '/v2/projects', { name: 'bench' });
+  const newRun = async (name) => (await server.call('POST', `/v2/projects/${project.id}/log_streams`, { name })).id;
+  return { ...server, project, newRun };
 };
 const { base, call, token, project, newRun, dataDir, stop, threadCpu, pid } = await startServer();
 
@@ -162,14 +118,14 @@ const quietDisk = () => {
   const db = new sqlite.SqliteDatabase({ path: path.join(dataDir, 'raw.db') });
   db.db.prepare('INSERT INTO users (id, email, role, password_hash, created_at, updated_at) VALUES (?, ?, ?, ?, ?, ?)').run('u', 'u@x', 'user', 'h', 0, 0);
   db.db.prepare('INSERT INTO projects (id, name, type, created_by, created_at, updated_at) VALUES (?, ?, ?, ?, ?, ?)').run('p', 'p', 'gen_ai', 'u', 0, 0);
-  db.db.prepare('INSERT INTO runs VALUES (?, ?, ?, ?, ?, ?, ?)').run('r', 'p', 'r', 'log_stream', 'u', 0, 0);
+  db.db.prepare('INSERT INTO runs (id, project_id, name, kind, created_by, created_at, updated_at) VALUES (?, ?, ?, ?, ?, ?, ?)').run('r', 'p', 'r', 'log_stream', 'u', 0, 0);
   const insert = db.db.prepare(`INSERT INTO log_records (${RECORD_COLUMNS.join(', ')}) VALUES (${RECORD_COLUMNS.map(() => '?').join(', ')})`);
   const rows = [];
   for (let b = 0; b < HTTP_SPANS / BATCH; b++) {
     const t = wireBatch(BATCH);
     const traceRow = { id: t.id, traceId: t.id };
     for (const s of t.spans)
-      rows.push(recordToValues({ id: s.id, type: s.type, projectId: 'p', runId: 'r', traceId: traceRow.id, parentId: traceRow.id, sessionId: null, name: s.name, input: s.input, output: s.output, createdAt: new Date(), updatedAt: new Date(), tags: s.tags, userMetadata: {}, statusCode: s.status_code, externalId: null, datasetInput: null, datasetOutput: null, datasetMetadata: {}, metrics: s.metrics, isComplete: true, hasChildren: false, stepNumber: null, progressMessage: null, errorMessage: null, attributes: { model: s.model, temperature: s.temperature } }));
+      rows.push(recordToValues({ id: s.id, type: s.type, projectId: 'p', runId: 'r', traceId: traceRow.id, parentId: traceRow.id, sessionId: null, name: s.name, input: s.input, output: s.output, createdAt: new Date(), createdAtMicros: 0, updatedAt: new Date(), tags: s.tags, userMetadata: {}, statusCode: s.status_code, externalId: null, datasetInput: null, datasetOutput: null, datasetMetadata: {}, metrics: s.metrics, isComplete: true, hasChildren: false, stepNumber: null, progressMessage: null, errorMessage: null, attributes: { model: s.model, temperature: s.temperature } }));
   }
   const at = (c) => RECORD_COLUMNS.indexOf(c);
   const bytes = rows.reduce((n, r) => n + r[at('input_text')].length + r[at('output_text')].length, 0) / rows.length;
@@ -196,7 +152,7 @@ const quietDisk = () => {
   const loadTo = async (target) => {
     while (loaded < target) {
       const t = wireBatch(Math.min(1000, target - loaded + 1));
-      const recs = t.spans.map((s) => ({ id: s.id, type: s.type, projectId: project.id, runId: run, traceId: t.id, parentId: t.id, sessionId: null, name: s.name, input: s.input, output: s.output, createdAt: new Date(), updatedAt: new Date(), tags: s.tags, userMetadata: {}, statusCode: s.status_code, externalId: null, datasetInput: null, datasetOutput: null, datasetMetadata: {}, metrics: s.metrics, isComplete: true, hasChildren: false, stepNumber: null, progressMessage: null, errorMessage: null, attributes: { model: s.model, temperature: s.temperature } }));
+      const recs = t.spans.map((s) => ({ id: s.id, type: s.type, projectId: project.id, runId: run, traceId: t.id, parentId: t.id, sessionId: null, name: s.name, input: s.input, output: s.output, createdAt: new Date(), createdAtMicros: 0, updatedAt: new Date(), tags: s.tags, userMetadata: {}, statusCode: s.status_code, externalId: null, datasetInput: null, datasetOutput: null, datasetMetadata: {}, metrics: s.metrics, isComplete: true, hasChildren: false, stepNumber: null, progressMessage: null, errorMessage: null, attributes: { model: s.model, temperature: s.temperature } }));
       const present = [...new Set(recs.flatMap(presentColumns))];
       const r = await repo.ingest(run, recs, present)();
       if (r._tag !== 'Right') throw new Error(JSON.stringify(r.left));
@@ -216,8 +172,8 @@ const quietDisk = () => {
   console.log('  spans       available_columns                 spans/search (model = gpt-4o-mini AND status_code >= 500, 50 per page)');
   for (const size of [0, 100_000, 1_000_000].filter((s) => s <= MAX)) {
     await loadTo(size);
-    const columns = await time(200, () => call('POST', `/v2/projects/${project.id}/spans/available_columns`, { log_stream_id: run }, token));
-    const search = await time(50, () => call('POST', `/v2/projects/${project.id}/spans/search`, { log_stream_id: run, limit: 50, filters: [{ column_id: 'model', type: 'text', operator: 'eq', value: 'gpt-4o-mini' }, { column_id: 'status_code', type: 'number', operator: 'gte', value: 500 }] }, token));
+    const columns = await time(200, () => call('POST', `/v2/projects/${project.id}/spans/available_columns`, { log_stream_id: run }));
+    const search = await time(50, () => call('POST', `/v2/projects/${project.id}/spans/search`, { log_stream_id: run, limit: 50, filters: [{ column_id: 'model', type: 'text', operator: 'eq', value: 'gpt-4o-mini' }, { column_id: 'status_code', type: 'number', operator: 'gte', value: 500 }] }));
     console.log(`  ${fmt(size).padEnd(10)}  ${columns.padEnd(32)}  ${search}`);
   }
   // A search whose filter matches nothing, and that no index narrows, reads the whole run; a probe calls /healthcheck every 2 ms meanwhile.
@@ -236,7 +192,7 @@ const quietDisk = () => {
     })();
     const t0 = performance.now();
     // Two characters: no trigram for the record index to look up, so the search reads the run.
-    await call('POST', `/v2/projects/${project.id}/spans/search`, { log_stream_id: run, limit: 50, filters: [{ column_id: 'model', type: 'text', operator: 'contains', value: 'zq' }] }, token);
+    await call('POST', `/v2/projects/${project.id}/spans/search`, { log_stream_id: run, limit: 50, filters: [{ column_id: 'model', type: 'text', operator: 'contains', value: 'zq' }] });
     tooks.push(performance.now() - t0);
     done = true;
     await probe;
@@ -278,7 +234,7 @@ const quietDisk = () => {
     const run = await server.newRun(`maximal-${kind}-${label}`);
     const bodies = kind === 'ingest' ? [0, 1, 2].map(() => JSON.stringify({ log_stream_id: run, traces: [wireBatch(10_000)] })) : [0, 1, 2].map(() => otlpExport(10_000));
     const send = async (body) => {
-      if (kind === 'ingest') return server.call('POST', `/v2/projects/${server.project.id}/traces`, body, server.token);
+      if (kind === 'ingest') return server.call('POST', `/v2/projects/${server.project.id}/traces`, body);
       const res = await fetch(`${server.base}/v1/traces`, { method: 'POST', headers: { 'content-type': 'application/x-protobuf', authorization: `Bearer ${server.token}`, project: 'bench', logstream: `otlp-${label}` }, body });
       if (res.status !== 200) throw new Error(`OTLP export: ${res.status} ${await res.text()}`);
       return res.arrayBuffer();
@@ -321,8 +277,8 @@ const quietDisk = () => {
 // so that writes to another project, one after another, wait at worst for a step, which the worst
 // wait below shows (a deletion in one transaction held them for all of it).
 {
-  const bystander = await call('POST', '/v2/projects', { name: 'bystander' }, token);
-  const stream = (await call('POST', `/v2/projects/${bystander.id}/log_streams`, { name: 'b' }, token)).id;
+  const bystander = await call('POST', '/v2/projects', { name: 'bystander' });
+  const stream = (await call('POST', `/v2/projects/${bystander.id}/log_streams`, { name: 'b' })).id;
   const direct = new sqlite.SqliteDatabase({ path: path.join(dataDir, 'tracelight.db'), readonly: true });
   const records = direct.db.prepare('SELECT COUNT(*) FROM log_records WHERE project_id = ?').pluck().get(project.id);
   const stored = direct.db.prepare('SELECT COUNT(*) FROM projects WHERE id = ?').pluck();
@@ -331,13 +287,13 @@ const quietDisk = () => {
   const writes = (async () => {
     while (!done) {
       const t = performance.now();
-      await call('PATCH', `/v2/projects/${bystander.id}/runs/${stream}/insights-settings`, { insights: { logstream: { enabled: true } } }, token);
+      await call('PATCH', `/v2/projects/${bystander.id}/runs/${stream}/insights-settings`, { insights: { logstream: { enabled: true } } });
       waits.push(performance.now() - t);
     }
   })();
   await new Promise((r) => setTimeout(r, 200));
   const t0 = performance.now();
-  await call('DELETE', `/v2/projects/${project.id}`, undefined, token);
+  await call('DELETE', `/v2/projects/${project.id}`, undefined);
   const answered = performance.now() - t0;
   // Purged once its row is gone: the last step removes it with the runs.
   while (stored.get(project.id) > 0) await new Promise((r) => setTimeout(r, 50));

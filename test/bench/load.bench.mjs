@@ -14,57 +14,34 @@ import { spawn } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
-import { fileURLToPath } from 'node:url';
 import autocannon from 'autocannon';
+import { ROOT, cpuMicrosOf, listeningPort, startBenchServer } from './bench-server.mjs';
 import { pacedLoadInOwnProcess } from './paced-load.mjs';
 
-const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 10);
 const SOAK = Number(process.env.BENCH_SOAK_SECONDS ?? 300);
 const CONNECTIONS = 32;
 
-const start = (args, env) =>
-  new Promise((resolve) => {
-    const child = spawn(process.execPath, args, { env: { PATH: process.env.PATH, ...env }, stdio: ['ignore', 'pipe', 'inherit'] });
-    let buf = '';
-    const onData = (c) => {
-      buf += c;
-      const m = /"port":(\d+)/.exec(buf) ?? /^(\d+)\n/.exec(buf);
-      if (!m) return;
-      // Stop collecting: from here on the server's log lines are drained and dropped.
-      child.stdout.off('data', onData);
-      child.stdout.resume();
-      resolve({ child, port: Number(m[1]) });
-    };
-    child.stdout.on('data', onData);
-  });
+/** A bare Koa endpoint (bare-koa.cjs) with `env`, once it listens. */
+const startBare = async (env) => {
+  const child = spawn(process.execPath, [path.join(ROOT, 'test/bench/bare-koa.cjs')], { env: { PATH: process.env.PATH, ...env }, stdio: ['ignore', 'pipe', 'inherit'] });
+  return { child, port: await listeningPort(child) };
+};
 
-const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'tracelight-load-'));
-const server = await start([path.join(ROOT, 'apps/server/dist/main.js')], {
-  TRACELIGHT_PORT: '0',
-  TRACELIGHT_DATA_DIR: dataDir,
-  TRACELIGHT_ADMIN_EMAIL: 'load@example.com',
-  TRACELIGHT_ADMIN_PASSWORD: 'load-password',
-  TRACELIGHT_RATE_LIMIT_PER_MINUTE: '0',
-});
-const bare = await start([path.join(ROOT, 'test/bench/bare-koa.cjs')], {});
+const server = await startBenchServer({ prefix: 'tracelight-load-' });
+const { base, token, dataDir } = server;
+const bare = await startBare({});
 /** µs of CPU a calibration endpoint spends on each request before answering as the bare one does. */
 const WORK_US = [5, 10, 20];
-const busy = await Promise.all(WORK_US.map((us) => start([path.join(ROOT, 'test/bench/bare-koa.cjs')], { BARE_WORK_US: String(us) })));
-const base = `http://127.0.0.1:${server.port}`;
-const call = async (method, p, body, headers = {}) => {
-  const res = await fetch(base + p, { method, headers: { 'content-type': 'application/json', ...headers }, body: body && JSON.stringify(body) });
-  if (res.status !== 200) throw new Error(`${method} ${p}: ${res.status} ${await res.text()}`);
-  return res.json();
-};
-const { access_token: token } = await call('POST', '/login', { username: 'load@example.com', password: 'load-password' });
+const busy = await Promise.all(WORK_US.map((us) => startBare({ BARE_WORK_US: String(us) })));
+const call = server.call;
 const auth = { authorization: `Bearer ${token}` };
-const { api_key: key } = await call('POST', '/v2/users/api_keys', { description: 'load' }, auth);
-const project = await call('POST', '/v2/projects', { name: 'load' }, auth);
-const run = await call('POST', `/v2/projects/${project.id}/log_streams`, { name: 'load' }, auth);
-const scorer = await call('POST', '/v2/scorers', { name: 'load-scorer', scorer_type: 'llm' }, auth);
-for (let i = 0; i < 5; i++) await call('POST', `/v2/scorers/${scorer.id}/version/llm`, { instructions: 'judge' }, auth);
-await call('POST', `/v2/projects/${project.id}/runs/${run.id}/scorer-settings`, { scorers: [{ scorer_id: scorer.id }] }, auth);
+const { api_key: key } = await call('POST', '/v2/users/api_keys', { description: 'load' });
+const project = await call('POST', '/v2/projects', { name: 'load' });
+const run = await call('POST', `/v2/projects/${project.id}/log_streams`, { name: 'load' });
+const scorer = await call('POST', '/v2/scorers', { name: 'load-scorer', scorer_type: 'llm' });
+for (let i = 0; i < 5; i++) await call('POST', `/v2/scorers/${scorer.id}/version/llm`, { instructions: 'judge' });
+await call('POST', `/v2/projects/${project.id}/runs/${run.id}/scorer-settings`, { scorers: [{ scorer_id: scorer.id }] });
 
 const apiKey = { 'Service-API-Key': key, 'content-type': 'application/json' };
 const bareTarget = { url: `http://127.0.0.1:${bare.port}/`, method: 'GET' };
@@ -83,16 +60,6 @@ const TARGETS = [
   ...OPERATIONS,
 ];
 
-/** CPU time (user + system, every thread) a process has used, in µs; null where /proc is missing. */
-const cpuMicros = (pid) => {
-  try {
-    const fields = fs.readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1].split(' ');
-    return ((Number(fields[11]) + Number(fields[12])) * 1e6) / 100; // clock ticks at USER_HZ = 100
-  } catch {
-    return null;
-  }
-};
-
 const measure = (opts, extra = {}) =>
   new Promise((resolve, reject) => autocannon({ ...opts, connections: CONNECTIONS, duration: SECONDS, ...extra }, (e, r) => (e ? reject(e) : resolve(r))));
 const fmt = (n) => n.toLocaleString('en-US', { maximumFractionDigits: 1 });
@@ -101,10 +68,10 @@ const ms = (x) => x.toFixed(2);
 /** A full-rate run, with the server's CPU time per request over it, after a short warm-up (JIT, caches). */
 const measureWithCpu = async (pid, opts) => {
   await measure(opts, { duration: 2 });
-  const cpuBefore = cpuMicros(pid);
+  const cpuBefore = cpuMicrosOf(pid);
   const full = await measure(opts);
-  const cpuAfter = cpuMicros(pid);
-  const cpuPerRequest = cpuBefore === null || cpuAfter === null ? '—' : fmt((cpuAfter - cpuBefore) / full.requests.total);
+  const cpuAfter = cpuMicrosOf(pid);
+  const cpuPerRequest = Number.isNaN(cpuBefore) || Number.isNaN(cpuAfter) ? '—' : fmt((cpuAfter - cpuBefore) / full.requests.total);
   return { full, cpuPerRequest };
 };
 
@@ -184,6 +151,4 @@ if (SOAK > 0) {
 }
 
 for (const b of [bare, ...busy]) b.child.kill('SIGTERM');
-server.child.kill('SIGTERM');
-await new Promise((resolve) => server.child.once('exit', resolve));
-fs.rmSync(dataDir, { recursive: true, force: true });
+await server.stop();

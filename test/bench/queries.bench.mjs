@@ -7,18 +7,15 @@
 //   BENCH_SPANS=100000 node test/bench/queries.bench.mjs    (a smaller run, for iterations)
 //   BENCH_SPANS=0 …                                         (ingest alone: JSON against OTLP)
 //   BENCH_SERVER=/path/to/apps/server/dist/main.js …        (another build of the server: before/after)
-import { spawn } from 'node:child_process';
 import { Agent as httpAgent, request as httpRequest } from 'node:http';
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { createRequire } from 'node:module';
-import { fileURLToPath } from 'node:url';
+import { ROOT, SERVER_MAIN as MAIN, startBenchServer } from './bench-server.mjs';
 import { inputText, jsonTrace, llmCorpus, otlpSpans } from './llm-corpus.mjs';
 
 const require = createRequire(import.meta.url);
-const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
-const MAIN = process.env.BENCH_SERVER ?? path.join(ROOT, 'apps/server/dist/main.js');
 const Database = require(require.resolve('better-sqlite3', { paths: [path.join(ROOT, 'adapters/sqlite')] }));
 const { ExportTraceServiceRequest } = require(path.join(ROOT, 'adapters/http-koa/dist/otlp/otlp-trace.proto.js'));
 
@@ -40,58 +37,20 @@ const percentile = (xs, p) => {
 };
 
 // --- the server -------------------------------------------------------------------------------
-const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'tracelight-queries-'));
-const child = spawn(process.execPath, [MAIN], {
+const server = await startBenchServer({
   env: {
-    PATH: process.env.PATH,
-    TRACELIGHT_PORT: '0',
-    TRACELIGHT_DATA_DIR: dataDir,
-    TRACELIGHT_ADMIN_EMAIL: 'bench@example.com',
-    TRACELIGHT_ADMIN_PASSWORD: 'bench-password',
     TRACELIGHT_BODY_LIMIT: '64mb',
-    TRACELIGHT_RATE_LIMIT_PER_MINUTE: '0',
     // Every query is timed to its end, however long it reads.
     TRACELIGHT_SEARCH_TIMEOUT_MS: '3600000',
     // Nothing is scored here: the metric column's scorer only names the column.
     TRACELIGHT_SCORING_WORKERS: '0',
   },
-  stdio: ['ignore', 'pipe', 'inherit'],
+  prefix: 'tracelight-queries-',
 });
-const stopServer = async () => {
-  if (child.exitCode === null) {
-    child.kill('SIGTERM');
-    await new Promise((resolve) => child.once('exit', resolve));
-  }
-  fs.rmSync(dataDir, { recursive: true, force: true });
-};
-process.on('uncaughtException', async (e) => {
-  console.error(e);
-  await stopServer();
-  process.exit(1);
-});
-const port = await new Promise((resolve, reject) => {
-  let buf = '';
-  const onData = (c) => {
-    buf += c;
-    const m = /"port":(\d+)/.exec(buf);
-    if (!m) return;
-    child.stdout.off('data', onData); // from here on, log lines are drained and dropped
-    child.stdout.resume();
-    resolve(Number(m[1]));
-  };
-  child.stdout.on('data', onData);
-  child.once('exit', (code) => reject(new Error(`the server exited (${code}) before listening`)));
-});
-const base = `http://127.0.0.1:${port}`;
-const call = async (method, p, body, token) => {
-  const res = await fetch(base + p, { method, headers: { 'content-type': 'application/json', ...(token ? { authorization: `Bearer ${token}` } : {}) }, body: body && JSON.stringify(body) });
-  const text = await res.text();
-  if (res.status !== 200) throw new Error(`${method} ${p}: ${res.status} ${text.slice(0, 300)}`);
-  return JSON.parse(text);
-};
-const { access_token: token } = await call('POST', '/login', { username: 'bench@example.com', password: 'bench-password' });
-const project = await call('POST', '/v2/projects', { name: 'queries' }, token);
-const newRun = async (name) => (await call('POST', `/v2/projects/${project.id}/log_streams`, { name }, token)).id;
+const { base, call, token, dataDir } = server;
+const stopServer = () => server.stop();
+const project = await call('POST', '/v2/projects', { name: 'queries' });
+const newRun = async (name) => (await call('POST', `/v2/projects/${project.id}/log_streams`, { name })).id;
 
 // Requests over kept-alive node:http connections, bodies as Buffers: the client shares the two cores.
 const agent = new httpAgent({ keepAlive: true, maxSockets: CONCURRENCY });
@@ -116,18 +75,8 @@ const send = async (count, bodyOf, sendOne) => {
   );
   return Number(process.hrtime.bigint() - t0) / 1e9;
 };
-/**
- * CPU time (user + system, every thread) the server has used, in µs, from /proc: beside spans/s, what a
- * span costs the server, which a shared machine's neighbours do not move as they move throughput.
- */
-const serverCpuMicros = () => {
-  try {
-    const fields = fs.readFileSync(`/proc/${child.pid}/stat`, 'utf8').split(') ')[1].split(' ');
-    return ((Number(fields[11]) + Number(fields[12])) * 1e6) / 100; // clock ticks at USER_HZ = 100
-  } catch {
-    return NaN;
-  }
-};
+/** CPU time the server has used (every thread), in µs: beside spans/s, what a span costs it, which a shared machine's neighbours do not move as they move throughput. */
+const serverCpuMicros = server.cpuMicros;
 const tracesOf = (batch, first) => Array.from({ length: TRACES_PER_BATCH }, (_, k) => corpus.trace(first + batch * TRACES_PER_BATCH + k));
 const jsonBody = (run, traces, isComplete = true) => Buffer.from(JSON.stringify({ log_stream_id: run, is_complete: isComplete, traces: traces.map(jsonTrace) }));
 const otlpBody = (traces) =>
@@ -187,10 +136,10 @@ if (SPANS === 0) {
 const run = await newRun('million');
 // The metric column: a scorer named after the metric the spans carry. Sampled at 0 where sample rates
 // are known, so that no job is queued; ignored where they are not.
-const scorer = await call('POST', '/v2/scorers', { name: 'num_input_tokens', scorer_type: 'llm' }, token);
-await call('POST', `/v2/scorers/${scorer.id}/version/llm`, { instructions: 'count' }, token);
-await call('POST', `/v2/projects/${project.id}/runs/${run}/scorer-settings`, { scorers: [{ scorer_id: scorer.id, sample_rate: 0 }] }, token).catch(() =>
-  call('POST', `/v2/projects/${project.id}/runs/${run}/scorer-settings`, { scorers: [{ scorer_id: scorer.id }] }, token),
+const scorer = await call('POST', '/v2/scorers', { name: 'num_input_tokens', scorer_type: 'llm' });
+await call('POST', `/v2/scorers/${scorer.id}/version/llm`, { instructions: 'count' });
+await call('POST', `/v2/projects/${project.id}/runs/${run}/scorer-settings`, { scorers: [{ scorer_id: scorer.id, sample_rate: 0 }] }).catch(() =>
+  call('POST', `/v2/projects/${project.id}/runs/${run}/scorer-settings`, { scorers: [{ scorer_id: scorer.id }] }),
 );
 {
   const batches = Math.ceil(TRACES / TRACES_PER_BATCH);
@@ -260,7 +209,7 @@ for (const q of queries) {
   let found = 0;
   for (let k = -3; k < REPEATS; k++) {
     const t0 = performance.now();
-    const page = await call('POST', url, q.body(Math.max(0, k)), token);
+    const page = await call('POST', url, q.body(Math.max(0, k)));
     if (k >= 0) times.push(performance.now() - t0);
     found = page.records.length;
   }

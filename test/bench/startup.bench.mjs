@@ -10,10 +10,7 @@ import * as fs from 'node:fs';
 import * as http from 'node:http';
 import * as os from 'node:os';
 import * as path from 'node:path';
-import { fileURLToPath } from 'node:url';
-
-const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
-const MAIN = process.env.BENCH_SERVER ?? path.join(ROOT, 'apps/server/dist/main.js');
+import { ROOT, SERVER_MAIN as MAIN, cpuMicrosOf } from './bench-server.mjs';
 const RUNS = 5;
 const fmt = (n) => n.toLocaleString('en-US', { maximumFractionDigits: 0 });
 const median = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
@@ -60,19 +57,8 @@ const start = async (dataDir, env) => {
   }
 };
 
-/**
- * CPU time the process has used, all its threads together, in ms (Linux: /proc/<pid>/stat, in clock ticks,
- * usually 10 ms): what a start costs whatever else the machine runs, where the wall-clock figure moves with
- * the load of a shared machine.
- */
-const cpuOf = (pid) => {
-  try {
-    const fields = fs.readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1].split(' ');
-    return ((Number(fields[11]) + Number(fields[12])) * 1000) / 100;
-  } catch {
-    return NaN;
-  }
-};
+/** CPU time the process has used, all its threads together, in ms (bench-server.mjs): what a start costs whatever else the machine runs, where the wall-clock figure moves with the load of a shared machine. */
+const cpuOf = (pid) => cpuMicrosOf(pid) / 1000;
 
 const rows = [];
 const measure = async (name, runs) => {

@@ -2,12 +2,10 @@
 // flight and started again on the same storage; and several processes (two servers and the evaluator
 // app) score one queue together. Every job ends with one outcome, no record is lost, none is scored twice.
 import { OpenAiStub, judges } from '@tracelight/testkit';
-import { type ChildProcess, spawn } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
-import * as path from 'node:path';
+import { startEvaluator as startEvaluatorOn } from '../support/evaluator';
 import { type Auth, http } from '../support/http';
 import { ADMIN, type RunningServer, startServer } from '../support/server';
-import { track } from '../support/started';
 
 const TOKEN = `gw-${randomUUID()}`;
 // The evaluator app is started here, not by startServer: it is told itself that the stub's address (127.0.0.1) may be called.
@@ -18,6 +16,9 @@ const SCORING = {
   TRACELIGHT_SCORING_RETRY_BASE_MS: '50',
   TRACELIGHT_GATEWAY_ALLOWED_NETWORKS: '127.0.0.1/32',
 };
+
+/** The evaluator app on the servers' storage (data dir, and so secret key), with this file's scoring settings. */
+const startEvaluator = (storageEnv: Readonly<Record<string, string>>) => startEvaluatorOn({ ...SCORING, ...storageEnv });
 
 /** Signs in, sets the gateway to the stub, makes a scorer (one judge) on a new log stream: what a run needs to be scored. */
 const setUp = async (server: RunningServer, stub: OpenAiStub) => {
@@ -168,29 +169,3 @@ describe('scoring across crashes and processes', () => {
     expect(spans.every((x) => x['metrics'][s.name] === 1)).toBe(true);
   });
 });
-
-/** Starts the evaluator app on the servers' storage (data dir, and so secret key); resolves `started` once it says it scores. */
-const startEvaluator = (storageEnv: Readonly<Record<string, string>>) => {
-  const main = path.resolve(__dirname, '../../apps/evaluator/dist/main.js');
-  const child: ChildProcess = spawn(process.execPath, [main], { env: { PATH: process.env['PATH'] ?? '', ...SCORING, ...storageEnv }, stdio: ['ignore', 'pipe', 'pipe'] });
-  const output: string[] = [];
-  const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
-  // Stopped once the file is done, should a test not get that far.
-  void exited.then(track({ name: `the evaluator (pid ${child.pid})`, stop: () => (child.exitCode === null && child.signalCode === null && child.kill('SIGKILL'), exited) }));
-  const started = new Promise<void>((resolve, reject) => {
-    for (const stream of [child.stdout, child.stderr])
-      stream?.on('data', (c: Buffer) => {
-        output.push(...c.toString('utf8').split('\n').filter(Boolean));
-        if (output.some((l) => l.includes('tracelight-evaluator scoring'))) resolve();
-      });
-    void exited.then((code) => reject(new Error(`the evaluator exited with ${code}:\n${output.join('\n')}`)));
-  });
-  return {
-    started,
-    output,
-    stop: async (signal: NodeJS.Signals = 'SIGTERM') => {
-      if (child.exitCode === null && child.signalCode === null) child.kill(signal);
-      return exited;
-    },
-  };
-};

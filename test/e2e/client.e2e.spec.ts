@@ -1,7 +1,8 @@
 // The typed client against the running server: the whole flow, the four schemes, token renewal,
 // timeouts and errors. Where a failure has to be provoked (a refresh that gets no answer, a response
 // that arrives late) a fetch wrapper does it, or a proxy in front of the server that answers 503 for
-// it; everything else is the real server's answer.
+// it; everything else is the real server's answer. Token renewal and backoff run on a fake clock given
+// to the client, moved forward by the tests instead of waiting.
 import { execFile } from 'node:child_process';
 import * as net from 'node:net';
 import * as zlib from 'node:zlib';
@@ -16,17 +17,49 @@ import { startWorld, type World } from '../support/world';
 const ROOT = path.resolve(__dirname, '../..');
 const CLI = path.join(ROOT, 'apps/cli/dist/main.js');
 
+/** The short world's tokens live 40 s, so that a quarter of their lifetime (10 s) is under the client's 30 s cap… */
+const TOKEN_TTL = 40;
+/** …and its sessions (the refresh cookie) 120 s. */
+const SESSION_TTL = 120;
+/** The client refreshes a token once it is in its last quarter… */
+const REFRESH_AT = TOKEN_TTL * 0.75;
+/** …and holds it spent a second before its lifetime runs out: its iat is rounded down to the second. */
+const SPENT_AT = TOKEN_TTL - 1;
+
 let w: World;
-/** Tokens live 8 s, so the client refreshes them in their last 2 s (a quarter); revocation is seen at once. */
+/**
+ * Short-lived tokens and sessions, and revocation seen at once. The tests move the client's clock through
+ * a token's lifetime in an instant of real time: 40 s is far longer than a test takes on a loaded machine,
+ * so no token really expires under a test (none of them needs the server to refuse an expired one).
+ */
 let short: World;
 beforeAll(async () => {
-  [w, short] = await Promise.all([startWorld(), startWorld({ TRACELIGHT_TOKEN_TTL_SECONDS: '8', TRACELIGHT_CREDENTIAL_CACHE_MS: '0' })]);
+  [w, short] = await Promise.all([
+    startWorld(),
+    startWorld({ TRACELIGHT_TOKEN_TTL_SECONDS: String(TOKEN_TTL), TRACELIGHT_REFRESH_TOKEN_TTL_SECONDS: String(SESSION_TTL), TRACELIGHT_CREDENTIAL_CACHE_MS: '0' }),
+  ]);
 });
 afterAll(() => Promise.all([w.server.stop(), short.server.stop()]));
 
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
-/** Resolves at `seconds` since the epoch (at once if that has passed). */
-const sleepUntil = (seconds: number) => sleep(Math.max(0, seconds * 1000 - Date.now()));
+/**
+ * The client's clock (ClientOptions.now) in the tests of tokens and waits: it stands still until the test
+ * sets it, so a token's age or a backoff's wait is what the test says, however long the real exchanges
+ * take. It starts at the real time, or `skew` seconds off it: the client never reads the server's clock
+ * against its own.
+ */
+const fakeClock = (skew = 0) => {
+  const start = Date.now() + skew * 1000;
+  let at = start;
+  return {
+    now: () => at,
+    /** Sets the clock to `seconds` after its start (never back). */
+    at: (seconds: number) => {
+      at = Math.max(at, start + seconds * 1000);
+    },
+    /** Seconds since its start. */
+    elapsed: () => (at - start) / 1000,
+  };
+};
 const claimsOf = (token: string | undefined): { iat: number; exp: number } =>
   JSON.parse(Buffer.from(token?.split('.')[1] ?? '', 'base64url').toString('utf8')) as { iat: number; exp: number };
 const unique = (prefix: string) => `${prefix}-${process.pid}-${Date.now()}-${Math.random().toString(36).slice(2, 6)}`;
@@ -45,6 +78,8 @@ interface Sent {
   readonly headers: Headers;
   /** The refresh cookie its answer set (`refresh_token=…`), once the answer has come. */
   setCookie?: string | undefined;
+  /** The answer's status, once it has come. */
+  status?: number;
 }
 /**
  * A fetch that notes each request (path, bearer token, body, headers) and the refresh cookie its answer
@@ -60,6 +95,7 @@ const recording = (baseUrl: string, send: (path: string, input: string, init: Re
     sent.push(entry);
     const res = await send(path, url, init);
     entry.setCookie = res.headers.getSetCookie().find((c) => c.startsWith('refresh_token='))?.split(';')[0];
+    entry.status = res.status;
     return res;
   };
   return { sent, fetch: impl, paths: () => sent.map((s) => s.path) };
@@ -482,17 +518,67 @@ describe('TracelightClient', () => {
     expect(rec.sent[3]?.token).toBe(access_token);
   });
 
-  it('refreshes a login token a quarter of its lifetime before it expires, not on every request', async () => {
+  it('refreshes a login token in the last quarter of its lifetime, and at most 30 s before its end, not on every request', async () => {
+    const clock = fakeClock();
     const rec = recording(short.server.baseUrl);
-    const c = new TracelightClient(short.server.baseUrl, { login: ADMIN }, { fetch: rec.fetch });
+    const c = new TracelightClient(short.server.baseUrl, { login: ADMIN }, { fetch: rec.fetch, now: clock.now });
     await c.listProjects();
+    clock.at(REFRESH_AT - 0.1);
     await c.listProjects();
     expect(rec.paths()).toEqual(['/login', '/v2/projects', '/v2/projects']);
-    // Past 6 s of its 8 the token is within its last quarter, and not yet expired.
-    await sleep(6_300);
+    // Past 30 s of its 40 the token is within its last quarter, and not yet spent.
+    clock.at(REFRESH_AT + 0.05);
     await c.listProjects();
     expect(rec.paths()).toEqual(['/login', '/v2/projects', '/v2/projects', '/v2/refresh_token', '/v2/projects']);
     expect(rec.sent[4]?.token).not.toBe(rec.sent[2]?.token);
+
+    // An hour's token (the other world's) is refreshed 30 s before its lifetime runs out, not in its last quarter.
+    const hourly = fakeClock();
+    const hourlyRec = recording(w.server.baseUrl);
+    const h = new TracelightClient(w.server.baseUrl, { login: ADMIN }, { fetch: hourlyRec.fetch, now: hourly.now });
+    await h.listProjects();
+    hourly.at(3600 - 30 - 0.1);
+    await h.listProjects();
+    hourly.at(3600 - 30 + 0.05);
+    await h.listProjects();
+    expect(hourlyRec.paths()).toEqual(['/login', '/v2/projects', '/v2/projects', '/v2/refresh_token', '/v2/projects']);
+  });
+
+  it.each([
+    ['an hour ahead of', 3600],
+    ['an hour behind', -3600],
+  ])('keeps time on its own clock, %s the server’s: refreshes in the last quarter, and never sends a spent token or cookie', async (_, skew) => {
+    const clock = fakeClock(skew);
+    const rec = recording(short.server.baseUrl);
+    const c = new TracelightClient(short.server.baseUrl, { login: ADMIN }, { fetch: rec.fetch, now: clock.now });
+    await c.listProjects();
+    clock.at(REFRESH_AT - 0.1);
+    await c.listProjects();
+    clock.at(REFRESH_AT + 0.05);
+    await c.listProjects();
+    // The refreshed token is timed from its refresh: once it is spent, the sign-in's cookie renews it.
+    const refreshed = clock.elapsed();
+    clock.at(refreshed + SPENT_AT + 0.05);
+    await c.listProjects();
+    // The cookie that renewal set lives at most the session's 120 s: past it, and the token, the client signs in.
+    const renewed = clock.elapsed();
+    clock.at(renewed + SESSION_TTL);
+    await c.listProjects();
+    const tokens = [...new Set(rec.sent.flatMap((s) => (s.token === undefined ? [] : [s.token])))];
+    const credential = (s: Sent) => (s.token !== undefined ? `token ${tokens.indexOf(s.token) + 1}` : s.headers.has('cookie') ? 'cookie' : 'none');
+    // Every answer a 200: the server never held a token or a cookie the client sent spent.
+    expect(rec.sent.map((s) => [s.path, credential(s), s.status])).toEqual([
+      ['/login', 'none', 200],
+      ['/v2/projects', 'token 1', 200],
+      ['/v2/projects', 'token 1', 200],
+      ['/v2/refresh_token', 'token 1', 200],
+      ['/v2/projects', 'token 2', 200],
+      ['/v2/refresh_token', 'cookie', 200],
+      ['/v2/projects', 'token 3', 200],
+      ['/login', 'none', 200],
+      ['/v2/projects', 'token 4', 200],
+    ]);
+    expect(rec.sent[5]?.headers.get('cookie')).toBe(rec.sent[0]?.setCookie);
   });
 
   it('keeps its token while a refresh gets no answer, and takes the one refreshed after the wait', async () => {
@@ -502,16 +588,16 @@ describe('TracelightClient', () => {
       if (path !== '/v2/refresh_token' || refresh === 'working') return fetch(input, init);
       return fetch(`${nowhere}${path}`, init);
     });
-    const c = new TracelightClient(short.server.baseUrl, { login: ADMIN }, { fetch: rec.fetch });
+    const clock = fakeClock();
+    const c = new TracelightClient(short.server.baseUrl, { login: ADMIN }, { fetch: rec.fetch, now: clock.now });
     await c.listProjects();
     const first = rec.sent[1]?.token;
-    // Into the last quarter (2 s) of the token's 8 s, when a request refreshes it first.
-    await sleepUntil(claimsOf(first).iat + 6.05);
+    // Into the last quarter of the token's lifetime, when a request refreshes it first.
+    clock.at(REFRESH_AT + 0.05);
     await c.listProjects();
-    const failed = Date.now() / 1000;
     refresh = 'working';
     // The first wait after a failed refresh is at most 1 s.
-    await sleepUntil(failed + 1.05);
+    clock.at(REFRESH_AT + 0.05 + 1.05);
     await c.listProjects();
     expect(rec.sent.map((s) => [s.path, s.token === first ? 'first' : 'other'])).toEqual([
       ['/login', 'other'],
@@ -523,57 +609,56 @@ describe('TracelightClient', () => {
     ]);
   });
 
-  it('after a refresh answered 503, waits (at most until expiry) before the next one and sends the token it holds meanwhile', async () => {
+  it('after a refresh answered 503, waits (at most until the token is spent) before the next one and sends the token it holds meanwhile', async () => {
     const proxy = await startFailingProxy(short.server.baseUrl);
     const times = (n: number, call: () => Promise<unknown>) => Promise.all(Array.from({ length: n }, call));
     const inTurn = async (n: number, call: () => Promise<unknown>) => {
       for (let i = 0; i < n; i++) await call();
     };
     try {
-      const c = new TracelightClient(proxy.baseUrl, { login: ADMIN });
+      const clock = fakeClock();
+      const c = new TracelightClient(proxy.baseUrl, { login: ADMIN }, { now: clock.now });
       await c.listProjects();
       const first = proxy.passed[1]?.token;
-      const { iat, exp } = claimsOf(first);
       proxy.failing.add('/v2/refresh_token');
 
-      // In the token's last quarter every request would refresh it: after one failure, none does for a while…
-      await sleepUntil(iat + 6.05);
+      // In the token's last quarter every request would refresh it: after one failure, none does for a
+      // while (at least 0.5 s, and the clock stands still over these calls)…
+      clock.at(REFRESH_AT + 0.05);
       await c.listProjects();
-      const failed = Date.now() / 1000;
       await times(5, () => c.listProjects());
       await inTurn(3, () => c.listProjects());
-      // The shortest wait is 0.5 s: a loaded machine can take longer over those calls, when one more
-      // refresh may have been due (never more), which this cannot then tell from none.
-      const calm = Date.now() / 1000 < failed + 0.5;
-      if (calm) expect(proxy.count('/v2/refresh_token')).toBe(1);
-      else expect(proxy.count('/v2/refresh_token')).toBeLessThanOrEqual(2);
-      // …at most 1 s the first time; then one request tries again, and the others wait once more.
-      await sleepUntil(failed + 1.05);
+      expect(proxy.count('/v2/refresh_token')).toBe(1);
+      // …at most 1 s the first time; then one request tries again, and the others wait once more (1-2 s).
+      clock.at(REFRESH_AT + 1.1);
       await inTurn(10, () => c.listProjects());
-      if (calm) expect(proxy.count('/v2/refresh_token')).toBe(2);
-      else expect(proxy.count('/v2/refresh_token')).toBeGreaterThanOrEqual(2);
+      expect(proxy.count('/v2/refresh_token')).toBe(2);
+      // A third failure, a second before the token is spent, waits 2-4 s: past the token's lifetime.
+      clock.at(SPENT_AT - 1);
+      await inTurn(3, () => c.listProjects());
+      expect(proxy.count('/v2/refresh_token')).toBe(3);
       expect(new Set(proxy.passed.filter((p) => p.path === '/v2/projects').map((p) => p.token))).toEqual(new Set([first]));
 
-      // The wait ends at the token's expiry: past it the client renews with the refresh cookie (503 too,
-      // here), then signs in again, and sends no dead token.
-      await sleepUntil(exp + 0.05);
-      const expired = proxy.passed.length;
+      // The wait ends when the token is spent: the client renews it with the refresh cookie (503 too,
+      // here), then signs in again, and sends no spent token.
+      clock.at(SPENT_AT + 0.05);
+      const spent = proxy.passed.length;
       await c.listProjects();
       const signedIn = proxy.passed.length;
-      expect(proxy.passed.slice(expired).map((p) => [p.path, p.status, p.token === first])).toEqual([
+      expect(proxy.passed.slice(spent).map((p) => [p.path, p.status, p.token === first])).toEqual([
         ['/v2/refresh_token', 503, false],
         ['/login', 200, false],
         ['/v2/projects', 200, false],
       ]);
       const second = proxy.passed[signedIn - 1]?.token;
 
-      // A token taken clears the failures: the next failed refresh waits at most 1 s again (a third
-      // failure in a row would wait 2-4 s), and the refresh after it goes on with the new token.
-      await sleepUntil(claimsOf(second).iat + 6.05);
+      // A token taken clears the failures: the next failed refresh waits at most 1 s again (a fourth
+      // failure in a row would wait 4-8 s), and the refresh after it goes on with the new token.
+      const secondAt = clock.elapsed();
+      clock.at(secondAt + REFRESH_AT + 0.05);
       await c.listProjects();
-      const failedAgain = Date.now() / 1000;
       proxy.failing.delete('/v2/refresh_token');
-      await sleepUntil(failedAgain + 1.05);
+      clock.at(secondAt + REFRESH_AT + 1.1);
       await inTurn(3, () => c.listProjects());
       expect(proxy.passed.slice(signedIn).map((p) => [p.path, p.status, p.token === second])).toEqual([
         ['/v2/refresh_token', 503, true],
@@ -592,16 +677,17 @@ describe('TracelightClient', () => {
     const proxy = await startFailingProxy(w.server.baseUrl);
     try {
       proxy.failing.add('/login');
-      const c = new TracelightClient(proxy.baseUrl, { login: ADMIN });
+      const clock = fakeClock();
+      const c = new TracelightClient(proxy.baseUrl, { login: ADMIN }, { now: clock.now });
       // Calls made together share one sign-in, and its error…
       const together = await Promise.all(Array.from({ length: 5 }, () => failureOf(c.listProjects())));
-      const failed = Date.now() / 1000;
       expect(together.map((e) => e.status)).toEqual([503, 503, 503, 503, 503]);
       // …and the calls right after it get that error at once, without a sign-in of their own.
       for (let i = 0; i < 10; i++) expect(await failureOf(c.listProjects())).toMatchObject({ status: 503, detail: 'Service temporarily unavailable' });
       expect(proxy.passed.map((p) => p.path)).toEqual(['/login']);
       proxy.failing.delete('/login');
-      await sleepUntil(failed + 1.05);
+      // The first wait is at most 1 s.
+      clock.at(1.05);
       await c.listProjects();
       expect(proxy.passed.map((p) => [p.path, p.status])).toEqual([
         ['/login', 503],
@@ -624,34 +710,43 @@ describe('TracelightClient', () => {
     try {
       proxy.failing.add('/login');
       proxy.retryAfter = 30;
-      const c = new TracelightClient(proxy.baseUrl, { login: ADMIN });
+      const clock = fakeClock();
+      const c = new TracelightClient(proxy.baseUrl, { login: ADMIN }, { now: clock.now });
       expect(await failureOf(c.listProjects())).toMatchObject({ status: 503, retryAfter: 30 });
-      const failed = Date.now() / 1000;
       proxy.failing.delete('/login');
-      // Past the longest wait of its own backoff (1 s after a first failure), the server's 30 s still hold.
-      await sleepUntil(failed + 1.5);
+      // Past the longest wait of its own backoff (1 s after a first failure), the server's 30 s still hold…
+      clock.at(29.9);
       expect(await failureOf(c.listProjects())).toMatchObject({ status: 503, retryAfter: 30 });
       expect(proxy.passed.map((p) => p.path)).toEqual(['/login']);
+      // …and once they are over, the client signs in.
+      clock.at(30.05);
+      await c.listProjects();
+      expect(proxy.passed.map((p) => [p.path, p.status])).toEqual([
+        ['/login', 503],
+        ['/login', 200],
+        ['/v2/projects', 200],
+      ]);
     } finally {
       await proxy.stop();
     }
   });
 
-  it('renews an expired token with the refresh cookie its sign-in set (password or API key), once for calls made together', async () => {
+  it('renews a spent token with the refresh cookie its sign-in set (password or API key), once for calls made together', async () => {
     const { api_key } = await new TracelightClient(short.server.baseUrl, { login: ADMIN }).createApiKey({ description: 'cookie' });
     const recs = [recording(short.server.baseUrl), recording(short.server.baseUrl)] as const;
+    const clock = fakeClock();
     const clients = [
-      new TracelightClient(short.server.baseUrl, { login: ADMIN }, { fetch: recs[0].fetch }),
-      new TracelightClient(short.server.baseUrl, { login: { apiKey: api_key } }, { fetch: recs[1].fetch }),
+      new TracelightClient(short.server.baseUrl, { login: ADMIN }, { fetch: recs[0].fetch, now: clock.now }),
+      new TracelightClient(short.server.baseUrl, { login: { apiKey: api_key } }, { fetch: recs[1].fetch, now: clock.now }),
     ];
     await Promise.all(clients.map((c) => c.listProjects()));
-    await sleepUntil(Math.max(...recs.map((r) => claimsOf(r.sent[1]?.token).exp)) + 0.05);
+    clock.at(SPENT_AT + 0.05);
     await Promise.all(clients.map((c) => Promise.all(Array.from({ length: 5 }, () => c.listProjects()))));
     for (const [rec, signIn] of [[recs[0], '/login'], [recs[1], '/login/api_key']] as const) {
       expect(rec.paths()).toEqual([signIn, '/v2/projects', '/v2/refresh_token', ...Array<string>(5).fill('/v2/projects')]);
       const [signedIn, first, refresh, ...after] = rec.sent;
       expect(signedIn?.setCookie).toMatch(/^refresh_token=./);
-      // The expired token is not sent: the cookie the sign-in set is.
+      // The spent token is not sent: the cookie the sign-in set is.
       expect([refresh?.token, refresh?.headers.get('cookie')]).toEqual([undefined, signedIn?.setCookie]);
       expect(new Set(after.map((s) => s.token)).size).toBe(1);
       expect(after[0]?.token).not.toBe(first?.token);
@@ -663,13 +758,14 @@ describe('TracelightClient', () => {
     const user = { email: `${unique('cookie')}@example.com`, password: 'a cookie password' };
     await new TracelightClient(short.server.baseUrl, { login: ADMIN }).createUser(user);
     const rec = recording(short.server.baseUrl);
-    const c = new TracelightClient(short.server.baseUrl, { login: user }, { fetch: rec.fetch });
+    const clock = fakeClock();
+    const c = new TracelightClient(short.server.baseUrl, { login: user }, { fetch: rec.fetch, now: clock.now });
     await c.listProjects();
-    await sleepUntil(claimsOf(rec.sent[1]?.token).exp + 0.05);
+    clock.at(SPENT_AT + 0.05);
     await c.listProjects();
-    // The session is revoked (the cookie with it) while its token is unused; once that token has expired…
+    // The session is revoked (the cookie with it) while its token is unused; once that token is spent…
     await revokeSessions(short.server, user.email);
-    await sleepUntil(claimsOf(rec.sent[3]?.token).exp + 0.05);
+    clock.at(2 * (SPENT_AT + 0.05));
     await c.listProjects();
     expect(rec.sent.map((s) => [s.path, s.headers.get('cookie') === null ? 'no cookie' : 'cookie'])).toEqual([
       ['/login', 'no cookie'],
@@ -689,7 +785,6 @@ describe('TracelightClient', () => {
     expect(rec.sent[5]?.setCookie).toMatch(/^refresh_token=./);
     expect(rec.sent[6]?.token).not.toBe(rec.sent[3]?.token);
   });
-
   it('keeps a person’s session (session credentials) with the refresh cookie alone: no password held, a reload resumes it, sign-out ends it', async () => {
     // A browser's cookie jar, shared by the pages of one origin: the refresh cookie the server sets is
     // sent back with every request, as a browser sends a SameSite=Strict cookie to its own origin.
@@ -705,19 +800,20 @@ describe('TracelightClient', () => {
     const user = { email: `${unique('session')}@example.com`, password: 'a session password' };
     await new TracelightClient(short.server.baseUrl, { login: ADMIN }).createUser(user);
     const recs = [recording(short.server.baseUrl, (_, input, init) => browserFetch(input, init)), recording(short.server.baseUrl, (_, input, init) => browserFetch(input, init))] as const;
-    const page = new TracelightClient(short.server.baseUrl, { session: 'cookie' }, { fetch: recs[0].fetch });
+    const clock = fakeClock();
+    const page = new TracelightClient(short.server.baseUrl, { session: 'cookie' }, { fetch: recs[0].fetch, now: clock.now });
     // Before any sign-in there is no session: the refresh finds no cookie, and its 401 is the answer.
     expect((await failureOf(page.currentUser())).status).toBe(401);
     expect((await failureOf(page.startSession(user.email, 'wrong password'))).detail).toBe('Incorrect username or password');
     await page.startSession(user.email, user.password);
     expect((await page.currentUser()).email).toBe(user.email);
     expect(jar).toMatch(/^refresh_token=./);
-    // Past the token's expiry the cookie renews it; no password is ever sent again.
-    await sleepUntil(claimsOf(recs[0].sent.at(-1)?.token).exp + 0.05);
+    // Once the token is spent the cookie renews it; no password is ever sent again.
+    clock.at(SPENT_AT + 0.05);
     expect((await page.currentUser()).email).toBe(user.email);
     expect(recs[0].paths().slice(-2)).toEqual(['/v2/refresh_token', '/v2/current_user']);
     // Another page of the same browser (a reload) holds no token: the cookie resumes the session.
-    const reloaded = new TracelightClient(short.server.baseUrl, { session: 'cookie' }, { fetch: recs[1].fetch });
+    const reloaded = new TracelightClient(short.server.baseUrl, { session: 'cookie' }, { fetch: recs[1].fetch, now: clock.now });
     expect((await reloaded.currentUser()).email).toBe(user.email);
     expect(recs[1].paths()).toEqual(['/v2/refresh_token', '/v2/current_user']);
     // Sign-out ends the session for every page: the cookie is expired, the other page's token refused.
@@ -749,8 +845,7 @@ describe('TracelightClient', () => {
     });
     const c = new TracelightClient(short.server.baseUrl, { login: user }, { fetch: rec.fetch });
     await c.currentUser();
-    // Tokens carry their session's start in whole seconds: revoke in a later second than the sign-in.
-    await sleep(1_100);
+    // Tokens carry their session's start to the millisecond: a revocation right after the sign-in refuses it.
     await revokeSessions(short.server, user.email);
 
     const late = c.listProjects({ project_name: 'late' });

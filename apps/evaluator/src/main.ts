@@ -1,7 +1,7 @@
-// tracelight-evaluator: the scoring workers alone, no HTTP. The same domain, ports and adapters as the
-// server, on the same database: started beside the servers (on MongoDB, any number of them), it scores
+// tracelight-evaluator: the scoring workers alone, without the API. The same domain, ports and adapters as
+// the server, on the same database: started beside the servers (on MongoDB, any number of them), it scores
 // what they queue, so that scoring scales apart from the API. Servers that leave scoring to it run with
-// TRACELIGHT_SCORING_WORKERS=0.
+// TRACELIGHT_SCORING_WORKERS=0. With TRACELIGHT_EVALUATOR_PORT it answers /metrics and /healthcheck.
 import 'reflect-metadata';
 import { DEFAULT_PASSWORD_COST, credentialsModule, keyId, loadSecretKey, parseSecretKey } from '@tracelight/credentials';
 import type { MongoDatabase } from '@tracelight/mongodb';
@@ -21,14 +21,16 @@ import {
   ScoringQueue,
   SecretSealer,
 } from '@tracelight/ports';
-import { type ScoringLog, composeScoring } from '@tracelight/scoring-workers';
+import { type ScoringLog, ScoringMetrics, composeScoring } from '@tracelight/scoring-workers';
 import type { SqliteStorage } from '@tracelight/sqlite';
 import { CodeScorerRunner, ProjectUseCases, ScorerUseCases } from '@tracelight/use-cases';
 import * as E from 'fp-ts/Either';
 import { Container } from 'inversify';
 import { randomUUID } from 'node:crypto';
 import * as os from 'node:os';
+import { Registry, collectDefaultMetrics } from 'prom-client';
 import { type EvaluatorConfig, loadEvaluatorConfig } from './config';
+import { type ProbeServer, startProbeServer } from './probe-server';
 
 /** One JSON object per line, as the server writes them: info on stdout, warn and error on stderr. */
 const line = (level: 'info' | 'warn' | 'error', fields: Record<string, unknown>, message: string) =>
@@ -87,6 +89,15 @@ const main = async (): Promise<void> => {
     engine.module,
   );
   await engine.open();
+  // The server's scoring metrics, by the same definitions, and the process defaults under their standard names.
+  const registry = new Registry();
+  collectDefaultMetrics({ register: registry });
+  const metrics = new ScoringMetrics(registry);
+  const queue = container.get<ScoringQueue>(ScoringQueue);
+  metrics.watchQueue(async () => {
+    const depth = await queue.depth()();
+    return E.isRight(depth) ? depth.right : undefined;
+  });
   const projects = new ProjectUseCases({ projects: container.get(ProjectRepository), runs: container.get(RunRepository), clock: container.get(Clock), ids: container.get(IdGenerator) });
   const scorers = new ScorerUseCases({
     projects,
@@ -99,17 +110,24 @@ const main = async (): Promise<void> => {
     planKnownForMs: config.credentialCacheMs,
   });
   // Code scorers run here too (their interpreters start on first use); uploads are the servers' to compile.
+  const counted = metrics.sandbox();
   const sandbox =
     config.sandboxWorkers > 0
       ? new PyodideSandbox(
           { workers: config.sandboxWorkers, timeLimitMs: config.sandboxTimeLimitMs, memoryMb: config.sandboxMemoryMb, idleMs: config.sandboxIdleMs },
-          { replaced: (reason) => log.warn({ reason }, 'a code scorer interpreter was ended and will be replaced') },
+          {
+            started: counted.started,
+            replaced: (reason) => {
+              counted.replaced(reason);
+              log.warn({ reason }, 'a code scorer interpreter was ended and will be replaced');
+            },
+          },
         )
       : undefined;
   const owner = `${os.hostname()}:${process.pid}:${randomUUID().slice(0, 8)}`;
   const { pool } = composeScoring(
     {
-      queue: container.get(ScoringQueue),
+      queue,
       records: container.get(LogRecordRepository),
       scorers,
       versions: container.get(ScorerVersionRepository),
@@ -121,18 +139,41 @@ const main = async (): Promise<void> => {
     config,
     owner,
     log,
-    {},
+    metrics.observers(),
     sandbox !== undefined ? { code: new CodeScorerRunner({ sandbox }) } : {},
   );
-  pool.start();
-  log.info({ engine: config.database.engine, workers: config.scoringWorkers, owner, secret_key_id: keyId(secretKey) }, 'tracelight-evaluator scoring');
   let stopping = false;
+  // Listening before the workers start: a port that cannot be had stops the process before it scores anything.
+  const probes: ProbeServer | undefined =
+    config.port === undefined
+      ? undefined
+      : await startProbeServer(
+          config.host,
+          config.port,
+          { metrics: async () => ({ contentType: registry.contentType, text: await registry.metrics() }), scoring: () => !stopping },
+          (e) => log.error({ error: e instanceof Error ? e.message : String(e) }, 'the metrics and health server failed'),
+        ).catch((e: unknown) => {
+          throw new CannotStart(`cannot listen on ${config.host}:${config.port} (TRACELIGHT_HOST, TRACELIGHT_EVALUATOR_PORT): ${e instanceof Error ? e.message : String(e)}`);
+        });
+  pool.start();
+  log.info(
+    {
+      engine: config.database.engine,
+      workers: config.scoringWorkers,
+      owner,
+      secret_key_id: keyId(secretKey),
+      ...(probes !== undefined ? { host: config.host, port: probes.port } : {}),
+    },
+    'tracelight-evaluator scoring',
+  );
   const stop = (signal: string) => {
     if (stopping) return;
     stopping = true;
     log.info({ signal }, 'stopping: finishing the jobs in hand');
+    // /healthcheck answers 503 meanwhile; its server closes once the jobs in hand are done.
     void pool
       .stop(5_000)
+      .then(() => probes?.close())
       .then(() => sandbox?.close())
       .then(() => engine.close())
       .then(

@@ -91,12 +91,13 @@ export const buildContainer = async (
   );
   // Code scorers: compiled at upload, run by the scoring workers. Its interpreters start on first use.
   if (config.sandboxWorkers > 0) {
+    const counted = metrics.scoring.sandbox();
     const sandbox = new PyodideSandbox(
       { workers: config.sandboxWorkers, timeLimitMs: config.sandboxTimeLimitMs, memoryMb: config.sandboxMemoryMb, idleMs: config.sandboxIdleMs },
       {
-        started: (ms) => metrics.sandboxStarts.observe(ms / 1000),
+        started: counted.started,
         replaced: (reason) => {
-          metrics.sandboxReplaced.inc({ reason });
+          counted.replaced(reason);
           logger.info({ reason }, 'a code scorer interpreter was ended and will be replaced');
         },
       },

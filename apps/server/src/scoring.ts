@@ -22,7 +22,7 @@ export const leaseOwner = (): string => `${os.hostname()}:${process.pid}:${rando
 /** `/metrics` reports the queue's depth whether or not this process scores. */
 export const watchScoringQueue = (container: Container, metrics: HttpMetrics): void => {
   const queue = container.get<ScoringQueue>(ScoringQueue);
-  metrics.watchScoringQueue(async () => {
+  metrics.scoring.watchQueue(async () => {
     const depth = await queue.depth()();
     return E.isRight(depth) ? depth.right : undefined;
   });
@@ -47,16 +47,7 @@ export const scoringWorkers = (container: Container, settings: ScoringSettings &
     settings,
     leaseOwner(),
     log,
-    {
-      judge: {
-        called: (seconds, outcome) => metrics.judgeCalls.labels(outcome).observe(seconds),
-        used: (tokens) => {
-          metrics.judgeTokens.labels('prompt').inc(tokens.prompt);
-          metrics.judgeTokens.labels('completion').inc(tokens.completion);
-        },
-      },
-      finished: (report) => metrics.scoringJobs.labels(report.outcome.state).inc(),
-    },
+    metrics.scoring.observers(),
     container.isBound(CodeSandbox) ? { code: new CodeScorerRunner({ sandbox: container.get<CodeSandbox>(CodeSandbox) }) } : {},
   );
   return pool;

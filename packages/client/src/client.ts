@@ -75,6 +75,15 @@ export interface ClientOptions {
   readonly timeoutMs?: number;
   /** The fetch to send with (a recording one in tests, say); the global fetch by default. */
   readonly fetch?: typeof fetch;
+  /**
+   * The client's clock, in milliseconds since the epoch as `Date.now` (the default) gives them. Every
+   * time decision of the client reads it: when a token is refreshed or held spent, when a refresh cookie
+   * runs out, how long a failed sign-in or refresh holds off the next, a Retry-After date. It is never
+   * compared with the server's clock: a token's lifetime and a cookie's are counted on it from when the
+   * request that got them was sent. Tests move a fake one forward instead of waiting. Timeouts
+   * (`timeoutMs`, a call's signal) run on the platform's timers, not on it.
+   */
+  readonly now?: () => number;
 }
 
 /** Per call: a signal that abandons the call (its sign-in or refresh wait included). */
@@ -239,23 +248,33 @@ interface Exchanged extends Answered {
 }
 
 /** A response with its body read: as text, or as bytes when it is protobuf (an OTLP answer's). */
-interface Answered {
+interface Answered extends Sent {
   readonly res: Response;
   /** Empty when the body was read as `bytes`. */
   readonly text: string;
   readonly bytes?: Uint8Array;
+  /** When the answer came, on the client's clock (seconds since the epoch). */
+  readonly receivedAt: number;
+}
+
+/** When a request that got a token or a cookie went, and the answer's own time, to count their lifetimes from. */
+interface Sent {
+  /** On the client's clock, seconds since the epoch. */
+  readonly sentAt: number;
+  /** The answer's Date header on the server's clock (seconds since the epoch), when it sent one. */
+  readonly serverDate?: number;
 }
 
 /** The refresh cookie a sign-in set, sent back to POST /v2/refresh_token once the access token has expired. */
 interface HeldCookie {
   readonly value: string;
-  /** Seconds since the epoch; Infinity for a cookie without Expires or Max-Age. */
+  /** On the client's clock, seconds since the epoch; Infinity for a cookie without Expires or Max-Age. */
   readonly expiresAt: number;
 }
 
+/** A login token, and when to refresh it and when it is spent, on the client's clock (seconds since the epoch). */
 interface HeldToken {
   readonly value: string;
-  /** Seconds since the epoch. */
   readonly expiresAt: number;
   readonly refreshAt: number;
 }
@@ -271,6 +290,11 @@ const RETRY_FIRST_SECONDS = 1;
 const RETRY_MAX_SECONDS = 10;
 /** …unless the server asked for longer with Retry-After (429, 503), which is honoured up to this. */
 const RETRY_AFTER_MAX_SECONDS = 300;
+/**
+ * A JWT's iat and an HTTP Date are whole seconds, rounded down: what they stamp may have happened up to
+ * this much later than they say, and so have that much less of its lifetime left.
+ */
+const WHOLE_SECOND = 1;
 
 /** `text`'s UTF-8 bytes in base64 (Basic credentials), by the web's built-ins: no Node Buffer, so the client runs in browsers too. */
 const base64OfUtf8 = (text: string): string => {
@@ -294,13 +318,28 @@ const claimsOf = (token: string): { exp?: number; iat?: number } => {
   }
 };
 
-const held = (token: string): HeldToken => {
+/**
+ * A token timed on the client's own clock, which may be off the server's by any amount (a laptop's often
+ * is): its lifetime (exp - iat) counted from when the request that got it was sent, before the server
+ * made it. A whole-second iat may be up to a second older than the token, so its last second is not
+ * counted: the client sends no token the server already holds expired. Without iat the answer's Date
+ * stands in for it; without either, exp can only be read on the client's clock.
+ */
+const held = (token: string, sent: Sent): HeldToken => {
   const { exp = 0, iat } = claimsOf(token);
-  const margin = iat === undefined ? REFRESH_MARGIN_SECONDS : Math.min(REFRESH_MARGIN_SECONDS, (exp - iat) * REFRESH_MARGIN_SHARE);
-  return { value: token, expiresAt: exp, refreshAt: exp - margin };
+  const issuedAt = iat ?? sent.serverDate;
+  if (issuedAt === undefined) return { value: token, expiresAt: exp, refreshAt: exp - REFRESH_MARGIN_SECONDS };
+  const lifetime = exp - issuedAt;
+  const margin = Math.min(REFRESH_MARGIN_SECONDS, lifetime * REFRESH_MARGIN_SHARE);
+  const expiresAt = sent.sentAt + lifetime - (Number.isInteger(issuedAt) ? WHOLE_SECOND : 0);
+  return { value: token, expiresAt, refreshAt: Math.min(sent.sentAt + lifetime - margin, expiresAt) };
 };
 
-const nowSeconds = () => Date.now() / 1000;
+/** An answer's Date header in seconds since the epoch (the server's clock), when it has a valid one. */
+const dateOf = (res: Response): number | undefined => {
+  const at = Date.parse(res.headers.get('date') ?? '');
+  return Number.isNaN(at) ? undefined : at / 1000;
+};
 
 /**
  * The wait after the `failures`-th failure in a row: exponential, capped, and drawn from its upper half
@@ -344,6 +383,8 @@ export class TracelightClient {
   private renewing: Promise<string> | undefined;
   /** Set while renewals fail, so that a struggling server is not asked again by every request. */
   private backoff: Backoff | undefined;
+  /** The client's clock (ClientOptions.now), read for every time decision. */
+  private readonly now: () => number;
 
   constructor(
     baseUrl: string,
@@ -355,6 +396,7 @@ export class TracelightClient {
     this.timeoutMs = options.timeoutMs ?? DEFAULT_TIMEOUT_MS;
     // Called as a method of the client, a browser's own fetch throws "Illegal invocation": it must be called on the window.
     this.fetchImpl = options.fetch ?? ((input, init) => fetch(input, init));
+    this.now = options.now ?? Date.now;
   }
 
   // — identity —
@@ -364,8 +406,10 @@ export class TracelightClient {
     this.request<t.TypeOf<typeof TokenResponse>>('POST', '/login/api_key', { ...call, json: { api_key: apiKey }, anonymous: true });
   /** A new access token; a client that signs in (`login` credentials) goes on with it. */
   refreshToken = async (call: CallOptions = {}) => {
+    // Noted before the call, whose own renewal may come first: the token is counted a little older than it is, never younger.
+    const sentAt = this.nowSeconds();
     const answer = await this.request<t.TypeOf<typeof TokenResponse>>('POST', '/v2/refresh_token', call);
-    if ('login' in this.credentials) this.adopt(answer.access_token);
+    if ('login' in this.credentials) this.adopt(answer.access_token, { sentAt });
     return answer;
   };
   /**
@@ -378,8 +422,8 @@ export class TracelightClient {
     const options: RequestOptions = { ...call, form: { username: email, password }, anonymous: true };
     const signedIn = await this.send('POST', `${this.baseUrl}/login`, options, { headers: {} });
     const answer = answerOf<t.TypeOf<typeof TokenResponse>>(signedIn, options);
-    this.refreshCookie = refreshCookieOf(signedIn.res) ?? undefined;
-    this.adopt(answer.access_token);
+    this.refreshCookie = refreshCookieOf(signedIn) ?? undefined;
+    this.adopt(answer.access_token, signedIn);
   };
   /**
    * Ends the session (POST /logout, with the token held and the refresh cookie): the server revokes it
@@ -574,10 +618,17 @@ export class TracelightClient {
    */
   private async exchange(url: string, init: RequestInit, signal: AbortSignal | undefined): Promise<Answered> {
     const timeout = AbortSignal.timeout(this.timeoutMs);
+    const sentAt = this.nowSeconds();
     try {
       const res = await this.fetchImpl(url, { ...init, signal: signal ? AbortSignal.any([timeout, signal]) : timeout });
-      if (/^application\/x-protobuf\b/i.test(res.headers.get('content-type') ?? '')) return { res, text: '', bytes: new Uint8Array(await res.arrayBuffer()) };
-      return { res, text: await res.text() };
+      const serverDate = dateOf(res);
+      const stamps = { sentAt, ...(serverDate !== undefined ? { serverDate } : {}) };
+      if (/^application\/x-protobuf\b/i.test(res.headers.get('content-type') ?? '')) {
+        const bytes = new Uint8Array(await res.arrayBuffer());
+        return { res, text: '', bytes, ...stamps, receivedAt: this.nowSeconds() };
+      }
+      const text = await res.text();
+      return { res, text, ...stamps, receivedAt: this.nowSeconds() };
     } catch (error) {
       if (signal?.aborted) throw abortedError(signal);
       if (timeout.aborted) throw new TracelightError(0, `timed out after ${this.timeoutMs} ms`, { cause: error });
@@ -611,7 +662,7 @@ export class TracelightClient {
    */
   private freshToken(renew: () => Promise<string>, signal: AbortSignal | undefined): Promise<string> {
     const token = this.token;
-    const now = nowSeconds();
+    const now = this.nowSeconds();
     if (token && now < token.refreshAt) return Promise.resolve(token.value);
     if (this.backoff && now < this.backoff.retryAt) {
       if (token && now < token.expiresAt) return Promise.resolve(token.value);
@@ -638,7 +689,7 @@ export class TracelightClient {
    */
   private async renewSession(): Promise<string> {
     const current = this.token;
-    if (current !== undefined && nowSeconds() < current.expiresAt) {
+    if (current !== undefined && this.nowSeconds() < current.expiresAt) {
       const refreshed = await this.refreshed(bearer(current.value).headers);
       if (typeof refreshed === 'string') return refreshed;
       if ('retryAfter' in refreshed) {
@@ -656,7 +707,7 @@ export class TracelightClient {
    */
   private async sessionFromCookie(): Promise<string> {
     const cookie = this.refreshCookie;
-    const refreshed = await this.refreshed(cookie !== undefined && nowSeconds() < cookie.expiresAt ? { cookie: `${REFRESH_COOKIE}=${cookie.value}` } : {});
+    const refreshed = await this.refreshed(cookie !== undefined && this.nowSeconds() < cookie.expiresAt ? { cookie: `${REFRESH_COOKIE}=${cookie.value}` } : {});
     if (typeof refreshed === 'string') return refreshed;
     if ('refused' in refreshed) {
       this.token = undefined;
@@ -670,13 +721,13 @@ export class TracelightClient {
   /** The last sign-in's failure, while no new sign-in is to be tried yet. */
   private heldFailedSignIn(): { readonly error: unknown } | undefined {
     const b = this.backoff;
-    return b && nowSeconds() < b.retryAt ? b.failedSignIn : undefined;
+    return b && this.nowSeconds() < b.retryAt ? b.failedSignIn : undefined;
   }
 
   /** Notes a failed renewal: the next waits longer, and at least as long as the server's Retry-After. */
   private failed(failedSignIn?: { readonly error: unknown }, retryAfter?: number): void {
     const failures = (this.backoff?.failures ?? 0) + 1;
-    const retryAt = nowSeconds() + Math.max(retryDelaySeconds(failures), Math.min(retryAfter ?? 0, RETRY_AFTER_MAX_SECONDS));
+    const retryAt = this.nowSeconds() + Math.max(retryDelaySeconds(failures), Math.min(retryAfter ?? 0, RETRY_AFTER_MAX_SECONDS));
     this.backoff = failedSignIn ? { failures, retryAt, failedSignIn } : { failures, retryAt };
   }
 
@@ -699,7 +750,7 @@ export class TracelightClient {
    */
   private async renew(login: Login): Promise<string> {
     const current = this.token;
-    if (current === undefined || nowSeconds() >= current.expiresAt) return this.renewExpired(login);
+    if (current === undefined || this.nowSeconds() >= current.expiresAt) return this.renewExpired(login);
     const refreshed = await this.refreshed(bearer(current.value).headers);
     if (typeof refreshed === 'string') return refreshed;
     if ('retryAfter' in refreshed) {
@@ -716,7 +767,7 @@ export class TracelightClient {
    */
   private async renewExpired(login: Login): Promise<string> {
     const cookie = this.refreshCookie;
-    if (cookie !== undefined && nowSeconds() < cookie.expiresAt) {
+    if (cookie !== undefined && this.nowSeconds() < cookie.expiresAt) {
       const refreshed = await this.refreshed({ cookie: `${REFRESH_COOKIE}=${cookie.value}` });
       if (typeof refreshed === 'string') return refreshed;
       if ('refused' in refreshed) this.refreshCookie = undefined;
@@ -733,9 +784,9 @@ export class TracelightClient {
         const token = (safeJson(text) as Partial<t.TypeOf<typeof TokenResponse>> | undefined)?.access_token;
         if (typeof token !== 'string') return { retryAfter: undefined, error: new TracelightError(res.status, 'the refresh answered no access token') };
         // A cookie refresh sets a new cookie; a bearer refresh sets none, and the one held stays good.
-        const cookie = refreshCookieOf(res);
+        const cookie = refreshCookieOf(answered);
         if (cookie !== undefined) this.refreshCookie = cookie ?? undefined;
-        return this.adopt(token);
+        return this.adopt(token, answered);
       }
       const error = errorOf(answered, {});
       if (res.status >= 500 || res.status === 429) return { retryAfter: error.retryAfter, error };
@@ -764,15 +815,19 @@ export class TracelightClient {
       throw error;
     }
     // The cookie of an earlier session is dropped with it, even when this answer sets none.
-    this.refreshCookie = refreshCookieOf(signedIn.res) ?? undefined;
-    return this.adopt(answer.access_token);
+    this.refreshCookie = refreshCookieOf(signedIn) ?? undefined;
+    return this.adopt(answer.access_token, signedIn);
   }
 
-  /** Takes a new token; the renewals failed before it no longer count. */
-  private adopt(token: string): string {
-    this.token = held(token);
+  /** Takes a new token, timed from when the request that got it was sent; the renewals failed before it no longer count. */
+  private adopt(token: string, sent: Sent): string {
+    this.token = held(token, sent);
     this.backoff = undefined;
     return token;
+  }
+
+  private nowSeconds(): number {
+    return this.now() / 1000;
   }
 }
 
@@ -792,9 +847,12 @@ const REFRESH_COOKIE = 'refresh_token';
 
 /**
  * The refresh cookie an answer sets: null when it removes it (an empty value, or an expiry passed),
- * undefined when it says nothing of it. Max-Age wins over Expires, as RFC 6265 has it.
+ * undefined when it says nothing of it. Max-Age wins over Expires, as RFC 6265 has it. Both are taken on
+ * the client's clock: Max-Age from when the request was sent; an Expires date (the server's clock) by its
+ * distance from the answer's Date, less the second a whole-second Date may hide, and as it stands only
+ * when there is no Date.
  */
-const refreshCookieOf = (res: Response): HeldCookie | null | undefined => {
+const refreshCookieOf = ({ res, sentAt, serverDate, receivedAt }: Answered): HeldCookie | null | undefined => {
   for (const line of res.headers.getSetCookie?.() ?? []) {
     const [pair = '', ...attributes] = line.split(';');
     const eq = pair.indexOf('=');
@@ -808,8 +866,15 @@ const refreshCookieOf = (res: Response): HeldCookie | null | undefined => {
       if (/^\s*max-age\s*$/i.test(name) && /^-?\d+$/.test(text)) maxAge = Number(text);
       else if (/^\s*expires\s*$/i.test(name) && !Number.isNaN(Date.parse(text))) expires = Date.parse(text) / 1000;
     }
-    const expiresAt = maxAge !== undefined ? nowSeconds() + maxAge : (expires ?? Infinity);
-    return value === '' || expiresAt <= nowSeconds() ? null : { value, expiresAt };
+    const expiresAt =
+      maxAge !== undefined
+        ? sentAt + maxAge
+        : expires === undefined
+          ? Infinity
+          : serverDate === undefined
+            ? expires
+            : sentAt + (expires - serverDate) - WHOLE_SECOND;
+    return value === '' || expiresAt <= receivedAt ? null : { value, expiresAt };
   }
   return undefined;
 };
@@ -817,13 +882,14 @@ const refreshCookieOf = (res: Response): HeldCookie | null | undefined => {
 const bearer = (token: string): Authorization => ({ headers: { authorization: `Bearer ${token}` }, token });
 
 /** The error an answer that is not a success makes: its detail (an OTLP Status's message), with Retry-After on a 429 or 503. */
-const errorOf = ({ res, text, bytes }: Answered, options: RequestOptions): TracelightError => {
+const errorOf = (answered: Answered, options: RequestOptions): TracelightError => {
+  const { res, text, bytes } = answered;
   const parsed: unknown = text ? safeJson(text) : undefined;
   const detail =
     options.answer === 'otlp'
       ? (bytes ? statusMessageOf(bytes) : (parsed as { message?: string } | undefined)?.message) ?? text
       : (parsed as { detail?: string | ValidationError[] } | undefined)?.detail ?? text;
-  const retryAfter = res.status === 429 || res.status === 503 ? retryAfterOf(res.headers.get('retry-after')) : undefined;
+  const retryAfter = res.status === 429 || res.status === 503 ? retryAfterOf(answered) : undefined;
   return new TracelightError(res.status, detail, retryAfter === undefined ? {} : { retryAfter });
 };
 
@@ -867,13 +933,17 @@ const statusMessageOf = (bytes: Uint8Array): string | undefined => {
   return undefined;
 };
 
-/** Retry-After in seconds: given as seconds, or as an HTTP date. */
-const retryAfterOf = (header: string | null): number | undefined => {
+/**
+ * Retry-After in seconds: given as seconds, or as an HTTP date, which is the server's clock: its distance
+ * from the answer's Date, or from the client's clock when there is none.
+ */
+const retryAfterOf = ({ res, serverDate, receivedAt }: Answered): number | undefined => {
+  const header = res.headers.get('retry-after');
   if (header === null || header.trim() === '') return undefined;
   const seconds = Number(header);
   if (Number.isFinite(seconds)) return Math.max(0, seconds);
   const at = Date.parse(header);
-  return Number.isNaN(at) ? undefined : Math.max(0, Math.ceil((at - Date.now()) / 1000));
+  return Number.isNaN(at) ? undefined : Math.max(0, Math.ceil(at / 1000 - (serverDate ?? receivedAt)));
 };
 
 /** `body` gzip-compressed, by the web's CompressionStream (Node 18 and later, browsers): no Node built-in, so the client runs in either. */

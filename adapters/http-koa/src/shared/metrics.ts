@@ -1,4 +1,5 @@
 // Prometheus metrics: request counts and latency by route and status, plus the process defaults.
+import { ScoringMetrics } from '@tracelight/scoring-workers';
 import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
 import type { AppContext } from './context';
 
@@ -96,53 +97,11 @@ export class HttpMetrics {
     registers: [this.registry],
   });
 
-  /** Judge calls, by how they ended (`ok`, `retryable`, `permanent`, `refused`, `unparseable`), and how long they took. */
-  readonly judgeCalls = new Histogram({
-    name: 'tracelight_judge_call_duration_seconds',
-    help: 'Calls to judge models through users\' gateways (one per ChainPoll request), by outcome: ok, retryable (timeout, network, 408, 429, 5xx, an unreadable answer), permanent (another 4xx), refused (the gateway\'s address is one judges may not call), unparseable (an answer that is not the JSON asked for)',
-    labelNames: ['outcome'] as const,
-    // Judges answer in seconds; the call timeout's default is 60 s.
-    buckets: [0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 20, 30, 60, 120],
-    registers: [this.registry],
-  });
-
-  /** Tokens judges used, by kind (prompt, completion). */
-  readonly judgeTokens = new Counter({
-    name: 'tracelight_judge_tokens_total',
-    help: 'Tokens used by judge calls, as the provider counted them, by kind: prompt or completion',
-    labelNames: ['kind'] as const,
-    registers: [this.registry],
-  });
-
-  /** Scoring jobs that ended, by state (success, error, failed, not_applicable, not_computed) or were put back (retry). */
-  readonly scoringJobs = new Counter({
-    name: 'tracelight_scoring_jobs_finished_total',
-    help: 'Scoring jobs this process finished, by what became of them: success, error, failed, not_applicable, not_computed, or retry (put back to wait out a backoff)',
-    labelNames: ['state'] as const,
-    registers: [this.registry],
-  });
-
-  readonly sandboxStarts = new Histogram({
-    name: 'tracelight_sandbox_start_seconds',
-    help: 'Time a code scorer interpreter (Pyodide in a worker thread) took to start',
-    buckets: [0.5, 1, 2, 4, 8, 16, 32],
-    registers: [this.registry],
-  });
-
-  readonly sandboxReplaced = new Counter({
-    name: 'tracelight_sandbox_replaced_total',
-    help: 'Code scorer interpreters ended while running a call, by why: timeout (past the time limit), memory (V8 heap limit), crash (the interpreter broke)',
-    labelNames: ['reason'] as const,
-    registers: [this.registry],
-  });
-
-  /** Where the queue's depth is read at each scrape (the scoring queue's `depth`). */
-  private queueDepth: (() => Promise<{ readonly pending: number; readonly computing: number } | undefined>) | undefined;
-
-  /** Reports the scoring queue's depth in `tracelight_scoring_queue_jobs`, read at each scrape. */
-  watchScoringQueue(read: () => Promise<{ readonly pending: number; readonly computing: number } | undefined>): void {
-    this.queueDepth = read;
-  }
+  /**
+   * Scoring's metrics (judge calls and tokens, jobs finished, the code sandbox, the queue's depth), defined
+   * once for the server and the evaluator app: this process's scoring workers and sandbox report here.
+   */
+  readonly scoring = new ScoringMetrics(this.registry);
 
   /** Reports `structure` in `tracelight_held_entries` (and `tracelight_held_size`), read at each scrape. */
   watch(structure: string, read: () => Held): void {
@@ -162,19 +121,6 @@ export class HttpMetrics {
       registers: [this.registry],
       collect(this: Gauge<'structure'>) {
         for (const [structure, read] of watched) this.set({ structure }, read().entries);
-      },
-    });
-    const metrics = this;
-    new Gauge({
-      name: 'tracelight_scoring_queue_jobs',
-      help: 'Scoring jobs of every run waiting to be scored (pending, a backoff included) and being scored (computing), in the whole database',
-      labelNames: ['state'] as const,
-      registers: [this.registry],
-      async collect(this: Gauge<'state'>) {
-        const depth = await metrics.queueDepth?.().catch(() => undefined);
-        if (depth === undefined) return;
-        this.set({ state: 'pending' }, depth.pending);
-        this.set({ state: 'computing' }, depth.computing);
       },
     });
     new Gauge({
