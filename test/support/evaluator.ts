@@ -2,6 +2,7 @@
 // and stops it again; what it was started with and what it said are there for assertions.
 import { type ChildProcess, spawn } from 'node:child_process';
 import * as path from 'node:path';
+import { eachLine } from './lines';
 import { track } from './started';
 
 const MAIN = path.resolve(__dirname, '../../apps/evaluator/dist/main.js');
@@ -28,18 +29,11 @@ export const startEvaluator = (env: Readonly<Record<string, string>>): RunningEv
   // Stopped once the file is done, should a test not get that far.
   void exited.then(track({ name: `the evaluator (pid ${child.pid})`, stop: () => (child.exitCode === null && child.signalCode === null && child.kill('SIGKILL'), exited) }));
   const started = new Promise<Record<string, unknown>>((resolve, reject) => {
-    for (const stream of [child.stdout, child.stderr]) {
-      let buffer = '';
-      stream?.on('data', (chunk: Buffer) => {
-        buffer += chunk.toString('utf8');
-        const lines = buffer.split('\n');
-        buffer = lines.pop() ?? '';
-        for (const line of lines.filter(Boolean)) {
-          output.push(line);
-          if (line.includes('tracelight-evaluator scoring')) resolve(JSON.parse(line) as Record<string, unknown>);
-        }
-      });
-    }
+    eachLine([child.stdout, child.stderr], (line) => {
+      if (line === '') return;
+      output.push(line);
+      if (line.includes('tracelight-evaluator scoring')) resolve(JSON.parse(line) as Record<string, unknown>);
+    });
     void exited.then((code) => reject(new Error(`the evaluator exited with ${code}:\n${output.join('\n')}`)));
   });
   // A test that never awaits `started` (or awaits it after the exit) must not see an unhandled rejection.

@@ -5,6 +5,7 @@ import { createHash } from 'node:crypto';
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
+import { eachLine } from './lines';
 import { track } from './started';
 
 export const ADMIN = { email: 'admin@example.com', password: 'correct horse battery staple' };
@@ -112,15 +113,7 @@ export const startServer = async (
         /* not a JSON line */
       }
     };
-    for (const stream of [child.stdout, child.stderr]) {
-      let buffer = '';
-      stream?.on('data', (chunk: Buffer) => {
-        buffer += chunk.toString('utf8');
-        const lines = buffer.split('\n');
-        buffer = lines.pop() ?? '';
-        lines.forEach(onLine);
-      });
-    }
+    eachLine([child.stdout, child.stderr], onLine);
     void exited.then((code) => {
       clearTimeout(timer);
       reject(new Error(`server exited with ${code} before listening:\n${output.join('\n')}`));
