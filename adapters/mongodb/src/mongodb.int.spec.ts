@@ -1,6 +1,7 @@
 // The MongoDB adapter against a real server: MONGODB_URI when set, else a mongo:7 container when a
 // Docker engine answers, else the suite is skipped with one line saying why.
 import { aProject, aRecord, aRun, aUser, describeRepositoryContract, expectRekeyed, expectSessionClashKept, left, purgeRetired, right, storeAFullProject, storeSessionClash, storeV7World } from '@tracelight/testkit';
+import { spawn } from 'node:child_process';
 import * as fs from 'node:fs';
 import { randomUUID } from 'node:crypto';
 import { MIGRATIONS, type MongoMigration } from './shared/migrations';
@@ -305,4 +306,50 @@ const harness = () => {
     // With time to finish, the same search answers: nothing found.
     expect((await right(search(600_000))).items).toEqual([]);
   }, 300_000);
+});
+
+(available ? describe : describe.skip)('MongoDB: a transaction whose process died', () => {
+  it('is never seen by another client: a server killed mid-transaction leaves what was committed (the scoring queue relies on it)', async () => {
+    const server = await startServer();
+    const name = testDatabaseName();
+    const { MongoClient } = await import('mongodb');
+    const client = new MongoClient(server.url, { serverSelectionTimeoutMS: 5000 });
+    try {
+      await client.connect();
+      const jobs = client.db(name).collection<{ _id: string; state: string }>('jobs');
+      await jobs.insertOne({ _id: 'job', state: 'computing' });
+      // Another process begins a transaction, marks the job finished, and is killed before it commits.
+      const script = `const { MongoClient } = require(${JSON.stringify(require.resolve('mongodb'))});
+        (async () => {
+          const c = new MongoClient(${JSON.stringify(server.url)}); await c.connect();
+          const s = c.startSession(); s.startTransaction();
+          await c.db(${JSON.stringify(name)}).collection('jobs').updateOne({ _id: 'job' }, { $set: { state: 'succeeded' } }, { session: s });
+          process.stdout.write('written\\n');
+          await new Promise(() => {});
+        })();`;
+      const child = spawn(process.execPath, ['-e', script], { stdio: ['ignore', 'pipe', 'inherit'] });
+      const exited = new Promise((resolve) => child.once('exit', resolve));
+      try {
+        await new Promise<void>((resolve, reject) => {
+          child.stdout!.on('data', (d: Buffer) => String(d).includes('written') && resolve());
+          void exited.then(() => reject(new Error('the writing process ended before it wrote')));
+        });
+      } finally {
+        child.kill('SIGKILL');
+        await exited;
+      }
+      // A mongod shows nothing uncommitted; the wire server rolls the transaction back once the dead
+      // process's connection is closed, which it may learn a moment after this process does.
+      let seen = await jobs.findOne({ _id: 'job' });
+      for (let tries = 0; seen?.state !== 'computing' && tries < 300; tries++) {
+        await new Promise((r) => setTimeout(r, 100));
+        seen = await jobs.findOne({ _id: 'job' });
+      }
+      expect(seen).toEqual({ _id: 'job', state: 'computing' });
+    } finally {
+      await client.db(name).dropDatabase().catch(() => undefined);
+      await client.close();
+      await server.stop();
+    }
+  }, 120_000);
 });
