@@ -5,10 +5,11 @@ const base = require('./jest.config.js');
 
 /**
  * Black-box suites left to the SQLite run: what they test is the server's own, the same on any engine
- * (HTTP parsing and its limits, in-process bounds, CORS, V8 flags, logging, the console's pages, which
- * reach storage only through API routes the other suites run on MongoDB). docs/storage.md lists them.
+ * (HTTP parsing and its limits, in-process bounds, CORS, V8 flags, logging, the console's files, the
+ * packed client); docs/storage.md lists them. The console's pages run here too, in Chromium: they are
+ * how people read their traces.
  */
-const NOT_STORAGE = ['http-edge', 'bounds', 'cors', 'v8-settings', 'log-buffer', 'log-write-errors', 'console', 'console-serving', 'client-package'];
+const NOT_STORAGE = ['http-edge', 'bounds', 'cors', 'v8-settings', 'log-buffer', 'log-write-errors', 'console-serving', 'client-package'];
 
 /** @type {import('jest').Config} */
 module.exports = {
