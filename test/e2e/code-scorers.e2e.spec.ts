@@ -19,16 +19,19 @@ const TIME_LIMIT_MS = 10_000;
 // length, milliseconds of work once their interpreter is ready (the limit counts from then): 2 s is a wide
 // margin with both cores busy, and saves the 8 s of the first server's limit on each of its four waits.
 const SHORT_TIME_LIMIT_MS = 2_000;
-let w: World;
-
-beforeAll(async () => {
-  w = await startWorld({
+/** A server that scores at once, with two interpreters and `limitMs` for a scorer's call. */
+const scoringWorld = (limitMs: number) =>
+  startWorld({
     TRACELIGHT_SCORING_WORKERS: '4',
     TRACELIGHT_SCORING_POLL_MS: '50',
     TRACELIGHT_SCORING_RETRY_BASE_MS: '50',
     TRACELIGHT_SANDBOX_WORKERS: '2',
-    TRACELIGHT_SANDBOX_TIME_LIMIT_MS: String(TIME_LIMIT_MS),
+    TRACELIGHT_SANDBOX_TIME_LIMIT_MS: String(limitMs),
   });
+let w: World;
+
+beforeAll(async () => {
+  w = await scoringWorld(TIME_LIMIT_MS);
 });
 afterAll(async () => {
   await w?.server.stop();
@@ -380,13 +383,7 @@ describe('code scorer uploads', () => {
 describe('code scorers that run past the time limit (a server whose limit is short)', () => {
   let q: World;
   beforeAll(async () => {
-    q = await startWorld({
-      TRACELIGHT_SCORING_WORKERS: '4',
-      TRACELIGHT_SCORING_POLL_MS: '50',
-      TRACELIGHT_SCORING_RETRY_BASE_MS: '50',
-      TRACELIGHT_SANDBOX_WORKERS: '2',
-      TRACELIGHT_SANDBOX_TIME_LIMIT_MS: String(SHORT_TIME_LIMIT_MS),
-    });
+    q = await scoringWorld(SHORT_TIME_LIMIT_MS);
   });
   afterAll(async () => {
     await q?.server.stop();

@@ -10,6 +10,18 @@ import { OffloadPool } from './offload-pool';
 
 const SCRIPT = path.resolve(__dirname, '../../../test/support/scripted-offload-worker.cjs');
 const request = (route: string, bytes = 3): OffloadedRequest => ({ route, params: {}, query: {}, body: new Uint8Array(bytes), bodyType: 'json', principal: undefined, headers: {} });
+/**
+ * `route`'s answer once the pool serves again (its worker restarted, after growing waits): asked every
+ * 100 ms, for up to a minute, a generous bound since the machine may be loaded; the last answer otherwise.
+ */
+const servedAgain = async (pool: OffloadPool, route: string) => {
+  let reply = await pool.run(request(route));
+  for (let waited = 0; reply.status !== 200 && waited < 60_000; waited += 100) {
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    reply = await pool.run(request(route));
+  }
+  return reply;
+};
 
 describe('offload pool', () => {
   const failStartWhile = path.join(fs.mkdtempSync(path.join(os.tmpdir(), 'tracelight-pool-')), 'fail-start');
@@ -29,12 +41,7 @@ describe('offload pool', () => {
       await new Promise((resolve) => setTimeout(resolve, 100));
     }
     fs.rmSync(failStartWhile);
-    let reply = await pool.run(request('POST /c'));
-    for (let waited = 0; reply.status !== 200 && waited < 60_000; waited += 100) {
-      await new Promise((resolve) => setTimeout(resolve, 100));
-      reply = await pool.run(request('POST /c'));
-    }
-    expect(reply).toEqual({ status: 200, body: { route: 'POST /c', bytes: 3 } });
+    expect(await servedAgain(pool, 'POST /c')).toEqual({ status: 200, body: { route: 'POST /c', bytes: 3 } });
   });
 
   it('counts the log lines a worker dropped with those of the request thread', async () => {
@@ -102,13 +109,7 @@ describe('offload pool, used before its workers are up', () => {
       const refused = await pool.run(request('POST /a'));
       expect([refused.status, refused.headers]).toEqual([503, { 'Retry-After': '1' }]);
       fs.rmSync(failStartWhile);
-      // Tried again after growing waits: generous bounds, as the machine may be loaded.
-      let reply = await pool.run(request('POST /b'));
-      for (let waited = 0; reply.status !== 200 && waited < 60_000; waited += 100) {
-        await new Promise((resolve) => setTimeout(resolve, 100));
-        reply = await pool.run(request('POST /b'));
-      }
-      expect(reply).toEqual({ status: 200, body: { route: 'POST /b', bytes: 3 } });
+      expect(await servedAgain(pool, 'POST /b')).toEqual({ status: 200, body: { route: 'POST /b', bytes: 3 } });
     } finally {
       await pool.close();
     }
