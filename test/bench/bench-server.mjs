@@ -80,19 +80,19 @@ process.once('uncaughtException', fatal);
 process.once('unhandledRejection', fatal);
 
 /**
- * Starts the server with `env` beside the bench defaults (port 0, a new data dir, the bench admin, no rate
- * limit) and signs in. `call(method, path, body, headers)` sends a body as it is when it is a string, a
+ * Starts the server with `env` beside the bench defaults (port 0, a new data dir, `admin` as its first
+ * admin, no rate limit) and signs in as that admin. `call(method, path, body, headers)` sends a body as it is when it is a string, a
  * Buffer or a FormData, else as JSON, with the admin's token; an answer of 300 or more throws, naming it.
  */
-export const startBenchServer = async ({ env = {}, main = SERVER_MAIN, prefix = 'tracelight-bench-' } = {}) => {
+export const startBenchServer = async ({ env = {}, main = SERVER_MAIN, prefix = 'tracelight-bench-', admin = BENCH_ADMIN } = {}) => {
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), prefix));
   const child = spawn(process.execPath, [main], {
     env: {
       PATH: process.env.PATH,
       TRACELIGHT_PORT: '0',
       TRACELIGHT_DATA_DIR: dataDir,
-      TRACELIGHT_ADMIN_EMAIL: BENCH_ADMIN.email,
-      TRACELIGHT_ADMIN_PASSWORD: BENCH_ADMIN.password,
+      TRACELIGHT_ADMIN_EMAIL: admin.email,
+      TRACELIGHT_ADMIN_PASSWORD: admin.password,
       TRACELIGHT_RATE_LIMIT_PER_MINUTE: '0',
       ...env,
     },
@@ -128,7 +128,7 @@ export const startBenchServer = async ({ env = {}, main = SERVER_MAIN, prefix = 
     return text ? JSON.parse(text) : undefined;
   };
   try {
-    token = (await call('POST', '/login', { username: BENCH_ADMIN.email, password: BENCH_ADMIN.password })).access_token;
+    token = (await call('POST', '/login', { username: admin.email, password: admin.password })).access_token;
   } catch (e) {
     await stop('SIGKILL');
     throw e;

@@ -1,56 +1,21 @@
 // What the console's scripts share (screenshots, measurement): the built server started as a child
 // process on a free port with a fresh data directory, and headless Chromium from the system.
-import { spawn } from 'node:child_process';
 import * as fs from 'node:fs';
-import * as os from 'node:os';
-import * as path from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { chromium } from 'playwright-core';
+import { ROOT, startBenchServer } from '../bench/bench-server.mjs';
 
-export const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
+export { ROOT };
 export const ADMIN = { email: 'admin@example.com', password: 'correct horse battery staple' };
 
-/** Starts apps/server/dist/main.js; resolves once it listens. `stop()` ends it. */
+/** Starts the built server (bench-server.mjs) on a fresh data dir; resolves once it listens. `stop()` ends it and removes the dir. */
 export const startServer = async (env = {}) => {
-  const main = path.join(ROOT, 'apps/server/dist/main.js');
-  if (!fs.existsSync(main)) throw new Error('apps/server/dist/main.js is missing: run `pnpm build` first');
-  const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'tracelight-console-'));
-  const child = spawn(process.execPath, [main], {
-    // The judges score through the testkit's stub on 127.0.0.1, an address allowed only by name.
-    env: { PATH: process.env.PATH ?? '', TRACELIGHT_HOST: '127.0.0.1', TRACELIGHT_PORT: '0', TRACELIGHT_DATA_DIR: dataDir, TRACELIGHT_ADMIN_EMAIL: ADMIN.email, TRACELIGHT_ADMIN_PASSWORD: ADMIN.password, TRACELIGHT_GATEWAY_ALLOWED_NETWORKS: '127.0.0.1/32', ...env },
-    stdio: ['ignore', 'pipe', 'pipe'],
+  // The judges score through the testkit's stub on 127.0.0.1, an address allowed only by name.
+  const server = await startBenchServer({
+    env: { TRACELIGHT_HOST: '127.0.0.1', TRACELIGHT_GATEWAY_ALLOWED_NETWORKS: '127.0.0.1/32', ...env },
+    admin: ADMIN,
+    prefix: 'tracelight-console-',
   });
-  const exited = new Promise((resolve) => child.on('exit', resolve));
-  const port = await new Promise((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error('the server did not start within 60 s')), 60_000);
-    let buffer = '';
-    child.stdout.on('data', (chunk) => {
-      buffer += chunk.toString('utf8');
-      for (const line of buffer.split('\n').slice(0, -1)) {
-        try {
-          const entry = JSON.parse(line);
-          if (entry.message?.startsWith('Tracelight listening') && entry.port) {
-            clearTimeout(timer);
-            resolve(entry.port);
-          }
-        } catch {
-          /* not JSON */
-        }
-      }
-      buffer = buffer.slice(buffer.lastIndexOf('\n') + 1);
-    });
-    child.stderr.on('data', () => {});
-    void exited.then((code) => reject(new Error(`the server exited with ${code} before listening`)));
-  });
-  return {
-    baseUrl: `http://127.0.0.1:${port}`,
-    dataDir,
-    stop: async () => {
-      if (child.exitCode === null) child.kill('SIGTERM');
-      await exited;
-      fs.rmSync(dataDir, { recursive: true, force: true });
-    },
-  };
+  return { baseUrl: server.base, dataDir: server.dataDir, stop: () => server.stop() };
 };
 
 const chromiumPath = () => {
