@@ -10,6 +10,8 @@ import { fileURLToPath } from 'node:url';
 export const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 /** The server a bench starts: BENCH_SERVER names another build's main.js (a before/after comparison). */
 export const SERVER_MAIN = process.env.BENCH_SERVER ?? path.join(ROOT, 'apps/server/dist/main.js');
+/** Node options for the server, split on spaces: BENCH_NODE_ARGS='--cpu-prof --cpu-prof-dir=/tmp/prof' profiles every thread of it. */
+const NODE_ARGS = (process.env.BENCH_NODE_ARGS ?? '').split(' ').filter(Boolean);
 export const BENCH_ADMIN = { email: 'bench@example.com', password: 'bench-password' };
 
 /**
@@ -86,7 +88,7 @@ process.once('unhandledRejection', fatal);
  */
 export const startBenchServer = async ({ env = {}, main = SERVER_MAIN, prefix = 'tracelight-bench-', admin = BENCH_ADMIN } = {}) => {
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), prefix));
-  const child = spawn(process.execPath, [main], {
+  const child = spawn(process.execPath, [...NODE_ARGS, main], {
     env: {
       PATH: process.env.PATH,
       TRACELIGHT_PORT: '0',

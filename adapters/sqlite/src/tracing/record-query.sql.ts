@@ -4,7 +4,7 @@ import { type RecordFilter, type RecordSort, foldCase } from '@tracelight/domain
 import type { RecordQuery } from '@tracelight/ports';
 import { READ_COLUMNS } from './log-record.mapper';
 import { NUMBER_COLUMNS, TEXT_COLUMNS } from './terms-index';
-import { CHUNK_RECORDS, flagQuery, labelQuery, metricTextQuery, numberQuery, tagQuery, textQuery } from './record-terms';
+import { CHUNK_RECORDS, GROUP_BITS, flagQuery, labelQuery, metricTextQuery, numberQuery, tagQuery, textQuery } from './record-terms';
 import { INFLATE } from './compressed-text';
 
 /** Catalogue column id → SQL expression over log_records. */
@@ -232,11 +232,11 @@ const ID_INDEXES: Readonly<Record<string, string>> = {
 
 /**
  * The records of the record index's documents matching a query (its parameter, twice): a group's document
- * names its records by rowid (migration 15), the first times 8, the number of the others in the low three
- * bits; a record's own document is under its rowid.
+ * names its records by rowid (migrations 15 and 19), the first shifted left by GROUP_BITS, the number of
+ * the others in those low bits; a record's own document is under its rowid.
  */
 const INDEXED_ROWIDS =
-  'SELECT l.rowid FROM log_record_terms AS t JOIN log_records AS l ON l.rowid BETWEEN t.rowid >> 3 AND (t.rowid >> 3) + (t.rowid & 7) WHERE log_record_terms MATCH ?' +
+  `SELECT l.rowid FROM log_record_terms AS t JOIN log_records AS l ON l.rowid BETWEEN t.rowid >> ${GROUP_BITS} AND (t.rowid >> ${GROUP_BITS}) + (t.rowid & ${CHUNK_RECORDS - 1}) WHERE log_record_terms MATCH ?` +
   ' UNION ALL SELECT rowid FROM log_record_terms_own WHERE log_record_terms_own MATCH ?';
 const INDEXED_DOCUMENTS = 'SELECT 1 FROM log_record_terms WHERE log_record_terms MATCH ? UNION ALL SELECT 1 FROM log_record_terms_own WHERE log_record_terms_own MATCH ?';
 const INDEXED_TEXT: ReadonlySet<string> = new Set(TEXT_COLUMNS);

@@ -9,8 +9,14 @@ import { foldCase } from '@tracelight/domain';
 /** Texts at least this long are looked up before being read again in a group (shorter ones cost less to read). */
 const TEXT_SEEN = 64;
 
-/** Records per group of the index: one FTS5 document each. */
-export const CHUNK_RECORDS = 8;
+/**
+ * Records per group of the index, at most, as a power of two: one FTS5 document each, whose rowid holds
+ * its first record's rowid shifted left by GROUP_BITS and the group's size less one in those bits
+ * (terms-index.ts: groupDocument). A change of it is a migration that makes the documents again
+ * (migration 19 made them groups of 32, from 8).
+ */
+export const GROUP_BITS = 5;
+export const CHUNK_RECORDS = 1 << GROUP_BITS;
 
 /**
  * ASCII letters and digits a word is made of, by character code: 0 for any other ASCII character (a

@@ -14,6 +14,8 @@ import { SQLITE_REPOSITORIES, sqliteRepositories } from '../sqlite.module';
 import { RECORD_COLUMNS, recordToValues } from './log-record.mapper';
 import { FOLD_CASE, SEARCH_BUDGET, compileSearch } from './record-query.sql';
 import { leadingPath } from './record-plan';
+import { CHUNK_RECORDS } from './record-terms';
+import { INDEXED_COLUMNS, recordTerms } from './terms-index';
 
 const tempFile = () => path.join(fs.mkdtempSync(path.join(os.tmpdir(), 'tracelight-text-')), 'tracelight.db');
 
@@ -114,15 +116,17 @@ describe('the record index’s documents', () => {
   it('go with their records: retention, a group at a time as its last record goes, and a project’s purge', async () => {
     const run = await aRunStored();
     const old = new Date('2020-01-01T00:00:00Z');
-    const records = Array.from({ length: 20 }, (_, i) => aRecord(run, { input: `record ${i} Zanzibar`, createdAt: i < 12 ? old : new Date('2030-01-01T00:00:00Z') }));
+    // Two groups and a half; the first group and a half older than the retention's cutoff.
+    const [total, oldOnes, again] = [CHUNK_RECORDS * 2 + CHUNK_RECORDS / 2, CHUNK_RECORDS + CHUNK_RECORDS / 2, CHUNK_RECORDS * 2];
+    const records = Array.from({ length: total }, (_, i) => aRecord(run, { input: `record ${i} Zanzibar`, createdAt: i < oldOnes ? old : new Date('2030-01-01T00:00:00Z') }));
     await right(repos.logRecords.ingest(run.id, records, []));
-    await right(repos.logRecords.ingest(run.id, [{ ...records[15]!, input: 'sent again, Zanzibar' }], []));
-    // 20 records in groups of 8: 3 documents, and one for the record sent again.
+    await right(repos.logRecords.ingest(run.id, [{ ...records[again]!, input: 'sent again, Zanzibar' }], []));
+    // 3 documents of groups, and one for the record sent again.
     expect(docs(database)).toBe(4);
-    // The first 12 go: the first group whole (gone), the second in part (kept while 4 of it stay).
-    expect(await right(repos.logRecords.removeCreatedBefore(new Date('2021-01-01T00:00:00Z'), 1000))).toBe(12);
+    // The old ones go: the first group whole (gone), the second in part (kept while half of it stays).
+    expect(await right(repos.logRecords.removeCreatedBefore(new Date('2021-01-01T00:00:00Z'), 1000))).toBe(oldOnes);
     expect(docs(database)).toBe(3);
-    expect(await ids(query(run, [contains('input', 'zanzibar')]))).toEqual(records.slice(12).map((r) => r.id).sort());
+    expect(await ids(query(run, [contains('input', 'zanzibar')]))).toEqual(records.slice(oldOnes).map((r) => r.id).sort());
     const owner = (await right(repos.projects.findById(run.projectId)))._tag === 'Some';
     expect(owner).toBe(true);
     const project = await right(repos.projects.findById(run.projectId));
@@ -168,6 +172,47 @@ describe('the record index’s documents', () => {
         const q = query(r, [contains('name', 'step 2')]);
         expect((await right(repos2.logRecords.search(q))).items.map((x) => x.id).sort()).toEqual(walked(after, q));
       }
+    } finally {
+      after.close();
+    }
+  });
+
+  it('are made again by migration 19 in groups of 32, from groups of 8, and still go with their records', async () => {
+    const file = tempFile();
+    const before = new SqliteDatabase({ path: file }, MIGRATIONS.filter((m) => m.version < 19));
+    const old = { users: new SQLITE_REPOSITORIES.users(before), projects: new SQLITE_REPOSITORIES.projects(before), runs: new SQLITE_REPOSITORIES.runs(before) };
+    const owner = await right(old.users.insert(aUser()));
+    const project = await right(old.projects.insert(aProject(owner.id)));
+    const run = await right(old.runs.insert(aRun(project)));
+    // As schema 18's build wrote them: the rows, and a document per 8 of them under the first rowid times 8.
+    const insert = before.db.prepare(`INSERT INTO log_records (${RECORD_COLUMNS.join(', ')}) VALUES (${RECORD_COLUMNS.map(() => '?').join(', ')})`);
+    const records = Array.from({ length: 70 }, (_, i) => aRecord(run, { input: `question ${i} ${i === 41 ? 'Zanzibar' : 'Madagascar'}`, name: `Step ${i}` }));
+    const rowids = records.map((r) => Number(insert.run(recordToValues(r)).lastInsertRowid));
+    const atOf = (c: string) => RECORD_COLUMNS.indexOf(c as (typeof RECORD_COLUMNS)[number]);
+    for (let k = 0; k < records.length; k += 8) {
+      const group = records.slice(k, k + 8);
+      const terms = group.map((r) => recordTerms(run.id, ...INDEXED_COLUMNS.map((c) => recordToValues(r)[atOf(c)]))).join(' ');
+      before.db.prepare('INSERT INTO log_record_terms (rowid, terms) VALUES (?, ?)').run(rowids[k]! * 8 + group.length - 1, terms);
+      before.db.prepare('INSERT INTO log_record_terms_chunks (key, size) VALUES (?, ?)').run(rowids[k]! * 2, group.length);
+    }
+    expect(docs(before)).toBe(9);
+    before.close();
+    const rare = query(run, [contains('input', 'ZANZIBAR')]);
+    const after = new SqliteDatabase({ path: file });
+    try {
+      const repos2 = sqliteRepositories(after);
+      expect(CHUNK_RECORDS).toBe(32);
+      // 70 records: groups of 32, 32 and 6, each under its first rowid times 32.
+      const documents = after.db.prepare('SELECT rowid FROM log_record_terms ORDER BY rowid').pluck().all() as number[];
+      expect(documents).toEqual([rowids[0]! * 32 + 31, rowids[32]! * 32 + 31, rowids[64]! * 32 + 5]);
+      expect(leadsBy(after, rare)).toBe('log_record_terms');
+      expect((await right(repos2.logRecords.search(rare))).items.map((r) => r.id)).toEqual([records[41]!.id]);
+      const q = query(run, [contains('name', 'step 4')]);
+      expect(await right(repos2.logRecords.search(q)).then((p) => p.items.map((r) => r.id).sort())).toEqual(walked(after, q));
+      // The new trigger removes a group's document with its last record.
+      after.db.prepare('DELETE FROM log_records WHERE rowid >= ?').run(rowids[32]!);
+      expect(after.db.prepare('SELECT rowid FROM log_record_terms').pluck().all()).toEqual([rowids[0]! * 32 + 31]);
+      expect(docs(after)).toBe(1);
     } finally {
       after.close();
     }

@@ -79,9 +79,15 @@ const addRecord = (collector: TermCollector, values: ReadonlyArray<unknown>): vo
     if (typeof v === 'string') collector.add(v);
   }
 };
+const INPUT_AT = INDEXED_COLUMNS.indexOf('input_text');
+const OUTPUT_AT = INDEXED_COLUMNS.indexOf('output_text');
 /** A row's values for the index, its input and output copies inflated where stored deflated. */
-const addRow = (collector: TermCollector, row: RecordValues): void =>
-  addRecord(collector, AT.map((i, k) => (INDEXED_COLUMNS[k] === 'input_text' ? copyOf(row, 'input') : INDEXED_COLUMNS[k] === 'output_text' ? copyOf(row, 'output') : row[i])));
+const addRow = (collector: TermCollector, row: RecordValues): void => {
+  const values = AT.map((i) => row[i]);
+  values[INPUT_AT] = copyOf(row, 'input');
+  values[OUTPUT_AT] = copyOf(row, 'output');
+  addRecord(collector, values);
+};
 
 /**
  * INDEXED_COLUMNS as SQL over a row of log_records named `row` (a trigger's `new`), the copies inflated
@@ -117,8 +123,24 @@ export const recordTerms = (runId: unknown, ...values: unknown[]): string => {
   return withRun(String(runId), collector.take());
 };
 
-/** A group's document's rowid in log_record_terms: see migration 15. */
-const groupDocument = (firstRowid: number, size: number): number => firstRowid * 8 + size - 1;
+/** A group's document's rowid in log_record_terms: see migrations 15 and 19 (a multiplication: rowids pass 2³¹). */
+const groupDocument = (firstRowid: number, size: number): number => firstRowid * CHUNK_RECORDS + size - 1;
+
+/**
+ * The trigger that removes a group's document and key with the last of its records (and a record's own
+ * document with it): migration 15 made it for groups of 8, migration 19 for CHUNK_RECORDS.
+ */
+export const termsRemovedTrigger = (groupRecords: number): string => `
+  CREATE TRIGGER log_records_terms_removed AFTER DELETE ON log_records BEGIN
+    DELETE FROM log_record_terms_own WHERE rowid = old.rowid AND EXISTS (SELECT 1 FROM log_record_terms_chunks WHERE key = old.rowid * 2 + 1);
+    DELETE FROM log_record_terms WHERE rowid IN (
+      SELECT (key >> 1) * ${groupRecords} + size - 1 FROM log_record_terms_chunks
+      WHERE key BETWEEN (old.rowid - ${groupRecords - 1}) * 2 AND old.rowid * 2 AND key % 2 = 0 AND (key >> 1) + size > old.rowid
+        AND NOT EXISTS (SELECT 1 FROM log_records WHERE rowid BETWEEN key >> 1 AND (key >> 1) + size - 1));
+    DELETE FROM log_record_terms_chunks
+      WHERE key BETWEEN (old.rowid - ${groupRecords - 1}) * 2 AND old.rowid * 2 + 1 AND (key >> 1) + size > old.rowid
+        AND NOT EXISTS (SELECT 1 FROM log_records WHERE rowid BETWEEN key >> 1 AND (key >> 1) + size - 1);
+  END;`;
 
 /**
  * The record index's writes on the writing connection, prepared at the first (a repository may be made
