@@ -79,6 +79,8 @@ const fatal = (e) => {
   process.exit(1);
 };
 process.once('uncaughtException', fatal);
+// Stopped by Ctrl-C or a kill: through process.exit, so that the servers go too.
+for (const signal of ['SIGINT', 'SIGTERM']) process.once(signal, () => process.exit(1));
 process.once('unhandledRejection', fatal);
 
 /**

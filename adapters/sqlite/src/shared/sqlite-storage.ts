@@ -96,14 +96,14 @@ const routeCalls = (reads: Repositories, writer: SqliteThread, searchers: Readon
     (runId: RunId, records: ReadonlyArray<LogRecord>, presentColumns: ReadonlyArray<string>, jobs: ReadonlyArray<NewScoringJob> = []): Result<void> =>
     () => {
       const rows = records.map(recordToValues);
-      const terms = chunkTermsOf(runId, rows, records);
+      const terms = chunkTermsOf(runId, rows);
       return writer.call('logRecords', 'ingestRows', [runId, deflateLargeTexts(rows), presentColumns, groupJobs(jobs), terms]) as Promise<E.Either<DomainError, void>>;
     };
   (routed.logRecords as Record<string, unknown>)['ingestIntoNewRun'] =
     (newRun: Run, records: ReadonlyArray<LogRecord>, presentColumns: ReadonlyArray<string>): Result<void> =>
     () => {
       const rows = records.map(recordToValues);
-      const terms = chunkTermsOf(newRun.id, rows, records);
+      const terms = chunkTermsOf(newRun.id, rows);
       return writer.call('logRecords', 'ingestRowsIntoNewRun', [newRun, deflateLargeTexts(rows), presentColumns, terms]) as Promise<E.Either<DomainError, void>>;
     };
   // A search may read most of a large run before it has its page (seconds for a million spans): on a

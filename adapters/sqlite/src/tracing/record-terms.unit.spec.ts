@@ -28,43 +28,9 @@ describe('the terms of some text', () => {
   it('are exactly the trigrams of the ASCII words, none across a separator (the scan shifts separators in, take leaves them out)', () => {
     const reference = (t: string): string[] =>
       [...new Set(t.toLowerCase().split(/[^a-z0-9]+/).flatMap((w) => Array.from({ length: Math.max(0, w.length - 2) }, (_, k) => w.slice(k, k + 3))))].sort();
-    const text = fc.string({ unit: fc.constantFrom(...'abzAZ09 -_"\n.,:{}'.split('')), maxLength: 60 });
+    // Up to 150 characters: a text of 64 or more is read from a copy as bytes, a shorter one as a string.
+    const text = fc.string({ unit: fc.constantFrom(...'abzAZ09 -_"\n.,:{}'.split('')), maxLength: 150, size: 'max' });
     fc.assert(fc.property(fc.array(text, { maxLength: 4 }), (ts) => expect(termsOf(...ts)).toEqual(reference(ts.join(' ')))));
-  });
-
-  it('of a JSON value, read token by token, are those of its JSON text, a string the group holds already skipped', () => {
-    const sorted = (c: TermCollector) => {
-      const out = c.take();
-      return out === '' ? [] : out.split(' ').sort();
-    };
-    // Strings with what JSON escapes (quotes, backslashes, control characters, halves of surrogate
-    // pairs) and words beyond ASCII, some long enough to be remembered, drawn from a few so that they repeat.
-    const unit = fc.constantFrom(...['a', 'b', 'Z', '0', '7', ' ', '"', '\\', '\n', '\t', '\u0001', 'é', 'Σ', '😀', '\ud800', '\udc00', 'u', '-']);
-    const strings = fc.array(fc.string({ unit, maxLength: 90 }), { minLength: 1, maxLength: 5 });
-    const json = (pool: string[]) =>
-      fc.letrec<{ value: unknown }>((tie) => ({
-        value: fc.oneof(
-          { depthSize: 'small' },
-          fc.constantFrom(...pool),
-          fc.oneof(fc.integer(), fc.double({ noNaN: true, noDefaultInfinity: true }), fc.constantFrom(-0, 1e21, 123456789)),
-          fc.boolean(),
-          fc.constant(null),
-          fc.array(tie('value'), { maxLength: 4 }),
-          fc.dictionary(fc.constantFrom(...pool, 'role', 'content'), tie('value'), { maxKeys: 4 }),
-        ),
-      })).value;
-    fc.assert(
-      fc.property(strings.chain((pool) => fc.array(json(pool), { minLength: 1, maxLength: 4 })), (values) => {
-        const asText = new TermCollector();
-        const asValues = new TermCollector();
-        for (const v of values) {
-          asText.add(JSON.stringify(v));
-          asValues.addJson(v);
-        }
-        expect(sorted(asValues)).toEqual(sorted(asText));
-      }),
-      { numRuns: 300 },
-    );
   });
 
   it('are none for null, an empty text or words shorter than three characters', () => {

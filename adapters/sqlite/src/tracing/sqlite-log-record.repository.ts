@@ -88,7 +88,7 @@ const keepScoring = (
  */
 const rowsOf = (runId: RunId, records: ReadonlyArray<LogRecord>): { readonly rows: ReadonlyArray<RecordValues>; readonly terms: ReadonlyArray<string> } => {
   const rows = records.map(recordToValues);
-  return { terms: chunkTermsOf(runId, rows, records), rows: deflateLargeTexts(rows) };
+  return { terms: chunkTermsOf(runId, rows), rows: deflateLargeTexts(rows) };
 };
 
 /** The groups with only the jobs of records `keep` says. */

@@ -1,7 +1,6 @@
 // Writes to the record index (migration 15): a document of terms per group of records written together,
 // keyed so that the records a document covers are read back by rowid; and the SQL function with which a
 // trigger gives a record changed in place (sent again, or scored) a document of its own.
-import type { Json, LogRecord } from '@tracelight/domain';
 import type Database from 'better-sqlite3';
 import { RECORD_COLUMNS, type RecordValues, copyOf } from './log-record.mapper';
 import { INFLATE } from './compressed-text';
@@ -82,6 +81,13 @@ const addRecord = (collector: TermCollector, values: ReadonlyArray<unknown>): vo
 };
 const INPUT_AT = INDEXED_COLUMNS.indexOf('input_text');
 const OUTPUT_AT = INDEXED_COLUMNS.indexOf('output_text');
+/** A row's values for the index, its input and output copies inflated where stored deflated. */
+const addRow = (collector: TermCollector, row: RecordValues): void => {
+  const values = AT.map((i) => row[i]);
+  values[INPUT_AT] = copyOf(row, 'input');
+  values[OUTPUT_AT] = copyOf(row, 'output');
+  addRecord(collector, values);
+};
 
 /**
  * INDEXED_COLUMNS as SQL over a row of log_records named `row` (a trigger's `new`), the copies inflated
@@ -93,37 +99,14 @@ export const indexedValuesSql = (row: string): string =>
 const withRun = (runId: string, terms: string): string => (terms === '' ? runTerm(runId) : `${runTerm(runId)} ${terms}`);
 
 /**
- * The terms of a record's input or output as its row's text copy holds it (log-record.mapper.ts:
- * jsonAndText): a string is the text itself; other JSON is its text, read from the value itself
- * (TermCollector.addJson), which skips a message the group holds already.
- */
-const addInputOrOutput = (collector: TermCollector, value: Json | undefined): void => {
-  if (typeof value === 'string') collector.add(value);
-  else if (value !== null && value !== undefined) collector.addJson(value);
-};
-
-/**
  * The terms of each group of CHUNK_RECORDS consecutive rows (the last may be shorter), each with the run's
- * term. Worked out where the rows are made (the request thread), so that the writer thread only stores
- * them; from `records` (the rows' records, recordToValues in order) when given, whose inputs and outputs
- * are read as values (addInputOrOutput), else from the rows' text copies (inflated where deflated).
+ * term. Worked out where the rows are made (the request thread), so that the writer thread only stores them.
  */
-export const chunkTermsOf = (runId: string, rows: ReadonlyArray<RecordValues>, records?: ReadonlyArray<LogRecord>): ReadonlyArray<string> => {
+export const chunkTermsOf = (runId: string, rows: ReadonlyArray<RecordValues>): ReadonlyArray<string> => {
   const collector = new TermCollector();
   const chunks: string[] = [];
   for (let start = 0; start < rows.length; start += CHUNK_RECORDS) {
-    for (let i = start; i < Math.min(start + CHUNK_RECORDS, rows.length); i++) {
-      const row = rows[i]!;
-      const values = AT.map((at) => row[at]);
-      const record = records?.[i];
-      values[INPUT_AT] = record === undefined ? copyOf(row, 'input') : null;
-      values[OUTPUT_AT] = record === undefined ? copyOf(row, 'output') : null;
-      addRecord(collector, values);
-      if (record !== undefined) {
-        addInputOrOutput(collector, record.input);
-        addInputOrOutput(collector, record.output);
-      }
-    }
+    for (let i = start; i < Math.min(start + CHUNK_RECORDS, rows.length); i++) addRow(collector, rows[i]!);
     chunks.push(withRun(runId, collector.take()));
   }
   return chunks;
