@@ -5,16 +5,23 @@ import type Database from 'better-sqlite3';
 import { type AccessPath, accessPaths } from './record-query.sql';
 
 /**
- * Candidates a path may give and still lead: past it, the filter matches enough of the run that walking
- * it in the order asked finds a page sooner. Reading a candidate by rowid costs about what reading a
- * record of the walk does; the walk reads (page + 1) / share of the run's records for a page. At a
- * million records the two meet near a few thousand candidates; below, both are fast.
+ * Candidates a path whose candidates come one by one may give and still lead: past it, the filter matches
+ * enough of the run that walking it in the order asked finds a page sooner. Reading a candidate by rowid
+ * costs about what reading a record of the walk does; the walk reads (page + 1) / share of the run's
+ * records for a page. At a million records the two meet near a few thousand candidates; below, both are
+ * fast. A path whose candidates come `weight` at a time (a record index document's group) gives `weight`
+ * records for each match it finds, and meets the walk at √weight times as many candidates: m matches cost
+ * it m·weight records and the walk (page + 1)·N/m, equal at m·weight = √((page + 1)·N·weight). So its
+ * bound is MAX_LEADING_CANDIDATES·√weight (groups of 32: 725 documents, 23,200 candidates).
  */
 export const MAX_LEADING_CANDIDATES = 4096;
 
+/** The most documents of `weight` candidates each a path's probe counts before it gives up leading. */
+export const leadingDocuments = (weight: number): number => Math.ceil(MAX_LEADING_CANDIDATES / Math.sqrt(weight));
+
 /**
  * The path a search is led by: one by ids at once (a few records whatever the run); else the one whose
- * probe counts the fewest candidates, if under MAX_LEADING_CANDIDATES; else null (the search walks the
+ * probe counts the fewest candidates, if under its bound (leadingDocuments); else null (the search walks the
  * run). A probe stops counting at that bound, so it costs little whatever the run's size.
  */
 export const leadingPath = (prepare: (sql: string) => Database.Statement, query: RecordQuery): AccessPath | null => {
@@ -25,7 +32,7 @@ export const leadingPath = (prepare: (sql: string) => Database.Statement, query:
   let best: { path: AccessPath; candidates: number } | undefined;
   for (const path of paths) {
     const probe = path.probe!;
-    const limit = Math.ceil(MAX_LEADING_CANDIDATES / probe.weight);
+    const limit = leadingDocuments(probe.weight);
     const counted = count(probe, limit);
     if (counted >= limit) continue;
     const candidates = counted * probe.weight;

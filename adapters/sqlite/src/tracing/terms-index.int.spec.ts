@@ -13,7 +13,7 @@ import { MIGRATIONS } from '../shared/migrations';
 import { SQLITE_REPOSITORIES, sqliteRepositories } from '../sqlite.module';
 import { RECORD_COLUMNS, recordToValues } from './log-record.mapper';
 import { FOLD_CASE, SEARCH_BUDGET, compileSearch } from './record-query.sql';
-import { leadingPath } from './record-plan';
+import { leadingDocuments, leadingPath } from './record-plan';
 import { CHUNK_RECORDS } from './record-terms';
 import { INDEXED_COLUMNS, recordTerms } from './terms-index';
 
@@ -90,7 +90,8 @@ describe('a search led by the record index (text)', () => {
 
   it('leads a search for a rare needle, and walks the run for one in most records', async () => {
     const run = await aRunStored();
-    const records = Array.from({ length: 6000 }, (_, i) => aRecord(run, { input: `common words here, and the number ${i} ${i === 4321 ? 'Zanzibar' : ''}` }));
+    // More groups than the planner's bound: a needle in every record walks the run.
+    const records = Array.from({ length: (leadingDocuments(CHUNK_RECORDS) + 2) * CHUNK_RECORDS }, (_, i) => aRecord(run, { input: `common words here, and the number ${i} ${i === 4321 ? 'Zanzibar' : ''}` }));
     for (let i = 0; i < records.length; i += 1000) await right(repos.logRecords.ingest(run.id, records.slice(i, i + 1000), []));
     const rare = query(run, [contains('input', 'zanzibar')]);
     expect(leadsBy(database, rare)).toBe('log_record_terms');

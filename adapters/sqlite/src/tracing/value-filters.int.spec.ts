@@ -14,7 +14,8 @@ import { MIGRATIONS } from '../shared/migrations';
 import { SQLITE_REPOSITORIES, sqliteRepositories } from '../sqlite.module';
 import { RECORD_COLUMNS, recordToValues } from './log-record.mapper';
 import { compileSearch } from './record-query.sql';
-import { leadingPath } from './record-plan';
+import { leadingDocuments, leadingPath } from './record-plan';
+import { CHUNK_RECORDS } from './record-terms';
 
 const tempFile = () => path.join(fs.mkdtempSync(path.join(os.tmpdir(), 'tracelight-values-')), 'tracelight.db');
 
@@ -143,7 +144,8 @@ describe('a search led by the record index (numbers, tags, metrics)', () => {
 
   it('leads a search for a rare value, and walks the run for a common one', async () => {
     const run = await aRunStored();
-    const records = Array.from({ length: 6000 }, (_, i) =>
+    // More groups than the planner's bound: a value in every record walks the run.
+    const records = Array.from({ length: (leadingDocuments(CHUNK_RECORDS) + 2) * CHUNK_RECORDS }, (_, i) =>
       aRecord(run, {
         statusCode: i === 4321 ? 503 : 200,
         tags: ['prod', i % 1000 === 7 ? 'tenant-7' : 'tenant-0'],
@@ -155,7 +157,7 @@ describe('a search led by the record index (numbers, tags, metrics)', () => {
     for (const f of rare) expect(leadsBy(database, query(run, [f]))).toBe('log_record_terms');
     expect(await ids(query(run, [rare[0]!]))).toEqual([records[4321]!.id]);
     expect(await ids(query(run, [rare[2]!]))).toEqual([records[77]!.id]);
-    expect((await ids(query(run, [rare[1]!]))).length).toBe(6);
+    expect((await ids(query(run, [rare[1]!]))).length).toBe(records.filter((_, i) => i % 1000 === 7).length);
     // A scorer's rare label, or boolean, among common ones.
     const toxic: RecordFilter = { type: 'text', columnId: 'metrics/toxicity', operator: 'eq', value: 'toxic', caseSensitive: false };
     const hallucinated: RecordFilter = { type: 'boolean', columnId: 'metrics/hallucinated', operator: 'ne', value: false };
@@ -163,7 +165,7 @@ describe('a search led by the record index (numbers, tags, metrics)', () => {
     expect(await ids(query(run, [toxic]))).toEqual([records[1234]!.id]);
     expect(await ids(query(run, [hallucinated]))).toEqual([records[99]!.id]);
     for (const f of [{ ...toxic, value: 'clean' }, { ...hallucinated, value: true }] as RecordFilter[]) expect(leadsBy(database, query(run, [f]))).toBeNull();
-    for (const f of [number('status_code', 'eq', 200), { type: 'collection', columnId: 'tags', operator: 'contains', value: ['prod'] }, number('metrics/tokens', 'lt', 400)] as RecordFilter[])
+    for (const f of [number('status_code', 'eq', 200), { type: 'collection', columnId: 'tags', operator: 'contains', value: ['prod'] }, number('metrics/tokens', 'lt', 490)] as RecordFilter[])
       expect(leadsBy(database, query(run, [f]))).toBeNull();
     // A narrow created_at range holds fewer records than a path: the walk reads the range.
     const range: RecordFilter = { type: 'date', columnId: 'created_at', operator: 'between', value: [new Date(0), new Date(1)] };
