@@ -39,4 +39,5 @@ HEALTHCHECK --interval=15s --timeout=3s --start-period=30s \
 # SIGTERM: in-flight requests finish, the database is closed, exit 0 (forced after TRACELIGHT_SHUTDOWN_TIMEOUT_MS,
 # 10 s: `docker stop` waits as long, so give it `--stop-timeout` a little longer, or set the variable lower).
 STOPSIGNAL SIGTERM
-CMD ["node", "dist/main.js"]
+# Node's young generation sized for ingest: docs/operations.md ("Memory").
+CMD ["node", "--max-semi-space-size=64", "dist/main.js"]

@@ -1,4 +1,4 @@
-// Benchmark of a cold start: `node apps/server/dist/main.js` on a built tree, from the spawn to the first
+// Benchmark of a cold start: `node --max-semi-space-size=64 apps/server/dist/main.js` (as `pnpm start`; BENCH_NODE_ARGS as bench-server.mjs says) on a built tree, from the spawn to the first
 // answer to GET /healthcheck, five times each way (a first start on a new data dir, creating the database,
 // the secret key and the admin as the README's first command does; then a restart on that data dir), with
 // the median. Also when the threads that start behind the listening socket were all up ('worker threads
@@ -10,7 +10,7 @@ import * as fs from 'node:fs';
 import * as http from 'node:http';
 import * as os from 'node:os';
 import * as path from 'node:path';
-import { ROOT, SERVER_MAIN as MAIN, cpuMicrosOf } from './bench-server.mjs';
+import { NODE_ARGS, ROOT, SERVER_MAIN as MAIN, cpuMicrosOf } from './bench-server.mjs';
 const RUNS = 5;
 const fmt = (n) => n.toLocaleString('en-US', { maximumFractionDigits: 0 });
 const median = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
@@ -27,7 +27,7 @@ const healthcheck = (port) =>
 /** One start: ms from spawn to the first 200 of /healthcheck, and to the 'worker threads started' line; then a clean stop. */
 const start = async (dataDir, env) => {
   const began = performance.now();
-  const child = spawn(process.execPath, [MAIN], {
+  const child = spawn(process.execPath, [...NODE_ARGS, MAIN], {
     env: { PATH: process.env.PATH ?? '', TRACELIGHT_DATA_DIR: dataDir, TRACELIGHT_PORT: '0', ...env },
     stdio: ['ignore', 'pipe', 'inherit'],
   });

@@ -45,4 +45,13 @@ describe('the documentation', () => {
     }
     expect(broken).toEqual([]);
   });
+
+  it('starts the server with the same Node options wherever it is started: pnpm start, the Dockerfile, the benches, operations.md', () => {
+    const benches = /SERVER_NODE_ARGS = \[([^\]]*)\]/.exec(read('test/bench/bench-server.mjs'))![1]!.split(',').map((a) => a.trim().replace(/^'|'$/g, ''));
+    expect(benches.length).toBeGreaterThan(0);
+    const start = JSON.parse(read('package.json')).scripts.start as string;
+    expect(start).toContain(`node ${benches.join(' ')} apps/server/dist/main.js`);
+    expect(read('Dockerfile')).toContain(`CMD ["node", ${benches.map((a) => `"${a}"`).join(', ')}, "dist/main.js"]`);
+    expect(read('docs/operations.md')).toContain(`node ${benches.join(' ')} apps/server/dist/main.js`);
+  });
 });
