@@ -160,8 +160,10 @@ export const parseJson = (text: string): E.Either<ValidationError[], unknown> =>
  * whitespace), so only those places are tried: ids and hex in strings (`"4e1234"`) are not numbers,
  * and each place is read once, in time linear in the text.
  */
-const MAY_OVERFLOW = /(?:^|[:,[])[ \t\n\r]*-?(?:\d{210}|\d+(?:\.\d*)?[eE]\+?0*[1-9]\d\d)/;
-export const mayOverflowNumbers = (text: string): boolean => MAY_OVERFLOW.test(text);
+const MAY_OVERFLOW = /[:,[][ \t\n\r]*-?(?:\d{210}|\d+(?:\.\d*)?[eE]\+?0*[1-9]\d\d)/;
+/** The same at the text's start, tried apart: with `^` among its first characters, MAY_OVERFLOW's scan was a fifth slower. */
+const OVERFLOWS_FIRST = /^[ \t\n\r]*-?(?:\d{210}|\d+(?:\.\d*)?[eE]\+?0*[1-9]\d\d)/;
+export const mayOverflowNumbers = (text: string): boolean => OVERFLOWS_FIRST.test(text) || MAY_OVERFLOW.test(text);
 
 /**
  * The `finite_number` entry for the first number (in the text's order) of a parsed JSON value that is
