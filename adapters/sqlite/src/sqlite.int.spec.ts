@@ -305,6 +305,21 @@ describe('SqliteDatabase', () => {
     again.close();
   });
 
+  it('checkpoints once the write-ahead log holds WAL_SIZE_LIMIT_BYTES, not after SQLite\'s 1,000 pages: many commits\' pages are copied once', () => {
+    const file = tempFile();
+    const db = new SqliteDatabase({ path: file }, [{ version: 1, name: 'blobs', up: 'CREATE TABLE blobs (b BLOB)' }]);
+    const insert = db.db.prepare('INSERT INTO blobs (b) VALUES (?)');
+    // 24 MiB in 96 commits: past SQLite's default (4 MiB), the log would have been checkpointed and
+    // started over from its beginning again and again, staying near 4 MiB.
+    const quarter = Buffer.alloc(1 << 18, 7);
+    for (let i = 0; i < 96; i++) insert.run(quarter);
+    expect(fs.statSync(`${file}-wal`).size).toBeGreaterThan(20 * (1 << 20));
+    // Past the bound, a commit checkpoints, and the log starts over (trimmed to the bound).
+    for (let i = 0; i < 4 * 64; i++) insert.run(quarter);
+    expect(fs.statSync(`${file}-wal`).size).toBeLessThanOrEqual(WAL_SIZE_LIMIT_BYTES + (1 << 20));
+    db.close();
+  });
+
   it('gives the write-ahead log back to the disk after a large write: once checkpointed, it shrinks to at most WAL_SIZE_LIMIT_BYTES', () => {
     const file = tempFile();
     const db = new SqliteDatabase({ path: file }, [{ version: 1, name: 'blobs', up: 'CREATE TABLE blobs (b BLOB)' }]);

@@ -78,6 +78,11 @@ export class SqliteDatabase {
     // pages would otherwise keep it in the file, readable by whoever gets a copy, until reused.
     this.db.pragma('secure_delete = ON');
     this.db.pragma(`journal_size_limit = ${WAL_SIZE_LIMIT_BYTES}`);
+    // A commit checkpoints once the log holds as much as it is trimmed back to, not SQLite's 1,000 pages
+    // (4 MiB): a page written by many commits in between (an index's, the record index's) is copied into
+    // the file once. JSON ingest of the queries bench: 18,521 spans/s against 15,736, 82.4 µs of CPU a
+    // span against 87.4 (docs/performance.md), for a checkpoint that takes longer when it comes.
+    this.db.pragma(`wal_autocheckpoint = ${Math.floor(WAL_SIZE_LIMIT_BYTES / (this.db.pragma('page_size', { simple: true }) as number))}`);
     // Before migrating: a migration that would not fit fails as any other write does. SQLite never
     // sets the limit below the pages already in use, so a quota smaller than the file stops growth.
     if (options.maxBytes !== undefined)
