@@ -59,6 +59,19 @@ import { describeScoringQueueContract } from './scoring-queue-contract';
 export { left, right } from './results';
 
 /**
+ * `count` runs of one new project of a new user, stored through the repositories of what runs hang off
+ * alone: all that works of a database at an earlier schema, whose other tables today's repositories
+ * would not find as they expect.
+ */
+export const runsOfANewProject = async (r: Pick<Repositories, 'users' | 'projects' | 'runs'>, count = 1): Promise<Run[]> => {
+  const owner = await right(r.users.insert(aUser()));
+  const project = await right(r.projects.insert(aProject(owner.id)));
+  const runs: Run[] = [];
+  for (let i = 0; i < count; i++) runs.push(await right(r.runs.insert(aRun(project))));
+  return runs;
+};
+
+/**
  * Stores a project of `owner` with a run of each kind, each run with a trace, a span, a session, column
  * presence, insights and scorer settings (of a scorer of the owner's): everything a project's deletion
  * must take with it.

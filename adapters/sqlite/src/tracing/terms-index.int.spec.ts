@@ -3,7 +3,7 @@
 // built for records stored before it, and a backup copy keeps it true.
 import { type LogRecord, type RecordFilter, type Run, foldCase } from '@tracelight/domain';
 import type { RecordQuery } from '@tracelight/ports';
-import { aProject, aRecord, aRun, aUser, purgeRetired, right } from '@tracelight/testkit';
+import { aRecord, purgeRetired, right, runsOfANewProject } from '@tracelight/testkit';
 import * as fc from 'fast-check';
 import * as fs from 'node:fs';
 import * as os from 'node:os';
@@ -27,11 +27,7 @@ beforeEach(() => {
 });
 afterEach(() => database.close());
 
-const aRunStored = async (): Promise<Run> => {
-  const owner = await right(repos.users.insert(aUser()));
-  const project = await right(repos.projects.insert(aProject(owner.id)));
-  return right(repos.runs.insert(aRun(project)));
-};
+const aRunStored = async (): Promise<Run> => (await runsOfANewProject(repos))[0]!;
 const query = (run: Run, filters: RecordFilter[], scope: RecordQuery['scope'] = 'traces'): RecordQuery => ({
   projectId: run.projectId,
   runId: run.id,
@@ -145,9 +141,7 @@ describe('the record index’s documents', () => {
     // The repositories of what the records hang off alone: the others are built for today's schema
     // (the scoring queue's lanes, migration 18).
     const old = { users: new SQLITE_REPOSITORIES.users(before), projects: new SQLITE_REPOSITORIES.projects(before), runs: new SQLITE_REPOSITORIES.runs(before) };
-    const owner = await right(old.users.insert(aUser()));
-    const project = await right(old.projects.insert(aProject(owner.id)));
-    const [run, other] = [await right(old.runs.insert(aRun(project))), await right(old.runs.insert(aRun(project)))];
+    const [run, other] = (await runsOfANewProject(old, 2)) as [Run, Run];
     // As an earlier build wrote them: rows alone, two runs taking turns.
     // Schema 14's columns: today's but those migration 17 adds.
     const columns = RECORD_COLUMNS.filter((c) => c !== 'input_z' && c !== 'output_z');
@@ -182,9 +176,7 @@ describe('the record index’s documents', () => {
     const file = tempFile();
     const before = new SqliteDatabase({ path: file }, MIGRATIONS.filter((m) => m.version < 19));
     const old = { users: new SQLITE_REPOSITORIES.users(before), projects: new SQLITE_REPOSITORIES.projects(before), runs: new SQLITE_REPOSITORIES.runs(before) };
-    const owner = await right(old.users.insert(aUser()));
-    const project = await right(old.projects.insert(aProject(owner.id)));
-    const run = await right(old.runs.insert(aRun(project)));
+    const [run] = (await runsOfANewProject(old)) as [Run];
     // As schema 18's build wrote them: the rows, and a document per 8 of them under the first rowid times 8.
     const insert = before.db.prepare(`INSERT INTO log_records (${RECORD_COLUMNS.join(', ')}) VALUES (${RECORD_COLUMNS.map(() => '?').join(', ')})`);
     const records = Array.from({ length: 70 }, (_, i) => aRecord(run, { input: `question ${i} ${i === 41 ? 'Zanzibar' : 'Madagascar'}`, name: `Step ${i}` }));

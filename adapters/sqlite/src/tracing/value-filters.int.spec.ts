@@ -4,7 +4,7 @@
 // of metrics too), and migration 15 builds it for records stored before.
 import type { LogRecord, MetricValue, RecordFilter, Run } from '@tracelight/domain';
 import type { RecordQuery } from '@tracelight/ports';
-import { aProject, aRecord, aRun, aUser, purgeRetired, right } from '@tracelight/testkit';
+import { aRecord, purgeRetired, right, runsOfANewProject } from '@tracelight/testkit';
 import * as fc from 'fast-check';
 import * as fs from 'node:fs';
 import * as os from 'node:os';
@@ -27,11 +27,7 @@ beforeEach(() => {
 });
 afterEach(() => database.close());
 
-const aRunStored = async (): Promise<Run> => {
-  const owner = await right(repos.users.insert(aUser()));
-  const project = await right(repos.projects.insert(aProject(owner.id)));
-  return right(repos.runs.insert(aRun(project)));
-};
+const aRunStored = async (): Promise<Run> => (await runsOfANewProject(repos))[0]!;
 const query = (run: Run, filters: RecordFilter[]): RecordQuery => ({
   projectId: run.projectId,
   runId: run.id,
@@ -224,9 +220,7 @@ describe('the record index’s values', () => {
     // The repositories of what the records hang off alone: the others are built for today's schema
     // (the scoring queue's lanes, migration 18).
     const old = { users: new SQLITE_REPOSITORIES.users(before), projects: new SQLITE_REPOSITORIES.projects(before), runs: new SQLITE_REPOSITORIES.runs(before) };
-    const owner = await right(old.users.insert(aUser()));
-    const project = await right(old.projects.insert(aProject(owner.id)));
-    const run = await right(old.runs.insert(aRun(project)));
+    const [run] = (await runsOfANewProject(old)) as [Run];
     const records = fc.sample(arbitraryRecord(run), 30);
     // Schema 14's columns: today's but those migration 17 adds.
     const columns = RECORD_COLUMNS.filter((c) => c !== 'input_z' && c !== 'output_z');
