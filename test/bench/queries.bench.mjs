@@ -106,10 +106,17 @@ console.log(`Tracelight queries benchmark — node ${process.version}, ${os.cpus
   // Alternately, twice each: the machine's speed drifts, and each figure is the better of its two.
   const rates = { json: [], otlp: [] };
   const cpu = { json: [], otlp: [] };
+  /** Each round's CPU a span by thread: the request thread (the process's first), the busiest other (the writer, or for OTLP the offload worker) and the rest. */
+  const split = { json: [], otlp: [] };
   const timed = async (kind, f) => {
     const before = serverCpuMicros();
+    const threadsBefore = server.threadCpu();
     rates[kind].push(spans / (await f()));
     cpu[kind].push((serverCpuMicros() - before) / spans);
+    const used = Object.entries(server.threadCpu()).map(([tid, ms]) => [Number(tid), ((ms - (threadsBefore[tid] ?? 0)) * 1000) / spans]);
+    const request = used.find(([tid]) => tid === server.pid)?.[1] ?? Number.NaN;
+    const busiest = Math.max(...used.filter(([tid]) => tid !== server.pid).map(([, us]) => us));
+    split[kind].push(`${fmt(request)} / ${fmt(busiest)} / ${fmt(cpu[kind].at(-1) - request - busiest)}`);
   };
   for (let round = 0; round < 2; round++) {
     const run = round === 0 ? jsonRun : await newRun(`json-ingest-${round}`);
@@ -121,9 +128,11 @@ console.log(`Tracelight queries benchmark — node ${process.version}, ${os.cpus
   const otlp = Math.max(...rates.otlp);
   const jsonCpu = Math.min(...cpu.json);
   const otlpCpu = Math.min(...cpu.otlp);
+  const splitOf = (kind) => split[kind][cpu[kind].indexOf(Math.min(...cpu[kind]))];
   console.log(`\nIngest of ${fmt(spans)} spans (${TRACES_PER_BATCH} traces, ${TRACES_PER_BATCH * SPANS_PER_TRACE} spans a request, ${CONCURRENCY} clients), best of two rounds each; the server's CPU a span, every thread`);
   console.log(`  JSON  (POST …/traces, ${size(jsonBodies)} B a span)       ${fmt(json)} spans/s   (rounds: ${rates.json.map(fmt).join(', ')}); ${fmt(jsonCpu)} µs CPU a span`);
   console.log(`  OTLP  (POST /v1/traces protobuf, ${size(otlpBodies)} B a span) ${fmt(otlp)} spans/s   (rounds: ${rates.otlp.map(fmt).join(', ')}) = ${fmt((100 * otlp) / json)} % of JSON; ${fmt(otlpCpu)} µs CPU a span = ${fmt((100 * otlpCpu) / jsonCpu)} % of JSON's`);
+  console.log(`  CPU a span by thread, request thread / busiest other (the writer; OTLP's offload worker) / the rest: JSON ${splitOf('json')} µs, OTLP ${splitOf('otlp')} µs`);
 }
 
 if (SPANS === 0) {
