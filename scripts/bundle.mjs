@@ -43,7 +43,7 @@ export const bundle = async ({ esbuild, app, entries, external, also = [], clean
     external,
     // No keepNames: it wraps every named function and class in a call that redefines its `name`, at each
     // evaluation, so the closures made on every request (Koa's middleware, the route runner's) each took
-    // a defineProperty, and V8 optimized less around them: /healthcheck cost 67 µs of CPU a request, 40
+    // a defineProperty, and V8 optimized less around them: /healthcheck cost 68.5 µs of CPU a request, 45.4
     // without (docs/benchmarks.md). Names stay as written: tsc's output is CommonJS, which esbuild wraps
     // module by module and never renames; only the ESM files of a few packages (@opentelemetry/api) are
     // hoisted into one scope, where a clashing name may get a suffix.
